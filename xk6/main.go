@@ -1,0 +1,19 @@
+// Command k6 is k6 v1.8.1 with xk6-sql and a PostgreSQL driver compiled in.
+//
+// It is what `xk6 build v1.8.1 --with github.com/grafana/xk6-sql@v1.0.5
+// --with github.com/grafana/xk6-sql-driver-postgres` produces, built with plain
+// `go build` because the xk6 tool and the upstream driver module are not
+// reachable from every Go module proxy. Versions are pinned in go.mod.
+package main
+
+import (
+	k6cmd "go.k6.io/k6/cmd"
+
+	_ "github.com/grafana/xk6-sql"
+
+	_ "github.com/k6-writepath/k6-writepath/xk6/driver/postgres"
+)
+
+func main() {
+	k6cmd.Execute()
+}
