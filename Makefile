@@ -1,0 +1,52 @@
+# k6-writepath — see README.md. Two commands on a fresh machine: `make demo`, `make test`.
+SHELL := /bin/bash
+K6_SOURCES := $(wildcard xk6/*.go xk6/*/*/*.go) xk6/go.mod xk6/go.sum
+SERVER_SOURCES := $(shell find test/servers -name '*.go' 2>/dev/null) test/servers/go.mod
+GO_BUILD := go build -trimpath -ldflags='-s -w'
+
+.PHONY: all k6 testservers up down status demo test test-unit test-integration node-deps clean
+
+all: k6
+
+## bin/k6: k6 v1.8.1 + xk6-sql v1.0.5 + the PostgreSQL driver (pinned in xk6/go.mod)
+k6: bin/k6
+bin/k6: $(K6_SOURCES)
+	@command -v go >/dev/null || { echo "make k6: Go is required (https://go.dev/dl/) to build bin/k6" >&2; exit 1; }
+	cd xk6 && $(GO_BUILD) -o ../bin/k6 .
+	@bin/k6 version
+
+## API test servers used by the tests (never something to benchmark)
+testservers: bin/arangodb-testserver bin/ravendb-testserver
+bin/%-testserver: $(SERVER_SOURCES)
+	@if [ -d test/servers/$* ]; then cd test/servers && $(GO_BUILD) -o ../../bin/$*-testserver ./$*; \
+	 else echo "make: no test server for $* yet (test/servers/$*)"; fi
+
+## private PostgreSQL + InfluxDB under .run/ (no Docker); URLs in .run/env
+up:
+	@scripts/services.sh up
+down:
+	@scripts/services.sh down
+status:
+	@scripts/services.sh status
+
+## E1 on PostgreSQL at laptop scale, metrics to the local InfluxDB, table on stdout
+demo: bin/k6 up
+	@scripts/run scenarios/postgres/insert-vs-overwrite.js $(K6_ARGS)
+
+node_modules/.package-lock.json: package.json
+	npm install --no-audit --no-fund --loglevel=error
+	@touch $@
+node-deps: node_modules/.package-lock.json
+
+## everything: unit tests, then integration tests against real k6 + PostgreSQL + InfluxDB
+test: bin/k6 testservers up node-deps
+	node --test --test-concurrency=1 --test-reporter=spec test/
+
+test-unit: node-deps
+	node --test test/unit/
+
+# Targets contributed by other parts of the pack (bench, experiments, compose, …).
+-include mk/*.mk
+
+clean:
+	rm -rf bin results/[0-9]* results/latest

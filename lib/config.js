@@ -1,0 +1,142 @@
+// Every knob of the pack, read from the environment (k6's __ENV) in this one place and
+// validated before anything is written. A bad value stops the run with one line that names
+// the knob, the value and what is allowed. README's configuration table lists the same
+// knobs (a test keeps the two in step).
+
+export const KNOBS = {
+  // Workload (all targets)
+  RUN_ID:       { type: 'string', pattern: /^[a-z0-9][a-z0-9_]{0,31}$/, allowed: '1-32 characters a-z 0-9 _ (starting with a letter or digit)', doc: 'Names this run: results/<RUN_ID>/, the testid tag, and every object the run creates (k6wp_<RUN_ID>…). Default: generated from the clock.' },
+  PHASES:       { type: 'list', doc: 'Phases to run, in this order, from the experiment\'s list (insert-vs-overwrite: load,overwrite,mixed).' },
+  DOCS:         { type: 'int', min: 1, max: 1e9, default: 20000, doc: 'Documents written by the load phase (exact count).' },
+  BATCH_SIZE:   { type: 'int', min: 1, max: 100000, default: 1000, doc: 'Documents per batch request/statement (E1 used 10000).' },
+  VUS:          { type: 'int', min: 1, max: 1000, default: 2, doc: 'Virtual users (concurrent clients).' },
+  OVERWRITE_BATCHES: { type: 'int', min: 0, max: 1e7, default: 20, doc: 'Batches in the overwrite phase; each upserts BATCH_SIZE existing keys (E1: 100 for ArangoDB, 50 for PostgreSQL).' },
+  MIXED_BATCHES:     { type: 'int', min: 0, max: 1e7, default: 10, doc: 'Batches in the mixed phase.' },
+  MIXED_NEW_PERCENT: { type: 'int', min: 0, max: 100, default: 50, doc: 'Share of new keys in each mixed batch, in percent; the rest overwrite existing keys.' },
+  KEY_DIST:     { type: 'enum', values: ['uniform', 'zipfian', 'hotspot'], default: 'uniform', doc: 'How overwrite/mixed phases pick existing keys (always distinct within a batch).' },
+  ZIPF_THETA:   { type: 'number', min: 0.01, max: 0.999, default: 0.99, doc: 'Skew of KEY_DIST=zipfian (YCSB\'s default 0.99).' },
+  HOTSPOT_DATA_PERCENT: { type: 'int', min: 1, max: 99, default: 20, doc: 'KEY_DIST=hotspot: share of keys that are hot, in percent.' },
+  HOTSPOT_OPS_PERCENT:  { type: 'int', min: 1, max: 99, default: 80, doc: 'KEY_DIST=hotspot: share of picks that go to hot keys, in percent.' },
+  DOC_SHAPE:    { type: 'enum', values: ['e1', 'complexity', 'random-shapes'], default: 'e1', doc: 'Document generator: e1 = E1\'s non-compressible number-string payload; complexity = COMPLEXITY string attributes (arangobench); random-shapes = COMPLEXITY attributes whose names differ in every document.' },
+  DOC_BYTES:    { type: 'int', min: 100, max: 1000000, default: 1200, doc: 'DOC_SHAPE=e1: approximate size of one document in bytes (E1: ~1200).' },
+  COMPLEXITY:   { type: 'int', min: 1, max: 10000, default: 10, doc: 'DOC_SHAPE=complexity|random-shapes: attributes per document (E3: 100, 1000, 10000).' },
+  DOC_POOL:     { type: 'int', min: 1, max: 100000, default: 1024, doc: 'Distinct payloads pre-generated per VU (outside the timed path); documents reuse them with their own key and stamp.' },
+  SEED:         { type: 'int', min: 0, max: 4294967295, default: 1, doc: 'Seed of every random choice (keys, payloads): same seed, same documents.' },
+  THRESHOLDS:   { type: 'string', pattern: /^[^\0]+$/, allowed: 'a path to a JSON file', doc: 'Threshold file, relative to the repository root or absolute. Default: thresholds/<target>/<experiment>.json.' },
+  RESULTS_DIR:  { type: 'string', pattern: /^[^\0]+$/, allowed: 'a directory path', default: 'results', doc: 'Where results/<RUN_ID>/ is written, relative to the directory k6 runs in.' },
+  READBACK:     { type: 'int', min: 0, max: 1e8, default: 1000, doc: 'Overwritten keys read back after the run to check they hold the new version (0 = none).' },
+  TIMEOUT:      { type: 'duration', default: '60s', doc: 'Timeout of one batch request/statement; a batch that takes longer counts as failed (reason timeout).' },
+  MAX_DURATION: { type: 'duration', default: '30m', doc: 'Upper bound on the whole write scenario (k6 maxDuration); unfinished batches are reported, not hidden.' },
+  REUSE:        { type: 'bool', default: false, doc: 'With an explicit RUN_ID whose objects already exist and carry this pack\'s marker: empty and reuse them instead of refusing. Objects without the marker are never touched.' },
+  KEEP:         { type: 'bool', default: false, doc: 'Keep the run\'s table/collection/database after the run instead of dropping it.' },
+  // PostgreSQL
+  PG_URL:       { type: 'secret', target: 'postgres', doc: 'PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:55432/writepath?sslmode=disable (make up writes one to .run/env). Never printed.' },
+  PG_SCHEMA:    { type: 'string', target: 'postgres', pattern: /^[a-z_][a-z0-9_]{0,62}$/, allowed: 'a lower-case SQL identifier', default: 'public', doc: 'Schema that holds the run\'s table k6wp_<RUN_ID>.' },
+  PG_TABLE:     { type: 'enum', target: 'postgres', values: ['logged', 'unlogged'], default: 'logged', doc: 'E2: UNLOGGED skips WAL (faster, not crash-safe).' },
+  PG_SYNC_COMMIT: { type: 'enum', target: 'postgres', values: ['on', 'off', 'local', 'remote_write', 'remote_apply'], default: 'on', doc: 'synchronous_commit for the run\'s connections (E2: off).' },
+  PG_INDEXES:   { type: 'int', target: 'postgres', min: 0, max: 9, default: 0, doc: 'Secondary indexes on document fields (E2: 0, 2, 8).' },
+};
+
+export const DURATION_RE = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
+
+export function fail(message) {
+  // A string, not an Error: k6 then prints the one line without a stack trace.
+  throw `k6-writepath: ${message}`;
+}
+
+function bad(name, raw, allowed) {
+  fail(`${name}=${JSON.stringify(raw)} is not allowed: ${allowed}`);
+}
+
+export function durationMs(s) {
+  const units = { ms: 1, s: 1000, m: 60000, h: 3600000 };
+  let total = 0;
+  for (const m of String(s).matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += parseFloat(m[1]) * units[m[2]];
+  return total;
+}
+
+export function parseKnob(name, raw, spec) {
+  switch (spec.type) {
+    case 'int': {
+      const allowed = `a whole number from ${spec.min} to ${spec.max}`;
+      if (!/^-?\d+$/.test(raw.trim())) bad(name, raw, allowed);
+      const n = Number(raw);
+      if (!Number.isSafeInteger(n) || n < spec.min || n > spec.max) bad(name, raw, allowed);
+      return n;
+    }
+    case 'number': {
+      const allowed = `a number from ${spec.min} to ${spec.max}`;
+      if (!/^-?\d+(\.\d+)?$/.test(raw.trim())) bad(name, raw, allowed);
+      const n = Number(raw);
+      if (n < spec.min || n > spec.max) bad(name, raw, allowed);
+      return n;
+    }
+    case 'enum':
+      if (!spec.values.includes(raw)) bad(name, raw, `one of ${spec.values.join(', ')}`);
+      return raw;
+    case 'bool':
+      if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+      if (['0', 'false', 'no', ''].includes(raw.toLowerCase())) return false;
+      return bad(name, raw, 'one of 1, 0, true, false');
+    case 'duration':
+      if (!DURATION_RE.test(raw) || durationMs(raw) <= 0) bad(name, raw, 'a positive duration such as 500ms, 60s, 5m, 1h30m');
+      return raw;
+    case 'string':
+      if (!spec.pattern.test(raw)) bad(name, raw, spec.allowed);
+      return raw;
+    case 'secret':
+      if (!raw) fail(`${name} is empty: set it in the environment`);
+      return raw;
+    case 'list':
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    default:
+      throw new Error(`unknown knob type ${spec.type}`);
+  }
+}
+
+// loadConfig(__ENV, { target: 'postgres', experiment: 'insert-vs-overwrite', phases: [...] })
+// returns a plain object with every knob of the pack (defaults applied) plus derived values.
+// Knobs of other targets are ignored; a misspelt knob of this pack cannot be detected (the
+// environment holds everything), so the README lists the exact names.
+export function loadConfig(env, { target, experiment, phases, required = [] }) {
+  const cfg = { target, experiment };
+  for (const [name, spec] of Object.entries(KNOBS)) {
+    if (spec.target && spec.target !== target) continue;
+    const raw = env[name];
+    if (raw === undefined || raw === '') {
+      if (required.includes(name)) fail(`${name} is not set: ${spec.doc}`);
+      cfg[name] = spec.default;
+    } else {
+      cfg[name] = parseKnob(name, String(raw), spec);
+    }
+  }
+
+  const allPhases = phases;
+  if (cfg.PHASES === undefined) cfg.PHASES = allPhases.slice();
+  if (cfg.PHASES.length === 0) bad('PHASES', env.PHASES, `a comma-separated list from ${allPhases.join(', ')}`);
+  for (const p of cfg.PHASES) {
+    if (!allPhases.includes(p)) bad('PHASES', env.PHASES, `a comma-separated list from ${allPhases.join(', ')}`);
+  }
+  if (new Set(cfg.PHASES).size !== cfg.PHASES.length) bad('PHASES', env.PHASES, 'each phase at most once');
+  const order = cfg.PHASES.map((p) => allPhases.indexOf(p));
+  if (order.some((v, i) => i > 0 && v < order[i - 1])) bad('PHASES', env.PHASES, `phases in the experiment's order: ${allPhases.join(', ')}`);
+  if (cfg.REUSE && !env.RUN_ID) fail('REUSE=1 needs an explicit RUN_ID: it only applies to objects of a named earlier run');
+  if (cfg.THRESHOLDS === undefined) cfg.THRESHOLDS = `thresholds/${target}/${experiment}.json`;
+  cfg.timeoutMs = durationMs(cfg.TIMEOUT);
+  return cfg;
+}
+
+// What may be shown of the configuration (summary.json, logs): everything but secrets.
+export function publicConfig(cfg) {
+  const out = {};
+  for (const [k, v] of Object.entries(cfg)) {
+    if (KNOBS[k] && KNOBS[k].type === 'secret') out[k] = v ? '(set, not shown)' : '(not set)';
+    else out[k] = v;
+  }
+  return out;
+}
+
+// Removes passwords from a URL-ish string before it reaches a log line.
+export function redact(text) {
+  return String(text).replace(/(\/\/[^:/@\s]+:)[^@\s]*@/g, '$1***@').replace(/(password=)[^&\s]+/gi, '$1***');
+}

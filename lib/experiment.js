@@ -1,0 +1,95 @@
+// Glue between a workload (what is done), a target (how, on one database) and k6: options,
+// setup, the per-iteration function, teardown with verification, and handleSummary. A
+// scenario file is just:  const e = experiment(workload, createTarget, __ENV, {...});
+import { fail, loadConfig, publicConfig } from './config.js';
+import { k6Thresholds, parseThresholds } from './thresholds.js';
+import { buildReport } from './report.js';
+
+export const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
+
+function readThresholdFile(path) {
+  // Relative paths are relative to the repository root (this file is in lib/).
+  const resolved = path.startsWith('/') ? path : import.meta.resolve(`../${path}`);
+  try {
+    return open(resolved);
+  } catch (e) {
+    return fail(`THRESHOLDS=${path}: cannot read the file (${String(e).includes('no such file') ? 'no such file' : String(e).split('\n')[0]})`);
+  }
+}
+
+// handleSummary can write files but not create directories, so where results go is decided
+// in the init context: results/<RUN_ID>/ when scripts/run (or the user) created it, else
+// flat files results/<run id>-summary.json … when results/ exists, else stdout only.
+function probe(path, env) {
+  const abs = path.startsWith('/') ? path : (env.PWD ? `${env.PWD}/${path}` : null);
+  if (!abs) return 'unknown';
+  try { open(abs); return 'file'; } catch (e) { return /directories/.test(String(e)) ? 'dir' : 'none'; }
+}
+
+function resultsLayout(cfg, env) {
+  if (cfg.RUN_ID && probe(`${cfg.RESULTS_DIR}/${cfg.RUN_ID}`, env) === 'dir') return 'nested';
+  const base = probe(cfg.RESULTS_DIR, env);
+  return base === 'dir' || base === 'unknown' ? 'flat' : 'none';
+}
+
+function newRunId() {
+  const d = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return `${d}_${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`;
+}
+
+export function experiment(workload, createTarget, env, { target, required = [], configure = () => {} }) {
+  const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES, required });
+  configure(cfg);
+  const plan = workload.plan(cfg);
+  const tgt = createTarget(cfg);
+  const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
+  const state = {};
+  const layout = resultsLayout(cfg, env);
+
+  const options = {
+    scenarios: workload.scenarios(cfg, plan),
+    thresholds: k6Thresholds(parsed, cfg.PHASES, tgt.reasons),
+    summaryTrendStats: TREND_STATS,
+    setupTimeout: '120s',
+    teardownTimeout: '600s',
+    tags: { target },
+  };
+
+  function setup() {
+    const runId = cfg.RUN_ID || newRunId();
+    const info = tgt.setup(runId);
+    console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); writing to ${info.objects.join(', ')}`);
+    return { runId, target: info, startedAt: new Date().toISOString() };
+  }
+
+  function run(data) {
+    tgt.bind(data.runId, data.target);
+    workload.iteration(tgt, cfg, plan, state);
+  }
+
+  function teardown(data) {
+    if (!data || !data.runId) return;
+    tgt.bind(data.runId, data.target);
+    const v = workload.verify(tgt, cfg, plan);
+    const ok = v.found === v.expected && v.readback.stale === 0 && v.readback.missing === 0;
+    console.log(`k6-writepath: verification expected ${v.expected}, found ${v.found}; read-back ${v.readback.checked} keys, ${v.readback.stale} stale, ${v.readback.missing} missing — ${ok ? 'OK' : 'FAILED'}`);
+    for (const ex of v.readback.examples) console.warn(`k6-writepath: stale key ${ex.key}: holds ${ex.found}, written by ${ex.writtenBy.join(',')}`);
+    const fate = tgt.teardown(data.runId, cfg.KEEP);
+    console.log(`k6-writepath: ${data.target.objects.join(', ')}: ${fate}`);
+  }
+
+  function handleSummary(data) {
+    const r = buildReport(data, { cfg: publicConfig(cfg), plan, phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
+      resultsAt: layout === 'nested' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}-*` : null });
+    const out = { stdout: r.text };
+    if (r.runId && layout !== 'none') {
+      const prefix = layout === 'nested' ? `${cfg.RESULTS_DIR}/${r.runId}/` : `${cfg.RESULTS_DIR}/${r.runId}-`;
+      out[`${prefix}summary.txt`] = r.text;
+      out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
+      out[`${prefix}junit.xml`] = r.junit;
+    }
+    return out;
+  }
+
+  return { cfg, plan, options, setup, run, teardown, handleSummary };
+}

@@ -1,0 +1,121 @@
+// Key strategies. Keys are numbers here (a target turns n into its key string, "K<n>" by
+// default, as in E1's makedata.js). Three rules keep every count exact:
+//  1. load batch j holds keys [j*B, min((j+1)*B, N)): ranges never overlap, their union is
+//     exactly [0, N);
+//  2. VU v (0-based) owns the load batches j with j % V == v, and later phases of that VU
+//     pick existing keys only among the keys it loaded itself, so an "existing" key always
+//     exists when it is overwritten, without any coordination between VUs;
+//  3. keys are distinct within a batch (ON CONFLICT DO UPDATE rejects a batch that holds a
+//     key twice).
+// Together the VUs' picks still cover the whole key range, so the overwrite phase reads
+// random pages of the whole data set, as in E1.
+import { Rng } from './rand.js';
+
+export function keyName(n) {
+  return `K${n}`;
+}
+
+export function loadBatchCount(docs, batch) {
+  return Math.ceil(docs / batch);
+}
+
+// Load batches of VU v: j = v, v+V, v+2V, ... below L.
+export function vuBatchCount(total, vus, v) {
+  return v < total ? Math.floor((total - 1 - v) / vus) + 1 : 0;
+}
+
+export function loadBatchKeys(j, docs, batch) {
+  const start = j * batch;
+  const end = Math.min(start + batch, docs);
+  const keys = new Array(end - start);
+  for (let i = 0; i < keys.length; i++) keys[i] = start + i;
+  return keys;
+}
+
+// The keys VU v loaded, as an indexable space: r in [0, size) -> key number.
+export class OwnedKeys {
+  constructor(docs, batch, vus, v) {
+    this.docs = docs; this.batch = batch; this.vus = vus; this.v = v;
+    const L = loadBatchCount(docs, batch);
+    const count = vuBatchCount(L, vus, v);
+    if (count === 0) { this.size = 0; return; }
+    const lastJ = v + vus * (count - 1);
+    const lastSize = Math.min(batch, docs - lastJ * batch);
+    this.size = (count - 1) * batch + lastSize;
+  }
+
+  at(r) {
+    const k = Math.floor(r / this.batch);
+    return (this.v + this.vus * k) * this.batch + (r % this.batch);
+  }
+}
+
+// Zipfian ranks over [0, n) after Gray et al. (the YCSB generator), with zeta(n) computed
+// exactly up to 1e6 items and by the integral approximation above that (error < 1e-6
+// relative), so a VU can set up a 10 M key space in milliseconds.
+function zeta(n, theta) {
+  const exact = Math.min(n, 1000000);
+  let s = 0;
+  for (let i = 1; i <= exact; i++) s += 1 / Math.pow(i, theta);
+  if (n > exact) s += (Math.pow(n, 1 - theta) - Math.pow(exact, 1 - theta)) / (1 - theta);
+  return s;
+}
+
+export class Zipfian {
+  constructor(n, theta) {
+    this.n = n; this.theta = theta;
+    this.zetan = zeta(n, theta);
+    const zeta2 = zeta(2, theta);
+    this.alpha = 1 / (1 - theta);
+    this.eta = (1 - Math.pow(2 / n, 1 - theta)) / (1 - zeta2 / this.zetan);
+    this.half = 1 + Math.pow(0.5, theta);
+  }
+
+  rank(u) {
+    const uz = u * this.zetan;
+    if (uz < 1) return 0;
+    if (uz < this.half) return 1;
+    return Math.min(this.n - 1, Math.floor(this.n * Math.pow(this.eta * u - this.eta + 1, this.alpha)));
+  }
+}
+
+// Spreads ranks over the space so that "hot" keys are not simply the first ones loaded.
+function scatter(rank, n) {
+  return Number((BigInt(rank) * 2654435761n + 40503n) % BigInt(n));
+}
+
+export function makePicker(cfg, size) {
+  switch (cfg.KEY_DIST) {
+    case 'uniform':
+      return (rng) => rng.int(size);
+    case 'zipfian': {
+      const z = new Zipfian(size, cfg.ZIPF_THETA);
+      return (rng) => scatter(z.rank(rng.next()), size);
+    }
+    case 'hotspot': {
+      const hot = Math.max(1, Math.floor(size * cfg.HOTSPOT_DATA_PERCENT / 100));
+      const opsHot = cfg.HOTSPOT_OPS_PERCENT / 100;
+      return (rng) => scatter(rng.next() < opsHot || hot === size ? rng.int(hot) : hot + rng.int(size - hot), size);
+    }
+    default:
+      throw new Error(`unknown KEY_DIST ${cfg.KEY_DIST}`);
+  }
+}
+
+// count distinct indexes in [0, size) drawn with pick(rng). When a skewed distribution keeps
+// hitting keys already taken, the next free index is used (linear probing) so the batch
+// always fills and stays deterministic.
+export function pickDistinct(count, size, pick, rng) {
+  if (count > size) throw new Error(`cannot pick ${count} distinct keys from ${size}`);
+  const taken = new Set();
+  const out = new Array(count);
+  for (let i = 0; i < count; i++) {
+    let r = pick(rng);
+    let tries = 0;
+    while (taken.has(r) && tries < 8) { r = pick(rng); tries++; }
+    while (taken.has(r)) r = (r + 1) % size;
+    taken.add(r);
+    out[i] = r;
+  }
+  return out;
+}

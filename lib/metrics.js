@@ -1,0 +1,36 @@
+// The pack's custom k6 metrics (names in metric-names.js). One Trend sample per batch,
+// never per document: k6 keeps every Trend sample in memory for the summary.
+import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
+import { M } from './metric-names.js';
+
+export const batchDuration = new Trend(M.batchDuration, true);
+export const docsOk = new Counter(M.docsOk);
+export const docsNew = new Counter(M.docsNew);
+export const docsFailed = new Counter(M.docsFailed);
+export const batchFailed = new Rate(M.batchFailed);
+export const bytes = new Counter(M.bytes);
+export const phaseClock = new Gauge(M.phaseClock);
+
+// res: what a target's write() returned: { n, ms, bytes, failed, byReason, failedIndexes }.
+// newCount: the first newCount documents of the batch had keys that did not exist before.
+export function recordBatch(tags, res, newCount, startedAt) {
+  phaseClock.add(startedAt, tags);
+  phaseClock.add(startedAt + res.ms, tags);
+  batchDuration.add(res.ms, tags);
+  bytes.add(res.bytes, tags);
+  const ok = res.n - res.failed;
+  if (ok > 0) docsOk.add(ok, tags);
+  let newFailed = 0;
+  if (res.failed > 0) {
+    for (const [reason, count] of Object.entries(res.byReason)) {
+      docsFailed.add(count, Object.assign({}, tags, { reason }));
+    }
+    if (res.failedIndexes) {
+      for (const i of res.failedIndexes) if (i < newCount) newFailed++;
+    } else {
+      newFailed = newCount; // the whole batch failed
+    }
+  }
+  if (newCount - newFailed > 0) docsNew.add(newCount - newFailed, tags);
+  batchFailed.add(res.failed > 0, tags);
+}

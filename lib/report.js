@@ -1,0 +1,176 @@
+// The result of a run, in the shape of the experiment (E1's table: min, median, average,
+// p90, p99, max of the time per batch, per phase), plus summary.json and junit.xml. Pure
+// functions of k6's summary data, so they are tested in Node as well.
+import { M } from './metric-names.js';
+
+const num = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+
+function metric(data, name) {
+  return data.metrics[name] ? data.metrics[name].values : null;
+}
+
+export function phaseStats(data, phase, reasons = []) {
+  const tag = `{phase:${phase}}`;
+  const d = metric(data, M.batchDuration + tag) || {};
+  const ok = (metric(data, M.docsOk + tag) || {}).count || 0;
+  const failed = (metric(data, M.docsFailed + tag) || {}).count || 0;
+  const fresh = (metric(data, M.docsNew + tag) || {}).count || 0;
+  const bytes = (metric(data, M.bytes + tag) || {}).count || 0;
+  const clock = metric(data, M.phaseClock + tag);
+  const wallMs = clock && clock.max > clock.min ? clock.max - clock.min : null;
+  const byReason = {};
+  let listed = 0;
+  for (const r of reasons) {
+    const c = (metric(data, `${M.docsFailed}{phase:${phase},reason:${r}}`) || {}).count || 0;
+    if (c > 0) { byReason[r] = c; listed += c; }
+  }
+  if (failed > listed) byReason.unlisted = failed - listed;
+  const failedBatchRate = (metric(data, M.batchFailed + tag) || {}).rate;
+  return {
+    phase,
+    batches: d.count || 0,
+    docs_ok: ok,
+    docs_new: fresh,
+    docs_failed: failed,
+    failed_by_reason: byReason,
+    failed_batch_rate: num(failedBatchRate) ?? 0,
+    wall_s: wallMs === null ? null : wallMs / 1000,
+    docs_per_s: wallMs ? ok / (wallMs / 1000) : null,
+    mb_per_s: wallMs ? bytes / 1e6 / (wallMs / 1000) : null,
+    batch_ms: {
+      min: num(d.min), median: num(d.med), average: num(d.avg),
+      p90: num(d['p(90)']), p95: num(d['p(95)']), p99: num(d['p(99)']), max: num(d.max),
+    },
+  };
+}
+
+function ratio(a, b) {
+  return a !== null && b !== null && b > 0 ? a / b : null;
+}
+
+export function thresholdResults(data) {
+  const out = [];
+  for (const [name, m] of Object.entries(data.metrics)) {
+    for (const [expr, r] of Object.entries(m.thresholds || {})) out.push({ metric: name, threshold: expr, ok: r.ok });
+  }
+  out.sort((a, b) => (a.metric + a.threshold).localeCompare(b.metric + b.threshold));
+  return out;
+}
+
+function fmt(x, digits = 1) {
+  if (x === null || x === undefined) return '-';
+  return x.toFixed(digits);
+}
+
+function pad(s, n, left = false) {
+  s = String(s);
+  return left ? s.padEnd(n) : s.padStart(n);
+}
+
+function xmlEscape(s) {
+  return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+export function buildReport(data, meta) {
+  const setup = data.setup_data || {};
+  const runId = setup.runId || null;
+  const phases = meta.phases.map((p) => phaseStats(data, p, meta.reasons));
+  const byName = Object.fromEntries(phases.map((p) => [p.phase, p]));
+  const ratios = {};
+  if (byName.load) {
+    for (const p of phases) {
+      if (p.phase === 'load') continue;
+      ratios[`${p.phase}/load`] = {
+        average: ratio(p.batch_ms.average, byName.load.batch_ms.average),
+        median: ratio(p.batch_ms.median, byName.load.batch_ms.median),
+        p99: ratio(p.batch_ms.p99, byName.load.batch_ms.p99),
+      };
+    }
+  }
+  const g = (name) => { const v = metric(data, name); return v ? v.value : null; };
+  const acknowledged = phases.reduce((s, p) => s + p.docs_new, 0);
+  const verification = g(M.verifyFound) === null ? { ran: false } : {
+    ran: true,
+    expected: g(M.verifyExpected),
+    acknowledged_new: acknowledged,
+    found: g(M.verifyFound),
+    count_ok: g(M.verifyMismatch) === 0,
+    readback_checked: g(M.readbackChecked),
+    readback_stale_or_missing: g(M.readbackStale),
+    readback_ok: g(M.readbackStale) === 0,
+  };
+  const thresholds = thresholdResults(data);
+  const failedThresholds = thresholds.filter((t) => !t.ok);
+  const json = {
+    tool: 'k6-writepath',
+    run_id: runId,
+    target: meta.target,
+    experiment: meta.experiment,
+    started_at: setup.startedAt || null,
+    server: setup.target || null,
+    config: meta.cfg,
+    plan: meta.plan ? { vus: meta.plan.V, batch_size: meta.plan.B, load_batches: meta.plan.L, overwrite_batches: meta.plan.O, mixed_batches: meta.plan.M, new_keys_per_mixed_batch: meta.plan.newPer, expected_docs: meta.plan.expectedDocs } : null,
+    phases,
+    ratios,
+    verification,
+    thresholds,
+    passed: failedThresholds.length === 0,
+  };
+
+  const lines = [];
+  const server = setup.target ? (setup.target.serverVersion ? `${setup.target.serverVersion}` : setup.target.version) : 'setup did not finish';
+  lines.push(`k6-writepath · ${meta.target} · ${meta.experiment} · run ${runId || '(none)'}`);
+  lines.push(`server: ${server}`);
+  if (setup.target && setup.target.settings) {
+    lines.push(`settings: ${Object.entries(setup.target.settings).map(([k, v]) => `${k}=${v}`).join(' · ')}`);
+  }
+  if (meta.plan) lines.push(`workload: ${meta.plan.V} VUs · batches of ${meta.plan.B} · ${meta.cfg.DOC_SHAPE} documents · keys ${meta.cfg.KEY_DIST} · seed ${meta.cfg.SEED}`);
+  lines.push('');
+  lines.push(`${pad('phase', 10, true)}${pad('op', 8, true)}${pad('batches', 8)}${pad('docs ok', 10)}${pad('failed', 8)}${pad('docs/s', 10)}  time per batch (ms): ${['min', 'median', 'average', 'p90', 'p99', 'max'].map((h) => pad(h, 9)).join('')}`);
+  for (const p of phases) {
+    const op = (meta.ops && meta.ops[p.phase]) || '';
+    const b = p.batch_ms;
+    lines.push(`${pad(p.phase, 10, true)}${pad(op, 8, true)}${pad(p.batches, 8)}${pad(p.docs_ok, 10)}${pad(p.docs_failed, 8)}${pad(fmt(p.docs_per_s, 0), 10)}                       ${[b.min, b.median, b.average, b.p90, b.p99, b.max].map((x) => pad(fmt(x), 9)).join('')}`);
+  }
+  for (const p of phases) {
+    if (p.docs_failed > 0) lines.push(`  ${p.phase}: ${p.docs_failed} documents failed: ${Object.entries(p.failed_by_reason).map(([r, c]) => `${r} ${c}`).join(', ')}`);
+  }
+  lines.push('');
+  for (const [name, r] of Object.entries(ratios)) {
+    lines.push(`${name} ratio: average ${fmt(r.average, 2)}x · median ${fmt(r.median, 2)}x · p99 ${fmt(r.p99, 2)}x`);
+  }
+  if (verification.ran) {
+    lines.push(`verification: expected ${verification.expected}, found ${verification.found} — ${verification.count_ok ? 'OK' : 'FAILED'}` +
+      ` (acknowledged new documents: ${verification.acknowledged_new})`);
+    lines.push(`read-back: ${verification.readback_checked} overwritten keys checked, ${verification.readback_stale_or_missing} stale or missing — ${verification.readback_ok ? 'OK' : 'FAILED'}`);
+  } else {
+    lines.push('verification: did not run (setup or teardown did not finish)');
+  }
+  lines.push(failedThresholds.length === 0
+    ? `thresholds: all ${thresholds.length} passed`
+    : `thresholds: ${failedThresholds.length} of ${thresholds.length} FAILED: ${failedThresholds.map((t) => `${t.metric} ${t.threshold}`).join('; ')}`);
+  if (runId && meta.resultsAt) lines.push(`results: ${meta.resultsAt}`);
+  const text = `${lines.join('\n')}\n`;
+
+  // JUnit: one test case per threshold (so a CI system shows which phase failed) and one
+  // per verification check.
+  const cases = thresholds.map((t) => ({ classname: `${meta.target}.${meta.experiment}`, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}` }));
+  if (verification.ran) {
+    cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: document count', failure: verification.count_ok ? null : `expected ${verification.expected}, found ${verification.found}` });
+    cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: read-back of overwritten keys', failure: verification.readback_ok ? null : `${verification.readback_stale_or_missing} of ${verification.readback_checked} stale or missing` });
+  }
+  const failures = cases.filter((c) => c.failure).length;
+  const junit = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites tests="${cases.length}" failures="${failures}">`,
+    `  <testsuite name="k6-writepath ${xmlEscape(meta.target)} ${xmlEscape(meta.experiment)}" tests="${cases.length}" failures="${failures}">`,
+    ...cases.map((c) => (c.failure
+      ? `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"><failure message="${xmlEscape(c.failure)}"/></testcase>`
+      : `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"/>`)),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+
+  return { runId, text, json, junit };
+}

@@ -1,0 +1,90 @@
+// Threshold files: acceptable batch latency and failures per phase, kept out of the
+// scenario code (thresholds/<target>/<experiment>.json). This module turns a file into k6
+// thresholds on tagged sub-metrics, and rejects anything it does not understand.
+//
+// {
+//   "phases": {
+//     "load":      { "batch_p95_ms": 2000, "batch_p99_ms": 5000, "failed_docs_max": 0 },
+//     "overwrite": { "batch_p99_ms": 8000, "failed_batches_rate_max": 0.01, "abort_on_fail": true }
+//   },
+//   "verify": true
+// }
+import { fail } from './config.js';
+import { M } from './metric-names.js';
+
+const LATENCY = {
+  batch_avg_ms: 'avg', batch_p50_ms: 'med', batch_p90_ms: 'p(90)',
+  batch_p95_ms: 'p(95)', batch_p99_ms: 'p(99)', batch_max_ms: 'max',
+};
+const LIMIT_KEYS = [...Object.keys(LATENCY), 'failed_docs_max', 'failed_batches_rate_max', 'abort_on_fail'];
+
+export function parseThresholds(text, { path, phases }) {
+  const where = `THRESHOLDS=${path}`;
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    fail(`${where} is not valid JSON (${String(e.message || e).split('\n')[0]})`);
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) fail(`${where} must hold a JSON object with "phases"`);
+  for (const k of Object.keys(doc)) {
+    if (!['phases', 'verify', '$comment'].includes(k)) fail(`${where}: unknown key "${k}"; allowed: phases, verify, $comment`);
+  }
+  if (doc.phases === null || typeof doc.phases !== 'object' || Array.isArray(doc.phases)) fail(`${where}: "phases" must be an object keyed by phase (${phases.join(', ')})`);
+  if (doc.verify !== undefined && typeof doc.verify !== 'boolean') fail(`${where}: "verify" must be true or false`);
+  const out = { phases: {}, verify: doc.verify !== false };
+  for (const [phase, limits] of Object.entries(doc.phases)) {
+    if (!phases.includes(phase)) fail(`${where}: unknown phase "${phase}"; this experiment has ${phases.join(', ')}`);
+    if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) fail(`${where}: phases.${phase} must be an object`);
+    for (const [k, v] of Object.entries(limits)) {
+      if (!LIMIT_KEYS.includes(k)) fail(`${where}: phases.${phase}.${k} is unknown; allowed: ${LIMIT_KEYS.join(', ')}`);
+      if (k === 'abort_on_fail') {
+        if (typeof v !== 'boolean') fail(`${where}: phases.${phase}.abort_on_fail=${JSON.stringify(v)} must be true or false`);
+      } else if (k === 'failed_batches_rate_max') {
+        if (typeof v !== 'number' || !(v >= 0 && v <= 1)) fail(`${where}: phases.${phase}.${k}=${JSON.stringify(v)} must be a number from 0 to 1`);
+      } else if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+        fail(`${where}: phases.${phase}.${k}=${JSON.stringify(v)} must be a number >= 0`);
+      }
+    }
+    out.phases[phase] = limits;
+  }
+  return out;
+}
+
+// k6 `options.thresholds` for the phases that run. Every per-phase sub-metric is declared
+// (with an empty list when there is no limit) because k6 only reports sub-metrics that have
+// a thresholds entry, and the result table needs them all.
+export function k6Thresholds(parsed, phases, reasons = []) {
+  const t = {};
+  for (const phase of phases) {
+    const limits = parsed.phases[phase] || {};
+    const abort = limits.abort_on_fail === true;
+    const lat = [];
+    for (const [k, agg] of Object.entries(LATENCY)) {
+      if (limits[k] !== undefined) lat.push(`${agg}<=${limits[k]}`);
+    }
+    t[`${M.batchDuration}{phase:${phase}}`] = lat;
+    t[`${M.docsOk}{phase:${phase}}`] = [];
+    t[`${M.docsNew}{phase:${phase}}`] = [];
+    t[`${M.bytes}{phase:${phase}}`] = [];
+    t[`${M.phaseClock}{phase:${phase}}`] = [];
+    const failedDocs = [];
+    if (limits.failed_docs_max !== undefined) {
+      const expr = `count<=${limits.failed_docs_max}`;
+      failedDocs.push(abort ? { threshold: expr, abortOnFail: true, delayAbortEval: '5s' } : expr);
+    }
+    t[`${M.docsFailed}{phase:${phase}}`] = failedDocs;
+    for (const r of reasons) t[`${M.docsFailed}{phase:${phase},reason:${r}}`] = [];
+    const failedBatches = [];
+    if (limits.failed_batches_rate_max !== undefined) {
+      const expr = `rate<=${limits.failed_batches_rate_max}`;
+      failedBatches.push(abort ? { threshold: expr, abortOnFail: true, delayAbortEval: '5s' } : expr);
+    }
+    t[`${M.batchFailed}{phase:${phase}}`] = failedBatches;
+  }
+  if (parsed.verify) {
+    t[M.verifyMismatch] = ['value==0'];
+    t[M.readbackStale] = ['value==0'];
+  }
+  return t;
+}

@@ -1,0 +1,161 @@
+// E1 (experiments.md): insert vs. insert-with-overwrite. Phases:
+//   load       DOCS new documents in batches of BATCH_SIZE (op insert: a duplicate fails)
+//   overwrite  OVERWRITE_BATCHES batches of BATCH_SIZE existing keys picked at random (op upsert)
+//   mixed      MIXED_BATCHES batches with MIXED_NEW_PERCENT new keys, the rest existing (op upsert)
+// The phase counts are exact, so the scenario is one k6 `per-vu-iterations` scenario in which
+// every VU works through its share of each phase in order (keys.js explains why no VU ever
+// overwrites a key that is not loaded yet). This module knows nothing about databases: the
+// target adapter does the writing.
+import exec from 'k6/execution';
+import { fail } from '../config.js';
+import { OwnedKeys, loadBatchCount, loadBatchKeys, makePicker, pickDistinct, vuBatchCount } from '../keys.js';
+import { Rng } from '../rand.js';
+import { stampFor } from '../docs.js';
+import { recordBatch } from '../metrics.js';
+import { M } from '../metric-names.js';
+import { Gauge } from 'k6/metrics';
+
+export const EXPERIMENT = 'insert-vs-overwrite';
+export const PHASES = ['load', 'overwrite', 'mixed'];
+
+export function plan(cfg) {
+  const runs = (p) => cfg.PHASES.includes(p);
+  const V = cfg.VUS;
+  const B = cfg.BATCH_SIZE;
+  const L = runs('load') ? loadBatchCount(cfg.DOCS, B) : 0;
+  const O = runs('overwrite') ? cfg.OVERWRITE_BATCHES : 0;
+  const Mx = runs('mixed') ? cfg.MIXED_BATCHES : 0;
+  const newPer = Math.round(B * cfg.MIXED_NEW_PERCENT / 100);
+  if ((O > 0 || Mx > 0) && !runs('load')) {
+    fail(`PHASES=${cfg.PHASES.join(',')} is not allowed: overwrite and mixed need the load phase before them (the keys they overwrite)`);
+  }
+  const Lb = loadBatchCount(cfg.DOCS, B);
+  if (V > Lb) fail(`VUS=${V} is not allowed: at most ${Lb} (one load batch per VU at least; DOCS=${cfg.DOCS}, BATCH_SIZE=${B})`);
+  const smallestOwned = new OwnedKeys(cfg.DOCS, B, V, V - 1).size;
+  if (O > 0 && B > smallestOwned) {
+    fail(`BATCH_SIZE=${B} is not allowed with DOCS=${cfg.DOCS} and VUS=${V}: an overwrite batch picks distinct keys among the ${smallestOwned} one VU loaded; raise DOCS or lower BATCH_SIZE/VUS`);
+  }
+  if (Mx > 0 && B - newPer > smallestOwned) {
+    fail(`MIXED_NEW_PERCENT=${cfg.MIXED_NEW_PERCENT} is not allowed with DOCS=${cfg.DOCS}, BATCH_SIZE=${B}, VUS=${V}: ${B - newPer} existing keys per batch, but one VU loaded only ${smallestOwned}`);
+  }
+  const perVu = [];
+  for (let v = 0; v < V; v++) perVu.push([vuBatchCount(L, V, v), vuBatchCount(O, V, v), vuBatchCount(Mx, V, v)]);
+  const iterations = Math.max(...perVu.map((c) => c[0] + c[1] + c[2]));
+  const expectedDocs = (runs('load') ? cfg.DOCS : 0) + Mx * newPer;
+  return { V, B, L, O, M: Mx, newPer, perVu, iterations, expectedDocs };
+}
+
+export function scenarios(cfg, p) {
+  return {
+    [EXPERIMENT]: {
+      executor: 'per-vu-iterations',
+      vus: p.V,
+      iterations: Math.max(1, p.iterations),
+      maxDuration: cfg.MAX_DURATION,
+      gracefulStop: '30s',
+    },
+  };
+}
+
+// The keys of overwrite or mixed batch j, recomputable anywhere from (SEED, phase, j).
+export function batchKeys(cfg, p, phase, j, pickers) {
+  const v = j % p.V;
+  const owned = new OwnedKeys(cfg.DOCS, p.B, p.V, v);
+  const key = `${v}`;
+  if (!pickers[key]) pickers[key] = makePicker(cfg, owned.size);
+  const rng = new Rng(cfg.SEED, phase, j);
+  const fresh = phase === 'mixed' ? p.newPer : 0;
+  const idx = pickDistinct(p.B - fresh, owned.size, pickers[key], rng);
+  const keys = new Array(p.B);
+  for (let t = 0; t < fresh; t++) keys[t] = cfg.DOCS + j * p.newPer + t;
+  for (let t = 0; t < idx.length; t++) keys[fresh + t] = owned.at(idx[t]);
+  return { keys, fresh };
+}
+
+// The operation each phase performs (README: "What the operations mean"). A target may
+// offer another overwrite operation (ArangoDB: merge, ignore) through cfg.OVERWRITE_OP.
+export function opsFor(cfg) {
+  return { load: 'insert', overwrite: cfg.OVERWRITE_OP || 'upsert', mixed: 'upsert' };
+}
+
+// One iteration of a VU: the next batch of its plan.
+export function iteration(target, cfg, p, state) {
+  if (!state.ops) state.ops = opsFor(cfg);
+  const v = exec.vu.idInTest - 1;
+  let i = exec.vu.iterationInScenario;
+  const [nl, no, nm] = p.perVu[v];
+  let phase; let j;
+  if (i < nl) { phase = 'load'; j = v + p.V * i; } else if ((i -= nl) < no) { phase = 'overwrite'; j = v + p.V * i; } else if ((i -= no) < nm) { phase = 'mixed'; j = v + p.V * i; } else return;
+
+  let keys; let fresh;
+  if (phase === 'load') {
+    keys = loadBatchKeys(j, cfg.DOCS, p.B);
+    fresh = keys.length;
+  } else {
+    ({ keys, fresh } = batchKeys(cfg, p, phase, j, state.pickers || (state.pickers = {})));
+  }
+  const op = state.ops[phase];
+  const tags = { phase, op, target: target.name };
+  const startedAt = Date.now();
+  const res = target.write(op, keys, stampFor(phase, j), tags);
+  recordBatch(tags, res, fresh, startedAt);
+}
+
+const verifyExpected = new Gauge(M.verifyExpected);
+const verifyFound = new Gauge(M.verifyFound);
+const verifyMismatch = new Gauge(M.verifyMismatch);
+const readbackChecked = new Gauge(M.readbackChecked);
+const readbackStale = new Gauge(M.readbackStale);
+
+// After the run: the database must hold exactly the planned documents, and a sample of the
+// overwritten keys must hold a version written by one of the batches that chose them (E1:
+// an overwrite that skips the old revision can leave counts wrong or both versions visible).
+export function verify(target, cfg, p) {
+  const found = target.count();
+  const result = { expected: p.expectedDocs, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
+  verifyExpected.add(p.expectedDocs);
+  verifyFound.add(found);
+  verifyMismatch.add(Math.abs(found - p.expectedDocs));
+
+  const batches = [];
+  for (let j = 0; j < p.O; j++) batches.push(['overwrite', j]);
+  for (let j = 0; j < p.M; j++) batches.push(['mixed', j]);
+  if (cfg.READBACK > 0 && batches.length > 0) {
+    const rng = new Rng(cfg.SEED, 'readback');
+    const pickers = {};
+    const writers = new Map(); // key -> stamps that wrote it
+    const total = batches.length * p.B;
+    const want = Math.min(cfg.READBACK, total);
+    const chosen = new Set(pickDistinct(want, total, (r) => r.int(total), rng));
+    const sample = new Set();
+    for (let b = 0; b < batches.length; b++) {
+      const [phase, j] = batches[b];
+      const { keys } = batchKeys(cfg, p, phase, j, pickers);
+      for (let t = 0; t < keys.length; t++) if (chosen.has(b * p.B + t)) sample.add(keys[t]);
+    }
+    for (const [phase, j] of batches) {
+      const { keys } = batchKeys(cfg, p, phase, j, pickers);
+      for (const k of keys) {
+        if (sample.has(k)) {
+          if (!writers.has(k)) writers.set(k, []);
+          writers.get(k).push(stampFor(phase, j));
+        }
+      }
+    }
+    const keys = Array.from(sample);
+    const stamps = target.readStamps(keys);
+    for (const k of keys) {
+      const got = stamps.get(k);
+      result.readback.checked++;
+      if (got === undefined) {
+        result.readback.missing++;
+      } else if (!writers.get(k).includes(got)) {
+        result.readback.stale++;
+        if (result.readback.examples.length < 5) result.readback.examples.push({ key: k, found: got, writtenBy: writers.get(k) });
+      }
+    }
+  }
+  readbackChecked.add(result.readback.checked);
+  readbackStale.add(result.readback.stale + result.readback.missing);
+  return result;
+}

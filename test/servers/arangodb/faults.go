@@ -1,0 +1,151 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"math/rand"
+	"net/http"
+	"sync"
+)
+
+// faultConfig is the JSON shape of /_testserver/faults (and of the flags).
+type faultConfig struct {
+	LatencyMs              int         `json:"latencyMs"`
+	ElementFailureRate     float64     `json:"elementFailureRate"`
+	ElementFailureErrorNum int         `json:"elementFailureErrorNum"`
+	Burst503               burstConfig `json:"burst503"`
+	DropConnectionRate     float64     `json:"dropConnectionRate"`
+	AuthFailAfter          int         `json:"authFailAfter"`
+	Seed                   int64       `json:"seed"`
+}
+
+type burstConfig struct {
+	Every  int `json:"every"`
+	Length int `json:"length"`
+}
+
+// faults holds the active config plus its counters; setting a config resets
+// the counters and reseeds the random source so runs are reproducible.
+type faults struct {
+	mu          sync.Mutex
+	cfg         faultConfig
+	rng         *rand.Rand
+	writeCount  int // document-write requests seen (for burst503)
+	authCount   int // requests seen (for authFailAfter)
+}
+
+func (f *faults) set(c faultConfig) {
+	if c.ElementFailureErrorNum == 0 {
+		c.ElementFailureErrorNum = 1200
+	}
+	f.mu.Lock()
+	f.cfg = c
+	f.rng = rand.New(rand.NewSource(c.Seed))
+	f.writeCount, f.authCount = 0, 0
+	f.mu.Unlock()
+}
+
+func (f *faults) get() faultConfig {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cfg
+}
+
+func (f *faults) latency() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cfg.LatencyMs
+}
+
+// authRevoked counts a request and reports whether auth has been "revoked":
+// with authFailAfter N, requests N+1, N+2, ... get 401.
+func (f *faults) authRevoked() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cfg.AuthFailAfter <= 0 {
+		return false
+	}
+	f.authCount++
+	return f.authCount > f.cfg.AuthFailAfter
+}
+
+// writeFault decides, for one document-write request, whether to drop the
+// connection mid-body or answer 503. Bursts: of every `every` consecutive
+// document-write requests the LAST `length` get 503 (so with every=5,
+// length=2 requests 4,5,9,10,... fail).
+func (f *faults) writeFault() (drop, burst bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.writeCount++
+	if f.cfg.DropConnectionRate > 0 && f.rng.Float64() < f.cfg.DropConnectionRate {
+		return true, false
+	}
+	b := f.cfg.Burst503
+	if b.Every > 0 && b.Length > 0 {
+		pos := (f.writeCount - 1) % b.Every
+		if pos >= b.Every-b.Length {
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// elementFailures returns, for an array write of n elements, which indexes
+// fail (nil if none) and the errorNum to report.
+func (f *faults) elementFailures(n int) ([]bool, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rate := f.cfg.ElementFailureRate
+	if rate <= 0 {
+		return nil, 0
+	}
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = f.rng.Float64() < rate
+	}
+	return out, f.cfg.ElementFailureErrorNum
+}
+
+// dropConnection reads part of the request body, then hijacks and closes the
+// TCP connection: the client sees the connection reset mid-request.
+func dropConnection(w http.ResponseWriter, r *http.Request) {
+	n := r.ContentLength / 2
+	if n <= 0 {
+		n = 1
+	}
+	io.CopyN(io.Discard, r.Body, n)
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	conn.Close()
+}
+
+// handleTestServer serves /_testserver/faults (GET, POST) and /_testserver/reset (POST).
+// POST /faults replaces the whole config: omitted fields take their zero
+// value (elementFailureErrorNum defaults to 1200).
+func (s *server) handleTestServer(w http.ResponseWriter, r *http.Request, rest []string) {
+	switch {
+	case len(rest) == 1 && rest[0] == "faults" && r.Method == http.MethodGet:
+		writeJSON(w, 200, s.faults.get())
+	case len(rest) == 1 && rest[0] == "faults" && r.Method == http.MethodPost:
+		var c faultConfig
+		if err := json.NewDecoder(r.Body).Decode(&c); err != nil {
+			writeError(w, 400, 600, "invalid JSON object: "+err.Error())
+			return
+		}
+		s.faults.set(c)
+		writeJSON(w, 200, s.faults.get())
+	case len(rest) == 1 && rest[0] == "reset" && r.Method == http.MethodPost:
+		// Clears all data and transactions and restores the startup faults.
+		s.resetData()
+		s.faults.set(s.initialFaults)
+		writeJSON(w, 200, map[string]any{"error": false, "code": 200})
+	default:
+		writeError(w, 404, 404, "unknown path '"+r.URL.Path+"'")
+	}
+}

@@ -1,0 +1,328 @@
+// Command ravendb is an API-faithful RavenDB test double for the k6-writepath
+// scenarios and fidelity tests. It is NOT a benchmark target: it keeps
+// everything in memory and implements only the HTTP surface our k6 adapter and
+// the official clients use. Facts come from /work/shared/reference/ravendb.md
+// (gathered from the server and client sources) and from reading the official
+// Node client (node_modules/ravendb/dist/esm); comments cite which.
+//
+// Usage: ravendb -addr 127.0.0.1:0 -version 7.1.2 [-bulk-commit-ops 1000]
+//        [-latency-ms 0] [-burst503-every 0 -burst503-length 0]
+//        [-drop-connection-rate 0 -seed 1] [-store-bodies=true]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+type server struct {
+	version       string // e.g. "7.1.2"
+	bulkCommitOps int
+	storeBodies   bool
+	baseURL       string
+
+	mu        sync.RWMutex
+	dbs       map[string]*database // key: lower-case name (database names are case-insensitive)
+	raftIndex atomic.Int64
+
+	faults *faultState
+	logger *log.Logger
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address (use 127.0.0.1:0 for a random port)")
+	version := flag.String("version", "7.1.2", "RavenDB version to report (/build/version, Raven-Server-Version header)")
+	commitOps := flag.Int("bulk-commit-ops", 1000, "bulk insert commits a batch every N operations (the real server: 16 MB / 8192 ops / 5 ms idle)")
+	storeBodies := flag.Bool("store-bodies", true, "keep document bodies (false keeps only ids/metadata, for very long runs)")
+	latency := flag.Int("latency-ms", 0, "fault: added latency per request in ms")
+	burstEvery := flag.Int("burst503-every", 0, "fault: after every N accepted write requests ...")
+	burstLen := flag.Int("burst503-length", 0, "fault: ... the next M write requests get 503")
+	dropRate := flag.Float64("drop-connection-rate", 0, "fault: share (0..1) of bulk_insert/bulk_docs requests whose connection is dropped mid-body")
+	seed := flag.Int64("seed", 1, "fault: random seed for drop-connection decisions")
+	flag.Parse()
+
+	if *commitOps < 1 {
+		fmt.Fprintln(os.Stderr, "-bulk-commit-ops must be >= 1")
+		os.Exit(2)
+	}
+	s := &server{
+		version:       *version,
+		bulkCommitOps: *commitOps,
+		storeBodies:   *storeBodies,
+		dbs:           make(map[string]*database),
+		logger:        log.New(os.Stderr, "ravendb-testserver: ", log.LstdFlags|log.Lmicroseconds),
+	}
+	s.faults = newFaultState(faultConfig{
+		LatencyMs:          *latency,
+		Burst503:           burstConfig{Every: *burstEvery, Length: *burstLen},
+		DropConnectionRate: *dropRate,
+		Seed:               *seed,
+	})
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s.baseURL = "http://" + ln.Addr().String()
+	// The test helper waits for exactly this first stdout line.
+	fmt.Printf("listening on %s\n", s.baseURL)
+	os.Stdout.Sync()
+
+	srv := &http.Server{Handler: s}
+	if err := srv.Serve(ln); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// ServeHTTP routes requests. Unknown routes get what the real server returns:
+// 400 with a RouteNotFoundException ("There is no handler for path: ...",
+// RequestRouter.HandlePath + RavenServerStartup.MaybeSetExceptionStatusCode),
+// and are logged to stderr so missing endpoints are easy to spot.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	if strings.HasPrefix(path, "/_testserver/") {
+		s.handleControl(w, r)
+		return
+	}
+
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Raven-Server-Version", s.serverVersionHeader())
+
+	s.faults.applyLatency()
+	if isWriteRequest(r) && s.faults.next503() {
+		// Reference §1.2: DatabaseDisabledException maps to 503.
+		db := dbNameFromPath(path)
+		writeError(w, r, http.StatusServiceUnavailable, "Raven.Client.Exceptions.Database.DatabaseDisabledException",
+			fmt.Sprintf("Database '%s' is unavailable: service unavailable (test server fault injection: burst503)", db), "")
+		return
+	}
+
+	switch {
+	case path == "/build/version" && r.Method == http.MethodGet:
+		s.handleBuildVersion(w, r)
+	case path == "/cluster/topology" && r.Method == http.MethodGet:
+		s.handleClusterTopology(w, r)
+	case path == "/cluster/node-info" && r.Method == http.MethodGet:
+		s.handleNodeInfo(w, r)
+	case path == "/topology" && r.Method == http.MethodGet:
+		s.handleDatabaseTopology(w, r)
+	case path == "/databases" && r.Method == http.MethodGet:
+		s.handleListDatabases(w, r)
+	case path == "/admin/databases":
+		switch r.Method {
+		case http.MethodPut:
+			s.handleCreateDatabase(w, r)
+		case http.MethodDelete:
+			s.handleDeleteDatabases(w, r)
+		case http.MethodGet:
+			s.handleGetDatabaseRecord(w, r)
+		default:
+			s.routeNotFound(w, r)
+		}
+	case strings.HasPrefix(path, "/databases/"):
+		s.routeDatabase(w, r)
+	default:
+		s.routeNotFound(w, r)
+	}
+}
+
+func (s *server) routeDatabase(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/databases/")
+	name, sub, _ := strings.Cut(rest, "/")
+	if name == "" || sub == "" {
+		s.routeNotFound(w, r)
+		return
+	}
+	route := r.Method + " " + sub
+	switch route {
+	case "GET operations/next-operation-id", "GET operations/state", "POST operations/kill",
+		"POST bulk_insert", "POST bulk_docs",
+		"GET docs", "POST docs", "PUT docs", "DELETE docs",
+		"GET stats", "GET collections/stats",
+		"PUT admin/indexes", "GET indexes", "DELETE indexes", "GET indexes/stats",
+		"GET configuration/client", "GET hilo/next", "PUT hilo/return":
+	default:
+		s.routeNotFound(w, r)
+		return
+	}
+	db := s.getDB(name)
+	if db == nil {
+		// RouteInformation.CreateDatabase throws DatabaseDoesNotExistException
+		// ("Database 'X' does not exist."); RavenServerStartup does not map that
+		// type to a special status, so it is a 500 (the 503 + Database-Missing
+		// header is what GET /topology returns, see handleDatabaseTopology).
+		writeError(w, r, http.StatusInternalServerError, "Raven.Client.Exceptions.Database.DatabaseDoesNotExistException",
+			fmt.Sprintf("Database '%s' does not exist.", name), "")
+		return
+	}
+	switch route {
+	case "GET operations/next-operation-id":
+		s.handleNextOperationID(w, r, db)
+	case "GET operations/state":
+		s.handleOperationState(w, r, db)
+	case "POST operations/kill":
+		s.handleKillOperation(w, r, db)
+	case "POST bulk_insert":
+		s.handleBulkInsert(w, r, db)
+	case "POST bulk_docs":
+		s.handleBulkDocs(w, r, db)
+	case "GET docs", "POST docs":
+		s.handleGetDocs(w, r, db)
+	case "PUT docs":
+		s.handlePutDoc(w, r, db)
+	case "DELETE docs":
+		s.handleDeleteDoc(w, r, db)
+	case "GET stats":
+		s.handleStats(w, r, db)
+	case "GET collections/stats":
+		s.handleCollectionStats(w, r, db)
+	case "PUT admin/indexes":
+		s.handlePutIndexes(w, r, db)
+	case "GET indexes":
+		s.handleGetIndexes(w, r, db)
+	case "DELETE indexes":
+		s.handleDeleteIndex(w, r, db)
+	case "GET indexes/stats":
+		s.handleIndexStats(w, r, db)
+	case "GET configuration/client":
+		s.handleClientConfiguration(w, r, db)
+	case "GET hilo/next":
+		s.handleHiloNext(w, r, db)
+	case "PUT hilo/return":
+		s.handleHiloReturn(w, r, db)
+	}
+}
+
+func (s *server) routeNotFound(w http.ResponseWriter, r *http.Request) {
+	s.logger.Printf("unknown route: %s %s", r.Method, r.URL.RequestURI())
+	writeError(w, r, http.StatusBadRequest, "Raven.Client.Exceptions.Routing.RouteNotFoundException",
+		fmt.Sprintf("There is no handler for path: %s %s%s", r.Method, r.URL.Path, queryWithMark(r)), "")
+}
+
+func queryWithMark(r *http.Request) string {
+	if r.URL.RawQuery == "" {
+		return ""
+	}
+	return "?" + r.URL.RawQuery
+}
+
+func (s *server) getDB(name string) *database {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.dbs[strings.ToLower(name)]
+}
+
+// serverVersionHeader is the Raven-Server-Version header (RavenServerStartup
+// sets it to the assembly version). The Node client parses major.minor.patch
+// from it to decide whether bulk insert may send HeartBeat commands
+// (BulkInsertOperation._checkServerVersion).
+func (s *server) serverVersionHeader() string {
+	return s.version + "." + strconv.Itoa(s.buildVersion())
+}
+
+// buildVersion: 7.1.x -> 71 (major*10+minor), matching BuildVersion in /build/version.
+func (s *server) buildVersion() int {
+	parts := strings.Split(s.version, ".")
+	maj, _ := strconv.Atoi(parts[0])
+	min := 0
+	if len(parts) > 1 {
+		min, _ = strconv.Atoi(parts[1])
+	}
+	return maj*10 + min
+}
+
+func (s *server) productVersion() string {
+	parts := strings.Split(s.version, ".")
+	if len(parts) >= 2 {
+		return parts[0] + "." + parts[1]
+	}
+	return s.version
+}
+
+// isWriteRequest: the requests burst503 applies to — document writes.
+// POST /docs is a multi-id read (GetDocumentsCommand falls back to POST for
+// long id lists), so it is not a write.
+func isWriteRequest(r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return false
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, "/databases/")
+	if !ok {
+		return false
+	}
+	_, sub, _ := strings.Cut(rest, "/")
+	switch sub {
+	case "bulk_insert", "bulk_docs":
+		return r.Method == http.MethodPost
+	case "docs":
+		return r.Method == http.MethodPut || r.Method == http.MethodDelete
+	}
+	return false
+}
+
+func dbNameFromPath(p string) string {
+	rest, ok := strings.CutPrefix(p, "/databases/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	return name
+}
+
+// writeJSON writes v with status code. Content-Length is always set, because
+// the Node client treats "Content-Length: 0" as "no body" (RavenCommand.processResponse).
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var b []byte
+	switch t := v.(type) {
+	case []byte:
+		b = t
+	case *bytes.Buffer:
+		b = t.Bytes()
+	default:
+		var err error
+		b, err = json.Marshal(v)
+		if err != nil {
+			b = []byte(`{}`)
+		}
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// errorBody is the JSON RavenServerStartup.RequestHandler writes for any
+// exception: {"Url","Type","Message","Error"} (Error = exception.ToString()).
+type errorBody struct {
+	URL     string `json:"Url"`
+	Type    string `json:"Type"`
+	Message string `json:"Message"`
+	Error   string `json:"Error"`
+}
+
+func writeError(w http.ResponseWriter, r *http.Request, status int, typ, msg, inner string) {
+	errText := typ + ": " + msg
+	if inner != "" {
+		errText += "\n ---> " + inner
+	}
+	errText += "\n   at Raven.Server (k6-writepath test double)"
+	writeJSON(w, status, errorBody{URL: r.URL.Path + queryWithMark(r), Type: typ, Message: msg, Error: errText})
+}
+
+func writeEmpty(w http.ResponseWriter, status int) {
+	w.Header().Del("Content-Type")
+	w.Header().Set("Content-Length", "0")
+	w.WriteHeader(status)
+}
