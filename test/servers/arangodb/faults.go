@@ -27,11 +27,11 @@ type burstConfig struct {
 // faults holds the active config plus its counters; setting a config resets
 // the counters and reseeds the random source so runs are reproducible.
 type faults struct {
-	mu          sync.Mutex
-	cfg         faultConfig
-	rng         *rand.Rand
-	writeCount  int // document-write requests seen (for burst503)
-	authCount   int // requests seen (for authFailAfter)
+	mu         sync.Mutex
+	cfg        faultConfig
+	rng        *rand.Rand
+	writeCount int // document-write requests seen (for burst503)
+	authCount  int // requests seen (for authFailAfter)
 }
 
 func (f *faults) set(c faultConfig) {

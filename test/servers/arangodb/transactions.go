@@ -122,10 +122,10 @@ func (ov *overlay) get(key string) *document {
 	}
 	return ov.c.docs[key]
 }
-func (ov *overlay) put(d, old *document)              { ov.docs[d.key] = d }
-func (ov *overlay) del(old *document)                 { ov.docs[old.key] = nil }
+func (ov *overlay) put(d, old *document)                         { ov.docs[d.key] = d }
+func (ov *overlay) del(old *document)                            { ov.docs[old.key] = nil }
 func (ov *overlay) uniqueConflict(string, []byte) (string, bool) { return "", false }
-func (ov *overlay) truncate()                         { ov.truncated, ov.docs = true, map[string]*document{} }
+func (ov *overlay) truncate()                                    { ov.truncated, ov.docs = true, map[string]*document{} }
 
 func (ov *overlay) count() int {
 	n := 0
