@@ -39,11 +39,11 @@ type faultConfig struct {
 }
 
 type faultState struct {
-	mu       sync.Mutex
-	initial  faultConfig
-	cfg      faultConfig
-	writes   int64
-	rng      *rand.Rand
+	mu      sync.Mutex
+	initial faultConfig
+	cfg     faultConfig
+	writes  int64
+	rng     *rand.Rand
 }
 
 func newFaultState(cfg faultConfig) *faultState {

@@ -6,8 +6,9 @@
 // Node client (node_modules/ravendb/dist/esm); comments cite which.
 //
 // Usage: ravendb -addr 127.0.0.1:0 -version 7.1.2 [-bulk-commit-ops 1000]
-//        [-latency-ms 0] [-burst503-every 0 -burst503-length 0]
-//        [-drop-connection-rate 0 -seed 1] [-store-bodies=true]
+//
+//	[-latency-ms 0] [-burst503-every 0 -burst503-length 0]
+//	[-drop-connection-rate 0 -seed 1] [-store-bodies=true]
 package main
 
 import (
@@ -292,11 +293,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	case *bytes.Buffer:
 		b = t.Bytes()
 	default:
-		var err error
-		b, err = json.Marshal(v)
-		if err != nil {
-			b = []byte(`{}`)
+		// No HTML escaping: the server writes "&" in Url as-is.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			buf.Reset()
+			buf.WriteString("{}")
 		}
+		b = bytes.TrimRight(buf.Bytes(), "\n")
 	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
@@ -321,8 +326,11 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, typ, msg, in
 	writeJSON(w, status, errorBody{URL: r.URL.Path + queryWithMark(r), Type: typ, Message: msg, Error: errText})
 }
 
+// writeEmpty answers without a body (204, 304, 404 of a missing document...).
 func writeEmpty(w http.ResponseWriter, status int) {
 	w.Header().Del("Content-Type")
-	w.Header().Set("Content-Length", "0")
+	if status != http.StatusNoContent && status != http.StatusNotModified {
+		w.Header().Set("Content-Length", "0")
+	}
 	w.WriteHeader(status)
 }

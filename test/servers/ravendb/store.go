@@ -132,13 +132,13 @@ type stagedPut struct {
 // txn is a write transaction on one database: reads see staged writes first,
 // nothing touches the database until commit(). Callers hold db.mu (write).
 type txn struct {
-	db      *database
-	staged  map[string]*document // nil value = deleted in this txn
-	order   []string
-	etag    int64
-	now     time.Time
-	keep    bool
-	idents  map[string]int64
+	db     *database
+	staged map[string]*document // nil value = deleted in this txn
+	order  []string
+	etag   int64
+	now    time.Time
+	keep   bool
+	idents map[string]int64
 }
 
 func (db *database) begin(keepBodies bool) *txn {
@@ -197,6 +197,7 @@ func (t *txn) resolveID(id string) string {
 //   - expectedCV == nil: no check, create or overwrite (last write wins);
 //   - *expectedCV == "": the document must not exist ("expecting new document");
 //   - otherwise the stored change vector must equal *expectedCV.
+//
 // The messages follow the server's DocumentPutAction.
 func (t *txn) put(id string, raw []byte, collection string, expectedCV *string) (*document, error) {
 	id = t.resolveID(id)
