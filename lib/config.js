@@ -35,6 +35,18 @@ export const KNOBS = {
   PG_TABLE:     { type: 'enum', target: 'postgres', values: ['logged', 'unlogged'], default: 'logged', doc: 'E2: UNLOGGED skips WAL (faster, not crash-safe).' },
   PG_SYNC_COMMIT: { type: 'enum', target: 'postgres', values: ['on', 'off', 'local', 'remote_write', 'remote_apply'], default: 'on', doc: 'synchronous_commit for the run\'s connections (E2: off).' },
   PG_INDEXES:   { type: 'int', target: 'postgres', min: 0, max: 9, default: 0, doc: 'Secondary indexes on document fields (E2: 0, 2, 8).' },
+  // ArangoDB (REST through k6/http; docs/arangodb.md)
+  ARANGO_URL:   { type: 'string', target: 'arangodb', pattern: /^https?:\/\/[^\s/@]+(:\d+)?\/?$/, allowed: 'http(s)://host:port without credentials or path (credentials go in ARANGO_USER/ARANGO_PASSWORD)', redact: true, default: 'http://127.0.0.1:8529', doc: 'ArangoDB server (coordinator or single server).' },
+  ARANGO_USER:  { type: 'string', target: 'arangodb', pattern: /^[^:\s]{1,64}$/, allowed: '1-64 characters without ":" or spaces', default: 'root', doc: 'User for basic auth or /_open/auth; needs rights to create and drop databases in _system.' },
+  ARANGO_PASSWORD: { type: 'secret', target: 'arangodb', doc: 'Password of ARANGO_USER, from the environment only; empty or unset = empty password (servers started with ARANGO_NO_AUTH ignore it). Never printed.' },
+  ARANGO_AUTH:  { type: 'enum', target: 'arangodb', values: ['basic', 'jwt'], default: 'basic', doc: 'basic = Authorization: Basic on every request; jwt = one token per VU from /_open/auth, renewed 5 minutes before it expires (default lifetime 1 h).' },
+  ARANGO_WAIT_FOR_SYNC: { type: 'bool', target: 'arangodb', default: false, doc: 'waitForSync property of the run\'s collections (true: every write is synced before the answer, status 201).' },
+  ARANGO_INDEXES: { type: 'int', target: 'arangodb', min: 0, max: 9, default: 0, doc: 'Persistent (non-unique) indexes on f0..f8 of the E1 documents; each overwrite must then read the old revision to remove its index entries.' },
+  ARANGO_SILENT: { type: 'bool', target: 'arangodb', default: false, doc: 'silent=true on batch writes: the answer lists only failed elements, so failures are counted from X-Arango-Error-Codes and cannot be mapped to keys (docs_new of mixed batches becomes a lower bound).' },
+  ARANGO_KEEP_NULL: { type: 'bool', target: 'arangodb', default: true, doc: 'keepNull sent explicitly with OVERWRITE_OP=merge (docs say the default is true, the server source parses false).' },
+  OVERWRITE_OP: { type: 'enum', target: 'arangodb', values: ['upsert', 'merge', 'ignore'], default: 'upsert', doc: 'Operation of the E1 overwrite phase on ArangoDB: upsert = overwriteMode=replace, merge = overwriteMode=update, ignore = overwriteMode=ignore (no write).' },
+  ARANGOBENCH_CASE: { type: 'enum', target: 'arangodb', values: ['document', 'crud', 'crud-append', 'crud-write-read', 'multi-collection', 'random-shapes', 'persistent-index'], default: 'document', doc: 'scenarios/arangodb/arangobench.js: which E3/arangobench test case to run.' },
+  REQUESTS:     { type: 'int', target: 'arangodb', min: 1, max: 1e9, default: 10000, doc: 'scenarios/arangodb/arangobench.js: total operations (exact), like arangobench --requests.' },
 };
 
 export const DURATION_RE = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
@@ -82,7 +94,7 @@ export function parseKnob(name, raw, spec) {
       if (!DURATION_RE.test(raw) || durationMs(raw) <= 0) bad(name, raw, 'a positive duration such as 500ms, 60s, 5m, 1h30m');
       return raw;
     case 'string':
-      if (!spec.pattern.test(raw)) bad(name, raw, spec.allowed);
+      if (!spec.pattern.test(raw)) bad(name, spec.redact ? redact(raw) : raw, spec.allowed);
       return raw;
     case 'secret':
       if (!raw) fail(`${name} is empty: set it in the environment`);
