@@ -17,7 +17,7 @@ export const KNOBS = {
   ZIPF_THETA:   { type: 'number', min: 0.01, max: 0.999, default: 0.99, doc: 'Skew of KEY_DIST=zipfian (YCSB\'s default 0.99).' },
   HOTSPOT_DATA_PERCENT: { type: 'int', min: 1, max: 99, default: 20, doc: 'KEY_DIST=hotspot: share of keys that are hot, in percent.' },
   HOTSPOT_OPS_PERCENT:  { type: 'int', min: 1, max: 99, default: 80, doc: 'KEY_DIST=hotspot: share of picks that go to hot keys, in percent.' },
-  DOC_SHAPE:    { type: 'enum', values: ['e1', 'complexity', 'random-shapes'], default: 'e1', doc: 'Document generator: e1 = E1\'s non-compressible number-string payload; complexity = COMPLEXITY string attributes (arangobench); random-shapes = COMPLEXITY attributes whose names differ in every document.' },
+  DOC_SHAPE:    { type: 'enum', values: ['e1', 'complexity', 'random-shapes', 'user'], default: 'e1', doc: 'Document generator: e1 = E1\'s non-compressible number-string payload; complexity = COMPLEXITY string attributes (arangobench); random-shapes = COMPLEXITY attributes whose names differ in every document; user = realistic user records (names, email, address, dates; E4, scenarios/ravendb/bulk-insert.js uses it by default).' },
   DOC_BYTES:    { type: 'int', min: 100, max: 1000000, default: 1200, doc: 'DOC_SHAPE=e1: approximate size of one document in bytes (E1: ~1200).' },
   COMPLEXITY:   { type: 'int', min: 1, max: 10000, default: 10, doc: 'DOC_SHAPE=complexity|random-shapes: attributes per document (E3: 100, 1000, 10000).' },
   DOC_POOL:     { type: 'int', min: 1, max: 100000, default: 1024, doc: 'Distinct payloads pre-generated per VU (outside the timed path); documents reuse them with their own key and stamp.' },
@@ -47,6 +47,14 @@ export const KNOBS = {
   OVERWRITE_OP: { type: 'enum', target: 'arangodb', values: ['upsert', 'merge', 'ignore'], default: 'upsert', doc: 'Operation of the E1 overwrite phase on ArangoDB: upsert = overwriteMode=replace, merge = overwriteMode=update, ignore = overwriteMode=ignore (no write).' },
   ARANGOBENCH_CASE: { type: 'enum', target: 'arangodb', values: ['document', 'crud', 'crud-append', 'crud-write-read', 'multi-collection', 'random-shapes', 'persistent-index'], default: 'document', doc: 'scenarios/arangodb/arangobench.js: which E3/arangobench test case to run.' },
   REQUESTS:     { type: 'int', target: 'arangodb', min: 1, max: 1e9, default: 10000, doc: 'scenarios/arangodb/arangobench.js: total operations (exact), like arangobench --requests.' },
+  // RavenDB (HTTP through k6/http; docs/ravendb.md)
+  RAVEN_URL:    { type: 'string', target: 'ravendb', pattern: /^https?:\/\/[^\s/@]+(:\d+)?\/?$/, allowed: 'http(s)://host:port without credentials or path', default: 'http://127.0.0.1:8080', doc: 'RavenDB server (unsecured setup; docs/ravendb.md). The run creates and drops its own database k6wp_<RUN_ID>.' },
+  RAVEN_COLLECTION: { type: 'string', target: 'ravendb', pattern: /^[A-Za-z][A-Za-z0-9_]{0,63}$/, allowed: '1-64 characters A-Z a-z 0-9 _ starting with a letter', default: 'Users', doc: 'Collection (@metadata.@collection) the documents are written to.' },
+  RAVEN_GZIP:   { type: 'bool', target: 'ravendb', default: false, doc: 'Send bulk insert bodies gzip-compressed (Content-Encoding: gzip; RavenDB does not understand deflate). Costs client CPU, saves network.' },
+  RAVEN_INDEXES: { type: 'int', target: 'ravendb', min: 0, max: 9, default: 0, doc: 'Fields f0..f(N-1) of the E1 documents in one static Map index (0 = no index); with RAVEN_WAIT_FOR_INDEXES a batch waits for it.' },
+  RAVEN_WAIT_FOR_INDEXES: { type: 'duration', target: 'ravendb', doc: 'waitForIndexesTimeout on bulk_docs batches (insert/upsert), e.g. 30s: the batch answers once the indexes caught up, so the time per batch is write + index. Empty = do not wait.' },
+  LOAD_OP:      { type: 'enum', target: 'ravendb', values: ['insert', 'bulk'], default: 'insert', doc: 'How the E1 load phase writes on RavenDB: insert = bulk_docs with ChangeVector "" (a duplicate fails the batch), bulk = bulk insert (always overwrites).' },
+  STAGES:       { type: 'string', target: 'ravendb', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*)*$/, allowed: 'comma-separated duration:VUs pairs such as 10s:1,10s:2,10s:4', default: '10s:1,10s:2,10s:4', doc: 'scenarios/ravendb/bulk-insert.js: ramping-vus stages (duration:target VUs); docs/s and MB/s are reported per stage.' },
 };
 
 export const DURATION_RE = /^(\d+(\.\d+)?(ms|s|m|h))+$/;

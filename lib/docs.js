@@ -10,6 +10,7 @@
 //  complexity    COMPLEXITY attributes "test1".."testN":"some test value" (arangobench).
 //  random-shapes COMPLEXITY attributes whose names contain the key, so no two documents
 //                share a shape (arangob's random-shapes); values true, null or a string.
+//  user          a person record (names, email, phone, dates, address) for E4.
 import { Rng } from './rand.js';
 import { keyName } from './keys.js';
 
@@ -33,6 +34,37 @@ function e1Fragment(rng, bytes, fixedLen) {
   return `${head}${parts.join('').slice(0, want)}"}`;
 }
 
+// user: a realistic person record for E4 (bulk insert of users, as in the benchmark that
+// generated 10 000 users once with Bogus and sent them over and over). Values come from
+// small seeded lists, so every pool entry is different but generation stays cheap.
+const FIRST = ['Olivia', 'Liam', 'Emma', 'Noah', 'Amelia', 'Oliver', 'Ava', 'Elijah', 'Sophia', 'Mateo', 'Isabella', 'Lucas', 'Mia', 'Levi', 'Evelyn', 'Ezra', 'Harper', 'Asher', 'Luna', 'James', 'Camila', 'Leo', 'Gianna', 'Luca', 'Elizabeth', 'Henry', 'Eleanor', 'Hudson', 'Ella', 'Ethan'];
+const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez', 'Hernandez', 'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Lee', 'Perez', 'Thompson', 'White', 'Harris', 'Sanchez', 'Clark', 'Ramirez', 'Lewis', 'Robinson'];
+const STREETS = ['Main St', 'Oak Ave', 'Pine Rd', 'Maple Dr', 'Cedar Ln', 'Elm St', 'Park Blvd', 'Lake View', 'Hill Rd', 'River Way', 'Sunset Ave', 'Church St'];
+const CITIES = [['Springfield', 'USA'], ['Portland', 'USA'], ['Austin', 'USA'], ['Toronto', 'Canada'], ['Leeds', 'UK'], ['Dublin', 'Ireland'], ['Hamburg', 'Germany'], ['Lyon', 'France'], ['Haifa', 'Israel'], ['Porto', 'Portugal'], ['Krakow', 'Poland'], ['Adelaide', 'Australia']];
+const DOMAINS = ['example.com', 'mail.example.org', 'corp.example.net', 'inbox.example.io'];
+
+function pick(rng, list) {
+  return list[rng.int(list.length)];
+}
+
+function two(n) {
+  return n < 10 ? `0${n}` : `${n}`;
+}
+
+function userFragment(rng) {
+  const first = pick(rng, FIRST);
+  const last = pick(rng, LAST);
+  const [city, country] = pick(rng, CITIES);
+  const born = `${1950 + rng.int(55)}-${two(1 + rng.int(12))}-${two(1 + rng.int(28))}`;
+  const registered = `${2010 + rng.int(15)}-${two(1 + rng.int(12))}-${two(1 + rng.int(28))}T${two(rng.int(24))}:${two(rng.int(60))}:${two(rng.int(60))}.000Z`;
+  // Line2 one time in six, as in the E4 generator.
+  const line2 = rng.int(6) === 0 ? `"Apt. ${1 + rng.int(999)}"` : 'null';
+  return `,"FirstName":"${first}","LastName":"${last}","Email":"${first.toLowerCase()}.${last.toLowerCase()}${rng.int(10000)}@${pick(rng, DOMAINS)}",` +
+    `"Phone":"+1-${200 + rng.int(800)}-${100 + rng.int(900)}-${1000 + rng.int(9000)}","BirthDate":"${born}","Registered":"${registered}",` +
+    `"Address":{"Line1":"${1 + rng.int(9999)} ${pick(rng, STREETS)}","Line2":${line2},"City":"${city}","Country":"${country}","Zip":"${10000 + rng.int(90000)}"},` +
+    `"Karma":${rng.int(1000)},"Active":${rng.int(4) !== 0}}`;
+}
+
 function complexityFragment(n) {
   const parts = [];
   for (let i = 1; i <= n; i++) parts.push(`"test${i}":"some test value"`);
@@ -52,6 +84,10 @@ export function createDocs(cfg, { keyField = 'key', extra = '' } = {}) {
     const rng = new Rng(cfg.SEED, 'docs');
     pool = new Array(cfg.DOC_POOL);
     for (let i = 0; i < pool.length; i++) pool[i] = e1Fragment(rng, cfg.DOC_BYTES, fixedLen);
+  } else if (shape === 'user') {
+    const rng = new Rng(cfg.SEED, 'users');
+    pool = new Array(cfg.DOC_POOL);
+    for (let i = 0; i < pool.length; i++) pool[i] = userFragment(rng);
   } else if (shape === 'complexity') {
     pool = [complexityFragment(cfg.COMPLEXITY)];
   }
