@@ -1,0 +1,424 @@
+// ArangoDB target over plain k6/http (no driver): one database k6wp_<RUN_ID> per run,
+// created through _system, holding the run's collection(s) and a marker collection that
+// says the database was created by this pack. Every request goes to /_db/<db>/….
+//   insert  POST /_api/document/<c>?overwrite=false         a duplicate is element error 1210
+//   upsert  …?overwriteMode=replace                          replace the whole document
+//   merge   …?overwriteMode=update&keepNull=<explicit>       patch (docs and source disagree
+//                                                            on keepNull's default)
+//   ignore  …?overwriteMode=ignore                           an existing key is left alone
+// ArangoDB answers 201/202 to an array even when elements failed: failures are inline
+// {"error":true,"errorNum":N} objects plus an X-Arango-Error-Codes header ({"1210":3}).
+// write() counts every element from the answer itself; an element is ok only when the
+// answer shows it succeeded.
+import http from 'k6/http';
+import exec from 'k6/execution';
+import encoding from 'k6/encoding';
+import { redact } from '../config.js';
+import { createDocs, INDEX_FIELDS } from '../docs.js';
+import { keyName } from '../keys.js';
+
+export const MARKER = 'k6-writepath';
+const META = 'k6wp_meta';
+
+// Failure reasons declared to k6 (one sub-metric each): the element errorNums a write can
+// carry (errors.yaml), whole-request HTTP failures, and transport failures. A reason not
+// listed still counts in docs_failed and shows as "unlisted" in the table.
+export const REASONS = [
+  'e4', 'e18', 'e21', 'e32', 'e1004', 'e1200', 'e1202', 'e1203', 'e1210', 'e1221', 'e1222', 'e1227', 'e1228', 'e1233', 'e1655',
+  'http_400', 'http_404', 'http_409', 'http_410', 'http_412', 'http_500', 'http_503', 'http_other',
+  'timeout', 'connection', 'unconfirmed',
+];
+
+const ELEMENT_OK = '"_rev":"';
+
+function overwriteQuery(op, cfg) {
+  switch (op) {
+    case 'insert': return 'overwrite=false';
+    case 'upsert': return 'overwriteMode=replace';
+    case 'merge': return `overwriteMode=update&keepNull=${cfg.ARANGO_KEEP_NULL}&mergeObjects=true`;
+    case 'ignore': return 'overwriteMode=ignore';
+    default: throw new Error(`arangodb target: unknown operation ${op}`);
+  }
+}
+
+function countOccurrences(text, needle) {
+  let n = 0;
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
+
+function parseJson(text) {
+  try { return JSON.parse(text); } catch (_) { return null; }
+}
+
+function jwtExpiryMs(token) {
+  try {
+    const claims = JSON.parse(encoding.b64decode(token.split('.')[1], 'rawurl', 's'));
+    if (typeof claims.exp === 'number') return claims.exp * 1000;
+  } catch (_) { /* an opaque token: assume the default lifetime */ }
+  return Date.now() + 3600 * 1000;
+}
+
+// Adds `add` (a {reason: count} map) into `into`.
+function addReasons(into, add) {
+  for (const r in add) into[r] = (into[r] || 0) + add[r];
+}
+
+// k6 status 0: no HTTP answer. error_code 1050 is k6's request timeout.
+function transportReason(res) {
+  return res.error_code === 1050 || /timeout/i.test(res.error || '') ? 'timeout' : 'connection';
+}
+
+function httpReason(status) {
+  return REASONS.includes(`http_${status}`) ? `http_${status}` : 'http_other';
+}
+
+// What one batch answer says about its n elements. Exported for the unit tests.
+//   status, body, errorCodesHeader: the HTTP answer; silent: whether silent=true was sent.
+export function accountBatch(n, status, body, errorCodesHeader, silent) {
+  const out = { failed: 0, byReason: {}, failedIndexes: null, note: null };
+  const fromHeader = {};
+  let headerTotal = 0;
+  if (errorCodesHeader) {
+    const h = parseJson(errorCodesHeader);
+    if (h && typeof h === 'object') {
+      for (const num in h) { fromHeader[`e${num}`] = Number(h[num]); headerTotal += Number(h[num]); }
+    } else {
+      out.note = `unreadable X-Arango-Error-Codes header ${errorCodesHeader}`;
+    }
+  }
+  if (silent) {
+    // Only the failed elements come back, in no mappable order: the header is the count,
+    // the body a cross-check ("{}" or "[]" = everything succeeded).
+    const errs = body === '{}' || body === '[]' ? [] : parseJson(body);
+    const listed = Array.isArray(errs) ? errs.length : null;
+    if (listed === null) {
+      out.failed = n; out.byReason = { unconfirmed: n };
+      out.note = 'silent answer is neither {} nor an array of errors';
+      return out;
+    }
+    const failed = Math.max(listed, headerTotal);
+    if (failed === 0) return out;
+    out.failed = Math.min(n, failed);
+    if (headerTotal >= listed) addReasons(out.byReason, fromHeader);
+    else for (const e of errs) addReasons(out.byReason, { [`e${e.errorNum}`]: 1 });
+    if (listed !== headerTotal) out.note = `silent answer lists ${listed} errors, X-Arango-Error-Codes ${headerTotal}`;
+    return out;
+  }
+  // Fast path: no header and no inline error: n identities, each with its _rev.
+  if (!errorCodesHeader && body.indexOf('"error":true') === -1) {
+    const ok = body.charCodeAt(0) === 91 ? countOccurrences(body, ELEMENT_OK) : 0;
+    if (ok === n) return out;
+    out.failed = n - Math.min(ok, n);
+    out.byReason = { unconfirmed: out.failed };
+    out.note = `answer confirms ${ok} of ${n} elements`;
+    return out;
+  }
+  const arr = parseJson(body);
+  if (!Array.isArray(arr)) {
+    out.failed = n; out.byReason = { unconfirmed: n };
+    out.note = 'answer is not a JSON array';
+    return out;
+  }
+  out.failedIndexes = [];
+  for (let i = 0; i < n; i++) {
+    const e = arr[i];
+    if (e && e.error === true) {
+      out.failedIndexes.push(i);
+      addReasons(out.byReason, { [`e${e.errorNum}`]: 1 });
+    } else if (!e || typeof e._rev !== 'string') {
+      out.failedIndexes.push(i);
+      addReasons(out.byReason, { unconfirmed: 1 });
+    }
+  }
+  out.failed = out.failedIndexes.length;
+  if (arr.length !== n) out.note = `answer has ${arr.length} elements for ${n} documents`;
+  else if (out.failed - (out.byReason.unconfirmed || 0) !== headerTotal) out.note = `inline errors ${out.failed} but X-Arango-Error-Codes ${headerTotal}`;
+  return out;
+}
+
+export function createTarget(cfg, plan = {}) {
+  const base = cfg.ARANGO_URL.replace(/\/$/, '');
+  const docs = createDocs(cfg, { keyField: '_key' });
+  const timeout = cfg.TIMEOUT;
+  const silentQuery = cfg.ARANGO_SILENT ? '&silent=true' : '';
+  // Collections the workload needs (arangobench multi-collection writes to two).
+  const extraCollections = plan.collections || 0;
+  const indexFields = plan.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
+  const logged = {};
+  let db = null;
+  let prefix = null;
+  let colls = null;
+  let auth = null; // { header, expiresAt }
+  let params = null;
+
+  function logOnce(key, message) {
+    if (logged[key]) return;
+    logged[key] = true;
+    console.error(message);
+  }
+
+  function basicHeader() {
+    return `Basic ${encoding.b64encode(`${cfg.ARANGO_USER}:${cfg.ARANGO_PASSWORD || ''}`)}`;
+  }
+
+  // The Authorization header, renewing a JWT 5 minutes before it expires. Each VU (and
+  // setup/teardown) holds its own token: tokens never travel through setup data, which
+  // ends up in summary.json.
+  function authorization() {
+    if (cfg.ARANGO_AUTH === 'basic') return basicHeader();
+    if (auth && Date.now() < auth.expiresAt - 300000) return auth.header;
+    const res = http.post(`${base}/_open/auth`, JSON.stringify({ username: cfg.ARANGO_USER, password: cfg.ARANGO_PASSWORD || '' }),
+      { headers: { 'Content-Type': 'application/json' }, timeout, tags: { name: 'POST /_open/auth' } });
+    if (res.status === 200) {
+      const jwt = (parseJson(res.body) || {}).jwt;
+      if (!jwt) exec.test.abort('ArangoDB /_open/auth answered 200 without a jwt');
+      auth = { header: `Bearer ${jwt}`, expiresAt: jwtExpiryMs(jwt) };
+    } else if (res.status === 404) {
+      auth = { header: null, expiresAt: Infinity }; // authentication is off on the server
+    } else if (res.status === 401) {
+      exec.test.abort(`ARANGO_USER=${cfg.ARANGO_USER}: /_open/auth refused the credentials (401); check ARANGO_PASSWORD`);
+    } else if (res.status === 0) {
+      exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB: ${redact(res.error)}`);
+    } else {
+      exec.test.abort(`ArangoDB /_open/auth answered ${res.status}: ${String(res.body).slice(0, 200)}`);
+    }
+    params = null;
+    return auth.header;
+  }
+
+  function headers() {
+    const h = { 'Content-Type': 'application/json', 'X-Omit-Www-Authenticate': 'true' };
+    const a = authorization();
+    if (a) h.Authorization = a;
+    return h;
+  }
+
+  // Request params of the timed path, rebuilt only when the JWT changes.
+  function requestParams() {
+    if (cfg.ARANGO_AUTH === 'jwt') authorization();
+    if (!params) params = { headers: headers(), timeout, tags: {}, responseType: 'text' };
+    return params;
+  }
+
+  function call(method, url, body, name) {
+    return http.request(method, url, body === undefined ? null : body, { headers: headers(), timeout, tags: { name } });
+  }
+
+  function errorNum(res) {
+    const b = parseJson(res.body);
+    return b && b.errorNum !== undefined ? b.errorNum : null;
+  }
+
+  function describe(res) {
+    if (res.status === 0) return redact(res.error);
+    const b = parseJson(res.body);
+    return b && b.errorMessage ? `${res.status} errorNum ${b.errorNum}: ${b.errorMessage}` : `${res.status} ${String(res.body).slice(0, 200)}`;
+  }
+
+  // A 401, or a missing database/collection mid-run: hammering on is pointless.
+  function abortIfFatal(res, what) {
+    if (res.status === 401) exec.test.abort(`ArangoDB answered 401 to ${what}: credentials refused or token expired (ARANGO_USER=${cfg.ARANGO_USER}, ARANGO_AUTH=${cfg.ARANGO_AUTH})`);
+    if (res.status === 404) {
+      const num = errorNum(res);
+      if (num === 1228) exec.test.abort(`database ${db} disappeared during the run (404, errorNum 1228) at ${what}`);
+      if (num === 1203) exec.test.abort(`a collection of database ${db} disappeared during the run (404, errorNum 1203) at ${what}`);
+    }
+  }
+
+  function bind(runId) {
+    if (db) return;
+    db = `k6wp_${runId}`;
+    prefix = `${base}/_db/${db}`;
+    colls = [`k6wp_${runId}`];
+    for (let i = 1; i <= extraCollections - 1; i++) colls.push(`k6wp_${runId}_${i + 1}`);
+  }
+
+  function mustOk(res, what, codes = [200, 201, 202]) {
+    if (codes.includes(res.status)) return parseJson(res.body);
+    try { call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database'); } catch (_) { /* nothing more to undo */ }
+    return exec.test.abort(`cannot ${what}: ${describe(res)}`);
+  }
+
+  function isOurs() {
+    const res = call('GET', `${prefix}/_api/document/${META}/owner`, undefined, 'GET marker');
+    const b = res.status === 200 ? parseJson(res.body) : null;
+    return Boolean(b && b.createdBy === MARKER);
+  }
+
+  function setup(runId) {
+    bind(runId);
+    const vres = call('GET', `${base}/_db/_system/_api/version`, undefined, 'GET /_api/version');
+    if (vres.status === 0) exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB: ${redact(vres.error)}`);
+    if (vres.status === 401) exec.test.abort(`ARANGO_USER=${cfg.ARANGO_USER}: ArangoDB refused the credentials (401); check ARANGO_PASSWORD and ARANGO_AUTH`);
+    const version = parseJson(vres.body);
+    if (vres.status !== 200 || !version || !version.version) exec.test.abort(`ARANGO_URL=${base} does not look like ArangoDB: /_api/version answered ${describe(vres)}`);
+
+    let reused = false;
+    const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database');
+    if (created.status === 409) {
+      if (!isOurs()) exec.test.abort(`database ${db} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
+      if (!cfg.REUSE) exec.test.abort(`database ${db} already exists (an earlier k6-writepath run): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
+      // Ours: drop and create it again, the simplest way to empty it with every index.
+      const dropped = call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database');
+      if (dropped.status !== 200) exec.test.abort(`cannot drop database ${db} for REUSE=1: ${describe(dropped)}`);
+      mustOk(call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database'), `create database ${db}`);
+      reused = true;
+    } else if (created.status !== 201) {
+      exec.test.abort(`cannot create database ${db} (needs rights on _system): ${describe(created)}`);
+    }
+    mustOk(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: META }), 'POST /_api/collection'), `create collection ${META}`);
+    mustOk(call('POST', `${prefix}/_api/document/${META}`, JSON.stringify({ _key: 'owner', createdBy: MARKER, runId, createdAt: new Date().toISOString() }), 'POST marker'), 'write the marker document');
+    for (const c of colls) {
+      mustOk(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: c, waitForSync: cfg.ARANGO_WAIT_FOR_SYNC }), 'POST /_api/collection'), `create collection ${c}`);
+      for (const f of indexFields) {
+        mustOk(call('POST', `${prefix}/_api/index?collection=${c}`, JSON.stringify({ type: 'persistent', fields: [f], unique: false, sparse: false }), 'POST /_api/index'), `create a persistent index on ${c}.${f}`);
+      }
+    }
+    const props = mustOk(call('GET', `${prefix}/_api/collection/${colls[0]}/properties`, undefined, 'GET properties'), `read the properties of ${colls[0]}`) || {};
+    return {
+      version: `ArangoDB ${version.version} (${version.server || 'arango'}, license ${version.license || 'unknown'})`,
+      serverVersion: `ArangoDB ${version.version}`,
+      objects: [`database ${db}`, ...colls.map((c) => `collection ${db}/${c}`)],
+      reused,
+      settings: {
+        waitForSync: props.waitForSync === undefined ? cfg.ARANGO_WAIT_FOR_SYNC : props.waitForSync,
+        persistent_indexes: indexFields.length ? indexFields.join('+') : 0,
+        silent: cfg.ARANGO_SILENT,
+        keepNull: cfg.ARANGO_KEEP_NULL,
+        auth: cfg.ARANGO_AUTH,
+      },
+    };
+  }
+
+  // One batch: a JSON array POSTed in one request. Timed with k6's own request timing.
+  function writeBody(op, body, n, tags, coll = colls[0]) {
+    const p = requestParams();
+    p.tags = { name: `POST /_api/document ${op}`, phase: tags.phase, op };
+    const res = http.post(`${prefix}/_api/document/${coll}?${overwriteQuery(op, cfg)}${silentQuery}`, body, p);
+    const ms = res.timings.duration;
+    const out = { n, ms, bytes: body.length, failed: 0, byReason: {}, failedIndexes: null };
+    if (res.status === 0) {
+      const reason = transportReason(res);
+      logOnce(reason, `[${tags.phase}] batch of ${n} failed (${reason}): ${redact(res.error)}`);
+      return Object.assign(out, { failed: n, byReason: { [reason]: n } });
+    }
+    if (res.status !== 201 && res.status !== 202) {
+      abortIfFatal(res, `POST /_api/document/${coll}`);
+      const reason = httpReason(res.status);
+      logOnce(reason, `[${tags.phase}] batch of ${n} failed: ${describe(res)}`);
+      return Object.assign(out, { failed: n, byReason: { [reason]: n } });
+    }
+    const a = accountBatch(n, res.status, res.body, res.headers['X-Arango-Error-Codes'], cfg.ARANGO_SILENT);
+    if (a.note) logOnce(`note:${a.note.slice(0, 20)}`, `[${tags.phase}] ${a.note}`);
+    for (const r in a.byReason) logOnce(r, `[${tags.phase}] ${a.byReason[r]} of ${n} documents failed with ${r} (answer ${res.status}); later failures are counted, not logged`);
+    return Object.assign(out, { failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes });
+  }
+
+  function write(op, nums, stamp, tags) {
+    return writeBody(op, docs.batch(nums, stamp), nums.length, tags);
+  }
+
+  // One single-document request (arangobench's cases). ok = statuses that mean success.
+  function single(method, path, body, tags, ok) {
+    const p = requestParams();
+    p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
+    const res = http.request(method, `${prefix}${path}`, body, p);
+    const out = { n: 1, ms: res.timings.duration, bytes: body ? body.length : 0, failed: 0, byReason: {}, failedIndexes: null };
+    if (ok.includes(res.status)) return out;
+    let reason;
+    if (res.status === 0) reason = transportReason(res);
+    else {
+      abortIfFatal(res, `${method} ${path.split('?')[0]}`);
+      const num = errorNum(res);
+      reason = num !== null && REASONS.includes(`e${num}`) ? `e${num}` : httpReason(res.status);
+    }
+    logOnce(reason, `[${tags.op}] ${method} ${path.split('?')[0]} failed (${reason}): ${describe(res)}`);
+    return Object.assign(out, { failed: 1, byReason: { [reason]: 1 } });
+  }
+
+  const ops = {
+    insertOne: (c, body, tags) => single('POST', `/_api/document/${colls[c]}?silent=true`, body, tags, [201, 202]),
+    readOne: (c, key, tags) => single('GET', `/_api/document/${colls[c]}/${key}`, null, tags, [200]),
+    updateOne: (c, key, body, tags) => single('PATCH', `/_api/document/${colls[c]}/${key}?silent=true`, body, tags, [201, 202]),
+    removeOne: (c, key, tags) => single('DELETE', `/_api/document/${colls[c]}/${key}?silent=true`, null, tags, [200, 202]),
+  };
+
+  // Two documents into two collections in one stream transaction: begin, one insert per
+  // collection with x-arango-trx-id, commit; abort when anything failed. The whole
+  // sequence is one timed operation of 2 documents.
+  function transaction(bodies, tags) {
+    const p = requestParams();
+    const tagged = (name) => Object.assign({}, p, { tags: { name, phase: tags.phase, op: tags.op } });
+    const n = bodies.length;
+    const out = { n, ms: 0, bytes: 0, failed: 0, byReason: {}, failedIndexes: null };
+    const failAll = (res, what) => {
+      const reason = res.status === 0 ? transportReason(res) : (REASONS.includes(`e${errorNum(res)}`) ? `e${errorNum(res)}` : httpReason(res.status));
+      logOnce(`trx:${reason}`, `[${tags.op}] stream transaction failed at ${what} (${reason}): ${describe(res)}`);
+      return Object.assign(out, { failed: n, byReason: { [reason]: n } });
+    };
+    const begin = http.post(`${prefix}/_api/transaction/begin`, JSON.stringify({ collections: { write: colls.slice(0, n) } }), tagged('POST /_api/transaction/begin'));
+    out.ms += begin.timings.duration;
+    const id = begin.status === 201 ? ((parseJson(begin.body) || {}).result || {}).id : null;
+    if (!id) { abortIfFatal(begin, 'transaction begin'); return failAll(begin, 'begin'); }
+    const inTrx = Object.assign({}, tagged('POST /_api/document trx'), { headers: Object.assign({}, p.headers, { 'x-arango-trx-id': String(id) }) });
+    let failedRes = null;
+    for (let i = 0; i < n && !failedRes; i++) {
+      const res = http.post(`${prefix}/_api/document/${colls[i]}?silent=true`, bodies[i], inTrx);
+      out.ms += res.timings.duration;
+      out.bytes += bodies[i].length;
+      if (res.status !== 201 && res.status !== 202) failedRes = res;
+    }
+    if (failedRes) {
+      const ab = http.del(`${prefix}/_api/transaction/${id}`, null, tagged('DELETE /_api/transaction'));
+      out.ms += ab.timings.duration;
+      abortIfFatal(failedRes, 'insert in transaction');
+      return failAll(failedRes, 'insert');
+    }
+    const commit = http.put(`${prefix}/_api/transaction/${id}`, null, tagged('PUT /_api/transaction'));
+    out.ms += commit.timings.duration;
+    if (commit.status !== 200) { abortIfFatal(commit, 'commit'); return failAll(commit, 'commit'); }
+    return out;
+  }
+
+  function countOf(c) {
+    const res = call('GET', `${prefix}/_api/collection/${c}/count`, undefined, 'GET count');
+    if (res.status !== 200) throw `k6-writepath: cannot count ${db}/${c}: ${describe(res)}`;
+    return Number(parseJson(res.body).count);
+  }
+
+  function count() {
+    return countOf(colls[0]);
+  }
+
+  function countAll() {
+    return colls.map(countOf);
+  }
+
+  // key number -> stamp ("w") of the stored document, via batch reads (missing keys come
+  // back as inline 1202 errors and are simply absent from the map).
+  function readStamps(nums) {
+    const out = new Map();
+    for (let i = 0; i < nums.length; i += 1000) {
+      const chunk = nums.slice(i, i + 1000);
+      const res = call('PUT', `${prefix}/_api/document/${colls[0]}?onlyget=true`, JSON.stringify(chunk.map(keyName)), 'PUT onlyget');
+      if (res.status !== 200) throw `k6-writepath: cannot read back documents of ${db}/${colls[0]}: ${describe(res)}`;
+      for (const d of parseJson(res.body) || []) {
+        if (d && !d.error && typeof d._key === 'string') out.set(Number(d._key.slice(1)), String(d.w));
+      }
+    }
+    return out;
+  }
+
+  function teardown(runId, keep) {
+    bind(runId);
+    const exists = call('GET', `${prefix}/_api/version`, undefined, 'GET /_api/version');
+    if (exists.status === 404) return 'absent';
+    if (!isOurs()) return 'not ours, left alone';
+    if (keep) return 'kept (KEEP=1)';
+    const res = call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database');
+    return res.status === 200 ? 'dropped' : `not dropped: ${describe(res)}`;
+  }
+
+  return { name: 'arangodb', reasons: REASONS, bind, setup, write, writeBody, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
+}
