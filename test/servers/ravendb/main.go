@@ -36,8 +36,9 @@ type server struct {
 	dbs       map[string]*database // key: lower-case name (database names are case-insensitive)
 	raftIndex atomic.Int64
 
-	faults *faultState
-	logger *log.Logger
+	faults      *faultState
+	logger      *log.Logger
+	logRequests bool
 }
 
 func main() {
@@ -50,6 +51,7 @@ func main() {
 	burstLen := flag.Int("burst503-length", 0, "fault: ... the next M write requests get 503")
 	dropRate := flag.Float64("drop-connection-rate", 0, "fault: share (0..1) of bulk_insert/bulk_docs requests whose connection is dropped mid-body")
 	seed := flag.Int64("seed", 1, "fault: random seed for drop-connection decisions")
+	logRequests := flag.Bool("log-requests", false, "log every request (method, URI) to stderr")
 	flag.Parse()
 
 	if *commitOps < 1 {
@@ -62,6 +64,7 @@ func main() {
 		storeBodies:   *storeBodies,
 		dbs:           make(map[string]*database),
 		logger:        log.New(os.Stderr, "ravendb-testserver: ", log.LstdFlags|log.Lmicroseconds),
+		logRequests:   *logRequests,
 	}
 	s.faults = newFaultState(faultConfig{
 		LatencyMs:          *latency,
@@ -93,6 +96,9 @@ func main() {
 // and are logged to stderr so missing endpoints are easy to spot.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
+	if s.logRequests {
+		s.logger.Printf("request: %s %s", r.Method, r.URL.RequestURI())
+	}
 	if strings.HasPrefix(path, "/_testserver/") {
 		s.handleControl(w, r)
 		return
