@@ -13,6 +13,7 @@ export const KNOBS = {
   OVERWRITE_BATCHES: { type: 'int', min: 0, max: 1e7, default: 20, doc: 'Batches in the overwrite phase; each upserts BATCH_SIZE existing keys (E1: 100 for ArangoDB, 50 for PostgreSQL).' },
   MIXED_BATCHES:     { type: 'int', min: 0, max: 1e7, default: 10, doc: 'Batches in the mixed phase.' },
   MIXED_NEW_PERCENT: { type: 'int', min: 0, max: 100, default: 50, doc: 'Share of new keys in each mixed batch, in percent; the rest overwrite existing keys.' },
+  MIXED_OP:     { type: 'enum', values: ['upsert', 'insert'], default: 'upsert', doc: 'Operation of the mixed phase. insert shows what E1\'s client faced without overwrite: every existing key in a batch is a failed document (PostgreSQL fails the whole statement).' },
   KEY_DIST:     { type: 'enum', values: ['uniform', 'zipfian', 'hotspot'], default: 'uniform', doc: 'How overwrite/mixed phases pick existing keys (always distinct within a batch).' },
   ZIPF_THETA:   { type: 'number', min: 0.01, max: 0.999, default: 0.99, doc: 'Skew of KEY_DIST=zipfian (YCSB\'s default 0.99).' },
   HOTSPOT_DATA_PERCENT: { type: 'int', min: 1, max: 99, default: 20, doc: 'KEY_DIST=hotspot: share of keys that are hot, in percent.' },
@@ -29,6 +30,10 @@ export const KNOBS = {
   MAX_DURATION: { type: 'duration', default: '30m', doc: 'Upper bound on the whole write scenario (k6 maxDuration); unfinished batches are reported, not hidden.' },
   REUSE:        { type: 'bool', default: false, doc: 'With an explicit RUN_ID whose objects already exist and carry this pack\'s marker: empty and reuse them instead of refusing. Objects without the marker are never touched.' },
   KEEP:         { type: 'bool', default: false, doc: 'Keep the run\'s table/collection/database after the run instead of dropping it.' },
+  // Reports (docs/results.md)
+  HTML_REPORTER: { type: 'enum', values: ['builtin', 'k6-reporter', 'none'], default: 'builtin', doc: 'HTML report in results/<RUN_ID>/: builtin = report.html from our own code (offline, self-contained); k6-reporter = also k6-reporter.html from benc-uk/k6-reporter 3.0.4, imported by URL through scripts/run (needs internet; without it scripts/run warns and keeps the builtin report); none = no HTML.' },
+  WEB_DASHBOARD: { type: 'bool', default: false, doc: 'scripts/run: also export k6\'s built-in web dashboard to results/<RUN_ID>/k6-dashboard.html (no port opened; k6 skips the export for runs shorter than about 3 x WEB_DASHBOARD_PERIOD).' },
+  WEB_DASHBOARD_PERIOD: { type: 'duration', default: '1s', doc: 'scripts/run with WEB_DASHBOARD=1: sampling period of the web dashboard export (k6 default 10s is too coarse for short runs).' },
   // PostgreSQL
   PG_URL:       { type: 'secret', target: 'postgres', doc: 'PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:55432/writepath?sslmode=disable (make up writes one to .run/env). Never printed.' },
   PG_SCHEMA:    { type: 'string', target: 'postgres', pattern: /^[a-z_][a-z0-9_]{0,62}$/, allowed: 'a lower-case SQL identifier', default: 'public', doc: 'Schema that holds the run\'s table k6wp_<RUN_ID>.' },

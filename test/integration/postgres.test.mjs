@@ -1,0 +1,121 @@
+// E1 on the real local PostgreSQL with the real bin/k6: counts, exit codes, failures,
+// results folder, and what lands in InfluxDB.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { influxQuery, localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
+
+const env = localEnv();
+const scenario = 'scenarios/postgres/insert-vs-overwrite.js';
+const small = { PG_URL: env.PG_URL, DOCS: '6000', BATCH_SIZE: '500', VUS: '2', OVERWRITE_BATCHES: '6', MIXED_BATCHES: '4', MIXED_NEW_PERCENT: '50' };
+
+async function tableExists(runId) {
+  return (await psql(env.PG_URL, `select count(*) from pg_class where relname = 'k6wp_${runId}'`)) === '1';
+}
+
+test('a passing run: exit 0, exact counts, overwritten keys read back, table dropped, results written', async () => {
+  const r = await runK6(scenario, small);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const s = r.summary;
+  assert.ok(s, 'summary.json written');
+  assert.deepEqual(s.phases.map((p) => p.phase), ['load', 'overwrite', 'mixed']);
+  const [load, over, mixed] = s.phases;
+  assert.equal(load.batches, 12);
+  assert.equal(load.docs_ok, 6000);
+  assert.equal(load.docs_new, 6000);
+  assert.equal(over.batches, 6);
+  assert.equal(over.docs_ok, 3000);
+  assert.equal(over.docs_new, 0);
+  assert.equal(mixed.docs_ok, 2000);
+  assert.equal(mixed.docs_new, 1000);
+  for (const p of s.phases) {
+    assert.equal(p.docs_failed, 0);
+    assert.ok(p.batch_ms.min > 0 && p.batch_ms.min <= p.batch_ms.median && p.batch_ms.median <= p.batch_ms.max);
+    assert.ok(p.docs_per_s > 0);
+  }
+  assert.ok(s.ratios['overwrite/load'].average > 0);
+  assert.equal(s.verification.expected, 7000);
+  assert.equal(s.verification.found, 7000);
+  assert.equal(s.verification.acknowledged_new, 7000);
+  assert.ok(s.verification.readback_checked >= 900, `read back ${s.verification.readback_checked}`);
+  assert.equal(s.verification.readback_stale_or_missing, 0);
+  assert.equal(s.server.settings.synchronous_commit, 'on');
+  assert.match(s.server.version, /PostgreSQL 1\d/);
+  assert.equal(s.passed, true);
+  assert.match(r.stdout, /verification: expected 7000, found 7000 — OK/);
+  assert.match(r.stdout, /overwrite\/load ratio: average/);
+  assert.match(r.junit, /<testsuite name="k6-writepath postgres insert-vs-overwrite" tests="\d+" failures="0">/);
+  assert.equal(await tableExists(r.runId), false, 'teardown dropped the run\'s table');
+});
+
+test('E2 knobs reach the database: unlogged table, synchronous_commit off, secondary indexes', async () => {
+  const runId = uniqueRunId();
+  const r = await runK6(scenario, { ...small, RUN_ID: runId, PG_TABLE: 'unlogged', PG_SYNC_COMMIT: 'off', PG_INDEXES: '2', KEEP: '1', PHASES: 'load' });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.equal(r.summary.server.settings.synchronous_commit, 'off');
+  assert.equal(await psql(env.PG_URL, `select relpersistence from pg_class where relname = 'k6wp_${runId}'`), 'u');
+  assert.equal(await psql(env.PG_URL, `select count(*) from pg_indexes where tablename = 'k6wp_${runId}'`), '3', 'primary key + 2 secondary');
+  assert.equal(await psql(env.PG_URL, `select count(*) from k6wp_${runId}`), '6000');
+  assert.match(await psql(env.PG_URL, `select obj_description('k6wp_${runId}'::regclass, 'pg_class')`), new RegExp(`^k6-writepath run=${runId}$`));
+  // The overwrite phase really overwrote: with KEEP=1 the stamps are visible in the table.
+  await psql(env.PG_URL, `drop table k6wp_${runId}`);
+});
+
+test('the overwrite phase leaves the new version in the table', async () => {
+  const runId = uniqueRunId();
+  const r = await runK6(scenario, { ...small, RUN_ID: runId, KEEP: '1', PHASES: 'load,overwrite' });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const stamps = await psql(env.PG_URL, `select doc->>'w' as w, count(*) from k6wp_${runId} group by 1 order by 1`);
+  const counts = Object.fromEntries(stamps.split('\n').map((l) => l.split('|')).map(([w, c]) => [w, Number(c)]));
+  const overwritten = Object.entries(counts).filter(([w]) => w.startsWith('o')).reduce((s, [, c]) => s + c, 0);
+  // 6 batches x 500 distinct keys per batch; keys chosen by two batches count once.
+  assert.ok(overwritten > 2500 && overwritten <= 3000, `overwritten ${overwritten}`);
+  assert.equal(overwritten + counts.l, 6000);
+  await psql(env.PG_URL, `drop table k6wp_${runId}`);
+});
+
+test('an impossible threshold file fails the run with exit code 99 and a JUnit failure', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-thr-'));
+  const file = path.join(dir, 'impossible.json');
+  writeFileSync(file, JSON.stringify({ phases: { load: { batch_p95_ms: 0 }, overwrite: { batch_max_ms: 0 } } }));
+  const r = await runK6(scenario, { ...small, THRESHOLDS: file });
+  assert.equal(r.code, 99, r.stdout + r.stderr);
+  assert.equal(r.summary.passed, false);
+  const failed = r.summary.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.threshold}`).sort();
+  assert.deepEqual(failed, ['writepath_batch_duration{phase:load} p(95)<=0', 'writepath_batch_duration{phase:overwrite} max<=0']);
+  assert.match(r.junit, /failures="2"/);
+  assert.match(r.stdout, /thresholds: 2 of \d+ FAILED/);
+});
+
+test('inserting existing keys is counted as failed documents with the reason, never as success', async () => {
+  const r = await runK6(scenario, { ...small, MIXED_OP: 'insert', OVERWRITE_BATCHES: '0' });
+  assert.equal(r.code, 99, r.stdout + r.stderr);
+  const mixed = r.summary.phases.find((p) => p.phase === 'mixed');
+  // Each mixed batch holds 250 existing keys, so PostgreSQL rejects the whole statement.
+  assert.equal(mixed.batches, 4);
+  assert.equal(mixed.docs_ok, 0);
+  assert.equal(mixed.docs_failed, 2000);
+  assert.deepEqual(mixed.failed_by_reason, { unique_violation: 2000 });
+  assert.equal(mixed.failed_batch_rate, 1);
+  assert.equal(r.summary.verification.expected, 7000);
+  assert.equal(r.summary.verification.found, 6000, 'the 1000 new keys of the failed batches are missing');
+  assert.equal(r.summary.verification.count_ok, false);
+  assert.match(r.stderr, /\[mixed\] batch of 500 failed \(unique_violation\): .*duplicate key value violates unique constraint/);
+  assert.match(r.stdout, /mixed: 2000 documents failed: unique_violation 2000/);
+});
+
+test('InfluxDB receives one batch-duration point per batch, tagged with phase, op, target and testid', async () => {
+  const runId = uniqueRunId();
+  const r = await runK6(scenario, { ...small, RUN_ID: runId, K6_INFLUXDB_TAGS_AS_FIELDS: 'vu:int,iter:int,url' },
+    { args: ['--out', `influxdb=${env.INFLUX_URL}`, '--tag', `testid=${runId}`], runId });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const res = await influxQuery(env.INFLUX_URL, `SELECT count("value") FROM "writepath_batch_duration" WHERE "testid" = '${runId}' GROUP BY "phase", "op", "target"`);
+  const series = res.results[0].series || [];
+  const got = Object.fromEntries(series.map((s) => [`${s.tags.phase}/${s.tags.op}/${s.tags.target}`, s.values[0][1]]));
+  assert.deepEqual(got, { 'load/insert/postgres': 12, 'overwrite/upsert/postgres': 6, 'mixed/upsert/postgres': 4 });
+  const ok = await influxQuery(env.INFLUX_URL, `SELECT sum("value") FROM "writepath_docs_ok" WHERE "testid" = '${runId}' GROUP BY "phase"`);
+  const okBy = Object.fromEntries(ok.results[0].series.map((s) => [s.tags.phase, s.values[0][1]]));
+  assert.deepEqual(okBy, { load: 6000, overwrite: 3000, mixed: 2000 });
+});

@@ -1,0 +1,76 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OwnedKeys, Zipfian, loadBatchCount, loadBatchKeys, makePicker, pickDistinct, vuBatchCount } from '../../lib/keys.js';
+import { Rng } from '../../lib/rand.js';
+
+test('load batches of all VUs cover [0, DOCS) exactly once', () => {
+  for (const [docs, batch, vus] of [[20000, 1000, 2], [10007, 1000, 3], [5, 2, 3], [1, 1, 1]]) {
+    const L = loadBatchCount(docs, batch);
+    const seen = new Uint8Array(docs);
+    let batches = 0;
+    for (let v = 0; v < vus; v++) {
+      const n = vuBatchCount(L, vus, v);
+      batches += n;
+      for (let i = 0; i < n; i++) for (const k of loadBatchKeys(v + vus * i, docs, batch)) seen[k]++;
+    }
+    assert.equal(batches, L);
+    assert.ok(seen.every((c) => c === 1), `gap or overlap for ${docs}/${batch}/${vus}`);
+  }
+});
+
+test('the keys a VU owns are exactly the keys it loaded', () => {
+  const docs = 10007; const batch = 1000; const vus = 3;
+  const L = loadBatchCount(docs, batch);
+  for (let v = 0; v < vus; v++) {
+    const loaded = [];
+    for (let i = 0; i < vuBatchCount(L, vus, v); i++) loaded.push(...loadBatchKeys(v + vus * i, docs, batch));
+    const owned = new OwnedKeys(docs, batch, vus, v);
+    assert.equal(owned.size, loaded.length);
+    for (let r = 0; r < owned.size; r++) assert.equal(owned.at(r), loaded[r]);
+  }
+});
+
+test('picks are distinct within a batch, seeded and reproducible', () => {
+  const pick = makePicker({ KEY_DIST: 'uniform' }, 5000);
+  const a = pickDistinct(1000, 5000, pick, new Rng(7, 'overwrite', 3));
+  const b = pickDistinct(1000, 5000, pick, new Rng(7, 'overwrite', 3));
+  const c = pickDistinct(1000, 5000, pick, new Rng(8, 'overwrite', 3));
+  assert.equal(new Set(a).size, 1000);
+  assert.deepEqual(a, b);
+  assert.notDeepEqual(a, c);
+  assert.ok(a.every((r) => r >= 0 && r < 5000));
+  // A batch as large as the space is a permutation of it, even under heavy skew.
+  const zp = makePicker({ KEY_DIST: 'zipfian', ZIPF_THETA: 0.99 }, 300);
+  assert.equal(new Set(pickDistinct(300, 300, zp, new Rng(1))).size, 300);
+  assert.throws(() => pickDistinct(11, 10, pick, new Rng(1)));
+});
+
+test('uniform picks spread evenly over the space', () => {
+  const n = 10000; const draws = 200000;
+  const pick = makePicker({ KEY_DIST: 'uniform' }, n);
+  const rng = new Rng(1);
+  const deciles = new Array(10).fill(0);
+  for (let i = 0; i < draws; i++) deciles[Math.floor(pick(rng) / (n / 10))]++;
+  for (const d of deciles) assert.ok(Math.abs(d - draws / 10) < draws / 10 * 0.05, `decile ${d}`);
+});
+
+test('zipfian concentrates on few keys, hotspot sends the configured share to hot keys', () => {
+  const n = 100000; const draws = 100000;
+  const z = makePicker({ KEY_DIST: 'zipfian', ZIPF_THETA: 0.99 }, n);
+  const counts = new Map();
+  const rng = new Rng(3);
+  for (let i = 0; i < draws; i++) { const r = z(rng); counts.set(r, (counts.get(r) || 0) + 1); }
+  const top = [...counts.values()].sort((a, b) => b - a);
+  const top1pct = top.slice(0, n / 100).reduce((s, c) => s + c, 0);
+  assert.ok(top1pct / draws > 0.4, `top 1% of keys got ${top1pct / draws}`);
+  assert.ok(new Zipfian(n, 0.99).rank(0.999999) < n);
+
+  const h = makePicker({ KEY_DIST: 'hotspot', HOTSPOT_DATA_PERCENT: 20, HOTSPOT_OPS_PERCENT: 80 }, n);
+  const hits = new Map();
+  const rng2 = new Rng(4);
+  for (let i = 0; i < draws; i++) { const r = h(rng2); hits.set(r, (hits.get(r) || 0) + 1); }
+  // The hot set is 20% of the keys; the 20% most-hit keys must hold about 80% of the picks.
+  const sorted = [...hits.values()].sort((a, b) => b - a);
+  const hot = sorted.slice(0, n * 0.2).reduce((s, c) => s + c, 0) / draws;
+  assert.ok(hot > 0.78 && hot < 0.86, `hot share ${hot}`);
+});

@@ -1,0 +1,101 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { k6Thresholds, parseThresholds } from '../../lib/thresholds.js';
+import { buildReport } from '../../lib/report.js';
+
+const phases = ['load', 'overwrite', 'mixed'];
+const opts = { path: 'thresholds/x.json', phases };
+
+function errorOf(fn) {
+  try { fn(); } catch (e) { return String(e); }
+  return null;
+}
+
+test('a threshold file becomes k6 thresholds on per-phase sub-metrics', () => {
+  const parsed = parseThresholds(JSON.stringify({
+    phases: {
+      load: { batch_p95_ms: 2000, batch_p99_ms: 5000, failed_docs_max: 0 },
+      overwrite: { batch_avg_ms: 100, failed_batches_rate_max: 0.01, abort_on_fail: true },
+    },
+  }), opts);
+  const t = k6Thresholds(parsed, ['load', 'overwrite'], ['unique_violation']);
+  assert.deepEqual(t['writepath_batch_duration{phase:load}'], ['p(95)<=2000', 'p(99)<=5000']);
+  assert.deepEqual(t['writepath_docs_failed{phase:load}'], ['count<=0']);
+  assert.deepEqual(t['writepath_batch_duration{phase:overwrite}'], ['avg<=100']);
+  assert.deepEqual(t['writepath_batch_failed{phase:overwrite}'], [{ threshold: 'rate<=0.01', abortOnFail: true, delayAbortEval: '5s' }]);
+  assert.deepEqual(t['writepath_docs_failed{phase:load,reason:unique_violation}'], []);
+  assert.deepEqual(t.writepath_verify_mismatch, ['value==0']);
+  assert.equal(t['writepath_batch_duration{phase:mixed}'], undefined, 'phases that do not run get no sub-metrics');
+  const noVerify = k6Thresholds(parseThresholds('{"phases":{},"verify":false}', opts), ['load']);
+  assert.equal(noVerify.writepath_verify_mismatch, undefined);
+});
+
+test('malformed threshold files are refused with one line naming the file and the problem', () => {
+  const cases = [
+    ['{', /THRESHOLDS=thresholds\/x.json is not valid JSON/],
+    ['[]', /must hold a JSON object with "phases"/],
+    ['{"phases":{},"extra":1}', /unknown key "extra"/],
+    ['{"phases":[]}', /"phases" must be an object/],
+    ['{"phases":{"delete":{}}}', /unknown phase "delete"; this experiment has load, overwrite, mixed/],
+    ['{"phases":{"load":{"p95":1}}}', /phases.load.p95 is unknown; allowed: batch_avg_ms/],
+    ['{"phases":{"load":{"batch_p95_ms":-1}}}', /phases.load.batch_p95_ms=-1 must be a number >= 0/],
+    ['{"phases":{"load":{"batch_p95_ms":"100"}}}', /phases.load.batch_p95_ms="100" must be a number >= 0/],
+    ['{"phases":{"load":{"failed_batches_rate_max":2}}}', /must be a number from 0 to 1/],
+    ['{"phases":{"load":{"abort_on_fail":"yes"}}}', /abort_on_fail="yes" must be true or false/],
+    ['{"phases":{},"verify":"no"}', /"verify" must be true or false/],
+  ];
+  for (const [text, re] of cases) {
+    const msg = errorOf(() => parseThresholds(text, opts));
+    assert.ok(msg, `accepted: ${text}`);
+    assert.match(msg, re);
+    assert.equal(msg.split('\n').length, 1);
+  }
+});
+
+function fakeSummary({ thresholdOk = true, found = 3000 } = {}) {
+  const trend = (avg) => ({ type: 'trend', values: { min: avg / 2, med: avg, avg, 'p(90)': avg * 1.5, 'p(95)': avg * 1.7, 'p(99)': avg * 2, max: avg * 3, count: 2 } });
+  const counter = (count) => ({ type: 'counter', values: { count, rate: 1 } });
+  const m = {
+    'writepath_batch_duration{phase:load}': { ...trend(10), thresholds: { 'p(95)<=2000': { ok: thresholdOk } } },
+    'writepath_batch_duration{phase:overwrite}': trend(40),
+    'writepath_docs_ok{phase:load}': counter(2000),
+    'writepath_docs_new{phase:load}': counter(2000),
+    'writepath_docs_ok{phase:overwrite}': counter(1500),
+    'writepath_docs_failed{phase:overwrite}': counter(500),
+    'writepath_docs_failed{phase:overwrite,reason:connection}': counter(500),
+    'writepath_phase_clock{phase:load}': { type: 'gauge', values: { min: 1000, max: 2000, value: 2000 } },
+    'writepath_phase_clock{phase:overwrite}': { type: 'gauge', values: { min: 2000, max: 4000, value: 4000 } },
+    writepath_verify_expected: { type: 'gauge', values: { value: 2000 } },
+    writepath_verify_found: { type: 'gauge', values: { value: found } },
+    writepath_verify_mismatch: { type: 'gauge', values: { value: Math.abs(found - 2000) }, thresholds: { 'value==0': { ok: found === 2000 } } },
+    writepath_readback_checked: { type: 'gauge', values: { value: 100 } },
+    writepath_readback_stale: { type: 'gauge', values: { value: 0 } },
+  };
+  return { metrics: m, setup_data: { runId: 'r1', target: { serverVersion: '15.18', settings: { synchronous_commit: 'on' } } } };
+}
+
+const meta = { cfg: { RESULTS_DIR: 'results', DOC_SHAPE: 'e1', KEY_DIST: 'uniform', SEED: 1 }, plan: { V: 2, B: 1000, L: 2, O: 2, M: 0, newPer: 0, expectedDocs: 2000 }, phases: ['load', 'overwrite'], target: 'postgres', experiment: 'insert-vs-overwrite', reasons: ['connection'], ops: { load: 'insert', overwrite: 'upsert' } };
+
+test('the report has E1\'s table, ratios, verification and failure reasons', () => {
+  const r = buildReport(fakeSummary({ found: 2000 }), meta);
+  assert.match(r.text, /load\s+insert\s+2\s+2000\s+0\s+2000 /);
+  assert.match(r.text, /overwrite\s+upsert\s+2\s+1500\s+500\s+750 /);
+  assert.match(r.text, /overwrite\/load ratio: average 4.00x · median 4.00x · p99 4.00x/);
+  assert.match(r.text, /overwrite: 500 documents failed: connection 500/);
+  assert.match(r.text, /verification: expected 2000, found 2000 — OK/);
+  assert.equal(r.json.phases[1].docs_per_s, 750);
+  assert.equal(r.json.phases[0].batch_ms.p99, 20);
+  assert.equal(r.json.verification.count_ok, true);
+  assert.equal(r.json.passed, true);
+  assert.match(r.junit, /<testsuite name="k6-writepath postgres insert-vs-overwrite" tests="4" failures="0">/);
+});
+
+test('failed thresholds and a wrong count show in the text and as JUnit failures', () => {
+  const r = buildReport(fakeSummary({ thresholdOk: false, found: 3000 }), meta);
+  assert.match(r.text, /verification: expected 2000, found 3000 — FAILED/);
+  assert.match(r.text, /thresholds: 2 of 2 FAILED/);
+  assert.equal(r.json.passed, false);
+  assert.match(r.junit, /failures="3"/);
+  assert.match(r.junit, /<failure message="expected 2000, found 3000"\/>/);
+  assert.match(r.junit, /name="writepath_batch_duration\{phase:load\} p\(95\)&lt;=2000"><failure/);
+});
