@@ -27,6 +27,10 @@ export function recordBatch(tags, res, newCount, startedAt) {
     }
     if (res.failedIndexes) {
       for (const i of res.failedIndexes) if (i < newCount) newFailed++;
+    } else if (res.failed < res.n) {
+      // Failures that cannot be mapped to documents (ArangoDB silent=true lists only the
+      // errors): assume the worst for new keys, so docs_new is a lower bound.
+      newFailed = Math.min(newCount, res.failed);
     } else {
       newFailed = newCount; // the whole batch failed
     }
