@@ -4,6 +4,7 @@
 import { fail, loadConfig, publicConfig } from './config.js';
 import { k6Thresholds, parseThresholds } from './thresholds.js';
 import { buildReport } from './report.js';
+import { renderHtml } from './report-html.js';
 
 export const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
 
@@ -87,6 +88,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
       out[`${prefix}summary.txt`] = r.text;
       out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
       out[`${prefix}junit.xml`] = r.junit;
+      if (cfg.HTML_REPORTER !== 'none') out[`${prefix}report.html`] = renderHtml(r.json);
     }
     return out;
   }

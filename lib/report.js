@@ -110,6 +110,7 @@ export function buildReport(data, meta) {
     server: setup.target || null,
     config: meta.cfg,
     plan: meta.plan ? { vus: meta.plan.V, batch_size: meta.plan.B, load_batches: meta.plan.L, overwrite_batches: meta.plan.O, mixed_batches: meta.plan.M, new_keys_per_mixed_batch: meta.plan.newPer, expected_docs: meta.plan.expectedDocs } : null,
+    ops: meta.ops || {},
     phases,
     ratios,
     verification,
