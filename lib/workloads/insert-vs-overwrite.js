@@ -73,9 +73,10 @@ export function batchKeys(cfg, p, phase, j, pickers) {
 }
 
 // The operation each phase performs (README: "What the operations mean"). A target may
-// offer another overwrite operation (ArangoDB: merge, ignore) through cfg.OVERWRITE_OP.
+// offer another overwrite operation (ArangoDB: merge, ignore) through cfg.OVERWRITE_OP, and
+// another load operation (RavenDB: bulk insert) through cfg.LOAD_OP.
 export function opsFor(cfg) {
-  return { load: 'insert', overwrite: cfg.OVERWRITE_OP || 'upsert', mixed: cfg.MIXED_OP || 'upsert' };
+  return { load: cfg.LOAD_OP || 'insert', overwrite: cfg.OVERWRITE_OP || 'upsert', mixed: cfg.MIXED_OP || 'upsert' };
 }
 
 // One iteration of a VU: the next batch of its plan.

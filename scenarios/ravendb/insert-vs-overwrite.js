@@ -1,0 +1,16 @@
+// E1 on RavenDB: load (bulk_docs with ChangeVector "" = insert, or bulk insert with LOAD_OP=bulk),
+// then overwrite and mixed phases as bulk_docs upserts (ChangeVector null). docs/ravendb.md.
+//   RAVEN_URL=http://127.0.0.1:8080 scripts/run scenarios/ravendb/insert-vs-overwrite.js
+//   scripts/run scenarios/ravendb/insert-vs-overwrite.js -e LOAD_OP=bulk -e RAVEN_INDEXES=3
+// Knobs: README "Configuration". Thresholds: thresholds/ravendb/insert-vs-overwrite.json.
+import { experiment } from '../../lib/experiment.js';
+import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
+import { createTarget } from '../../lib/targets/ravendb.js';
+
+const e = experiment(workload, createTarget, __ENV, { target: 'ravendb' });
+
+export const options = e.options;
+export const setup = e.setup;
+export default e.run;
+export const teardown = e.teardown;
+export const handleSummary = e.handleSummary;
