@@ -42,14 +42,16 @@ export function experiment(workload, createTarget, env, { target, required = [],
   const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES, required });
   configure(cfg);
   const plan = workload.plan(cfg);
-  const tgt = createTarget(cfg);
+  // The plan tells a target what the workload needs beyond one collection (arangobench).
+  const tgt = createTarget(cfg, plan);
   const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
   const state = {};
   const layout = resultsLayout(cfg, env);
 
   const options = {
     scenarios: workload.scenarios(cfg, plan),
-    thresholds: k6Thresholds(parsed, cfg.PHASES, tgt.reasons),
+    // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
+    thresholds: Object.assign(k6Thresholds(parsed, cfg.PHASES, tgt.reasons), workload.extraThresholds ? workload.extraThresholds(cfg, plan) : {}),
     summaryTrendStats: TREND_STATS,
     setupTimeout: '120s',
     teardownTimeout: '600s',
@@ -82,6 +84,8 @@ export function experiment(workload, createTarget, env, { target, required = [],
   function handleSummary(data) {
     const r = buildReport(data, { cfg: publicConfig(cfg), plan, phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
       resultsAt: layout === 'nested' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}-*` : null });
+    // A workload may add its experiment's own table (arangobench: E3's shape).
+    if (workload.report) workload.report(data, r, { cfg, plan, target });
     const out = { stdout: r.text };
     if (r.runId && layout !== 'none') {
       const prefix = layout === 'nested' ? `${cfg.RESULTS_DIR}/${r.runId}/` : `${cfg.RESULTS_DIR}/${r.runId}-`;

@@ -1,0 +1,179 @@
+// E3 (experiments.md): arangobench's test cases over REST, including the two that
+// arangobench dropped in 3.10 (multi-collection, random-shapes). One operation is one
+// arangobench "request"; operation n belongs to cycle c = floor(n / L) of the case's
+// sequence (crud: insert, read, update, read, delete on key c), as in arangobench's
+// globalCounter % L.
+//
+// Why per-vu-iterations and not shared-iterations or ramping VUs: REQUESTS must be exact
+// and the operations of one cycle must run in order (a read of key c before its insert
+// would count a failure that is the load generator's fault). So cycle c belongs to VU
+// c % VUS, which runs its cycles' operations one after another; VUs with fewer operations
+// finish early. Ramping would change which VU owns a cycle mid-run, so concurrency is
+// fixed at VUS (E3 itself compares fixed concurrency levels 1, 2, 4).
+//
+// This workload only runs on the ArangoDB target (it uses its single-document operations
+// and stream transactions).
+import exec from 'k6/execution';
+import { Gauge } from 'k6/metrics';
+import { fail } from '../config.js';
+import { vuBatchCount, keyName } from '../keys.js';
+import { createDocs } from '../docs.js';
+import { recordBatch } from '../metrics.js';
+import { M } from '../metric-names.js';
+import { e3Report } from '../report-e3.js';
+
+export const EXPERIMENT = 'arangobench';
+export const PHASES = ['run'];
+
+// The operations of one cycle per case (shared/reference/arangodb.md §5).
+export const CASES = {
+  document: ['insert'],
+  crud: ['insert', 'read', 'update', 'read', 'delete'],
+  'crud-append': ['insert', 'read', 'update', 'read'],
+  'crud-write-read': ['insert', 'read'],
+  'multi-collection': ['transaction'],
+  'random-shapes': ['insert', 'read', 'delete'],
+  'persistent-index': ['insert', 'read', 'update', 'read'],
+};
+
+// Documents a cycle leaves behind once its first k operations ran.
+function leftBehind(seq, k) {
+  let docs = 0;
+  for (let i = 0; i < k; i++) {
+    if (seq[i] === 'insert') docs++;
+    if (seq[i] === 'delete') docs--;
+  }
+  return docs;
+}
+
+export function plan(cfg) {
+  const name = cfg.ARANGOBENCH_CASE;
+  const seq = CASES[name];
+  const L = seq.length;
+  const R = cfg.REQUESTS;
+  const V = cfg.VUS;
+  const cycles = Math.ceil(R / L);
+  if (V > cycles) fail(`VUS=${V} is not allowed: at most ${cycles} with ARANGOBENCH_CASE=${name} and REQUESTS=${R} (one ${L}-operation cycle per VU at least)`);
+  const lastLen = R - (cycles - 1) * L;
+  const perVu = [];
+  for (let v = 0; v < V; v++) {
+    const owned = vuBatchCount(cycles, V, v);
+    const ownsLast = (cycles - 1) % V === v;
+    perVu.push(owned * L - (ownsLast ? L - lastLen : 0));
+  }
+  const perCollection = (cycles - 1) * leftBehind(seq, L) + leftBehind(seq, lastLen);
+  const multi = name === 'multi-collection';
+  return {
+    name, seq, L, R, V, cycles, perVu,
+    iterations: Math.max(...perVu),
+    collections: multi ? 2 : 1,
+    indexFields: name === 'persistent-index' ? ['value'] : [],
+    expectedPerCollection: multi ? R : perCollection,
+    expectedDocs: multi ? 2 * R : perCollection,
+    // report.js reads these plan fields for its workload line and summary.json.
+    B: 1, O: 0, M: 0, newPer: 0,
+  };
+}
+
+export function scenarios(cfg, p) {
+  return {
+    [EXPERIMENT]: {
+      executor: 'per-vu-iterations',
+      vus: p.V,
+      iterations: p.iterations,
+      maxDuration: cfg.MAX_DURATION,
+      gracefulStop: '30s',
+    },
+  };
+}
+
+export function opsFor(cfg) {
+  return { run: cfg.ARANGOBENCH_CASE };
+}
+
+// Per-operation sub-metrics, so the E3 table can show latency per operation kind.
+export function extraThresholds(cfg) {
+  const t = {};
+  for (const op of new Set(CASES[cfg.ARANGOBENCH_CASE])) {
+    t[`${M.batchDuration}{op:${op}}`] = [];
+    t[`${M.docsFailed}{op:${op}}`] = [];
+    t[`${M.docsOk}{op:${op}}`] = [];
+  }
+  return t;
+}
+
+// Bodies are built from fragments made once per VU; only the key (and, for
+// random-shapes, the attribute names, which is the point of that case) varies.
+function bodies(cfg, p) {
+  const C = cfg.COMPLEXITY;
+  const attrs = (fmt) => { const a = new Array(C); for (let i = 0; i < C; i++) a[i] = fmt(i + 1); return a.join(','); };
+  const head = (c) => `{"_key":"${keyName(c)}"`;
+  switch (p.name) {
+    case 'document':
+    case 'multi-collection': {
+      const tail = `,${attrs((i) => `"test${i}":"some test value"`)}}`;
+      return { insert: (c) => `${head(c)}${tail}` };
+    }
+    case 'random-shapes': {
+      const docs = createDocs(Object.assign({}, cfg, { DOC_SHAPE: 'random-shapes' }), { keyField: '_key' });
+      return { insert: (c) => docs.doc(c, 'b') };
+    }
+    case 'persistent-index':
+      return { insert: (c) => `${head(c)},"value":${c}}`, update: (c) => `{"value":${c + 1}}` };
+    default: {
+      const tail = `,${attrs((i) => `"value${i}":true`)}}`;
+      const update = `{${attrs((i) => `"value${i}":false`)}}`;
+      return { insert: (c) => `${head(c)}${tail}`, update: () => update };
+    }
+  }
+}
+
+export function iteration(target, cfg, p, state) {
+  if (!state.bodies) state.bodies = bodies(cfg, p);
+  const v = exec.vu.idInTest - 1;
+  const i = exec.vu.iterationInScenario;
+  const c = v + p.V * Math.floor(i / p.L);
+  const m = i % p.L;
+  if (c * p.L + m >= p.R) return;
+  const op = p.seq[m];
+  const tags = { phase: 'run', op, target: target.name };
+  const key = keyName(c);
+  const b = state.bodies;
+  const startedAt = Date.now();
+  let res;
+  let fresh = 0;
+  switch (op) {
+    case 'insert': res = target.ops.insertOne(0, b.insert(c), tags); fresh = 1; break;
+    case 'read': res = target.ops.readOne(0, key, tags); break;
+    case 'update': res = target.ops.updateOne(0, key, b.update(c), tags); break;
+    case 'delete': res = target.ops.removeOne(0, key, tags); break;
+    case 'transaction': { const d = b.insert(c); res = target.transaction([d, d], tags); fresh = 2; break; }
+    default: throw new Error(`arangobench: unknown operation ${op}`);
+  }
+  recordBatch(tags, res, fresh, startedAt);
+}
+
+const verifyExpected = new Gauge(M.verifyExpected);
+const verifyFound = new Gauge(M.verifyFound);
+const verifyMismatch = new Gauge(M.verifyMismatch);
+const readbackChecked = new Gauge(M.readbackChecked);
+const readbackStale = new Gauge(M.readbackStale);
+
+// After the run every collection must hold exactly what the case leaves behind (crud
+// deletes its documents; multi-collection leaves REQUESTS in each of the two collections).
+export function verify(target, cfg, p) {
+  const counts = target.countAll();
+  const found = counts.reduce((s, x) => s + x, 0);
+  const perCollectionOk = counts.every((x) => x === p.expectedPerCollection);
+  verifyExpected.add(p.expectedDocs);
+  verifyFound.add(found);
+  verifyMismatch.add(perCollectionOk ? Math.abs(found - p.expectedDocs) : Math.max(1, Math.abs(found - p.expectedDocs)));
+  readbackChecked.add(0);
+  readbackStale.add(0);
+  if (!perCollectionOk) console.warn(`k6-writepath: per-collection counts ${counts.join(', ')}, expected ${p.expectedPerCollection} each`);
+  return { expected: p.expectedDocs, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
+}
+
+export function report(data, r, meta) {
+  return e3Report(data, r, meta);
+}
