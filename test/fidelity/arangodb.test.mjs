@@ -556,7 +556,15 @@ describe('fault knobs (separate server)', () => {
     }
     assert.deepEqual(statuses, [202, 202, 503, 503, 202, 202, 503, 503]);
     assert.equal((await fraw('GET', '/_api/version')).status, 200, 'reads are not counted');
+    // A 503 for a large batch arrives as a response, not as a connection reset
+    // (the server drains the body before answering).
+    await setFaults({ burst503: { every: 1, length: 1 } });
+    const big = Array.from({ length: 5000 }, (_, i) => ({ _key: `big${i}`, s: 'x'.repeat(1100) }));
+    const r = await fraw('POST', '/_api/document/f', big);
+    assert.equal(r.status, 503);
+    assert.equal((await r.json()).errorNum, 503);
     await setFaults({});
+    assert.equal(await fdb.collection('f').documentExists('big0'), false);
   });
 
   test('dropConnectionRate: fetch rejects, nothing stored', async () => {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -78,6 +79,11 @@ func main() {
 
 // ServeHTTP strips the optional /_db/<db> prefix, applies auth and faults and routes.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Always consume the request body before the response goes out: when we
+	// answer early (503 burst, 401, 404) with a large unread body, Go's server
+	// would otherwise close the connection and a client still uploading a
+	// 10 MB batch would see a reset instead of the error response.
+	defer io.Copy(io.Discard, r.Body)
 	w.Header().Set("Server", "ArangoDB")
 	// Every response carries the queue-time header since 3.9 (DOCS:general-request-handling).
 	w.Header().Set("X-Arango-Queue-Time-Seconds", "0.000000")
