@@ -38,12 +38,16 @@ node_modules/.package-lock.json: package.json
 	@touch $@
 node-deps: node_modules/.package-lock.json
 
-## everything: unit tests, then integration tests against real k6 + PostgreSQL + InfluxDB
-test: bin/k6 testservers up node-deps
-	node --test --test-concurrency=1 --test-reporter=spec test/
+# Test files by name (a directory argument would make node run helpers and scripts too):
+# pure modules first, then the API test servers' fidelity, then real k6 runs.
+TEST_FILES = $(sort $(wildcard test/unit/*.test.mjs)) $(sort $(wildcard test/fidelity/*.test.mjs)) $(sort $(wildcard test/integration/*.test.mjs))
+
+## everything: unit tests, fidelity tests, integration tests against real k6 + PostgreSQL + InfluxDB
+test: bin/k6 testservers up node-deps $(TEST_DEPS)
+	node --test --test-concurrency=1 $(TEST_FILES)
 
 test-unit: node-deps
-	node --test test/unit/
+	node --test $(sort $(wildcard test/unit/*.test.mjs))
 
 # Targets contributed by other parts of the pack (bench, experiments, compose, …).
 -include mk/*.mk
