@@ -4,6 +4,11 @@ K6_SOURCES := $(wildcard xk6/*.go xk6/*/*/*.go) xk6/go.mod xk6/go.sum
 SERVER_SOURCES := $(shell find test/servers -name '*.go' 2>/dev/null) test/servers/go.mod
 GO_BUILD := go build -trimpath -ldflags='-s -w'
 
+# Targets contributed by other parts of the pack (bench, experiments, compose, …); included
+# before the rules so that a fragment can add to TEST_DEPS (prerequisites of make test).
+TEST_DEPS :=
+-include mk/*.mk
+
 .PHONY: all k6 testservers up down status demo test test-unit test-integration node-deps clean
 
 all: k6
@@ -48,9 +53,6 @@ test: bin/k6 testservers up node-deps $(TEST_DEPS)
 
 test-unit: node-deps
 	node --test $(sort $(wildcard test/unit/*.test.mjs))
-
-# Targets contributed by other parts of the pack (bench, experiments, compose, …).
--include mk/*.mk
 
 clean:
 	rm -rf bin results/[0-9]* results/latest
