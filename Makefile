@@ -6,6 +6,7 @@ GO_BUILD := go build -trimpath -ldflags='-s -w'
 
 # Targets contributed by other parts of the pack (bench, experiments, compose, …); included
 # before the rules so that a fragment can add to TEST_DEPS (prerequisites of make test).
+.DEFAULT_GOAL := all
 TEST_DEPS :=
 -include mk/*.mk
 
