@@ -1,0 +1,105 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { dashboardQueries, grafanaDir, interpolate, loadDashboards, parseYamlSubset } from '../helpers/grafana.mjs';
+import { dashboard as generated } from '../../grafana/src/k6-writepath.mjs';
+
+const versions = Object.fromEntries(readFileSync(path.join(grafanaDir, 'VERSIONS'), 'utf8').split('\n')
+  .filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')));
+const yaml = (rel) => parseYamlSubset(readFileSync(path.join(grafanaDir, 'provisioning', rel), 'utf8'));
+
+test('VERSIONS pins Grafana and InfluxDB images by exact version', () => {
+  assert.match(versions.GRAFANA_IMAGE, /^grafana\/grafana:\d+\.\d+\.\d+$/);
+  assert.match(versions.INFLUXDB_IMAGE, /^influxdb:1\.\d+\.\d+$/, 'k6\'s built-in output speaks InfluxDB 1.x only');
+  assert.match(versions.DASHBOARD_SCHEMA_VERSION, /^\d+$/);
+});
+
+test('the YAML reader is strict: tabs, duplicate keys, bad indentation and flow style are errors', () => {
+  assert.deepEqual(parseYamlSubset('a: 1\nb:\n  - name: x\n    n: 2\n  - y\nc: "q # not a comment" # comment\n'),
+    { a: 1, b: [{ name: 'x', n: 2 }, 'y'], c: 'q # not a comment' });
+  assert.throws(() => parseYamlSubset('a:\n\tb: 1\n'), /line 2: tab/);
+  assert.throws(() => parseYamlSubset('a: 1\na: 2\n'), /line 2: duplicate key "a"/);
+  assert.throws(() => parseYamlSubset('a:\n  b: 1\n   c: 2\n'), /line 3: unexpected indentation/);
+  assert.throws(() => parseYamlSubset('a: [1, 2]\n'), /line 1: unsupported YAML/);
+  assert.throws(() => parseYamlSubset('a 1\n'), /line 1: expected "key: value"/);
+});
+
+test('datasource provisioning: one InfluxQL datasource on the compose service, database k6, fixed uid', () => {
+  const doc = yaml('datasources/influxdb.yml');
+  assert.equal(doc.apiVersion, 1);
+  assert.equal(doc.datasources.length, 1);
+  const ds = doc.datasources[0];
+  assert.deepEqual(Object.keys(ds).sort(), ['access', 'database', 'editable', 'isDefault', 'jsonData', 'name', 'type', 'uid', 'url']);
+  assert.equal(ds.type, 'influxdb');
+  assert.equal(ds.uid, versions.DATASOURCE_UID);
+  assert.equal(ds.url, 'http://influxdb:8086');
+  assert.equal(ds.database, 'k6');
+  assert.equal(ds.access, 'proxy');
+  assert.equal(ds.jsonData.version, undefined, 'no Flux: the dashboards are InfluxQL');
+});
+
+test('dashboard provisioning: a file provider reading the folder the dashboards are in', () => {
+  const doc = yaml('dashboards/k6-writepath.yml');
+  assert.equal(doc.apiVersion, 1);
+  assert.equal(doc.providers.length, 1);
+  const p = doc.providers[0];
+  assert.equal(p.type, 'file');
+  assert.equal(p.folder, 'k6-writepath');
+  assert.equal(p.options.path, '/etc/grafana/provisioning/dashboards', 'compose mounts grafana/provisioning at /etc/grafana/provisioning');
+});
+
+test('dashboard JSON is what grafana/src generates (run `make dashboards` after editing the source)', () => {
+  const file = loadDashboards().find((d) => d.dashboard.uid === 'k6-writepath');
+  assert.ok(file, 'k6-writepath.json is provisioned');
+  assert.deepEqual(file.dashboard, JSON.parse(JSON.stringify(generated())));
+});
+
+test('every dashboard: uid, title, schemaVersion, panels with targets on the provisioned datasource, templating', () => {
+  const dashboards = loadDashboards();
+  assert.ok(dashboards.length >= 1);
+  const uids = new Set();
+  for (const { file, dashboard: d } of dashboards) {
+    const where = path.basename(file);
+    assert.match(d.uid, /^[a-z0-9-]{1,40}$/, `${where}: uid`);
+    assert.ok(!uids.has(d.uid), `${where}: uid ${d.uid} is unique`); uids.add(d.uid);
+    assert.ok(d.title, `${where}: title`);
+    assert.equal(d.schemaVersion, Number(versions.DASHBOARD_SCHEMA_VERSION), `${where}: schemaVersion matches grafana/VERSIONS`);
+    assert.ok(Array.isArray(d.panels) && d.panels.length > 0, `${where}: panels`);
+    const ids = new Set();
+    for (const p of d.panels) {
+      assert.ok(Number.isInteger(p.id) && !ids.has(p.id), `${where}: panel id ${p.id} unique`); ids.add(p.id);
+      assert.ok(p.title, `${where}: panel ${p.id} has a title`);
+      for (const k of ['h', 'w', 'x', 'y']) assert.ok(Number.isInteger(p.gridPos[k]), `${where}: ${p.title} gridPos.${k}`);
+      if (p.type === 'row') continue;
+      assert.ok(p.targets && p.targets.length > 0, `${where}: ${p.title} has targets`);
+      for (const t of [p, ...p.targets]) {
+        assert.deepEqual(t.datasource, { type: 'influxdb', uid: versions.DATASOURCE_UID }, `${where}: ${p.title} uses the provisioned datasource`);
+      }
+      for (const t of p.targets) {
+        assert.equal(t.rawQuery, true, `${where}: ${p.title} ${t.refId} is a raw InfluxQL query`);
+        assert.match(t.query, /\$timeFilter/, `${where}: ${p.title} ${t.refId} is limited to the dashboard time range`);
+        assert.match(t.query, /"testid" =~ \/\^\$testid\$\//, `${where}: ${p.title} ${t.refId} is limited to the selected run`);
+        // Percentiles of percentiles lie: latency panels aggregate raw batch times only.
+        assert.doesNotMatch(t.query, /(mean|median|sum)\("p\(|percentile\("p/, `${where}: ${p.title} aggregates a percentile`);
+        if (/writepath_batch_duration/.test(t.query)) assert.match(t.query, /(percentile|max)\("value"/, `${where}: ${p.title} latency from raw values`);
+      }
+    }
+    const vars = d.templating.list.map((v) => v.name);
+    for (const name of ['testid', 'target', 'phase']) assert.ok(vars.includes(name), `${where}: variable ${name}`);
+    for (const v of d.templating.list) {
+      assert.equal(v.type, 'query'); assert.match(v.query, /^SHOW TAG VALUES FROM "\w+" WITH KEY = "\w+"/);
+      assert.deepEqual(v.datasource, { type: 'influxdb', uid: versions.DATASOURCE_UID });
+    }
+    const fill = Object.fromEntries(vars.map((n) => [n, ['x']]));
+    for (const q of dashboardQueries(d)) interpolate(q.query, fill, { fromMs: 0, toMs: 1, intervalMs: 1000 }); // throws on an undefined variable
+    assert.ok(d.panels.some((p) => p.type === 'row' && p.repeat === 'phase'), `${where}: a row per phase`);
+  }
+});
+
+test('interpolation matches Grafana: regex-escaped values, (a|b) for several, $__interval_ms, $timeFilter', () => {
+  const q = 'SELECT sum("value") * 1000 / $__interval_ms FROM m WHERE "phase" =~ /^$phase$/ AND "t" =~ /^$target$/ AND $timeFilter GROUP BY time($__interval), "x" -- $tag_phase';
+  assert.equal(interpolate(q, { phase: ['load', 'mixed'], target: ['a.b'] }, { fromMs: 10, toMs: 20, intervalMs: 2000 }),
+    'SELECT sum("value") * 1000 / 2000 FROM m WHERE "phase" =~ /^(load|mixed)$/ AND "t" =~ /^a\\.b$/ AND time >= 10ms and time <= 20ms GROUP BY time(2000ms), "x" -- $tag_phase');
+  assert.throws(() => interpolate('x = $nope', {}, { fromMs: 0, toMs: 1, intervalMs: 1 }), /\$nope, which is no variable/);
+});
