@@ -1,0 +1,23 @@
+// E4 on RavenDB: bulk insert of realistic user documents by ramping VUs; docs/s and MB/s per
+// stage. Documents come from a pool generated once per VU (DOC_POOL, default 10000 here, as in
+// E4), sent over and over with fresh ids. docs/ravendb.md.
+//   RAVEN_URL=http://127.0.0.1:8080 scripts/run scenarios/ravendb/bulk-insert.js
+//   scripts/run scenarios/ravendb/bulk-insert.js -e STAGES=30s:4,30s:8,30s:16 -e BATCH_SIZE=5000 -e RAVEN_GZIP=1
+// Knobs: README "Configuration". Thresholds: thresholds/ravendb/bulk-insert.json.
+import { experiment } from '../../lib/experiment.js';
+import * as workload from '../../lib/workloads/bulk-insert.js';
+import { createTarget } from '../../lib/targets/ravendb.js';
+
+const e = experiment(workload, createTarget, __ENV, {
+  target: 'ravendb',
+  configure(cfg) {
+    if (!__ENV.DOC_SHAPE) cfg.DOC_SHAPE = 'user';
+    if (!__ENV.DOC_POOL) cfg.DOC_POOL = 10000;
+  },
+});
+
+export const options = e.options;
+export const setup = e.setup;
+export default e.run;
+export const teardown = e.teardown;
+export const handleSummary = e.handleSummary;
