@@ -8,6 +8,7 @@
 import sql from 'k6/x/sql';
 import driver from 'k6/x/sql/driver/postgres';
 import exec from 'k6/execution';
+import { sleep } from 'k6';
 import { redact } from '../config.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
@@ -36,6 +37,9 @@ export function classify(message) {
   if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode)|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
   return 'other';
 }
+
+// Pause of a VU after a batch failed for lack of a connection (see write()).
+const CONNECTION_BACKOFF_S = 0.5;
 
 // Reasons after which hammering on is pointless: the run stops with one clear line.
 const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run\'s table disappeared during the run' };
@@ -132,6 +136,10 @@ export function createTarget(cfg) {
       console.error(`[${tags.phase}] batch of ${nums.length} failed (${failedReason}): ${redact(message)}`);
     }
     if (FATAL[failedReason]) exec.test.abort(`${FATAL[failedReason]}: ${redact(message)}`);
+    // A refused connection fails in well under a millisecond: without a pause a VU would burn
+    // hundreds of batches of its phase during a two-second restart. The pause is outside the
+    // timed batch, and the batch still counts as failed.
+    if (failedReason === 'connection') sleep(CONNECTION_BACKOFF_S);
     return { n: nums.length, ms, bytes: body.length, failed: nums.length, byReason: { [failedReason]: nums.length }, failedIndexes: null };
   }
 
