@@ -1,0 +1,225 @@
+// The ArangoDB scenarios end to end: the real bin/k6 against the project's ArangoDB API
+// test server (a test double started per test, never something to benchmark). Assertions
+// are on k6's exit code, summary.json and the server's own document counts.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { runK6 } from '../helpers/k6.mjs';
+import { startTestServer } from '../helpers/testserver.mjs';
+
+const PASSWORD = 'pw-for-tests-only';
+let server;
+
+before(async () => { server = await startTestServer('arangodb', ['-root-password', PASSWORD]); });
+after(async () => { if (server) await server.stop(); });
+
+const basic = `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}`;
+
+async function api(method, path, body) {
+  const res = await fetch(`${server.url}${path}`, {
+    method, headers: { Authorization: basic, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function setFaults(faults) {
+  const res = await fetch(`${server.url}/_testserver/faults`, { method: 'POST', body: JSON.stringify(faults) });
+  assert.equal(res.status, 200);
+}
+
+async function databases() {
+  return (await api('GET', '/_api/database')).body.result;
+}
+
+async function serverCount(runId, collection = `k6wp_${runId}`) {
+  const r = await api('GET', `/_db/k6wp_${runId}/_api/collection/${collection}/count`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.count;
+}
+
+function arango(env = {}) {
+  return { ARANGO_URL: server.url, ARANGO_PASSWORD: PASSWORD, INFLUX_URL: undefined, ...env };
+}
+
+function explain(r) {
+  return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr.slice(-3000)}`;
+}
+
+const E1 = 'scenarios/arangodb/insert-vs-overwrite.js';
+const E3 = 'scenarios/arangodb/arangobench.js';
+
+test('E1 on ArangoDB: three phases, exact counts, read-back OK, database dropped', async () => {
+  await setFaults({});
+  const r = await runK6(E1, arango({ DOCS: '3000', BATCH_SIZE: '250', OVERWRITE_BATCHES: '6', MIXED_BATCHES: '4', VUS: '2' }));
+  assert.equal(r.code, 0, explain(r));
+  const s = r.summary;
+  assert.deepEqual(s.phases.map((p) => p.phase), ['load', 'overwrite', 'mixed']);
+  assert.deepEqual(s.phases.map((p) => [p.batches, p.docs_ok, p.docs_failed]), [[12, 3000, 0], [6, 1500, 0], [4, 1000, 0]]);
+  assert.equal(s.verification.expected, 3000 + 4 * 125);
+  assert.equal(s.verification.found, 3500);
+  assert.equal(s.verification.readback_ok, true);
+  assert.ok(s.verification.readback_checked > 0);
+  assert.match(s.server.serverVersion, /^ArangoDB 3\.12/);
+  assert.equal(s.server.settings.waitForSync, false);
+  assert.match(r.stdout, /\nload\s+insert\s+12\s+3000\s+0/);
+  assert.match(r.stdout, /\noverwrite\s+upsert\s+6\s+1500\s+0/);
+  assert.match(r.stdout, /\nmixed\s+upsert\s+4\s+1000\s+0/);
+  assert.ok(!(await databases()).includes(`k6wp_${r.runId}`), 'the run database must be dropped');
+  assert.ok(!r.stdout.includes(PASSWORD) && !r.stderr.includes(PASSWORD) && !JSON.stringify(s).includes(PASSWORD), 'the password must never be printed');
+});
+
+test('E1 with JWT auth, OVERWRITE_OP=merge, waitForSync and persistent indexes', async () => {
+  await setFaults({});
+  const r = await runK6(E1, arango({ ARANGO_AUTH: 'jwt', OVERWRITE_OP: 'merge', ARANGO_WAIT_FOR_SYNC: '1', ARANGO_INDEXES: '3', DOCS: '2000', BATCH_SIZE: '200', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2', KEEP: '1' }));
+  assert.equal(r.code, 0, explain(r));
+  assert.equal(r.summary.phases[1].docs_ok, 800);
+  assert.match(r.stdout, /\noverwrite\s+merge\s+4\s+800\s+0/);
+  assert.equal(r.summary.server.settings.waitForSync, true);
+  assert.equal(r.summary.server.settings.persistent_indexes, 'f0+f1+f2');
+  const idx = await api('GET', `/_db/k6wp_${r.runId}/_api/index?collection=k6wp_${r.runId}`);
+  assert.deepEqual(idx.body.indexes.filter((i) => i.type === 'persistent').map((i) => i.fields[0]).sort(), ['f0', 'f1', 'f2']);
+  assert.equal(await serverCount(r.runId), 2200);
+  assert.equal((await api('DELETE', `/_api/database/k6wp_${r.runId}`)).status, 200);
+});
+
+test('injected element failures in 202 answers are counted exactly, by errorNum, and trip the threshold', async () => {
+  await setFaults({ elementFailureRate: 0.07, elementFailureErrorNum: 1200, seed: 11 });
+  const r = await runK6(E1, arango({ PHASES: 'load', DOCS: '3000', BATCH_SIZE: '250', KEEP: '1' }));
+  await setFaults({});
+  assert.equal(r.code, 99, explain(r));
+  const load = r.summary.phases[0];
+  const stored = await serverCount(r.runId);
+  assert.ok(stored < 3000 && stored > 2500, `stored ${stored}`);
+  // A document is ok only when the answer shows it: what the server stored, exactly.
+  assert.equal(load.docs_ok, stored);
+  assert.equal(load.docs_failed, 3000 - stored);
+  assert.deepEqual(load.failed_by_reason, { e1200: 3000 - stored });
+  assert.equal(r.summary.verification.found, stored);
+  assert.ok(r.summary.thresholds.some((t) => t.metric === 'writepath_docs_failed{phase:load}' && !t.ok));
+  assert.match(r.stdout, new RegExp(`load: ${3000 - stored} documents failed: e1200 ${3000 - stored}`));
+  assert.match(r.junit, /<failure message="threshold crossed: writepath_docs_failed\{phase:load\}/);
+  await api('DELETE', `/_api/database/k6wp_${r.runId}`);
+});
+
+test('silent=true with waitForSync (201 answers): failures counted from X-Arango-Error-Codes', async () => {
+  await setFaults({ elementFailureRate: 0.05, elementFailureErrorNum: 1221, seed: 5 });
+  const r = await runK6(E1, arango({ PHASES: 'load', DOCS: '2000', BATCH_SIZE: '200', ARANGO_SILENT: '1', ARANGO_WAIT_FOR_SYNC: '1', KEEP: '1' }));
+  await setFaults({});
+  assert.equal(r.code, 99, explain(r));
+  const load = r.summary.phases[0];
+  const stored = await serverCount(r.runId);
+  assert.ok(stored < 2000, `stored ${stored}`);
+  assert.equal(load.docs_ok, stored);
+  assert.deepEqual(load.failed_by_reason, { e1221: 2000 - stored });
+  // In the load phase every key is new, so docs_new is exact even without indexes.
+  assert.equal(load.docs_new, stored);
+  await api('DELETE', `/_api/database/k6wp_${r.runId}`);
+});
+
+test('503 bursts are whole-batch failures with reason http_503', async () => {
+  await setFaults({ burst503: { every: 4, length: 1 } });
+  const r = await runK6(E1, arango({ PHASES: 'load', DOCS: '2000', BATCH_SIZE: '250' }));
+  await setFaults({});
+  assert.equal(r.code, 99, explain(r));
+  const load = r.summary.phases[0];
+  // 8 batch requests, every 4th answered 503: 2 batches of 250 lost.
+  assert.deepEqual([load.docs_ok, load.docs_failed, load.failed_by_reason], [1500, 500, { http_503: 500 }]);
+});
+
+test('401 in the middle of the run aborts it with one clear line', async () => {
+  await setFaults({ authFailAfter: 14 });
+  const r = await runK6(E1, arango({ PHASES: 'load', DOCS: '4000', BATCH_SIZE: '100', VUS: '1' }));
+  await setFaults({});
+  assert.equal(r.code, 108, explain(r));
+  assert.match(r.stdout + r.stderr, /ArangoDB answered 401 to POST \/_api\/document\/k6wp_\w+: credentials refused or token expired/);
+  await api('DELETE', `/_api/database/k6wp_${r.runId}`);
+});
+
+test('unreachable server, wrong password and bad knobs stop before any write', async () => {
+  const down = await runK6(E1, arango({ ARANGO_URL: 'http://127.0.0.1:9' }));
+  assert.equal(down.code, 108, explain(down));
+  assert.match(down.stdout + down.stderr, /ARANGO_URL=http:\/\/127\.0\.0\.1:9: cannot reach ArangoDB/);
+
+  const before = await databases();
+  const wrong = await runK6(E1, arango({ ARANGO_PASSWORD: 'not-the-password' }));
+  assert.equal(wrong.code, 108, explain(wrong));
+  assert.match(wrong.stdout + wrong.stderr, /ARANGO_USER=root: ArangoDB refused the credentials \(401\)/);
+  assert.ok(!(wrong.stdout + wrong.stderr).includes('not-the-password'));
+  assert.deepEqual(await databases(), before);
+
+  const bad = await runK6(E1, arango({ OVERWRITE_OP: 'replace' }));
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /OVERWRITE_OP=\\?"replace\\?" is not allowed: one of upsert, merge, ignore/);
+  const url = await runK6(E1, arango({ ARANGO_URL: 'http://root:secretpw@127.0.0.1:8529' }));
+  assert.notEqual(url.code, 0);
+  assert.match(url.stderr, /ARANGO_URL=\\?"http:\/\/root:\*\*\*@127\.0\.0\.1:8529\\?" is not allowed/);
+  assert.ok(!url.stderr.includes('secretpw'));
+});
+
+test('a database of the same name that k6-writepath did not create is refused, and REUSE=1 reuses ours', async () => {
+  const runId = `t${process.pid}_reuse`;
+  assert.equal((await api('POST', '/_api/database', { name: `k6wp_${runId}` })).status, 201);
+  const foreign = await runK6(E1, arango({ RUN_ID: runId, DOCS: '500', BATCH_SIZE: '100' }));
+  assert.equal(foreign.code, 108, explain(foreign));
+  assert.match(foreign.stdout + foreign.stderr, /database k6wp_\w+ exists and was not created by k6-writepath: refusing to touch it/);
+  assert.ok((await databases()).includes(`k6wp_${runId}`), 'a foreign database is never dropped');
+  await api('DELETE', `/_api/database/k6wp_${runId}`);
+
+  const first = await runK6(E1, arango({ RUN_ID: runId, DOCS: '500', BATCH_SIZE: '100', KEEP: '1' }));
+  assert.equal(first.code, 0, explain(first));
+  const again = await runK6(E1, arango({ RUN_ID: runId, DOCS: '500', BATCH_SIZE: '100' }));
+  assert.equal(again.code, 108, explain(again));
+  assert.match(again.stdout + again.stderr, /already exists \(an earlier k6-writepath run\): set REUSE=1/);
+  const reused = await runK6(E1, arango({ RUN_ID: runId, DOCS: '500', BATCH_SIZE: '100', REUSE: '1' }));
+  assert.equal(reused.code, 0, explain(reused));
+  assert.equal(reused.summary.verification.found, reused.summary.verification.expected);
+  assert.ok(!(await databases()).includes(`k6wp_${runId}`));
+});
+
+// What each case leaves behind after REQUESTS operations (cycles of the case's length).
+const CASES = {
+  document: { requests: 60, left: 60, ops: { insert: 60 } },
+  crud: { requests: 52, left: 1, ops: { insert: 11, read: 21, update: 10, delete: 10 } },
+  'crud-append': { requests: 50, left: 13, ops: { insert: 13, read: 25, update: 12 } },
+  'crud-write-read': { requests: 51, left: 26, ops: { insert: 26, read: 25 } },
+  'multi-collection': { requests: 40, left: 80, ops: { transaction: 40 } },
+  'random-shapes': { requests: 60, left: 0, ops: { insert: 20, read: 20, delete: 20 } },
+  'persistent-index': { requests: 48, left: 12, ops: { insert: 12, read: 24, update: 12 } },
+};
+
+for (const [name, want] of Object.entries(CASES)) {
+  test(`arangobench case ${name}: exact REQUESTS, verified counts, E3 table`, async () => {
+    await setFaults({});
+    const r = await runK6(E3, arango({ ARANGOBENCH_CASE: name, REQUESTS: String(want.requests), VUS: '3', COMPLEXITY: '20', KEEP: '1' }));
+    assert.equal(r.code, 0, explain(r));
+    const e3 = r.summary.e3;
+    assert.equal(e3.test_case, name);
+    assert.equal(e3.requests_done, want.requests);
+    assert.equal(e3.failed_operations, 0);
+    assert.deepEqual(Object.fromEntries(e3.operations.map((o) => [o.op, o.count])), want.ops);
+    assert.equal(r.summary.verification.expected, want.left);
+    assert.equal(r.summary.verification.found, want.left);
+    assert.match(r.stdout, /Complexity \|\s+Requests \|\s+Concurrency \|\s+Time \(s\) \|\s+ops\/s\n\s+20 \|\s+\d+ \|\s+3 \|/);
+    if (name === 'multi-collection') {
+      assert.equal(await serverCount(r.runId), 40);
+      assert.equal(await serverCount(r.runId, `k6wp_${r.runId}_2`), 40);
+    } else {
+      assert.equal(await serverCount(r.runId), want.left);
+    }
+    if (name === 'persistent-index') {
+      const idx = await api('GET', `/_db/k6wp_${r.runId}/_api/index?collection=k6wp_${r.runId}`);
+      assert.ok(idx.body.indexes.some((i) => i.type === 'persistent' && i.fields[0] === 'value'));
+    }
+    await api('DELETE', `/_api/database/k6wp_${r.runId}`);
+  });
+}
+
+test('arangobench: injected failures of single-document writes show up by reason and trip the threshold', async () => {
+  await setFaults({ burst503: { every: 5, length: 1 } });
+  const r = await runK6(E3, arango({ ARANGOBENCH_CASE: 'document', REQUESTS: '50', VUS: '1' }));
+  await setFaults({});
+  assert.equal(r.code, 99, explain(r));
+  assert.equal(r.summary.e3.failed_operations, 10);
+  assert.deepEqual(r.summary.phases[0].failed_by_reason, { http_503: 10 });
+  assert.equal(r.summary.verification.found, 40);
+});
