@@ -137,12 +137,20 @@ export function verify(target, cfg, p) {
       const { keys } = batchKeys(cfg, p, phase, j, pickers);
       for (let t = 0; t < keys.length; t++) if (chosen.has(b * p.B + t)) sample.add(keys[t]);
     }
+    const ops = opsFor(cfg);
     for (const [phase, j] of batches) {
       const { keys } = batchKeys(cfg, p, phase, j, pickers);
       for (const k of keys) {
         if (sample.has(k)) {
           if (!writers.has(k)) writers.set(k, []);
-          writers.get(k).push(stampFor(phase, j));
+          const w = writers.get(k);
+          // ArangoDB overwriteMode=ignore writes only keys that do not exist yet: an
+          // existing key keeps its last writer (the load batch when nothing else wrote it).
+          if (ops[phase] === 'ignore') {
+            if (w.length === 0) w.push(k < cfg.DOCS ? stampFor('load', 0) : stampFor(phase, j));
+          } else {
+            w.push(stampFor(phase, j));
+          }
         }
       }
     }

@@ -223,3 +223,12 @@ test('arangobench: injected failures of single-document writes show up by reason
   assert.deepEqual(r.summary.phases[0].failed_by_reason, { http_503: 10 });
   assert.equal(r.summary.verification.found, 40);
 });
+
+test('E1 with OVERWRITE_OP=ignore: existing documents keep their load version (read-back checks it)', async () => {
+  await setFaults({});
+  const r = await runK6(E1, arango({ OVERWRITE_OP: 'ignore', DOCS: '2000', BATCH_SIZE: '200', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2' }));
+  assert.equal(r.code, 0, explain(r));
+  assert.match(r.stdout, /\noverwrite\s+ignore\s+4\s+800\s+0/);
+  assert.ok(r.summary.verification.readback_checked > 0);
+  assert.equal(r.summary.verification.readback_ok, true);
+});
