@@ -1,0 +1,20 @@
+# Results users can see (docs/results.md): dashboards, HTML report test deps, comparisons.
+
+.PHONY: test-deps-results dashboards compare
+
+## headless Chromium for test/integration/report-html.test.mjs (Debian package `chromium`);
+## a prerequisite of `make test` (the test itself installs nothing)
+test-deps-results:
+	@command -v $${CHROMIUM:-chromium} >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get install -y --no-install-recommends chromium >/dev/null || { apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null; }; \
+	  else echo "make test-deps-results: chromium is missing: sudo apt-get install chromium (or set CHROMIUM=/path/to/chrome)" >&2; exit 1; fi; }
+
+## regenerate grafana/provisioning/dashboards/*.json from grafana/src/ (a unit test checks they match)
+dashboards:
+	node grafana/src/k6-writepath.mjs > grafana/provisioning/dashboards/k6-writepath.json
+
+## side by side: make compare COMPARE="scenarios/postgres/insert-vs-overwrite.js scenarios/arangodb/insert-vs-overwrite.js"
+##   or COMPARE="results/<id1> results/<id2>"; K6_ARGS="-e DOCS=50000" applies to every run
+COMPARE ?= scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
+compare: bin/k6 up
+	@scripts/compare $(COMPARE_ARGS) $(K6_ARGS) $(COMPARE)

@@ -1,0 +1,61 @@
+// The HTML report of a real run, rendered by headless Chromium: every phase shows with the
+// figures of summary.json, the verdict and the charts are there. Chromium comes from
+// `make test-deps-results` (a prerequisite of `make test`); this test installs nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { localEnv, runK6 } from '../helpers/k6.mjs';
+
+const env = localEnv();
+const chromium = process.env.CHROMIUM || 'chromium';
+
+function dumpDom(file) {
+  const profile = mkdtempSync(path.join(tmpdir(), 'k6wp-chromium-'));
+  try {
+    const r = spawnSync(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', `--user-data-dir=${profile}`, '--dump-dom', `file://${file}`], { encoding: 'utf8', timeout: 60000 });
+    if (r.error && r.error.code === 'ENOENT') throw new Error(`${chromium} is not installed: run "make test-deps-results" (make test does it)`);
+    assert.equal(r.status, 0, `chromium failed: ${r.stderr}`);
+    return r.stdout;
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+function phaseRows(dom) {
+  const rows = {};
+  for (const m of dom.matchAll(/<tr data-phase="([^"]+)">(.*?)<\/tr>/gs)) {
+    rows[m[1]] = [...m[2].matchAll(/<t[hd][^>]*>(.*?)<\/t[hd]>/g)].map((c) => c[1]);
+  }
+  return rows;
+}
+
+test('report.html of a passing run shows each phase with the figures of summary.json', { timeout: 180000 }, async () => {
+  const r = await runK6('scenarios/postgres/insert-vs-overwrite.js', { PG_URL: env.PG_URL, DOCS: '3000', BATCH_SIZE: '300', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2' });
+  assert.equal(r.code, 0, r.stderr);
+  const file = path.join(r.dir, 'report.html');
+  assert.ok(existsSync(file), 'report.html is in the result folder');
+  const dom = dumpDom(file);
+  const rows = phaseRows(dom);
+  assert.deepEqual(Object.keys(rows), ['load', 'overwrite', 'mixed']);
+  for (const p of r.summary.phases) {
+    const [name, op, batches, ok, failed] = rows[p.phase];
+    assert.deepEqual([name, op, Number(batches), Number(ok), Number(failed)], [p.phase, r.summary.ops[p.phase], p.batches, p.docs_ok, p.docs_failed]);
+  }
+  assert.match(dom, /id="verdict">PASSED: all \d+ thresholds passed/);
+  assert.match(dom, /documents: expected 3300, found 3300 — OK/);
+  assert.equal((dom.match(/<svg /g) || []).length, 2, 'latency and docs/s charts');
+  assert.match(dom, /overwrite\/load<\/th>/);
+});
+
+test('report.html of a failing run says FAILED and names the failed documents', { timeout: 180000 }, async () => {
+  const r = await runK6('scenarios/postgres/insert-vs-overwrite.js', { PG_URL: env.PG_URL, DOCS: '2000', BATCH_SIZE: '250', OVERWRITE_BATCHES: '2', MIXED_BATCHES: '2', MIXED_OP: 'insert' });
+  assert.equal(r.code, 99, r.stderr);
+  const dom = dumpDom(path.join(r.dir, 'report.html'));
+  assert.match(dom, /id="verdict">FAILED: \d+ of \d+ thresholds failed/);
+  assert.match(dom, /mixed: 500 documents failed — unique_violation 500/);
+  assert.equal(phaseRows(dom).mixed[4], '500');
+});
