@@ -1,0 +1,180 @@
+// RavenDB scenarios end-to-end: the real bin/k6 against the RavenDB API test server (a test
+// double of RavenDB's HTTP API, test/servers/ravendb — never something to benchmark). Each
+// test starts its own server, so databases and fault settings never leak between tests.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { startTestServer } from '../helpers/testserver.mjs';
+
+async function withServer(args, fn) {
+  const srv = await startTestServer('ravendb', args);
+  try {
+    return await fn(srv);
+  } finally {
+    await srv.stop();
+  }
+}
+
+async function faults(url, body) {
+  const r = await fetch(`${url}/_testserver/faults`, { method: 'POST', body: JSON.stringify(body) });
+  assert.equal(r.status, 200, await r.text());
+}
+
+async function databaseExists(url, db) {
+  const r = await fetch(`${url}/admin/databases?name=${db}`);
+  await r.arrayBuffer();
+  return r.status === 200;
+}
+
+async function collectionCount(url, db, collection = 'Users') {
+  const r = await fetch(`${url}/databases/${db}/collections/stats`);
+  assert.equal(r.status, 200);
+  return ((await r.json()).Collections || {})[collection] || 0;
+}
+
+async function dropDatabase(url, db) {
+  await fetch(`${url}/admin/databases`, { method: 'DELETE', body: JSON.stringify({ DatabaseNames: [db], HardDelete: true }) });
+}
+
+const phase = (summary, name) => summary.phases.find((p) => p.phase === name);
+const out = (res) => `${res.stdout}\n${res.stderr}`;
+
+for (const loadOp of ['insert', 'bulk']) {
+  test(`E1 on RavenDB with LOAD_OP=${loadOp}: exact counts, read-back, database dropped`, async () => {
+    await withServer([], async (srv) => {
+      const res = await runK6('scenarios/ravendb/insert-vs-overwrite.js', {
+        RAVEN_URL: srv.url, LOAD_OP: loadOp, DOCS: '3000', BATCH_SIZE: '300', VUS: '2',
+        OVERWRITE_BATCHES: '6', MIXED_BATCHES: '4', MIXED_NEW_PERCENT: '50', READBACK: '500',
+      });
+      assert.equal(res.code, 0, out(res));
+      const s = res.summary;
+      assert.equal(s.target, 'ravendb');
+      assert.deepEqual(s.phases.map((p) => [p.phase, p.docs_ok, p.docs_failed]), [['load', 3000, 0], ['overwrite', 1800, 0], ['mixed', 1200, 0]]);
+      assert.equal(s.verification.expected, 3000 + 4 * 150);
+      assert.equal(s.verification.found, 3600);
+      assert.equal(s.verification.count_ok, true);
+      // 500 sampled positions of overwritten batches; a key chosen twice is checked once.
+      assert.ok(s.verification.readback_checked > 400 && s.verification.readback_checked <= 500, String(s.verification.readback_checked));
+      assert.equal(s.verification.readback_stale_or_missing, 0);
+      assert.equal(s.server.settings.load_op, loadOp);
+      assert.match(s.server.serverVersion, /^RavenDB 7\.1\.2/);
+      assert.match(res.stdout, new RegExp(`load\\s+${loadOp}\\s+10\\s+3000\\s+0`));
+      assert.equal(await databaseExists(srv.url, `k6wp_${res.runId}`), false, 'teardown drops the run\'s database');
+    });
+  });
+}
+
+test('E1 on RavenDB: a batch that inserts an existing id fails whole (409 conflict), is counted per document and trips the threshold', async () => {
+  // Slow requests give the test time to plant a document that a later load batch inserts.
+  await withServer(['-latency-ms', '150'], async (srv) => {
+    const runId = uniqueRunId('rvdup');
+    const db = `k6wp_${runId}`;
+    const run = runK6('scenarios/ravendb/insert-vs-overwrite.js', {
+      RAVEN_URL: srv.url, DOCS: '2000', BATCH_SIZE: '100', VUS: '1', PHASES: 'load', RUN_ID: runId,
+    }, { runId });
+    const deadline = Date.now() + 20000;
+    while (!(await databaseExists(srv.url, db))) {
+      assert.ok(Date.now() < deadline, 'the run never created its database');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // K1950 belongs to the last of the 20 load batches (keys 1900..1999).
+    const put = await fetch(`${srv.url}/databases/${db}/docs?id=K1950`, { method: 'PUT', body: JSON.stringify({ planted: true, '@metadata': { '@collection': 'Users' } }) });
+    assert.equal(put.status, 201);
+    const res = await run;
+    assert.equal(res.code, 99, out(res));
+    const load = phase(res.summary, 'load');
+    assert.equal(load.docs_ok, 1900);
+    assert.equal(load.docs_failed, 100);
+    assert.deepEqual(load.failed_by_reason, { conflict: 100 });
+    assert.equal(load.failed_batch_rate, 1 / 20);
+    // Nothing of the failed batch was stored: 1900 loaded + the planted document.
+    assert.equal(res.summary.verification.found, 1901);
+    assert.match(res.stderr, /insert batch of 100 documents failed \(conflict\), none stored: 409 Raven\.Client\.Exceptions\.ConcurrencyException/);
+    assert.ok(res.summary.thresholds.some((t) => t.metric === 'writepath_docs_failed{phase:load}' && !t.ok));
+    assert.match(res.junit, /<failure message="threshold crossed: writepath_docs_failed\{phase:load\} count&lt;=0"/);
+  });
+});
+
+test('E4 bulk insert with gzip: per-stage table, server count equals acknowledged documents', async () => {
+  await withServer([], async (srv) => {
+    const res = await runK6('scenarios/ravendb/bulk-insert.js', {
+      RAVEN_URL: srv.url, STAGES: '1s:1,1s:2', BATCH_SIZE: '500', RAVEN_GZIP: '1', DOC_POOL: '500', KEEP: '1',
+    });
+    const db = `k6wp_${res.runId}`;
+    try {
+      assert.equal(res.code, 0, out(res));
+      const s = res.summary;
+      const bulk = phase(s, 'bulk');
+      assert.ok(bulk.docs_ok >= 1000, `at least two batches: ${bulk.docs_ok}`);
+      assert.equal(bulk.docs_ok % 500, 0);
+      assert.equal(bulk.docs_failed, 0);
+      assert.equal(await collectionCount(srv.url, db), bulk.docs_ok, 'the server holds exactly the acknowledged documents');
+      assert.equal(s.verification.found, bulk.docs_ok);
+      assert.equal(s.verification.count_ok, true);
+      assert.equal(s.server.settings.bulk_insert_gzip, true);
+      assert.deepEqual(s.stages.map((r) => r.vus), ['1', '2']);
+      assert.equal(s.stages.reduce((a, r) => a + r.docs_ok, 0), bulk.docs_ok);
+      for (const r of s.stages) assert.ok(r.docs_per_s > 0 && r.mb_per_s > 0, JSON.stringify(r));
+      assert.match(res.stdout, /per stage \(batches of 500, gzip bodies/);
+      // The documents are the E4 users, with their collection from @metadata.
+      const doc = await (await fetch(`${srv.url}/databases/${db}/docs?id=K0`)).json();
+      assert.match(doc.Results[0].Email, /@/);
+      assert.equal(doc.Results[0]['@metadata']['@collection'], 'Users');
+    } finally {
+      await dropDatabase(srv.url, db);
+    }
+  });
+});
+
+test('E4 bulk insert: dropped connections are reported with the committed part from the operation state', async () => {
+  // The server commits every 100 commands; every bulk insert connection is dropped halfway.
+  await withServer(['-bulk-commit-ops', '100'], async (srv) => {
+    await faults(srv.url, { dropConnectionRate: 1, seed: 1 });
+    const res = await runK6('scenarios/ravendb/bulk-insert.js', {
+      RAVEN_URL: srv.url, STAGES: '1s:1', BATCH_SIZE: '500', DOC_POOL: '200', KEEP: '1',
+    });
+    const db = `k6wp_${res.runId}`;
+    try {
+      assert.equal(res.code, 99, out(res));
+      const bulk = phase(res.summary, 'bulk');
+      assert.ok(bulk.batches >= 1);
+      assert.equal(bulk.failed_batch_rate, 1);
+      assert.ok(bulk.docs_ok > 0 && bulk.docs_ok % 100 === 0, `committed internal batches are acknowledged: ${bulk.docs_ok}`);
+      assert.equal(bulk.docs_ok + bulk.docs_failed, bulk.batches * 500);
+      assert.deepEqual(bulk.failed_by_reason, { connection: bulk.docs_failed });
+      assert.equal(await collectionCount(srv.url, db), bulk.docs_ok);
+      assert.equal(res.summary.verification.count_ok, true);
+      assert.match(res.stderr, /bulk insert of 500 documents failed \(connection\): .*operation \d+: Faulted: Failed to process bulk insert\. Inserted \d+ documents.*; \d+ committed, \d+ counted as failed/);
+    } finally {
+      await dropDatabase(srv.url, db);
+    }
+  });
+});
+
+test('RavenDB: an existing database without the marker is refused before anything is written', async () => {
+  await withServer([], async (srv) => {
+    const runId = uniqueRunId('rvforeign');
+    const db = `k6wp_${runId}`;
+    const r = await fetch(`${srv.url}/admin/databases?name=${db}&replicationFactor=1`, { method: 'PUT', body: JSON.stringify({ DatabaseName: db }) });
+    assert.equal(r.status, 201);
+    const res = await runK6('scenarios/ravendb/insert-vs-overwrite.js', { RAVEN_URL: srv.url, DOCS: '4000', RUN_ID: runId }, { runId });
+    assert.equal(res.code, 108, out(res));
+    assert.match(res.stderr, new RegExp(`RavenDB database ${db} exists and was not created by k6-writepath: refusing to touch it`));
+    assert.equal(await databaseExists(srv.url, db), true, 'the foreign database is left alone');
+    assert.equal(await collectionCount(srv.url, db), 0);
+  });
+});
+
+test('RavenDB: bad knobs stop the run with one line naming the knob', async () => {
+  const res = await runK6('scenarios/ravendb/bulk-insert.js', { RAVEN_URL: 'http://127.0.0.1:1', STAGES: '10s:two' });
+  assert.notEqual(res.code, 0);
+  assert.match(res.stderr, /STAGES=\\"10s:two\\" is not allowed: comma-separated duration:VUs pairs/);
+  const res2 = await runK6('scenarios/ravendb/insert-vs-overwrite.js', { LOAD_OP: 'merge' });
+  assert.match(res2.stderr, /LOAD_OP=\\"merge\\" is not allowed: one of insert, bulk/);
+});
+
+test('RavenDB: an unreachable server aborts setup with one clear line', async () => {
+  const res = await runK6('scenarios/ravendb/insert-vs-overwrite.js', { RAVEN_URL: 'http://127.0.0.1:9', DOCS: '4000' });
+  assert.equal(res.code, 108, out(res));
+  assert.match(res.stderr, /RAVEN_URL=http:\/\/127\.0\.0\.1:9: cannot reach RavenDB/);
+});
