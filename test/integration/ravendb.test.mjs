@@ -178,3 +178,23 @@ test('RavenDB: an unreachable server aborts setup with one clear line', async ()
   assert.equal(res.code, 108, out(res));
   assert.match(res.stderr, /RAVEN_URL=http:\/\/127\.0\.0\.1:9: cannot reach RavenDB/);
 });
+
+test('RavenDB: the database deleted during the run stops the run with one clear line', async () => {
+  await withServer(['-latency-ms', '50'], async (srv) => {
+    const runId = uniqueRunId('rvgone');
+    const db = `k6wp_${runId}`;
+    const run = runK6('scenarios/ravendb/bulk-insert.js', { RAVEN_URL: srv.url, STAGES: '20s:1', BATCH_SIZE: '100', DOC_POOL: '100', RUN_ID: runId }, { runId });
+    const deadline = Date.now() + 20000;
+    while (!(await databaseExists(srv.url, db))) {
+      assert.ok(Date.now() < deadline, 'the run never created its database');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    await dropDatabase(srv.url, db);
+    const started = Date.now();
+    const res = await run;
+    assert.equal(res.code, 108, out(res));
+    assert.ok(Date.now() - started < 10000, 'the run stops at once, not after its 20 s stage');
+    assert.match(res.stderr, new RegExp(`RavenDB database ${db} does not exist any more \\(deleted during the run\\?\\)`));
+  });
+});
