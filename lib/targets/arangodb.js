@@ -16,6 +16,7 @@ import encoding from 'k6/encoding';
 import { redact } from '../config.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
+import { accountBatch, parseJson } from './arangodb-answers.js';
 
 export const MARKER = 'k6-writepath';
 const META = 'k6wp_meta';
@@ -29,8 +30,6 @@ export const REASONS = [
   'timeout', 'connection', 'unconfirmed',
 ];
 
-const ELEMENT_OK = '"_rev":"';
-
 function overwriteQuery(op, cfg) {
   switch (op) {
     case 'insert': return 'overwrite=false';
@@ -41,15 +40,7 @@ function overwriteQuery(op, cfg) {
   }
 }
 
-function countOccurrences(text, needle) {
-  let n = 0;
-  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) n++;
-  return n;
-}
 
-function parseJson(text) {
-  try { return JSON.parse(text); } catch (_) { return null; }
-}
 
 function jwtExpiryMs(token) {
   try {
@@ -59,10 +50,6 @@ function jwtExpiryMs(token) {
   return Date.now() + 3600 * 1000;
 }
 
-// Adds `add` (a {reason: count} map) into `into`.
-function addReasons(into, add) {
-  for (const r in add) into[r] = (into[r] || 0) + add[r];
-}
 
 // k6 status 0: no HTTP answer. error_code 1050 is k6's request timeout.
 function transportReason(res) {
@@ -73,69 +60,6 @@ function httpReason(status) {
   return REASONS.includes(`http_${status}`) ? `http_${status}` : 'http_other';
 }
 
-// What one batch answer says about its n elements. Exported for the unit tests.
-//   status, body, errorCodesHeader: the HTTP answer; silent: whether silent=true was sent.
-export function accountBatch(n, status, body, errorCodesHeader, silent) {
-  const out = { failed: 0, byReason: {}, failedIndexes: null, note: null };
-  const fromHeader = {};
-  let headerTotal = 0;
-  if (errorCodesHeader) {
-    const h = parseJson(errorCodesHeader);
-    if (h && typeof h === 'object') {
-      for (const num in h) { fromHeader[`e${num}`] = Number(h[num]); headerTotal += Number(h[num]); }
-    } else {
-      out.note = `unreadable X-Arango-Error-Codes header ${errorCodesHeader}`;
-    }
-  }
-  if (silent) {
-    // Only the failed elements come back, in no mappable order: the header is the count,
-    // the body a cross-check ("{}" or "[]" = everything succeeded).
-    const errs = body === '{}' || body === '[]' ? [] : parseJson(body);
-    const listed = Array.isArray(errs) ? errs.length : null;
-    if (listed === null) {
-      out.failed = n; out.byReason = { unconfirmed: n };
-      out.note = 'silent answer is neither {} nor an array of errors';
-      return out;
-    }
-    const failed = Math.max(listed, headerTotal);
-    if (failed === 0) return out;
-    out.failed = Math.min(n, failed);
-    if (headerTotal >= listed) addReasons(out.byReason, fromHeader);
-    else for (const e of errs) addReasons(out.byReason, { [`e${e.errorNum}`]: 1 });
-    if (listed !== headerTotal) out.note = `silent answer lists ${listed} errors, X-Arango-Error-Codes ${headerTotal}`;
-    return out;
-  }
-  // Fast path: no header and no inline error: n identities, each with its _rev.
-  if (!errorCodesHeader && body.indexOf('"error":true') === -1) {
-    const ok = body.charCodeAt(0) === 91 ? countOccurrences(body, ELEMENT_OK) : 0;
-    if (ok === n) return out;
-    out.failed = n - Math.min(ok, n);
-    out.byReason = { unconfirmed: out.failed };
-    out.note = `answer confirms ${ok} of ${n} elements`;
-    return out;
-  }
-  const arr = parseJson(body);
-  if (!Array.isArray(arr)) {
-    out.failed = n; out.byReason = { unconfirmed: n };
-    out.note = 'answer is not a JSON array';
-    return out;
-  }
-  out.failedIndexes = [];
-  for (let i = 0; i < n; i++) {
-    const e = arr[i];
-    if (e && e.error === true) {
-      out.failedIndexes.push(i);
-      addReasons(out.byReason, { [`e${e.errorNum}`]: 1 });
-    } else if (!e || typeof e._rev !== 'string') {
-      out.failedIndexes.push(i);
-      addReasons(out.byReason, { unconfirmed: 1 });
-    }
-  }
-  out.failed = out.failedIndexes.length;
-  if (arr.length !== n) out.note = `answer has ${arr.length} elements for ${n} documents`;
-  else if (out.failed - (out.byReason.unconfirmed || 0) !== headerTotal) out.note = `inline errors ${out.failed} but X-Arango-Error-Codes ${headerTotal}`;
-  return out;
-}
 
 export function createTarget(cfg, plan = {}) {
   const base = cfg.ARANGO_URL.replace(/\/$/, '');
