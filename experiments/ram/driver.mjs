@@ -29,13 +29,13 @@ const MB = 1024 * 1024;
 // pack's own k6 knobs (same ranges as lib/config.js) with larger defaults here; the RAM_*
 // knobs belong to this driver only, so they live here and not in lib/config.js.
 const KNOBS = {
-  DOCS:              { min: 1000, max: 100000000, def: 400000, doc: 'documents loaded per cell' },
+  DOCS:              { min: 1000, max: 100000000, def: 1000000, doc: 'documents loaded per cell' },
   DOC_BYTES:         { min: 100, max: 1000000, def: 1200, doc: 'approximate document size (E1: ~1200)' },
   BATCH_SIZE:        { min: 1, max: 100000, def: 1000, doc: 'documents per statement (E1: 10000)' },
-  OVERWRITE_BATCHES: { min: 1, max: 10000000, def: 20, doc: 'overwrite batches per cell' },
+  OVERWRITE_BATCHES: { min: 1, max: 10000000, def: 50, doc: 'overwrite batches per cell' },
   SEED:              { min: 0, max: 4294967295, def: 1, doc: 'seed of keys and payloads' },
-  RAM_SMALL_MB:      { min: 32, max: 1048576, def: 128, doc: 'memory budget of the "exceeds" regime, MiB' },
-  RAM_LARGE_MB:      { min: 64, max: 1048576, def: 2048, doc: 'memory budget of the "fits" regime, MiB' },
+  RAM_SMALL_MB:      { min: 32, max: 1048576, def: 256, doc: 'memory budget of the "exceeds" regime, MiB' },
+  RAM_LARGE_MB:      { min: 64, max: 1048576, def: 4096, doc: 'memory budget of the "fits" regime, MiB' },
   RAM_SHARED_BUFFERS_MB: { min: 1, max: 65536, def: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' },
   RAM_MIN_RATIO:     { min: 1, max: 1000, def: 3, doc: 'the estimated data must be at least this many times RAM_SMALL_MB' },
   RAM_PG_PORT:       { min: 1024, max: 65533, def: 55532, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
@@ -68,10 +68,11 @@ function readKnobs(env) {
     die(`RAM_REGIMES=${JSON.stringify(regimes)} is not allowed: fits, exceeds or fits,exceeds`);
   }
   if (k.BATCH_SIZE > k.DOCS) die(`BATCH_SIZE=${k.BATCH_SIZE} is not allowed with DOCS=${k.DOCS}: an overwrite batch picks distinct keys among the loaded ones; use at most ${k.DOCS}`);
-  // Rough size of the table with its primary key (heap tuple + jsonb overhead + index entry),
+  // Rough size of the table with its primary key (measured: ~1570 bytes a document of
+  // DOC_BYTES=1200 with the primary key only),
   // enough to refuse budgets that would not make the regimes what they claim to be; the
   // report shows the real size measured after the load.
-  k.estimatedDataMb = Math.ceil(k.DOCS * (k.DOC_BYTES + 100) / MB);
+  k.estimatedDataMb = Math.ceil(k.DOCS * (k.DOC_BYTES + 380) / MB);
   const headroom = k.RAM_SHARED_BUFFERS_MB + 48;
   if (k.RAM_SMALL_MB < headroom) {
     die(`RAM_SMALL_MB=${k.RAM_SMALL_MB} is not allowed: at least RAM_SHARED_BUFFERS_MB + 48 = ${headroom} (shared_buffers and the backends must fit, or the kernel OOM-kills the server)`);
@@ -254,9 +255,11 @@ async function main() {
     cells: cells.map(({ machine: _m, ...rest }) => rest),
   };
   writeFileSync(path.join(k.RAM_OUT, 'experiment-ram.json'), JSON.stringify(result, null, 2));
-  const md = renderMarkdown(result, { command: `make experiment-ram ${process.env.RAM_COMMAND_ARGS || ''}`.trim() });
+  const md = renderMarkdown(result, { command: process.env.RAM_COMMAND || 'make experiment-ram' });
   mkdirSync(path.dirname(k.RAM_REPORT), { recursive: true });
   writeFileSync(k.RAM_REPORT, md);
+  // A report kept outside the results folder (the recorded run in docs/) keeps its data next to it.
+  if (process.env.RAM_REPORT) writeFileSync(k.RAM_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
   console.log(md);
   console.log(`experiment-ram: report ${path.relative(repoRoot, k.RAM_REPORT)}, data ${path.relative(repoRoot, path.join(k.RAM_OUT, 'experiment-ram.json'))}`);
   const ok = cells.length === k.RAM_INDEXES.length * k.RAM_REGIMES.length && cells.every((c) => !c.error && c.k6_exit === 0);

@@ -29,14 +29,15 @@ function asPg(cmd, args, opts = {}) {
   return spawnSync(c, a, { encoding: 'utf8', timeout: 120000, ...opts });
 }
 
-// .run/experiment-ram/pg, or /var/tmp/… with a link when `postgres` cannot traverse the repo.
-function dataRoot(repoRoot) {
+// .run/experiment-ram/pg-<port>, or /var/tmp/… with a link when `postgres` cannot traverse
+// the repo. One directory per port, so the test's scaled-down run and a full run can coexist.
+function dataRoot(repoRoot, port) {
   const parent = path.join(repoRoot, '.run', 'experiment-ram');
   mkdirSync(parent, { recursive: true });
-  const link = path.join(parent, 'pg');
+  const link = path.join(parent, `pg-${port}`);
   if (existsSync(link) || (() => { try { lstatSync(link); return true; } catch (_) { return false; } })()) return link;
   if (isRoot && asPg('test', ['-x', parent]).status !== 0) {
-    const alt = `/var/tmp/k6-writepath-${createHash('md5').update(repoRoot).digest('hex').slice(0, 12)}/experiment-ram-pg`;
+    const alt = `/var/tmp/k6-writepath-${createHash('md5').update(repoRoot).digest('hex').slice(0, 12)}/experiment-ram-pg-${port}`;
     mkdirSync(alt, { recursive: true });
     symlinkSync(alt, link);
   } else {
@@ -49,7 +50,7 @@ export class PgServer {
   constructor(repoRoot, port) {
     this.bin = pgBindir();
     this.port = port;
-    this.dir = dataRoot(repoRoot);
+    this.dir = dataRoot(repoRoot, port);
     this.data = path.join(this.dir, 'data');
     this.log = path.join(this.dir, 'server.log');
   }

@@ -78,9 +78,8 @@ export function renderMarkdown(r, { command }) {
   out.push('');
   for (const c of r.cells) {
     const v = c.verification || {};
-    const rb = v.readback || {};
     const mem = c.memory || {};
-    out.push(`- indexes=${c.indexes} ${c.regime}: k6 exit ${c.k6_exit ?? '–'}; expected ${v.expected ?? '–'} documents, found ${v.found ?? '–'}; read-back ${rb.checked ?? '–'} overwritten keys, ${(rb.stale ?? 0) + (rb.missing ?? 0)} stale or missing; postmaster in cgroup: ${c.postmaster_in_cgroup ? 'yes' : 'no'}; peak memory ${f(mem.peak_mib, 0)} of ${c.budget_mib} MiB (limit reached ${mem.limit_hits ?? '–'} times); table ${f(c.table_mib, 0)} MiB heap, ${f(c.table_total_mib, 0)} MiB with indexes${c.error ? `; ERROR: ${c.error}` : ''}`);
+    out.push(`- indexes=${c.indexes} ${c.regime}: k6 exit ${c.k6_exit ?? '–'}; expected ${v.expected ?? '–'} documents, found ${v.found ?? '–'}; read-back ${v.readback_checked ?? '–'} overwritten keys, ${v.readback_stale_or_missing ?? '–'} stale or missing; postmaster in the cgroup: ${c.postmaster_in_cgroup ? 'yes' : 'no'}; peak memory of the cgroup ${f(mem.peak_mib, 0)} of ${c.budget_mib} MiB; table ${f(c.table_mib, 0)} MiB heap, ${f(c.table_total_mib, 0)} MiB with indexes = ${f(c.table_total_mib / c.budget_mib, 1)}x the budget${c.error ? `; ERROR: ${c.error}` : ''}`);
   }
   out.push('');
   return out.join('\n');

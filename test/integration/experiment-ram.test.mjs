@@ -1,0 +1,106 @@
+// make experiment-ram at a scale that takes well under a minute: the real driver, a real
+// private PostgreSQL in a real memory-limited cgroup, real k6 runs. Asserts the two-regime
+// table with ratios and read I/O, the exact counts, and that the budget was enforced.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { repoRoot } from '../helpers/testserver.mjs';
+
+const DOCS = 80000;
+const BATCH_SIZE = 1000;
+const OVERWRITE_BATCHES = 12;
+const SMALL_MB = 52;
+const LARGE_MB = 512;
+const PORT = 55533; // not the driver's default, so a full run elsewhere in the tree does not collide
+
+function runDriver(env, timeoutMs = 240000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(repoRoot, 'scripts', 'experiment-ram'), [], { cwd: repoRoot, env: { ...process.env, ...env } });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    const timer = setTimeout(() => { child.kill('SIGINT'); reject(new Error(`experiment-ram did not finish in ${timeoutMs} ms:\n${out}`)); }, timeoutMs);
+    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, out }); });
+  });
+}
+
+const canCgroup = process.getuid && process.getuid() === 0 && existsSync('/sys/fs/cgroup');
+
+test('experiment-ram: a bad knob stops the driver with one line naming it', async () => {
+  const r = await runDriver({ RAM_SMALL_MB: 'lots' });
+  assert.equal(r.code, 2);
+  assert.match(r.out, /^experiment-ram: RAM_SMALL_MB="lots" is not allowed: a whole number from 32 to 1048576/m);
+  const r2 = await runDriver({ DOCS: '80000', RAM_SMALL_MB: '64', RAM_LARGE_MB: '512' }); // ~120 MiB is not 3x 64
+  assert.equal(r2.code, 2);
+  assert.match(r2.out, /RAM_SMALL_MB=64 is not allowed with DOCS=80000 and DOC_BYTES=1200: the data \(~\d+ MiB\) must be at least RAM_MIN_RATIO=3 times the budget/);
+});
+
+test('experiment-ram: two regimes x two index variants, ratios, reads and exact counts', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to put the server in a memory-limited cgroup' }, async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'k6wp-ram-'));
+  const r = await runDriver({
+    DOCS: String(DOCS), BATCH_SIZE: String(BATCH_SIZE), OVERWRITE_BATCHES: String(OVERWRITE_BATCHES),
+    RAM_SMALL_MB: String(SMALL_MB), RAM_LARGE_MB: String(LARGE_MB), RAM_SHARED_BUFFERS_MB: '4', RAM_MIN_RATIO: '2',
+    RAM_INDEXES: '0,2', RAM_PG_PORT: String(PORT), RAM_OUT: out, WP_INFLUX: '0',
+  });
+  assert.equal(r.code, 0, r.out);
+  const res = JSON.parse(readFileSync(path.join(out, 'experiment-ram.json'), 'utf8'));
+  assert.equal(res.machine.cgroup.startsWith('v'), true);
+  assert.deepEqual(res.cells.map((c) => `${c.indexes}/${c.regime}`), ['0/fits', '0/exceeds', '2/fits', '2/exceeds']);
+  for (const c of res.cells) {
+    const name = `indexes=${c.indexes} ${c.regime}`;
+    assert.equal(c.error, undefined, name);
+    assert.equal(c.k6_exit, 0, name);
+    assert.equal(c.postmaster_in_cgroup, true, name);
+    assert.equal(c.cgroup_removed, true, name);
+    assert.equal(c.server.settings.secondary_indexes, c.indexes, name);
+    const [load, over] = c.phases;
+    assert.equal(load.phase, 'load');
+    assert.equal(load.batches, DOCS / BATCH_SIZE, name);
+    assert.equal(load.docs_ok, DOCS, name);
+    assert.equal(load.docs_failed, 0, name);
+    assert.equal(over.phase, 'overwrite');
+    assert.equal(over.batches, OVERWRITE_BATCHES, name);
+    assert.equal(over.docs_ok, OVERWRITE_BATCHES * BATCH_SIZE, name);
+    assert.equal(over.docs_failed, 0, name);
+    assert.equal(c.verification.expected, DOCS, name);
+    assert.equal(c.verification.found, DOCS, name);
+    assert.ok(c.verification.readback_checked > 0, name);
+    assert.equal(c.verification.readback_stale_or_missing, 0, name);
+    for (const p of c.phases) {
+      for (const s of ['min', 'median', 'average', 'p90', 'p99', 'max']) assert.ok(p.batch_ms[s] > 0, `${name} ${p.phase} ${s}`);
+      assert.ok(Number.isFinite(p.read_mib) && p.read_mib >= 0, `${name} ${p.phase} read_mib`);
+      assert.ok(Number.isInteger(p.read_ops) && p.read_ops >= 0, `${name} ${p.phase} read_ops`);
+    }
+    assert.ok(c.ratios['overwrite/load'].average > 0, name);
+    // The budget was enforced on the server: it never used more than the limit.
+    assert.ok(c.memory.peak_mib <= c.budget_mib, `${name}: peak ${c.memory.peak_mib} MiB > budget ${c.budget_mib}`);
+    if (c.regime === 'exceeds') {
+      assert.ok(c.table_total_mib > 1.5 * c.budget_mib, `${name}: table ${c.table_total_mib} MiB is not well above the budget`);
+      assert.ok(c.memory.peak_mib > 0.9 * c.budget_mib, `${name}: the budget was never reached (peak ${c.memory.peak_mib} MiB)`);
+    } else {
+      assert.ok(c.table_total_mib < c.budget_mib / 2, `${name}: table ${c.table_total_mib} MiB does not fit the budget`);
+    }
+  }
+  // E1's claim, as reads: with the data evicted the overwrite reads from disk, in memory it does not.
+  for (const idx of [0, 2]) {
+    const over = (g) => res.cells.find((c) => c.indexes === idx && c.regime === g).phases[1];
+    assert.ok(over('exceeds').reads_per_doc > 0.3, `indexes=${idx}: ${over('exceeds').reads_per_doc} reads per overwritten doc with data > budget`);
+    assert.ok(over('fits').reads_per_doc < 0.05, `indexes=${idx}: ${over('fits').reads_per_doc} reads per overwritten doc with data in memory`);
+  }
+  const md = readFileSync(path.join(out, 'report.md'), 'utf8');
+  assert.match(md, /\| indexes \| regime \| budget MiB \| table MiB \| phase \| batches \| min \| median \| average \| p90 \| p99 \| max \| read MiB \| read ops \| reads \/ doc \|/);
+  for (const idx of [0, 2]) {
+    for (const g of ['fits', 'exceeds']) {
+      assert.match(md, new RegExp(`^\\| ${idx} \\| ${g} \\| \\d+ \\| \\d+ \\| insert \\| ${DOCS / BATCH_SIZE} \\|`, 'm'));
+      assert.match(md, new RegExp(`^\\| ${idx} \\| ${g} \\| \\d+ \\| \\d+ \\| overwrite \\| ${OVERWRITE_BATCHES} \\|`, 'm'));
+    }
+    assert.match(md, new RegExp(`^\\| ${idx} \\| \\d+\\.\\d\\dx \\([\\d.]+x, [\\d.]+x\\) \\| \\d+\\.\\d\\dx \\([\\d.]+x, [\\d.]+x\\) \\| \\d+\\.\\d\\d \\| \\d+\\.\\d\\d \\|$`, 'm'));
+  }
+  // Nothing left behind: no cgroup of this port, no server.
+  const cg = (d) => existsSync(d) && readdirSync(d).some((n) => n === `k6wp_ram_${PORT}`);
+  assert.equal(cg('/sys/fs/cgroup/memory') || cg('/sys/fs/cgroup/blkio') || cg('/sys/fs/cgroup'), false);
+  assert.equal(existsSync(path.join(repoRoot, '.run', 'experiment-ram', `pg-${PORT}`, 'data', 'postmaster.pid')), false);
+});
