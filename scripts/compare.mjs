@@ -1,0 +1,247 @@
+// scripts/compare: one workload on several targets (or two endpoints of one kind, like E3's two
+// server versions), side by side in E3's shape `phase | metric | A | B | A/B`, plus an SVG chart.
+// Runs are scenario files (run now, one at a time, through scripts/run) or result folders
+// (their summary.json, used as they are). Runs whose workload settings differ are refused.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { KNOBS } from '../lib/config.js';
+import { groupedBars } from '../lib/svg-chart.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const LETTERS = 'ABCDEFGH';
+// Settings that say how a run was made or checked, not what it wrote: they may differ.
+const NOT_WORKLOAD = new Set(['RUN_ID', 'THRESHOLDS', 'RESULTS_DIR', 'TIMEOUT', 'MAX_DURATION', 'REUSE', 'KEEP', 'READBACK',
+  'HTML_REPORTER', 'WEB_DASHBOARD', 'WEB_DASHBOARD_PERIOD', 'timeoutMs', 'target']);
+// Marker a comparison leaves in the result folder of a run it made against a test server.
+export const TEST_ENDPOINT_MARKER = 'TEST-ENDPOINT';
+
+export class CompareError extends Error {}
+const refuse = (msg) => { throw new CompareError(msg); };
+
+const show = (v) => (Array.isArray(v) ? v.join(',') : JSON.stringify(v));
+
+// The settings two runs must share: every knob of the pack that belongs to no single target,
+// plus anything else in config a workload added (e.g. MIXED_OP), minus NOT_WORKLOAD.
+export function workloadSettings(summary) {
+  const out = { experiment: summary.experiment, ops: summary.ops || null };
+  for (const [k, v] of Object.entries(summary.config || {})) {
+    if (NOT_WORKLOAD.has(k)) continue;
+    if (KNOBS[k] && KNOBS[k].target) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+// One line naming every setting that differs, or nothing.
+export function checkSameWorkload(runs) {
+  const settings = runs.map((r) => workloadSettings(r.summary));
+  const keys = [...new Set(settings.flatMap((s) => Object.keys(s)))].sort();
+  const diffs = [];
+  for (const k of keys) {
+    const vals = settings.map((s) => show(s[k]));
+    if (new Set(vals).size > 1) diffs.push(`${k} ${runs.map((r, i) => `${r.letter}=${vals[i] === undefined ? '(unset)' : vals[i]}`).join(' ')}`);
+  }
+  if (diffs.length) refuse(`refusing to compare runs with different workload settings: ${diffs.join('; ')}`);
+}
+
+const fmt = (x, d = 1) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '-');
+
+export const METRICS = [
+  ['p50 ms', (p) => p.batch_ms.median, 1],
+  ['p99 ms', (p) => p.batch_ms.p99, 1],
+  ['docs/s', (p) => p.docs_per_s, 0],
+];
+
+// -> { text, json, svg }
+export function buildComparison(runs) {
+  checkSameWorkload(runs);
+  const phases = runs[0].summary.phases.map((p) => p.phase);
+  for (const r of runs) {
+    const own = r.summary.phases.map((p) => p.phase).join(',');
+    if (own !== phases.join(',')) refuse(`refusing to compare runs with different phases: A=${phases.join(',')} ${r.letter}=${own}`);
+  }
+  const title = (r) => `${r.label}${r.testEndpoint ? ' (TEST ENDPOINT)' : ''}`;
+  const lines = [];
+  const s0 = runs[0].summary;
+  lines.push(`k6-writepath comparison · ${s0.experiment}`);
+  const c = s0.config || {};
+  lines.push(`workload: ${c.VUS} VUs · batches of ${c.BATCH_SIZE} · DOCS ${c.DOCS} · ${c.DOC_SHAPE} documents · keys ${c.KEY_DIST} · seed ${c.SEED} · phases ${phases.join(',')} (identical in every run)`);
+  for (const r of runs) {
+    const srv = r.summary.server ? (r.summary.server.serverVersion || r.summary.server.version) : 'setup did not finish';
+    const verdict = r.summary.passed ? 'thresholds passed' : 'thresholds FAILED';
+    const v = r.summary.verification || {};
+    const verified = v.ran ? (v.count_ok && v.readback_ok ? 'verified' : 'verification FAILED') : 'not verified';
+    lines.push(`${r.letter}: ${title(r)} · ${r.summary.target} · ${srv} · run ${r.summary.run_id} · ${verdict} · ${verified} · ${r.source}`);
+  }
+  if (runs.some((r) => r.testEndpoint)) {
+    lines.push('TEST ENDPOINT: an API test server of this project (test/servers), not the real database; its figures check the pack, they are no benchmark.');
+  }
+  lines.push('');
+  const others = runs.slice(1);
+  const head = ['phase', 'metric', ...runs.map((r) => r.letter), ...others.map((r) => `A/${r.letter}`)];
+  const rows = [];
+  const table = [];
+  for (const ph of phases) {
+    for (const [name, get, digits] of METRICS) {
+      const vals = runs.map((r) => get(r.summary.phases.find((p) => p.phase === ph)));
+      const ratios = others.map((_, i) => (typeof vals[0] === 'number' && typeof vals[i + 1] === 'number' && vals[i + 1] > 0 ? vals[0] / vals[i + 1] : null));
+      rows.push([ph, name, ...vals.map((v) => fmt(v, digits)), ...ratios.map((x) => fmt(x, 2))]);
+      table.push({ phase: ph, metric: name, values: Object.fromEntries(runs.map((r, i) => [r.letter, vals[i]])), ratios: Object.fromEntries(others.map((r, i) => [`A/${r.letter}`, ratios[i]])) });
+    }
+  }
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells) => cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ');
+  lines.push(line(head));
+  lines.push(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  for (const row of rows) lines.push(line(row));
+  lines.push('');
+  lines.push('p50/p99: time per batch (ms); docs/s: acknowledged documents per second of phase wall time; A/B < 1: A is faster (ms) or slower (docs/s).');
+  const text = `${lines.join('\n')}\n`;
+
+  const legend = (r) => `${r.letter}: ${title(r)}`;
+  const latency = groupedBars({
+    title: 'Time per batch: p50 and p99', unit: 'ms', groups: phases,
+    series: runs.flatMap((r) => [['p50', 'median'], ['p99', 'p99']].map(([n, k]) => ({ name: `${legend(r)} ${n}`, values: r.summary.phases.map((p) => p.batch_ms[k]) }))),
+    width: 760, height: 300,
+  });
+  const rate = groupedBars({
+    title: 'Documents written per second', unit: 'docs/s', groups: phases,
+    series: runs.map((r) => ({ name: legend(r), values: r.summary.phases.map((p) => p.docs_per_s) })), width: 760, height: 280,
+  });
+  const h1 = Number(/height="(\d+)"/.exec(latency)[1]); const h2 = Number(/height="(\d+)"/.exec(rate)[1]);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${h1 + h2 + 10}" viewBox="0 0 760 ${h1 + h2 + 10}">\n` +
+    `<rect width="100%" height="100%" fill="white"/>\n${latency.replace('<svg ', '<svg y="0" ')}\n${rate.replace('<svg ', `<svg y="${h1 + 10}" `)}\n</svg>\n`;
+  const json = {
+    tool: 'k6-writepath compare', experiment: s0.experiment, phases,
+    runs: runs.map((r) => ({ letter: r.letter, label: r.label, test_endpoint: r.testEndpoint, target: r.summary.target, run_id: r.summary.run_id, source: r.source, passed: r.summary.passed })),
+    table,
+  };
+  return { text, json, svg };
+}
+
+function readSummary(dir) {
+  const file = path.join(dir, 'summary.json');
+  if (!existsSync(file)) refuse(`${dir}: no summary.json (not a result folder of a finished run)`);
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+export function parseArgs(argv) {
+  const o = { specs: [], env: [], perRun: {}, labels: {}, testEndpoints: new Set(), arangoTestserver: false, out: null, k6args: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => { if (i + 1 >= argv.length) refuse(`${a} needs a value`); return argv[++i]; };
+    if (a === '-e' || a === '--env') {
+      const v = next();
+      const m = /^([A-H]):([A-Z_][A-Z0-9_]*)=(.*)$/s.exec(v);
+      if (m) (o.perRun[m[1]] ||= {})[m[2]] = m[3];
+      else if (/^[A-Z_][A-Z0-9_]*=/.test(v)) o.env.push(v);
+      else refuse(`-e ${v}: expected KNOB=value or A:KNOB=value`);
+    } else if (a === '--label') {
+      const m = /^([A-H])=(.+)$/.exec(next()); if (!m) refuse('--label: expected A=name'); o.labels[m[1]] = m[2];
+    } else if (a === '--test-endpoint') {
+      const v = next(); if (!/^[A-H]$/.test(v)) refuse('--test-endpoint: expected a run letter A-H'); o.testEndpoints.add(v);
+    } else if (a === '--arango-testserver') o.arangoTestserver = true;
+    else if (a === '--out') o.out = next();
+    else if (a === '-h' || a === '--help') o.help = true;
+    else if (a.startsWith('-')) refuse(`unknown option ${a} (see scripts/compare --help)`);
+    else o.specs.push(a);
+  }
+  if (!o.help && o.specs.length < 2) refuse('give at least two runs: scenario files and/or result folders');
+  if (o.specs.length > LETTERS.length) refuse(`at most ${LETTERS.length} runs`);
+  for (const l of [...Object.keys(o.perRun), ...Object.keys(o.labels), ...o.testEndpoints]) {
+    if (LETTERS.indexOf(l) >= o.specs.length) refuse(`run ${l} is named in an option but only ${o.specs.length} runs were given`);
+  }
+  return o;
+}
+
+async function startArangoTestserver() {
+  const bin = path.join(root, 'bin', 'arangodb-testserver');
+  if (!existsSync(bin)) refuse('--arango-testserver: bin/arangodb-testserver is missing (make testservers)');
+  const proc = spawn(bin, ['-addr', '127.0.0.1:0', '-no-auth'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const rl = readline.createInterface({ input: proc.stdout });
+  const url = await new Promise((resolve, reject) => {
+    rl.once('line', (l) => { const m = /listening on (http:\/\/\S+)/.exec(l); if (m) resolve(m[1]); else reject(new CompareError(`arangodb-testserver said: ${l}`)); });
+    proc.once('exit', (c) => reject(new CompareError(`arangodb-testserver exited with ${c}`)));
+  });
+  rl.on('line', () => {});
+  return { url, stop: () => proc.kill('SIGTERM') };
+}
+
+const usage = `usage: scripts/compare [options] RUN RUN [RUN…]
+  RUN                 a scenario file (run now through scripts/run, one at a time) or a result folder (summary.json)
+  -e KNOB=value       for every scenario run;   -e B:KNOB=value  only for run B (A, B, C… by position)
+  --label A=name      column name (default: the target)
+  --test-endpoint B   label run B as a test endpoint (runs against a project test server)
+  --arango-testserver run ArangoDB scenarios against bin/arangodb-testserver (labelled TEST ENDPOINT)
+  --out DIR           where compare.txt/.json/.svg go (default results/cmp_<time>)
+examples:
+  scripts/compare -e DOCS=50000 scenarios/postgres/insert-vs-overwrite.js scenarios/arangodb/insert-vs-overwrite.js
+  scripts/compare -e B:PG_URL=postgres://u:p@db16:5432/x --label A=pg15 --label B=pg16 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
+  scripts/compare results/20260101120000_ab12 results/20260101121500_cd34
+`;
+
+export async function main(argv) {
+  const o = parseArgs(argv);
+  if (o.help) { process.stdout.write(usage); return 0; }
+  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  const cmpId = `cmp_${stamp}_${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`;
+  const resultsDir = process.env.RESULTS_DIR || 'results';
+  const outDir = o.out || path.join(resultsDir, cmpId);
+  let arango = null;
+  const runs = [];
+  try {
+    for (let i = 0; i < o.specs.length; i++) {
+      const letter = LETTERS[i];
+      const spec = o.specs[i];
+      let dir; let testEndpoint = o.testEndpoints.has(letter);
+      if (existsSync(spec) && existsSync(path.join(spec, 'summary.json'))) {
+        dir = spec;
+      } else if (/\.js$/.test(spec) && existsSync(spec)) {
+        // Per-run knobs win over the shared ones; secrets (PG_URL…) travel in the environment,
+        // never on a command line.
+        const knobs = new Map(o.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+        const env = { ...process.env };
+        for (const [k, v] of Object.entries(o.perRun[letter] || {})) knobs.set(k, v);
+        for (const [k, v] of [...knobs]) if (KNOBS[k] && KNOBS[k].type === 'secret') { env[k] = v; knobs.delete(k); }
+        if (o.arangoTestserver && /scenarios\/arangodb\//.test(spec)) {
+          arango ||= await startArangoTestserver();
+          env.ARANGO_URL = arango.url;
+          testEndpoint = true;
+        }
+        const runId = `${cmpId}_${letter.toLowerCase()}`.slice(0, 32);
+        dir = path.join(resultsDir, runId);
+        process.stderr.write(`scripts/compare: run ${letter}: ${spec} (RUN_ID=${runId})\n`);
+        const args = [path.join(root, 'scripts', 'run'), spec, '-q', ...[...knobs].flatMap(([k, v]) => ['-e', `${k}=${v}`]), '-e', `RUN_ID=${runId}`];
+        const r = spawnSync(args[0], args.slice(1), { env: { ...env, RESULTS_DIR: resultsDir }, stdio: ['ignore', 'ignore', 'inherit'] });
+        if (!existsSync(path.join(dir, 'summary.json'))) refuse(`run ${letter} (${spec}) left no summary.json (k6 exit code ${r.status}); see the lines above`);
+        if (testEndpoint) writeFileSync(path.join(dir, TEST_ENDPOINT_MARKER), 'This run wrote to a project API test server, not to the real database.\n');
+      } else {
+        refuse(`${spec}: neither a scenario file (*.js) nor a result folder with summary.json`);
+      }
+      const summary = readSummary(dir);
+      if (existsSync(path.join(dir, TEST_ENDPOINT_MARKER)) || (summary.server && summary.server.testEndpoint === true)) testEndpoint = true;
+      runs.push({ letter, summary, source: dir, testEndpoint, label: o.labels[letter] || summary.target });
+    }
+  } finally {
+    if (arango) arango.stop();
+  }
+  const same = runs.filter((r) => !o.labels[r.letter]);
+  if (new Set(same.map((r) => r.label)).size < same.length) for (const r of same) r.label = `${r.label} ${r.letter}`;
+  const cmp = buildComparison(runs);
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(path.join(outDir, 'compare.txt'), cmp.text);
+  writeFileSync(path.join(outDir, 'compare.json'), `${JSON.stringify(cmp.json, null, 2)}\n`);
+  writeFileSync(path.join(outDir, 'compare.svg'), cmp.svg);
+  process.stdout.write(`${cmp.text}chart: ${path.join(outDir, 'compare.svg')} · table: ${path.join(outDir, 'compare.txt')}\n`);
+  return 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
+    if (e instanceof CompareError) { process.stderr.write(`scripts/compare: ${e.message}\n`); process.exit(2); }
+    throw e;
+  });
+}
