@@ -1,0 +1,3 @@
+module k6-writepath/bench/sink
+
+go 1.22
