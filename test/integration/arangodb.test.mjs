@@ -3,7 +3,7 @@
 // are on k6's exit code, summary.json and the server's own document counts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { runK6 } from '../helpers/k6.mjs';
+import { influxQuery, localEnv, runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startTestServer } from '../helpers/testserver.mjs';
 
 const PASSWORD = 'pw-for-tests-only';
@@ -231,4 +231,19 @@ test('E1 with OVERWRITE_OP=ignore: existing documents keep their load version (r
   assert.match(r.stdout, /\noverwrite\s+ignore\s+4\s+800\s+0/);
   assert.ok(r.summary.verification.readback_checked > 0);
   assert.equal(r.summary.verification.readback_ok, true);
+});
+
+test('InfluxDB receives the failed documents of an ArangoDB run by reason, as in summary.json', async () => {
+  const { INFLUX_URL } = localEnv();
+  const runId = uniqueRunId('ta');
+  await setFaults({ elementFailureRate: 0.05, elementFailureErrorNum: 1210, seed: 3 });
+  const r = await runK6(E1, arango({ RUN_ID: runId, DOCS: '2000', BATCH_SIZE: '250', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2', K6_INFLUXDB_TAGS_AS_FIELDS: 'vu:int,iter:int,url' }),
+    { args: ['--out', `influxdb=${INFLUX_URL}`, '--tag', `testid=${runId}`], runId });
+  await setFaults({});
+  assert.equal(r.code, 99, explain(r));
+  const res = await influxQuery(INFLUX_URL, `SELECT sum("value") FROM "writepath_docs_failed" WHERE "testid" = '${runId}' GROUP BY "phase", "reason", "target"`);
+  const got = Object.fromEntries((res.results[0].series || []).map((x) => [`${x.tags.phase}/${x.tags.reason}/${x.tags.target}`, x.values[0][1]]));
+  const want = Object.fromEntries(r.summary.phases.map((p) => [`${p.phase}/e1210/arangodb`, p.docs_failed]));
+  assert.ok(Object.values(want).every((n) => n > 0), JSON.stringify(want));
+  assert.deepEqual(got, want);
 });
