@@ -247,3 +247,15 @@ test('InfluxDB receives the failed documents of an ArangoDB run by reason, as in
   assert.ok(Object.values(want).every((n) => n > 0), JSON.stringify(want));
   assert.deepEqual(got, want);
 });
+
+test('connections dropped mid-request are whole-batch failures with reason connection, and nothing is counted twice', async () => {
+  await setFaults({ dropConnectionRate: 0.2, seed: 1 });
+  const r = await runK6(E1, arango({ PHASES: 'load', DOCS: '2000', BATCH_SIZE: '100', KEEP: '1' }));
+  await setFaults({});
+  assert.equal(r.code, 99, explain(r));
+  const load = r.summary.phases[0];
+  const stored = await serverCount(r.runId);
+  assert.ok(stored < 2000 && stored % 100 === 0, `stored ${stored}`);
+  assert.deepEqual([load.docs_ok, load.docs_failed, load.failed_by_reason], [stored, 2000 - stored, { connection: 2000 - stored }]);
+  await api('DELETE', `/_api/database/k6wp_${r.runId}`);
+});
