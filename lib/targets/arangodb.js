@@ -338,6 +338,7 @@ export function createTarget(cfg, plan = {}) {
     bind(runId);
     const exists = call('GET', `${prefix}/_api/version`, undefined, 'GET /_api/version');
     if (exists.status === 404) return 'absent';
+    if (exists.status !== 200) return `left alone: cannot check it (${describe(exists)})`;
     if (!isOurs()) return 'not ours, left alone';
     if (keep) return 'kept (KEEP=1)';
     const res = call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database');
