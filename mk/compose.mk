@@ -1,0 +1,46 @@
+# The docker-compose stack (docs/compose.md): ArangoDB, RavenDB, PostgreSQL, InfluxDB, Grafana, k6.
+#   make compose-up                      .env with random passwords (once), then docker compose up -d
+#   make compose-run SCENARIO=scenarios/arangodb/insert-vs-overwrite.js K6_ARGS="-e DOCS=100000"
+#                                        compose when a Docker engine answers, else bin/k6 + make up
+#   make compose-down                    stop the stack (COMPOSE_DOWN_ARGS=-v also drops its data)
+#   make compose-config                  validate docker-compose.yml (+ the constrained override)
+#   COMPOSE_FILES="-f docker-compose.yml -f docker-compose.constrained.yml"  E1's memory budget
+.PHONY: test-deps-compose compose-env compose-up compose-run compose-down compose-config
+
+# `docker compose` (v2 plugin) when present, else docker-compose (v1.29, Debian).
+COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo 'docker compose' || echo docker-compose)
+COMPOSE_FILES ?= -f docker-compose.yml
+SCENARIO ?= scenarios/postgres/insert-vs-overwrite.js
+
+## Debian's docker-compose 1.29 for test/integration/compose.test.mjs: it validates the compose
+## files offline (no engine needed). A prerequisite of `make test`; the test installs nothing.
+test-deps-compose:
+	@command -v docker-compose >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-compose >/dev/null 2>&1 || \
+	    { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-compose >/dev/null; }; \
+	  else echo "make test-deps-compose: docker-compose is missing: sudo apt-get install docker-compose" >&2; exit 1; fi; }
+	@docker-compose version --short >/dev/null
+
+compose-env:
+	@scripts/compose-env.sh
+
+compose-up: compose-env
+	$(COMPOSE) $(COMPOSE_FILES) up -d
+
+# Results belong to the calling user, not to root inside the container.
+compose-run:
+	@if docker info >/dev/null 2>&1; then \
+	  scripts/compose-env.sh 2>/dev/null; \
+	  $(COMPOSE) $(COMPOSE_FILES) run --rm --user "$$(id -u):$$(id -g)" k6 run $(SCENARIO) $(K6_ARGS); \
+	else \
+	  echo "compose-run: no Docker engine answers; running $(SCENARIO) with bin/k6 against make up's services" >&2; \
+	  $(MAKE) --no-print-directory bin/k6 up && scripts/run $(SCENARIO) $(K6_ARGS); \
+	fi
+
+compose-down:
+	$(COMPOSE) $(COMPOSE_FILES) down $(COMPOSE_DOWN_ARGS)
+
+compose-config: test-deps-compose compose-env
+	docker-compose -f docker-compose.yml config -q
+	docker-compose -f docker-compose.yml -f docker-compose.constrained.yml config -q
+	@echo "compose-config: docker-compose.yml and docker-compose.constrained.yml are valid"
