@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { localEnv, runK6 } from '../helpers/k6.mjs';
+import { repoRoot } from '../helpers/testserver.mjs';
 
 const env = localEnv();
 const chromium = process.env.CHROMIUM || 'chromium';
@@ -58,4 +59,22 @@ test('report.html of a failing run says FAILED and names the failed documents', 
   assert.match(dom, /id="verdict">FAILED: \d+ of \d+ thresholds failed/);
   assert.match(dom, /mixed: 500 documents failed — unique_violation 500/);
   assert.equal(phaseRows(dom).mixed[4], '500');
+});
+
+test('scripts/run WEB_DASHBOARD=1 exports k6\'s web dashboard next to report.html; a bad value is one line', { timeout: 180000 }, () => {
+  const resultsDir = mkdtempSync(path.join(tmpdir(), 'k6wp-wd-'));
+  const runId = `wd${process.pid}_${Date.now().toString(36)}`;
+  // Long enough for k6 to keep the export (it skips runs shorter than ~3 sampling periods).
+  const r = spawnSync(path.join(repoRoot, 'scripts', 'run'),
+    ['scenarios/postgres/insert-vs-overwrite.js', '-q', '-e', 'DOCS=150000', '-e', 'OVERWRITE_BATCHES=40', '-e', `RUN_ID=${runId}`],
+    { cwd: repoRoot, encoding: 'utf8', timeout: 170000,
+      env: { ...process.env, RESULTS_DIR: resultsDir, WEB_DASHBOARD: '1', WEB_DASHBOARD_PERIOD: '1s', WP_INFLUX: '0', PG_URL: env.PG_URL, K6_NO_USAGE_REPORT: 'true' } });
+  assert.equal(r.status, 0, r.stderr);
+  const exported = path.join(resultsDir, runId, 'k6-dashboard.html');
+  assert.ok(existsSync(exported), `k6-dashboard.html exported: ${r.stderr.slice(-500)}`);
+  assert.ok(existsSync(path.join(resultsDir, runId, 'report.html')));
+  const bad = spawnSync(path.join(repoRoot, 'scripts', 'run'), ['scenarios/postgres/insert-vs-overwrite.js'],
+    { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, RESULTS_DIR: resultsDir, WEB_DASHBOARD: 'maybe' } });
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stderr.trim(), 'scripts/run: WEB_DASHBOARD=maybe is not allowed: one of 1, 0, true, false');
 });
