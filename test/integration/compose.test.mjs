@@ -272,6 +272,11 @@ test('constrained: one memory budget for every database container, E1 cache caps
     assert.ok(arango.includes(opt), `arangod gets ${opt}`);
   }
   for (const opt of base.services.arangodb.command) assert.ok(arango.includes(opt), `the constrained arangod keeps ${opt}`);
+  // At the default budget the fixed caps leave room for the rest of arangod (docs/compose.md).
+  const dflt0 = config([BASE, CONSTRAINED]);
+  const caps = dflt0.services.arangodb.command.filter((o) => /(block-cache-size|total-write-buffer-size|cache\.size|query\.memory-limit)=/.test(o))
+    .reduce((sum, o) => sum + Number(o.split('=')[1]), 0);
+  assert.ok(caps <= bytes(dflt0.services.arangodb.mem_limit) / 2, `E1's caps (${caps} bytes) fit in half of the default budget`);
   const pg = constrained.services.postgres.command.join(' ');
   for (const s of ['shared_buffers=256MB', 'temp_buffers=64MB', 'work_mem=64MB']) assert.ok(pg.includes(s), `postgres gets E1's ${s}`);
   // Default budget when the variable is unset.
