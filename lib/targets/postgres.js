@@ -135,12 +135,14 @@ export function createTarget(cfg) {
       logged[failedReason] = true;
       console.error(`[${tags.phase}] batch of ${nums.length} failed (${failedReason}): ${redact(message)}`);
     }
-    if (FATAL[failedReason]) exec.test.abort(`${FATAL[failedReason]}: ${redact(message)}`);
+    // The workload aborts after it has counted this batch (abort: …), so the batch that
+    // revealed the fault is in the results too.
+    const abort = FATAL[failedReason] ? `${FATAL[failedReason]}: ${redact(message)}` : null;
     // A refused connection fails in well under a millisecond: without a pause a VU would burn
     // hundreds of batches of its phase during a two-second restart. The pause is outside the
     // timed batch, and the batch still counts as failed.
     if (failedReason === 'connection') sleep(CONNECTION_BACKOFF_S);
-    return { n: nums.length, ms, bytes: body.length, failed: nums.length, byReason: { [failedReason]: nums.length }, failedIndexes: null };
+    return { n: nums.length, ms, bytes: body.length, failed: nums.length, byReason: { [failedReason]: nums.length }, failedIndexes: null, abort };
   }
 
   function count() {

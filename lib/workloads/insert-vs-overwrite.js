@@ -100,6 +100,8 @@ export function iteration(target, cfg, p, state) {
   const startedAt = Date.now();
   const res = target.write(op, keys, stampFor(phase, j), tags);
   recordBatch(tags, res, fresh, startedAt);
+  // A target asks for the abort (auth refused, table gone) only once the batch is counted.
+  if (res.abort) exec.test.abort(res.abort);
 }
 
 const verifyExpected = new Gauge(M.verifyExpected);

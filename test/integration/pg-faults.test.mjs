@@ -14,7 +14,8 @@ const scenario = 'scenarios/postgres/insert-vs-overwrite.js';
 let pg;
 
 before(async () => { pg = await startPrivatePg({ port: 55632, name: 'pg-restart' }); });
-after(async () => { if (pg) await pg.start(); }); // leave it running for the next test; data is throw-away
+// The private server exists for this file only: stopped afterwards, its data dir kept for next time.
+after(() => { if (pg) pg.stop('fast'); });
 
 async function waitFor(fn, timeoutMs, what) {
   const end = Date.now() + timeoutMs;
@@ -91,5 +92,59 @@ test('PostgreSQL restarted during the overwrite phase: run continues, failures c
   } finally {
     await pg.start();
     await psql(pg.url, `DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS applied_${runId}; DROP FUNCTION IF EXISTS applied_${runId}()`);
+  }
+});
+
+// Faults after which going on is pointless: the run must stop within seconds with one line
+// naming the cause, not fail batch after batch until MAX_DURATION.
+async function faultDuringOverwrite(fault, { runId, env }) {
+  const started = Date.now();
+  const running = runK6(scenario, { PG_URL: pg.url, DOCS: '20000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '3000', MIXED_BATCHES: '0', TIMEOUT: '10s', ...env }, { runId, timeoutMs: 120000 });
+  await waitFor(async () => Number(await psql(pg.url, `SELECT count(*) FROM pg_stat_activity WHERE application_name = 'k6-writepath' AND query LIKE '%ON CONFLICT%'`)) > 0,
+    60000, 'the overwrite phase to start');
+  const faultAt = Date.now();
+  await fault();
+  const r = await running;
+  return { r, afterFaultMs: Date.now() - faultAt, totalMs: Date.now() - started };
+}
+
+function oneAbortLine(r) {
+  const errors = r.stderr.split('\n').filter((l) => /level=error/.test(l) && /test aborted/.test(l));
+  assert.equal(errors.length, 1, r.stderr);
+  return errors[0];
+}
+
+test('the run\'s table dropped during the overwrite phase: one clear line, abort within seconds, exit 108', { timeout: 120000 }, async () => {
+  const runId = uniqueRunId('dt');
+  const { r, afterFaultMs } = await faultDuringOverwrite(() => psql(pg.url, `DROP TABLE k6wp_${runId}`), { runId, env: {} });
+  assert.equal(r.code, 108, r.stdout + r.stderr);
+  assert.match(oneAbortLine(r), /the run's table disappeared during the run: .*does not exist/);
+  assert.ok(afterFaultMs < 15000, `aborted ${afterFaultMs} ms after the drop`);
+  const ow = r.summary.phases.find((p) => p.phase === 'overwrite');
+  assert.ok(ow.batches < 3000, `stopped early: ${ow.batches} of 3000 batches`);
+  assert.ok((ow.failed_by_reason.undefined_table || 0) > 0, `the batch that met the missing table is counted: ${JSON.stringify(ow.failed_by_reason)}`);
+});
+
+test('authentication refused after a reconnect in the middle of a run: one clear line, abort, password not printed', { timeout: 120000 }, async () => {
+  const runId = uniqueRunId('au');
+  // A role of this test, so the server's own postgres password never changes.
+  const role = `k6wp_user_${runId}`.slice(0, 63);
+  const before = new URL(pg.url); before.username = role; before.password = 'Canary-Pw-Before-1';
+  await psql(pg.url, `CREATE ROLE ${role} LOGIN SUPERUSER PASSWORD 'Canary-Pw-Before-1'`);
+  try {
+    const { r, afterFaultMs } = await faultDuringOverwrite(async () => {
+      await psql(pg.url, `ALTER ROLE ${role} PASSWORD 'Canary-Pw-After-2';
+        SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '${role}'`);
+    }, { runId, env: { PG_URL: before.toString() } });
+    assert.equal(r.code, 108, r.stdout + r.stderr);
+    assert.match(oneAbortLine(r), /PG_URL: authentication failed: .*password authentication failed for user/);
+    assert.ok(afterFaultMs < 15000, `aborted ${afterFaultMs} ms after the password changed`);
+    assert.ok(!(r.stdout + r.stderr + JSON.stringify(r.summary)).includes('Canary-Pw'), 'no password printed');
+    const ow = r.summary.phases.find((p) => p.phase === 'overwrite');
+    assert.ok((ow.failed_by_reason.auth || 0) > 0, `the refused batch is counted: ${JSON.stringify(ow.failed_by_reason)}`);
+  } finally {
+    await psql(pg.url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '${role}'`);
+    await psql(pg.url, `DROP TABLE IF EXISTS k6wp_${runId}`);
+    await psql(pg.url, `DROP ROLE IF EXISTS ${role}`);
   }
 });

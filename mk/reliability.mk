@@ -1,0 +1,11 @@
+# Reliability (docs/reliability.md): the PostgreSQL fault matrix, the bad-input table and the
+# data-safety checks on their own. `make test` runs them too (they live under test/).
+
+RELIABILITY_TESTS := test/integration/bad-input.test.mjs test/integration/data-safety.test.mjs \
+  test/integration/pg-faults.test.mjs test/integration/pg-hidden-failure.test.mjs
+
+.PHONY: test-reliability
+## fault matrix (PostgreSQL rows), bad-input table, data safety; the restart test uses a
+## private PostgreSQL on 127.0.0.1:55632 under .run/reliability/ (never the shared one)
+test-reliability: bin/k6 up
+	node --test --test-concurrency=1 --test-reporter=spec $(RELIABILITY_TESTS)
