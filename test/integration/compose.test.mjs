@@ -338,6 +338,21 @@ test('every variable the compose files read is documented in docs/compose.md', (
   }
 });
 
+// k6 consolidates outputs as "command line replaces environment": scripts/run's own --out in
+// the container must not stream every point twice next to the service's K6_OUT.
+test('with K6_OUT set, the --out of scripts/run replaces it instead of adding a second output', () => {
+  const script = path.join(tmp, 'one.js');
+  writeFileSync(script, 'export const options = { iterations: 1, vus: 1 };\nexport default function () {}\n');
+  const fromEnv = path.join(tmp, 'from-env.json');
+  const fromFlag = path.join(tmp, 'from-flag.json');
+  const r = spawnSync(k6Bin, ['run', '-q', '--out', `json=${fromFlag}`, script], {
+    encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tmp, K6_NO_USAGE_REPORT: 'true', K6_OUT: `json=${fromEnv}` },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(existsSync(fromFlag), 'the command-line output is used');
+  assert.ok(!existsSync(fromEnv), 'K6_OUT is not used as well');
+});
+
 // The image's entry point, run here on the host with bin/k6 against `make up`'s PostgreSQL:
 // the same script, the same scripts/run, only the URLs differ (environment parity).
 test('docker/k6-entrypoint.sh: `run … <scenario> …` goes through scripts/run and leaves results/<RUN_ID>/', () => {
