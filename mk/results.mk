@@ -2,6 +2,8 @@
 
 .PHONY: test-deps-results dashboards compare
 
+TEST_DEPS += test-deps-results
+
 ## headless Chromium for test/integration/report-html.test.mjs (Debian package `chromium`);
 ## a prerequisite of `make test` (the test itself installs nothing)
 test-deps-results:
