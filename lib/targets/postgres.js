@@ -34,7 +34,7 @@ export function classify(message) {
   if (/context deadline exceeded|canceling statement due to (user request|statement timeout)/.test(m)) return 'timeout';
   if (/password authentication failed|no pg_hba.conf entry|role .* does not exist/.test(m)) return 'auth';
   if (/relation .* does not exist|schema .* does not exist/.test(m)) return 'undefined_table';
-  if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode)|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
+  if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
   return 'other';
 }
 
