@@ -136,14 +136,25 @@ async function phaseWindows(jsonOut) {
   return win;
 }
 
+// bin/k6 directly rather than scripts/run: the driver picks RUN_ID and the result folder
+// itself, and needs k6's JSON output next to InfluxDB's (when .run/env names one).
 function runK6(env, args, logFile) {
   return new Promise((resolve) => {
     const log = createWriteStream(logFile);
-    const child = spawn(path.join(repoRoot, 'scripts', 'run'), args, { cwd: repoRoot, env });
+    const child = spawn(path.join(repoRoot, 'bin', 'k6'), ['run', ...args], { cwd: repoRoot, env });
     child.stdout.pipe(log, { end: false });
     child.stderr.pipe(log, { end: false });
     child.on('exit', (code) => { log.end(); resolve(code); });
   });
+}
+
+function influxUrl() {
+  if (process.env.WP_INFLUX === '0') return null;
+  if (process.env.INFLUX_URL) return process.env.INFLUX_URL;
+  const envFile = path.join(repoRoot, '.run', 'env');
+  if (!existsSync(envFile)) return null;
+  const m = /^INFLUX_URL=(.+)$/m.exec(readFileSync(envFile, 'utf8'));
+  return m ? m[1].trim() : null;
 }
 
 async function runCell(k, server, indexes, regime, stamp) {
@@ -166,8 +177,12 @@ async function runCell(k, server, indexes, regime, stamp) {
     const poll = () => samples.push({ t: Date.now(), ...cg.sample() });
     poll();
     const timer = setInterval(poll, POLL_MS);
+    mkdirSync(path.join(k.RAM_OUT, 'k6', runId), { recursive: true });
+    const influx = influxUrl();
     const env = {
       ...process.env,
+      PWD: repoRoot,
+      K6_INFLUXDB_TAGS_AS_FIELDS: process.env.K6_INFLUXDB_TAGS_AS_FIELDS || 'vu:int,iter:int,url',
       PG_URL: server.url(),
       RESULTS_DIR: path.join(k.RAM_OUT, 'k6'),
       RUN_ID: runId,
@@ -182,7 +197,8 @@ async function runCell(k, server, indexes, regime, stamp) {
     };
     process.stdout.write(`experiment-ram: indexes=${indexes} regime=${regime} budget=${budgetMb} MiB: k6 run ${runId} … `);
     const t0 = Date.now();
-    cell.k6_exit = await runK6(env, ['scenarios/postgres/insert-vs-overwrite.js', '--quiet', '--out', `json=${jsonOut}`], path.join(cellDir, 'k6.log'));
+    const outs = ['--out', `json=${jsonOut}`, ...(influx ? ['--out', `influxdb=${influx}`] : [])];
+    cell.k6_exit = await runK6(env, ['--quiet', ...outs, '--tag', `testid=${runId}`, 'scenarios/postgres/insert-vs-overwrite.js'], path.join(cellDir, 'k6.log'));
     clearInterval(timer);
     poll();
     cell.wall_s = (Date.now() - t0) / 1000;

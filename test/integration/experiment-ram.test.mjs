@@ -33,9 +33,9 @@ test('experiment-ram: a bad knob stops the driver with one line naming it', asyn
   const r = await runDriver({ RAM_SMALL_MB: 'lots' });
   assert.equal(r.code, 2);
   assert.match(r.out, /^experiment-ram: RAM_SMALL_MB="lots" is not allowed: a whole number from 32 to 1048576/m);
-  const r2 = await runDriver({ DOCS: '80000', RAM_SMALL_MB: '64', RAM_LARGE_MB: '512' }); // ~120 MiB is not 3x 64
+  const r2 = await runDriver({ DOCS: '80000', RAM_SMALL_MB: '100', RAM_LARGE_MB: '512' }); // ~120 MiB is not 3x 100
   assert.equal(r2.code, 2);
-  assert.match(r2.out, /RAM_SMALL_MB=64 is not allowed with DOCS=80000 and DOC_BYTES=1200: the data \(~\d+ MiB\) must be at least RAM_MIN_RATIO=3 times the budget/);
+  assert.match(r2.out, /RAM_SMALL_MB=100 is not allowed with DOCS=80000 and DOC_BYTES=1200: the data \(~\d+ MiB\) must be at least RAM_MIN_RATIO=3 times the budget/);
 });
 
 test('experiment-ram: two regimes x two index variants, ratios, reads and exact counts', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to put the server in a memory-limited cgroup' }, async () => {
