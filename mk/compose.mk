@@ -14,6 +14,8 @@ SCENARIO ?= scenarios/postgres/insert-vs-overwrite.js
 
 ## Debian's docker-compose 1.29 for test/integration/compose.test.mjs: it validates the compose
 ## files offline (no engine needed). A prerequisite of `make test`; the test installs nothing.
+TEST_DEPS += test-deps-compose
+
 test-deps-compose:
 	@command -v docker-compose >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-compose >/dev/null 2>&1 || \
