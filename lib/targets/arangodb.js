@@ -65,7 +65,6 @@ export function createTarget(cfg, plan = {}) {
   const base = cfg.ARANGO_URL.replace(/\/$/, '');
   const docs = createDocs(cfg, { keyField: '_key' });
   const timeout = cfg.TIMEOUT;
-  const silentQuery = cfg.ARANGO_SILENT ? '&silent=true' : '';
   // Collections the workload needs (arangobench multi-collection writes to two).
   const extraCollections = plan.collections || 0;
   const indexFields = plan.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
@@ -215,20 +214,21 @@ export function createTarget(cfg, plan = {}) {
     };
   }
 
-  // One batch: a JSON array POSTed in one request. Timed with k6's own request timing.
-  function writeBody(op, body, n, tags, coll = colls[0]) {
+  // One batch: a JSON array in one request, timed with k6's own request timing. Writes
+  // answer 201/202 and deletes 200/202, also when elements failed (accountBatch reads them).
+  function batchCall(method, path, body, n, tags, ok) {
     const p = requestParams();
-    p.tags = { name: `POST /_api/document ${op}`, phase: tags.phase, op };
-    const res = http.post(`${prefix}/_api/document/${coll}?${overwriteQuery(op, cfg)}${silentQuery}`, body, p);
-    const ms = res.timings.duration;
-    const out = { n, ms, bytes: body.length, failed: 0, byReason: {}, failedIndexes: null };
+    p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
+    const url = cfg.ARANGO_SILENT ? `${prefix}${path}${path.includes('?') ? '&' : '?'}silent=true` : `${prefix}${path}`;
+    const res = http.request(method, url, body, p);
+    const out = { n, ms: res.timings.duration, bytes: body.length, failed: 0, byReason: {}, failedIndexes: null };
     if (res.status === 0) {
       const reason = transportReason(res);
       logOnce(reason, `[${tags.phase}] batch of ${n} failed (${reason}): ${redact(res.error)}`);
       return Object.assign(out, { failed: n, byReason: { [reason]: n } });
     }
-    if (res.status !== 201 && res.status !== 202) {
-      abortIfFatal(res, `POST /_api/document/${coll}`);
+    if (!ok.includes(res.status)) {
+      abortIfFatal(res, `${method} ${path.split('?')[0]}`);
       const reason = httpReason(res.status);
       logOnce(reason, `[${tags.phase}] batch of ${n} failed: ${describe(res)}`);
       return Object.assign(out, { failed: n, byReason: { [reason]: n } });
@@ -239,8 +239,22 @@ export function createTarget(cfg, plan = {}) {
     return Object.assign(out, { failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes });
   }
 
+  function writeBody(op, body, n, tags, coll = colls[0]) {
+    return batchCall('POST', `/_api/document/${coll}?${overwriteQuery(op, cfg)}`, body, n, Object.assign({}, tags, { op }), [201, 202]);
+  }
+
   function write(op, nums, stamp, tags) {
     return writeBody(op, docs.batch(nums, stamp), nums.length, tags);
+  }
+
+  // PATCH an array of documents (each carries its _key); a missing key is element error 1202.
+  function updateBatch(nums, stamp, tags) {
+    return batchCall('PATCH', `/_api/document/${colls[0]}?keepNull=${cfg.ARANGO_KEEP_NULL}&mergeObjects=true`, docs.batch(nums, stamp), nums.length, tags, [201, 202]);
+  }
+
+  // DELETE an array of keys; a missing key is element error 1202.
+  function removeBatch(nums, tags) {
+    return batchCall('DELETE', `/_api/document/${colls[0]}`, JSON.stringify(nums.map(keyName)), nums.length, tags, [200, 202]);
   }
 
   // One single-document request (arangobench's cases). ok = statuses that mean success.
@@ -345,5 +359,5 @@ export function createTarget(cfg, plan = {}) {
     return res.status === 200 ? 'dropped' : `not dropped: ${describe(res)}`;
   }
 
-  return { name: 'arangodb', reasons: REASONS, bind, setup, write, writeBody, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
+  return { name: 'arangodb', reasons: REASONS, bind, setup, write, writeBody, updateBatch, removeBatch, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
 }

@@ -259,3 +259,24 @@ test('connections dropped mid-request are whole-batch failures with reason conne
   assert.deepEqual([load.docs_ok, load.docs_failed, load.failed_by_reason], [stored, 2000 - stored, { connection: 2000 - stored }]);
   await api('DELETE', `/_api/database/k6wp_${r.runId}`);
 });
+
+test('batch update (PATCH array) and remove (DELETE array) count missing keys as element error 1202', async () => {
+  await setFaults({});
+  for (const silent of ['0', '1']) {
+    const r = await runK6('test/integration/fixtures/arangodb-batch-ops.js', arango({ ARANGO_SILENT: silent }));
+    assert.equal(r.code, 0, explain(r));
+    const m = /RESULT (\{.*\})/.exec(r.stdout + r.stderr);
+    assert.ok(m, explain(r));
+    const got = JSON.parse(m[1].replace(/\\"/g, '"'));
+    assert.deepEqual(got.insert, { n: 300, failed: 0, byReason: {}, failedIndexes: null });
+    assert.deepEqual([got.update.failed, got.update.byReason], [20, { e1202: 20 }]);
+    assert.deepEqual([got.remove.failed, got.remove.byReason], [10, { e1202: 10 }]);
+    if (silent === '0') {
+      assert.deepEqual(got.update.failedIndexes, Array.from({ length: 20 }, (_, i) => 100 + i));
+      assert.deepEqual(got.remove.failedIndexes, Array.from({ length: 10 }, (_, i) => 50 + i));
+    }
+    assert.equal(got.count, 250);
+    assert.deepEqual(got.stamps, { 0: 'u', 99: 'u', 100: 'l', 299: 'l' });
+    assert.ok(!(await databases()).includes(`k6wp_${r.runId}`));
+  }
+});
