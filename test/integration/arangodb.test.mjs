@@ -280,3 +280,22 @@ test('batch update (PATCH array) and remove (DELETE array) count missing keys as
     assert.ok(!(await databases()).includes(`k6wp_${r.runId}`));
   }
 });
+
+test('the run database dropped under a running test aborts it with one clear line', async () => {
+  await setFaults({ latencyMs: 60 });
+  const runId = uniqueRunId('td');
+  const running = runK6(E1, arango({ RUN_ID: runId, PHASES: 'load', DOCS: '8000', BATCH_SIZE: '100', VUS: '1' }), { runId });
+  // Wait until the load is under way (documents stored), then drop the database.
+  let stored = 0;
+  for (let i = 0; i < 200 && stored === 0; i++) {
+    await new Promise((res) => setTimeout(res, 50));
+    const c = await api('GET', `/_db/k6wp_${runId}/_api/collection/k6wp_${runId}/count`);
+    stored = c.status === 200 ? c.body.count : 0;
+  }
+  assert.ok(stored > 0 && stored < 8000, `stored ${stored}`);
+  assert.equal((await api('DELETE', `/_api/database/k6wp_${runId}`)).status, 200);
+  const r = await running;
+  await setFaults({});
+  assert.equal(r.code, 108, explain(r));
+  assert.match(r.stdout + r.stderr, new RegExp(`database k6wp_${runId} disappeared during the run \\(404, errorNum 1228\\)`));
+});
