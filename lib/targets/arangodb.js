@@ -60,13 +60,12 @@ function httpReason(status) {
   return REASONS.includes(`http_${status}`) ? `http_${status}` : 'http_other';
 }
 
-
 export function createTarget(cfg, plan = {}) {
   const base = cfg.ARANGO_URL.replace(/\/$/, '');
   const docs = createDocs(cfg, { keyField: '_key' });
   const timeout = cfg.TIMEOUT;
   // Collections the workload needs (arangobench multi-collection writes to two).
-  const extraCollections = plan.collections || 0;
+  const collectionCount = plan.collections || 1;
   const indexFields = plan.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
   const logged = {};
   let db = null;
@@ -154,7 +153,7 @@ export function createTarget(cfg, plan = {}) {
     db = `k6wp_${runId}`;
     prefix = `${base}/_db/${db}`;
     colls = [`k6wp_${runId}`];
-    for (let i = 1; i <= extraCollections - 1; i++) colls.push(`k6wp_${runId}_${i + 1}`);
+    for (let i = 2; i <= collectionCount; i++) colls.push(`k6wp_${runId}_${i}`);
   }
 
   function mustOk(res, what, codes = [200, 201, 202]) {
