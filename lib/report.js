@@ -117,7 +117,8 @@ export function buildReport(data, meta) {
     ratios,
     verification,
     thresholds,
-    passed: failedThresholds.length === 0,
+    // A run passes only when it started, met every threshold and verified what it wrote.
+    passed: Boolean(runId) && failedThresholds.length === 0 && verification.ran && verification.count_ok && verification.readback_ok,
   };
 
   const lines = [];
@@ -149,8 +150,8 @@ export function buildReport(data, meta) {
   } else {
     lines.push('verification: did not run (setup or teardown did not finish)');
   }
-  lines.push(failedThresholds.length === 0
-    ? `thresholds: all ${thresholds.length} passed`
+  lines.push(!runId ? 'thresholds: not evaluated: the run did not start (see the error above)'
+    : failedThresholds.length === 0 ? `thresholds: all ${thresholds.length} passed`
     : `thresholds: ${failedThresholds.length} of ${thresholds.length} FAILED: ${failedThresholds.map((t) => `${t.metric} ${t.threshold}`).join('; ')}`);
   if (runId && meta.resultsAt) lines.push(`results: ${meta.resultsAt}`);
   const text = `${lines.join('\n')}\n`;
@@ -158,6 +159,11 @@ export function buildReport(data, meta) {
   // JUnit: one test case per threshold (so a CI system shows which phase failed) and one
   // per verification check.
   const cases = thresholds.map((t) => ({ classname: `${meta.target}.${meta.experiment}`, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}` }));
+  if (!runId) {
+    cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'setup', failure: 'the run did not start (database unreachable, bad input or refused objects)' });
+  } else if (!verification.ran) {
+    cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification', failure: 'did not run: the run was aborted before teardown' });
+  }
   if (verification.ran) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: document count', failure: verification.count_ok ? null : `expected ${verification.expected}, found ${verification.found}` });
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: read-back of overwritten keys', failure: verification.readback_ok ? null : `${verification.readback_stale_or_missing} of ${verification.readback_checked} stale or missing` });

@@ -90,6 +90,14 @@ test('the report has E1\'s table, ratios, verification and failure reasons', () 
   assert.match(r.junit, /<testsuite name="k6-writepath postgres insert-vs-overwrite" tests="4" failures="0">/);
 });
 
+test('a run that never started is not reported as passed', () => {
+  const r = buildReport({ metrics: { 'writepath_batch_duration{phase:load}': { type: 'trend', values: {}, thresholds: { 'p(95)<=1': { ok: true } } } } }, meta);
+  assert.match(r.text, /thresholds: not evaluated: the run did not start/);
+  assert.doesNotMatch(r.text, /passed/);
+  assert.equal(r.json.passed, false);
+  assert.match(r.junit, /name="setup"><failure message="the run did not start/);
+});
+
 test('failed thresholds and a wrong count show in the text and as JUnit failures', () => {
   const r = buildReport(fakeSummary({ thresholdOk: false, found: 3000 }), meta);
   assert.match(r.text, /verification: expected 2000, found 3000 — FAILED/);
