@@ -11,6 +11,7 @@
 // write() counts every element from the answer itself; an element is ok only when the
 // answer shows it succeeded.
 import http from 'k6/http';
+import { sleep } from 'k6';
 import exec from 'k6/execution';
 import encoding from 'k6/encoding';
 import { redact } from '../config.js';
@@ -20,13 +21,15 @@ import { accountBatch, parseJson } from './arangodb-answers.js';
 
 export const MARKER = 'k6-writepath';
 const META = 'k6wp_meta';
+// Pause of a VU after an operation failed for lack of a connection (see backoff()).
+const CONNECTION_BACKOFF_S = 0.5;
 
 // Failure reasons declared to k6 (one sub-metric each): the element errorNums a write can
 // carry (errors.yaml), whole-request HTTP failures, and transport failures. A reason not
 // listed still counts in docs_failed and shows as "unlisted" in the table.
 export const REASONS = [
   'e4', 'e18', 'e21', 'e32', 'e1004', 'e1200', 'e1202', 'e1203', 'e1210', 'e1221', 'e1222', 'e1227', 'e1228', 'e1233', 'e1655',
-  'http_400', 'http_404', 'http_409', 'http_410', 'http_412', 'http_500', 'http_503', 'http_other',
+  'http_400', 'http_401', 'http_404', 'http_409', 'http_410', 'http_412', 'http_500', 'http_503', 'http_other',
   'timeout', 'connection', 'unconfirmed',
 ];
 
@@ -138,14 +141,24 @@ export function createTarget(cfg, plan = {}) {
     return b && b.errorMessage ? `${res.status} errorNum ${b.errorNum}: ${b.errorMessage}` : `${res.status} ${String(res.body).slice(0, 200)}`;
   }
 
-  // A 401, or a missing database/collection mid-run: hammering on is pointless.
-  function abortIfFatal(res, what) {
-    if (res.status === 401) exec.test.abort(`ArangoDB answered 401 to ${what}: credentials refused or token expired (ARANGO_USER=${cfg.ARANGO_USER}, ARANGO_AUTH=${cfg.ARANGO_AUTH})`);
+  // A 401, or a missing database/collection mid-run: hammering on is pointless. Returns the
+  // one-line reason to abort (or null); the workload aborts once it has counted the failed
+  // operation (result field `abort`), so the batch that revealed the fault is in the results.
+  function fatal(res, what) {
+    if (res.status === 401) return `ArangoDB answered 401 to ${what}: credentials refused or token expired (ARANGO_USER=${cfg.ARANGO_USER}, ARANGO_AUTH=${cfg.ARANGO_AUTH})`;
     if (res.status === 404) {
       const num = errorNum(res);
-      if (num === 1228) exec.test.abort(`database ${db} disappeared during the run (404, errorNum 1228) at ${what}`);
-      if (num === 1203) exec.test.abort(`a collection of database ${db} disappeared during the run (404, errorNum 1203) at ${what}`);
+      if (num === 1228) return `database ${db} disappeared during the run (404, errorNum 1228) at ${what}`;
+      if (num === 1203) return `a collection of database ${db} disappeared during the run (404, errorNum 1203) at ${what}`;
     }
+    return null;
+  }
+
+  // A refused connection fails in well under a millisecond: without a pause a VU would burn
+  // through its share of the phase while the server restarts. The pause is outside the timed
+  // request, and the operation still counts as failed (same rule as the PostgreSQL target).
+  function backoff(reason) {
+    if (reason === 'connection') sleep(CONNECTION_BACKOFF_S);
   }
 
   function bind(runId) {
@@ -224,13 +237,13 @@ export function createTarget(cfg, plan = {}) {
     if (res.status === 0) {
       const reason = transportReason(res);
       logOnce(reason, `[${tags.phase}] batch of ${n} failed (${reason}): ${redact(res.error)}`);
+      backoff(reason);
       return Object.assign(out, { failed: n, byReason: { [reason]: n } });
     }
     if (!ok.includes(res.status)) {
-      abortIfFatal(res, `${method} ${path.split('?')[0]}`);
       const reason = httpReason(res.status);
       logOnce(reason, `[${tags.phase}] batch of ${n} failed: ${describe(res)}`);
-      return Object.assign(out, { failed: n, byReason: { [reason]: n } });
+      return Object.assign(out, { failed: n, byReason: { [reason]: n }, abort: fatal(res, `${method} ${path.split('?')[0]}`) });
     }
     const a = accountBatch(n, res.status, res.body, res.headers['X-Arango-Error-Codes'], cfg.ARANGO_SILENT);
     if (a.note) logOnce(`note:${a.note.slice(0, 20)}`, `[${tags.phase}] ${a.note}`);
@@ -266,12 +279,12 @@ export function createTarget(cfg, plan = {}) {
     let reason;
     if (res.status === 0) reason = transportReason(res);
     else {
-      abortIfFatal(res, `${method} ${path.split('?')[0]}`);
       const num = errorNum(res);
       reason = num !== null && REASONS.includes(`e${num}`) ? `e${num}` : httpReason(res.status);
     }
     logOnce(reason, `[${tags.op}] ${method} ${path.split('?')[0]} failed (${reason}): ${describe(res)}`);
-    return Object.assign(out, { failed: 1, byReason: { [reason]: 1 } });
+    backoff(reason);
+    return Object.assign(out, { failed: 1, byReason: { [reason]: 1 }, abort: res.status === 0 ? null : fatal(res, `${method} ${path.split('?')[0]}`) });
   }
 
   const ops = {
@@ -292,12 +305,13 @@ export function createTarget(cfg, plan = {}) {
     const failAll = (res, what) => {
       const reason = res.status === 0 ? transportReason(res) : (REASONS.includes(`e${errorNum(res)}`) ? `e${errorNum(res)}` : httpReason(res.status));
       logOnce(`trx:${reason}`, `[${tags.op}] stream transaction failed at ${what} (${reason}): ${describe(res)}`);
-      return Object.assign(out, { failed: n, byReason: { [reason]: n } });
+      backoff(reason);
+      return Object.assign(out, { failed: n, byReason: { [reason]: n }, abort: res.status === 0 ? null : fatal(res, `transaction ${what}`) });
     };
     const begin = http.post(`${prefix}/_api/transaction/begin`, JSON.stringify({ collections: { write: colls.slice(0, n) } }), tagged('POST /_api/transaction/begin'));
     out.ms += begin.timings.duration;
     const id = begin.status === 201 ? ((parseJson(begin.body) || {}).result || {}).id : null;
-    if (!id) { abortIfFatal(begin, 'transaction begin'); return failAll(begin, 'begin'); }
+    if (!id) return failAll(begin, 'begin');
     const inTrx = Object.assign({}, tagged('POST /_api/document trx'), { headers: Object.assign({}, p.headers, { 'x-arango-trx-id': String(id) }) });
     let failedRes = null;
     for (let i = 0; i < n && !failedRes; i++) {
@@ -309,12 +323,11 @@ export function createTarget(cfg, plan = {}) {
     if (failedRes) {
       const ab = http.del(`${prefix}/_api/transaction/${id}`, null, tagged('DELETE /_api/transaction'));
       out.ms += ab.timings.duration;
-      abortIfFatal(failedRes, 'insert in transaction');
       return failAll(failedRes, 'insert');
     }
     const commit = http.put(`${prefix}/_api/transaction/${id}`, null, tagged('PUT /_api/transaction'));
     out.ms += commit.timings.duration;
-    if (commit.status !== 200) { abortIfFatal(commit, 'commit'); return failAll(commit, 'commit'); }
+    if (commit.status !== 200) return failAll(commit, 'commit');
     return out;
   }
 

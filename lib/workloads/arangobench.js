@@ -151,6 +151,8 @@ export function iteration(target, cfg, p, state) {
     default: throw new Error(`arangobench: unknown operation ${op}`);
   }
   recordBatch(tags, res, fresh, startedAt);
+  // The target asks for the abort (auth refused, database gone) only once the operation is counted.
+  if (res.abort) exec.test.abort(res.abort);
 }
 
 const verifyExpected = new Gauge(M.verifyExpected);

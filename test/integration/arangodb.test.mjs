@@ -132,6 +132,10 @@ test('401 in the middle of the run aborts it with one clear line', async () => {
   await setFaults({});
   assert.equal(r.code, 108, explain(r));
   assert.match(r.stdout + r.stderr, /ArangoDB answered 401 to POST \/_api\/document\/k6wp_\w+: credentials refused or token expired/);
+  // The batch that met the 401 is counted before the abort; the ones before it succeeded.
+  const load = r.summary.phases[0];
+  assert.deepEqual(load.failed_by_reason, { http_401: 100 });
+  assert.ok(load.docs_ok > 0 && load.docs_ok % 100 === 0, `docs_ok ${load.docs_ok}`);
   await api('DELETE', `/_api/database/k6wp_${r.runId}`);
 });
 
@@ -298,4 +302,5 @@ test('the run database dropped under a running test aborts it with one clear lin
   await setFaults({});
   assert.equal(r.code, 108, explain(r));
   assert.match(r.stdout + r.stderr, new RegExp(`database k6wp_${runId} disappeared during the run \\(404, errorNum 1228\\)`));
+  assert.deepEqual(r.summary.phases[0].failed_by_reason, { http_404: 100 });
 });
