@@ -5,6 +5,8 @@ import { fail, loadConfig, publicConfig } from './config.js';
 import { k6Thresholds, parseThresholds } from './thresholds.js';
 import { buildReport } from './report.js';
 import { renderHtml } from './report-html.js';
+import { verifyUnaccounted } from './metrics.js';
+import { M } from './metric-names.js';
 
 export const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
 
@@ -51,7 +53,9 @@ export function experiment(workload, createTarget, env, { target, required = [],
   const options = {
     scenarios: workload.scenarios(cfg, plan),
     // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
-    thresholds: Object.assign(k6Thresholds(parsed, cfg.PHASES, tgt.reasons), workload.extraThresholds ? workload.extraThresholds(cfg, plan) : {}),
+    thresholds: Object.assign(k6Thresholds(parsed, cfg.PHASES, tgt.reasons), workload.extraThresholds ? workload.extraThresholds(cfg, plan) : {},
+      // Without a planned count, verification = every acknowledged document is found.
+      parsed.verify && plan.expectedDocs === null ? { [M.verifyUnaccounted]: ['count==0'] } : {}),
     summaryTrendStats: TREND_STATS,
     setupTimeout: '120s',
     teardownTimeout: '600s',
@@ -76,6 +80,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
     const v = workload.verify(tgt, cfg, plan);
     const ok = v.found === v.expected && v.readback.stale === 0 && v.readback.missing === 0;
     // expected null: the count is compared with the acknowledged documents in the summary.
+    if (v.expected === null) verifyUnaccounted.add(-v.found);
     if (v.expected === null) console.log(`k6-writepath: verification found ${v.found} documents (the summary compares them with the acknowledged ones)`);
     else console.log(`k6-writepath: verification expected ${v.expected}, found ${v.found}; read-back ${v.readback.checked} keys, ${v.readback.stale} stale, ${v.readback.missing} missing — ${ok ? 'OK' : 'FAILED'}`);
     for (const ex of v.readback.examples) console.warn(`k6-writepath: stale key ${ex.key}: holds ${ex.found}, written by ${ex.writtenBy.join(',')}`);

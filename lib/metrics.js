@@ -10,6 +10,17 @@ export const docsFailed = new Counter(M.docsFailed);
 export const batchFailed = new Rate(M.batchFailed);
 export const bytes = new Counter(M.bytes);
 export const phaseClock = new Gauge(M.phaseClock);
+// Acknowledged new documents minus the documents teardown finds: 0 when nothing acknowledged
+// was lost. It is the verification of workloads whose document count cannot be planned
+// (bulk-insert runs as many batches as the server takes in the stages' time).
+export const verifyUnaccounted = new Counter(M.verifyUnaccounted);
+// Teardown's verification gauges, registered here so that the verification thresholds are
+// valid for every workload (k6 rejects a threshold on a metric the script never defined).
+export const verifyExpected = new Gauge(M.verifyExpected);
+export const verifyFound = new Gauge(M.verifyFound);
+export const verifyMismatch = new Gauge(M.verifyMismatch);
+export const readbackChecked = new Gauge(M.readbackChecked);
+export const readbackStale = new Gauge(M.readbackStale);
 
 // res: what a target's write() returned: { n, ms, bytes, failed, byReason, failedIndexes }.
 // newCount: the first newCount documents of the batch had keys that did not exist before.
@@ -35,6 +46,9 @@ export function recordBatch(tags, res, newCount, startedAt) {
       newFailed = newCount; // the whole batch failed
     }
   }
-  if (newCount - newFailed > 0) docsNew.add(newCount - newFailed, tags);
+  if (newCount - newFailed > 0) {
+    docsNew.add(newCount - newFailed, tags);
+    verifyUnaccounted.add(newCount - newFailed, tags);
+  }
   batchFailed.add(res.failed > 0, tags);
 }

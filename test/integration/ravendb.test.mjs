@@ -198,3 +198,29 @@ test('RavenDB: the database deleted during the run stops the run with one clear 
     assert.match(res.stderr, new RegExp(`RavenDB database ${db} does not exist any more \\(deleted during the run\\?\\)`));
   });
 });
+
+test('E4 bulk insert: an acknowledged document that disappears fails the verification threshold (exit 99)', async () => {
+  await withServer(['-latency-ms', '20'], async (srv) => {
+    const runId = uniqueRunId('rvlost');
+    const db = `k6wp_${runId}`;
+    const run = runK6('scenarios/ravendb/bulk-insert.js', { RAVEN_URL: srv.url, STAGES: '3s:1', BATCH_SIZE: '100', DOC_POOL: '100', RUN_ID: runId }, { runId });
+    // Wait for the first batch (K0…K99), then delete K5 behind the run's back: the database
+    // then holds one document fewer than it acknowledged.
+    const deadline = Date.now() + 20000;
+    for (;;) {
+      assert.ok(Date.now() < deadline, 'the first batch never arrived');
+      if ((await databaseExists(srv.url, db)) && (await collectionCount(srv.url, db)) >= 100) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const del = await fetch(`${srv.url}/databases/${db}/docs?id=K5`, { method: 'DELETE' });
+    assert.equal(del.status, 204);
+    const res = await run;
+    assert.equal(res.code, 99, out(res));
+    const bulk = phase(res.summary, 'bulk');
+    assert.equal(bulk.docs_failed, 0, 'nothing failed as far as the server said');
+    assert.equal(res.summary.verification.found, bulk.docs_ok - 1);
+    assert.equal(res.summary.verification.count_ok, false);
+    const t = res.summary.thresholds.find((x) => x.metric === 'writepath_verify_unaccounted');
+    assert.deepEqual(t, { metric: 'writepath_verify_unaccounted', threshold: 'count==0', ok: false });
+  });
+});
