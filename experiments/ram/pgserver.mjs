@@ -16,8 +16,9 @@ export function pgBindir() {
   return path.join(base, versions.sort((a, b) => Number(a) - Number(b)).pop(), 'bin');
 }
 
-function pgUid() {
-  return Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+function pgIds() {
+  const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return [id('-u'), id('-g')];
 }
 
 function asPgArgs(cmd, args) {
@@ -57,10 +58,10 @@ export class PgServer {
 
   init() {
     if (existsSync(path.join(this.data, 'PG_VERSION'))) return;
-    if (isRoot) chownSync(this.dir, pgUid(), pgUid());
+    if (isRoot) chownSync(this.dir, ...pgIds());
     const pwfile = path.join(this.dir, 'password');
     writeFileSync(pwfile, randomBytes(18).toString('base64').replace(/[/+=]/g, ''), { mode: 0o600 });
-    if (isRoot) chownSync(pwfile, pgUid(), pgUid());
+    if (isRoot) chownSync(pwfile, ...pgIds());
     const r = asPg(path.join(this.bin, 'initdb'), ['-D', this.data, '-U', 'postgres', '--auth-host=scram-sha-256',
       '--auth-local=trust', `--pwfile=${pwfile}`, '-E', 'UTF8']);
     if (r.status !== 0) throw new Error(`initdb failed: ${r.stderr || r.stdout}`);
