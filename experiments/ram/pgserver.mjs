@@ -81,7 +81,7 @@ export class PgServer {
 
   // Starts the server inside the cgroup(s) whose cgroup.procs files are given.
   start(procsFiles, sharedBuffersMb) {
-    if (this.running()) throw new Error(`a server already runs on ${this.data} (pid ${this.running()}): stop it first (scripts/experiment-ram stops its own server at the end)`);
+    if (this.running()) throw new Error(`a server already runs on ${this.data} (pid ${this.running()}): a driver still running, or one that was killed: stop it with ${isRoot ? 'runuser -u postgres -- ' : ''}${path.join(this.bin, 'pg_ctl')} -D ${this.data} stop`);
     const opts = [`-c listen_addresses=127.0.0.1`, `-c port=${this.port}`, '-c unix_socket_directories=', '-c max_connections=20',
       `-c shared_buffers=${sharedBuffersMb}MB`, '-c huge_pages=off'].join(' ');
     const [c, a] = asPgArgs(path.join(this.bin, 'pg_ctl'), ['-D', this.data, '-l', this.log, '-w', '-t', '90', '-o', opts, 'start']);
