@@ -9,4 +9,4 @@ experiment-ram: bin/k6
 
 # The recorded run kept in the repository (docs/experiment-ram-run.md).
 experiment-ram-record: bin/k6
-	@RAM_REPORT=docs/experiment-ram-run.md scripts/experiment-ram
+	@RAM_REPORT=docs/experiment-ram-run.md RAM_COMMAND="make experiment-ram-record" scripts/experiment-ram
