@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
@@ -103,4 +103,5 @@ test('experiment-ram: two regimes x two index variants, ratios, reads and exact 
   const cg = (d) => existsSync(d) && readdirSync(d).some((n) => n === `k6wp_ram_${PORT}`);
   assert.equal(cg('/sys/fs/cgroup/memory') || cg('/sys/fs/cgroup/blkio') || cg('/sys/fs/cgroup'), false);
   assert.equal(existsSync(path.join(repoRoot, '.run', 'experiment-ram', `pg-${PORT}`, 'data', 'postmaster.pid')), false);
+  rmSync(out, { recursive: true, force: true });
 });
