@@ -12,7 +12,8 @@
 // load run would end with the pack's verification (count(*) reads the whole table) and that
 // would both pollute the I/O figures and warm the cache before the overwrite phase.
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream, unlinkSync } from 'node:fs';
+import net from 'node:net';
 import { cpus, totalmem, release } from 'node:os';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
@@ -241,10 +242,41 @@ async function runCell(k, server, indexes, regime, stamp) {
   return cell;
 }
 
+// One driver per port at a time: the port names the server, its data directory and the
+// cgroup, and the tree is shared (another engineer's `make test` runs the scaled-down test).
+function takeLock(k) {
+  const dir = path.join(repoRoot, '.run', 'experiment-ram');
+  mkdirSync(dir, { recursive: true });
+  const lock = path.join(dir, `pg-${k.RAM_PG_PORT}.lock`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      process.on('exit', () => { try { unlinkSync(lock); } catch (_) { /* gone */ } });
+      return;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      const pid = Number(readFileSync(lock, 'utf8'));
+      let alive = false;
+      try { process.kill(pid, 0); alive = true; } catch (_) { /* stale */ }
+      if (alive) die(`RAM_PG_PORT=${k.RAM_PG_PORT} is in use by another experiment-ram run (pid ${pid}): wait for it, or choose another RAM_PG_PORT`);
+      unlinkSync(lock);
+    }
+  }
+}
+
+function portBusy(port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port }, () => { s.destroy(); resolve(true); });
+    s.on('error', () => resolve(false));
+  });
+}
+
 async function main() {
   const k = readKnobs(process.env);
   if (process.getuid && process.getuid() !== 0) die('needs root: it creates a cgroup and writes its memory limit (run as root, or use the compose constrained profile)');
   if (!existsSync(path.join(repoRoot, 'bin', 'k6'))) die('bin/k6 is missing: run "make k6"');
+  takeLock(k);
+  if (await portBusy(k.RAM_PG_PORT)) die(`RAM_PG_PORT=${k.RAM_PG_PORT} is already in use by another program: choose a free port`);
   mkdirSync(k.RAM_OUT, { recursive: true });
   const server = new PgServer(repoRoot, k.RAM_PG_PORT);
   server.init();

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
@@ -14,7 +14,9 @@ const BATCH_SIZE = 1000;
 const OVERWRITE_BATCHES = 12;
 const SMALL_MB = 52;
 const LARGE_MB = 512;
-const PORT = 55533; // not the driver's default, so a full run elsewhere in the tree does not collide
+// Not the driver's default, and one per test process: engineers share the tree and may run
+// `make test` at the same time; the driver refuses a port another run holds.
+const PORT = 56000 + (process.pid % 1000);
 
 function runDriver(env, timeoutMs = 240000) {
   return new Promise((resolve, reject) => {
@@ -104,4 +106,9 @@ test('experiment-ram: two regimes x two index variants, ratios, reads and exact 
   assert.equal(cg('/sys/fs/cgroup/memory') || cg('/sys/fs/cgroup/blkio') || cg('/sys/fs/cgroup'), false);
   assert.equal(existsSync(path.join(repoRoot, '.run', 'experiment-ram', `pg-${PORT}`, 'data', 'postmaster.pid')), false);
   rmSync(out, { recursive: true, force: true });
+  // The per-port data directory (a symlink to /var/tmp/… where postgres cannot traverse the repo).
+  const dataDir = path.join(repoRoot, '.run', 'experiment-ram', `pg-${PORT}`);
+  const target = existsSync(dataDir) ? realpathSync(dataDir) : null;
+  rmSync(dataDir, { recursive: true, force: true });
+  if (target) rmSync(target, { recursive: true, force: true });
 });
