@@ -208,6 +208,13 @@ function slotBatch(open, mid, tails) {
   };
 }
 
+// Bytes of a request body as the adapters build it: a string of ASCII JSON (batch(),
+// commands()) or the ArrayBuffer of rangeBody(), which has no .length.
+export function bodyBytes(body) {
+  if (body === null || body === undefined) return 0;
+  return typeof body === 'string' ? body.length : body.byteLength;
+}
+
 // Stamps say which batch wrote a document: "l" = load, "o17" = overwrite batch 17,
 // "m3" = mixed batch 3. Teardown's read-back compares them with the batches that chose
 // the key, so an overwrite that did not happen (or happened twice) is seen.

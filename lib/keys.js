@@ -24,12 +24,26 @@ export function vuBatchCount(total, vus, v) {
   return v < total ? Math.floor((total - 1 - v) / vus) + 1 : 0;
 }
 
+// A load batch is one ascending run of consecutive keys; the array says so
+// (markConsecutive), which lets an adapter build the body with docs.rangeBody().
 export function loadBatchKeys(j, docs, batch) {
   const start = j * batch;
   const end = Math.min(start + batch, docs);
   const keys = new Array(end - start);
   for (let i = 0; i < keys.length; i++) keys[i] = start + i;
+  return markConsecutive(keys);
+}
+
+// Marks keys as nums[0], nums[0]+1, … (ascending, no gaps) for the adapters' fast path
+// (isConsecutive). Only the code that built the array may mark it: nothing checks the claim
+// on the timed path. An array that is later changed must not keep the mark.
+export function markConsecutive(keys) {
+  keys.consecutive = true;
   return keys;
+}
+
+export function isConsecutive(keys) {
+  return keys.consecutive === true && keys.length > 0;
 }
 
 // The keys VU v loaded, as an indexable space: r in [0, size) -> key number.

@@ -15,8 +15,8 @@ import { sleep } from 'k6';
 import exec from 'k6/execution';
 import encoding from 'k6/encoding';
 import { redact } from '../config.js';
-import { createDocs, INDEX_FIELDS } from '../docs.js';
-import { keyName } from '../keys.js';
+import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
+import { isConsecutive, keyName } from '../keys.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
 
 export const MARKER = 'k6-writepath';
@@ -233,7 +233,7 @@ export function createTarget(cfg, plan = {}) {
     p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
     const url = cfg.ARANGO_SILENT ? `${prefix}${path}${path.includes('?') ? '&' : '?'}silent=true` : `${prefix}${path}`;
     const res = http.request(method, url, body, p);
-    const out = { n, ms: res.timings.duration, bytes: body.length, failed: 0, byReason: {}, failedIndexes: null };
+    const out = { n, ms: res.timings.duration, bytes: bodyBytes(body), failed: 0, byReason: {}, failedIndexes: null };
     if (res.status === 0) {
       const reason = transportReason(res);
       logOnce(reason, `[${tags.phase}] batch of ${n} failed (${reason}): ${redact(res.error)}`);
@@ -255,13 +255,23 @@ export function createTarget(cfg, plan = {}) {
     return batchCall('POST', `/_api/document/${coll}?${overwriteQuery(op, cfg)}`, body, n, Object.assign({}, tags, { op }), [201, 202]);
   }
 
+  // The JSON array of the documents of nums, as write() sends it: a run of consecutive keys
+  // (load batches, marked by loadBatchKeys) is patched into an ArrayBuffer by
+  // docs.rangeBody(), in ascending key order = the order of nums, so failed elements still
+  // map to indexes of nums; any other key list is the string of docs.batch(). Exported for
+  // bench/http-generation.js, which measures this function. The ArrayBuffer is reused by the
+  // next call: send it before building another body.
+  function batchBody(nums, stamp) {
+    return isConsecutive(nums) ? docs.rangeBody(nums[0], nums.length, stamp) : docs.batch(nums, stamp);
+  }
+
   function write(op, nums, stamp, tags) {
-    return writeBody(op, docs.batch(nums, stamp), nums.length, tags);
+    return writeBody(op, batchBody(nums, stamp), nums.length, tags);
   }
 
   // PATCH an array of documents (each carries its _key); a missing key is element error 1202.
   function updateBatch(nums, stamp, tags) {
-    return batchCall('PATCH', `/_api/document/${colls[0]}?keepNull=${cfg.ARANGO_KEEP_NULL}&mergeObjects=true`, docs.batch(nums, stamp), nums.length, tags, [201, 202]);
+    return batchCall('PATCH', `/_api/document/${colls[0]}?keepNull=${cfg.ARANGO_KEEP_NULL}&mergeObjects=true`, batchBody(nums, stamp), nums.length, tags, [201, 202]);
   }
 
   // DELETE an array of keys; a missing key is element error 1202.
@@ -274,7 +284,7 @@ export function createTarget(cfg, plan = {}) {
     const p = requestParams();
     p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
     const res = http.request(method, `${prefix}${path}`, body, p);
-    const out = { n: 1, ms: res.timings.duration, bytes: body ? body.length : 0, failed: 0, byReason: {}, failedIndexes: null };
+    const out = { n: 1, ms: res.timings.duration, bytes: bodyBytes(body), failed: 0, byReason: {}, failedIndexes: null };
     if (ok.includes(res.status)) return out;
     let reason;
     if (res.status === 0) reason = transportReason(res);
@@ -317,7 +327,7 @@ export function createTarget(cfg, plan = {}) {
     for (let i = 0; i < n && !failedRes; i++) {
       const res = http.post(`${prefix}/_api/document/${colls[i]}?silent=true`, bodies[i], inTrx);
       out.ms += res.timings.duration;
-      out.bytes += bodies[i].length;
+      out.bytes += bodyBytes(bodies[i]);
       if (res.status !== 201 && res.status !== 202) failedRes = res;
     }
     if (failedRes) {
@@ -371,5 +381,5 @@ export function createTarget(cfg, plan = {}) {
     return res.status === 200 ? 'dropped' : `not dropped: ${describe(res)}`;
   }
 
-  return { name: 'arangodb', reasons: REASONS, bind, setup, write, writeBody, updateBatch, removeBatch, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
+  return { name: 'arangodb', reasons: REASONS, bind, setup, write, batchBody, writeBody, updateBatch, removeBatch, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
 }

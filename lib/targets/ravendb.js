@@ -13,8 +13,8 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
 import { durationMs } from '../config.js';
-import { createDocs, INDEX_FIELDS } from '../docs.js';
-import { keyName } from '../keys.js';
+import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
+import { isConsecutive, keyName } from '../keys.js';
 
 export const MARKER = 'k6-writepath';
 export const MARKER_ID = 'k6wp/marker';
@@ -57,6 +57,12 @@ function dbMissing(res) {
   return typeof res.body === 'string' && res.body.indexOf('DatabaseDoesNotExistException') >= 0;
 }
 
+function asciiBytes(s) {
+  const b = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
+  return b;
+}
+
 function range(from, to) {
   const out = new Array(Math.max(0, to - from));
   for (let i = 0; i < out.length; i++) out[i] = from + i;
@@ -91,13 +97,37 @@ export function createTarget(cfg) {
     if (dbMissing(res)) exec.test.abort(`RavenDB database ${db} does not exist any more (deleted during the run?): ${errorText(res)}`);
   }
 
-  function commands(op, nums, stamp) {
-    const cv = changeVector[op];
-    const parts = new Array(nums.length);
-    for (let i = 0; i < nums.length; i++) {
-      parts[i] = `{"Id":"${keyName(nums[i])}",${cv}"Type":"PUT","Document":${docs.doc(nums[i], stamp)}}`;
+  // One command per document, {"Id":"K7",<cv>"Type":"PUT","Document":{…}}, as the envelope
+  // of docs.commands()/rangeBody().
+  const envelopes = {};
+  for (const op in changeVector) envelopes[op] = { open: '{"Id":"', mid: `",${changeVector[op]}"Type":"PUT","Document":`, close: '}' };
+  const COMMANDS_OPEN = asciiBytes('{"Commands":');
+  const COMMANDS_CLOSE = 125; // }
+  let wrapped = null; // reused Uint8Array for {"Commands":<array>} around a byte body
+
+  // The JSON array of commands for nums: a run of consecutive keys (E1 load batches, every
+  // E4 bulk-insert batch) is patched into an ArrayBuffer by docs.rangeBody(), any other key
+  // list is the string of docs.commands(). The ArrayBuffer is reused by the next call.
+  function commandArray(op, nums, stamp) {
+    return isConsecutive(nums) ? docs.rangeBody(nums[0], nums.length, stamp, envelopes[op]) : docs.commands(nums, stamp, envelopes[op]);
+  }
+
+  // The request body write() sends for op: the command array itself for a bulk insert,
+  // {"Commands":[…]} for bulk_docs (a byte body is copied once, natively, into a reused
+  // buffer). Exported for bench/http-generation.js, which measures this function.
+  function batchBody(op, nums, stamp) {
+    if (!envelopes[op]) throw new Error(`ravendb target: unknown operation ${op}`);
+    const arr = commandArray(op, nums, stamp);
+    if (op === 'bulk') return arr;
+    if (typeof arr === 'string') return `{"Commands":${arr}}`;
+    const len = COMMANDS_OPEN.length + arr.byteLength + 1;
+    if (!wrapped || wrapped.length !== len) {
+      wrapped = new Uint8Array(len);
+      wrapped.set(COMMANDS_OPEN, 0);
+      wrapped[len - 1] = COMMANDS_CLOSE;
     }
-    return parts.join(',');
+    wrapped.set(new Uint8Array(arr), COMMANDS_OPEN.length);
+    return wrapped.buffer;
   }
 
   function logOnce(reason, text) {
@@ -143,11 +173,11 @@ export function createTarget(cfg) {
       return failedAll(n, idRes.timings.duration, 0, reason);
     }
     const opId = JSON.parse(idRes.body).Id;
-    const body = `[${commands('bulk', nums, stamp)}]`;
+    const body = batchBody('bulk', nums, stamp);
     const t0 = Date.now();
     const res = http.post(`${dbUrl}/bulk_insert?id=${opId}`, body, bulkParams);
     const ms = res.timings.duration > 0 ? res.timings.duration : Date.now() - t0;
-    if (res.status === 201) return { n, ms, bytes: body.length, failed: 0, byReason: {}, failedIndexes: null };
+    if (res.status === 201) return { n, ms, bytes: bodyBytes(body), failed: 0, byReason: {}, failedIndexes: null };
     abortIfGone(res);
     const reason = classify(res);
     // The server commits the array in order, in internal batches: the first `processed`
@@ -157,22 +187,22 @@ export function createTarget(cfg) {
     const processed = Math.min(n, state.processed);
     logOnce(reason, `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}; operation ${opId}: ${state.text}; ` +
       (state.known ? `${processed} committed, ${n - processed} counted as failed` : `committed part unknown, all ${n} counted as failed`));
-    if (processed === n) return { n, ms, bytes: body.length, failed: 0, byReason: {}, failedIndexes: null };
-    return { n, ms, bytes: body.length, failed: n - processed, byReason: { [reason]: n - processed }, failedIndexes: range(processed, n) };
+    if (processed === n) return { n, ms, bytes: bodyBytes(body), failed: 0, byReason: {}, failedIndexes: null };
+    return { n, ms, bytes: bodyBytes(body), failed: n - processed, byReason: { [reason]: n - processed }, failedIndexes: range(processed, n) };
   }
 
   function batchCommands(op, nums, stamp, tags) {
     const n = nums.length;
-    const body = `{"Commands":[${commands(op, nums, stamp)}]}`;
+    const body = batchBody(op, nums, stamp);
     const t0 = Date.now();
     const res = http.post(`${dbUrl}/bulk_docs${batchQuery}`, body, batchParams);
     const ms = res.timings.duration > 0 ? res.timings.duration : Date.now() - t0;
-    if (res.status === 201) return { n, ms, bytes: body.length, failed: 0, byReason: {}, failedIndexes: null };
+    if (res.status === 201) return { n, ms, bytes: bodyBytes(body), failed: 0, byReason: {}, failedIndexes: null };
     abortIfGone(res);
     const reason = classify(res);
     // One transaction: whatever went wrong, nothing of this batch is stored.
     logOnce(reason, `[${tags.phase}] ${op} batch of ${n} documents failed (${reason}), none stored: ${errorText(res)}`);
-    return failedAll(n, ms, body.length, reason);
+    return failedAll(n, ms, bodyBytes(body), reason);
   }
 
   function write(op, nums, stamp, tags) {
@@ -297,5 +327,5 @@ export function createTarget(cfg) {
     return d.status === 200 ? 'dropped' : `NOT dropped: ${errorText(d)}`;
   }
 
-  return { name: 'ravendb', reasons: REASONS, bind, setup, write, count, readStamps, teardown };
+  return { name: 'ravendb', reasons: REASONS, bind, setup, write, batchBody, count, readStamps, teardown };
 }

@@ -10,6 +10,7 @@ import exec from 'k6/execution';
 import { Gauge } from 'k6/metrics';
 import { durationMs, fail } from '../config.js';
 import { recordBatch } from '../metrics.js';
+import { markConsecutive } from '../keys.js';
 import { M } from '../metric-names.js';
 
 export const EXPERIMENT = 'bulk-insert';
@@ -66,7 +67,8 @@ export function extraThresholds(cfg, p) {
 
 export function iteration(target, cfg, p, state) {
   if (!state.nums) {
-    state.nums = new Array(p.B);
+    // Every batch is one ascending run of ids (the adapter then uses docs.rangeBody()).
+    state.nums = markConsecutive(new Array(p.B));
     state.tags = p.stages.map((_, s) => ({ phase: 'bulk', op: 'bulk', target: target.name, stage: String(s + 1) }));
   }
   // iterationInTest is unique across VUs, so the ids of all batches are disjoint.

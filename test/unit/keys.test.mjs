@@ -74,3 +74,14 @@ test('zipfian concentrates on few keys, hotspot sends the configured share to ho
   const hot = sorted.slice(0, n * 0.2).reduce((s, c) => s + c, 0) / draws;
   assert.ok(hot > 0.78 && hot < 0.86, `hot share ${hot}`);
 });
+
+test('load batches are marked as one ascending run of keys (the adapters then use rangeBody)', async () => {
+  const { loadBatchKeys, isConsecutive, markConsecutive } = await import('../../lib/keys.js');
+  for (const [j, docs, b] of [[0, 1000, 250], [3, 1000, 250], [7, 7500, 1000], [2, 2100, 1000]]) {
+    const keys = loadBatchKeys(j, docs, b);
+    assert.ok(isConsecutive(keys));
+    for (let i = 1; i < keys.length; i++) assert.equal(keys[i], keys[0] + i);
+  }
+  assert.equal(isConsecutive([5, 6, 7]), false, 'an unmarked array is never taken for a run');
+  assert.equal(isConsecutive(markConsecutive([])), false, 'an empty batch has no run');
+});
