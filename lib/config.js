@@ -62,6 +62,12 @@ export const KNOBS = {
   STAGES:       { type: 'string', target: 'ravendb', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*)*$/, allowed: 'comma-separated duration:VUs pairs such as 10s:1,10s:2,10s:4', default: '10s:1,10s:2,10s:4', doc: 'scenarios/ravendb/bulk-insert.js: ramping-vus stages (duration:target VUs); docs/s and MB/s are reported per stage.' },
 };
 
+// Scale-out knobs (docs/scale-out.md). Parsed like KNOBS, kept apart until README's
+// configuration table lists them (test/unit/readme.test.mjs compares that table with KNOBS).
+export const SCALE_OUT_KNOBS = {
+  DISTRIBUTED: { type: 'enum', values: ['0', '1', 'verify'], default: '0', doc: 'Several k6 instances share one run (--execution-segment, k6-operator): 1 = this process is one instance (needs an explicit RUN_ID, the same on every instance; setup creates or joins the run\'s objects; teardown neither verifies nor drops); verify = after all instances: verify the union and drop the objects (scripts/verify-distributed). 0 = a single process.' },
+};
+
 export const DURATION_RE = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
 
 export function fail(message) {
@@ -125,7 +131,7 @@ export function parseKnob(name, raw, spec) {
 // environment holds everything), so the README lists the exact names.
 export function loadConfig(env, { target, experiment, phases, required = [] }) {
   const cfg = { target, experiment };
-  for (const [name, spec] of Object.entries(KNOBS)) {
+  for (const [name, spec] of Object.entries({ ...KNOBS, ...SCALE_OUT_KNOBS })) {
     if (spec.target && spec.target !== target) continue;
     const raw = env[name];
     if (raw === undefined || raw === '') {
@@ -146,6 +152,8 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   const order = cfg.PHASES.map((p) => allPhases.indexOf(p));
   if (order.some((v, i) => i > 0 && v < order[i - 1])) bad('PHASES', env.PHASES, `phases in the experiment's order: ${allPhases.join(', ')}`);
   if (cfg.REUSE && !env.RUN_ID) fail('REUSE=1 needs an explicit RUN_ID: it only applies to objects of a named earlier run');
+  if (cfg.DISTRIBUTED !== '0' && !env.RUN_ID) fail(`DISTRIBUTED=${cfg.DISTRIBUTED} needs an explicit RUN_ID, the same on every instance: it names the objects the instances share`);
+  if (cfg.DISTRIBUTED !== '0' && cfg.REUSE) fail(`REUSE=1 is not allowed with DISTRIBUTED=${cfg.DISTRIBUTED}: emptying the shared objects would erase the other instances' writes; choose a new RUN_ID`);
   if (cfg.THRESHOLDS === undefined) cfg.THRESHOLDS = `thresholds/${target}/${experiment}.json`;
   cfg.timeoutMs = durationMs(cfg.TIMEOUT);
   return cfg;

@@ -7,6 +7,7 @@ import { buildReport } from './report.js';
 import { renderHtml } from './report-html.js';
 import { verifyUnaccounted } from './metrics.js';
 import { M } from './metric-names.js';
+import exec from 'k6/execution';
 
 export const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
 
@@ -40,6 +41,30 @@ function newRunId() {
   return `${d}_${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`;
 }
 
+// Knobs that decide what a run writes. With DISTRIBUTED, every instance and the verify step
+// must agree on them: their hash is part of the shared objects' marker, so an instance
+// started with another DOCS or SEED refuses to join instead of corrupting the counts.
+const PLAN_KNOBS = ['PHASES', 'DOCS', 'BATCH_SIZE', 'VUS', 'OVERWRITE_BATCHES', 'MIXED_BATCHES', 'MIXED_NEW_PERCENT', 'MIXED_OP',
+  'KEY_DIST', 'ZIPF_THETA', 'HOTSPOT_DATA_PERCENT', 'HOTSPOT_OPS_PERCENT', 'DOC_SHAPE', 'DOC_BYTES', 'COMPLEXITY', 'DOC_POOL', 'SEED',
+  'STAGES', 'LOAD_OP', 'OVERWRITE_OP', 'ARANGOBENCH_CASE', 'REQUESTS', 'PG_TABLE', 'PG_INDEXES', 'RAVEN_COLLECTION', 'RAVEN_INDEXES'];
+
+export function planSignature(cfg) {
+  const text = PLAN_KNOBS.filter((k) => cfg[k] !== undefined).map((k) => `${k}=${cfg[k]}`).join(';');
+  let h = 0x811c9dc5; // FNV-1a, 32 bits
+  for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
+  return `${cfg.experiment}-${h.toString(16).padStart(8, '0')}`;
+}
+
+// Which instance of a segmented run this is: 1-based position of the segment in the
+// sequence (what k6-operator passes as instance_id), or the segment itself.
+export function instanceLabel(segment, sequence) {
+  if (!segment || segment === '0:1') return null;
+  const start = String(segment).split(':')[0];
+  const seq = sequence ? String(sequence).split(',').map((x) => x.trim()) : [];
+  const i = seq.indexOf(start);
+  return i >= 0 ? String(i + 1) : String(segment).replace(/[^0-9]+/g, '_');
+}
+
 export function experiment(workload, createTarget, env, { target, required = [], configure = () => {} }) {
   const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES, required });
   configure(cfg);
@@ -49,13 +74,20 @@ export function experiment(workload, createTarget, env, { target, required = [],
   const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
   const state = {};
   const layout = resultsLayout(cfg, env);
+  const distributed = cfg.DISTRIBUTED; // '0' | '1' (one instance of several) | 'verify'
+  if (distributed !== '0' && !tgt.distributed) fail(`DISTRIBUTED=${distributed} is not supported by the ${target} target yet (docs/scale-out.md)`);
+  // An instance does not verify (it sees only its part); the verify step writes nothing.
+  const thresholdsFrom = distributed === '1' ? { ...parsed, verify: false } : distributed === 'verify' ? { phases: {}, verify: parsed.verify } : parsed;
 
   const options = {
-    scenarios: workload.scenarios(cfg, plan),
+    scenarios: distributed === 'verify'
+      ? { verify: { executor: 'shared-iterations', vus: 1, iterations: 1, maxDuration: '10s' } }
+      : workload.scenarios(cfg, plan),
     // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
-    thresholds: Object.assign(k6Thresholds(parsed, cfg.PHASES, tgt.reasons), workload.extraThresholds ? workload.extraThresholds(cfg, plan) : {},
-      // Without a planned count, verification = every acknowledged document is found.
-      parsed.verify && plan.expectedDocs === null ? { [M.verifyUnaccounted]: ['count==0'] } : {}),
+    thresholds: Object.assign(k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons), workload.extraThresholds ? workload.extraThresholds(cfg, plan) : {},
+      // Without a planned count, verification = every acknowledged document is found
+      // (distributed: scripts/merge-results.mjs compares with all instances' documents).
+      parsed.verify && plan.expectedDocs === null && distributed === '0' ? { [M.verifyUnaccounted]: ['count==0'] } : {}),
     summaryTrendStats: TREND_STATS,
     setupTimeout: '120s',
     teardownTimeout: '600s',
@@ -64,18 +96,30 @@ export function experiment(workload, createTarget, env, { target, required = [],
 
   function setup() {
     const runId = cfg.RUN_ID || newRunId();
-    const info = tgt.setup(runId);
-    console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); writing to ${info.objects.join(', ')}`);
-    return { runId, target: info, startedAt: new Date().toISOString() };
+    // Each segmented instance runs its own setup and teardown (k6 and k6-operator alike,
+    // grafana/k6-operator#223): without DISTRIBUTED the first instance to finish would verify
+    // a third of the run and drop the objects under the others.
+    const segment = exec.test.options.executionSegment;
+    const instance = instanceLabel(segment, exec.test.options.executionSegmentSequence);
+    if (instance && distributed === '0') fail(`--execution-segment ${segment} needs DISTRIBUTED=1 and the same explicit RUN_ID on every instance (docs/scale-out.md)`);
+    if (instance && distributed === 'verify') fail(`DISTRIBUTED=verify runs once, after all instances: remove --execution-segment ${segment}`);
+    const info = tgt.setup(runId, distributed === '0' ? null : { mode: distributed === '1' ? 'join' : 'verify', signature: planSignature(cfg) });
+    console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); ${distributed === 'verify' ? 'verifying' : 'writing to'} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
+    return { runId, target: info, startedAt: new Date().toISOString(), instance, segment: segment || null };
   }
 
   function run(data) {
+    if (distributed === 'verify') return;
     tgt.bind(data.runId, data.target);
     workload.iteration(tgt, cfg, plan, state);
   }
 
   function teardown(data) {
     if (!data || !data.runId) return;
+    if (distributed === '1') {
+      console.log(`k6-writepath: ${data.target.objects.join(', ')}: kept for the other instances; verify the union and drop with scripts/verify-distributed (RUN_ID=${data.runId})`);
+      return;
+    }
     tgt.bind(data.runId, data.target);
     const v = workload.verify(tgt, cfg, plan);
     const ok = v.found === v.expected && v.readback.stale === 0 && v.readback.missing === 0;
@@ -95,7 +139,10 @@ export function experiment(workload, createTarget, env, { target, required = [],
     if (workload.report) workload.report(data, r, { cfg, plan, target });
     const out = { stdout: r.text };
     if (r.runId && layout !== 'none') {
-      const prefix = layout === 'nested' ? `${cfg.RESULTS_DIR}/${r.runId}/` : `${cfg.RESULTS_DIR}/${r.runId}-`;
+      // Instances of one distributed run share RUN_ID (and, on one machine, the folder).
+      const sd = data.setup_data || {};
+      const who = distributed === 'verify' ? 'verify-' : distributed === '1' ? `instance-${sd.instance || 'all'}-` : '';
+      const prefix = (layout === 'nested' ? `${cfg.RESULTS_DIR}/${r.runId}/` : `${cfg.RESULTS_DIR}/${r.runId}-`) + who;
       out[`${prefix}summary.txt`] = r.text;
       out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
       out[`${prefix}junit.xml`] = r.junit;

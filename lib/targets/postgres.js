@@ -66,7 +66,44 @@ export function createTarget(cfg) {
     return rows[0];
   }
 
-  function setup(runId) {
+  // The marker of a table shared by the instances of a distributed run: the run and the
+  // hash of its plan knobs, so only instances of the same run with the same plan join it.
+  const sharedMarker = (runId, signature) => `${MARKER} run=${runId} distributed=${signature}`;
+
+  // DISTRIBUTED (docs/scale-out.md): every instance creates the table if it is absent or
+  // joins it when it carries this run's shared marker. One DO block under a transaction-level
+  // advisory lock: concurrent instances do not race on CREATE TABLE, and nobody sees the table
+  // without its marker and indexes. mode verify: the table must exist; nothing is created.
+  function createOrJoin(runId, { mode, signature }) {
+    const name = `k6wp_${runId}`;
+    const marker = sharedMarker(runId, signature);
+    if (mode === 'join') {
+      const indexes = [];
+      for (let i = 0; i < cfg.PG_INDEXES; i++) indexes.push(`CREATE INDEX ${name}_${INDEX_FIELDS[i]} ON ${table} ((doc->>'${INDEX_FIELDS[i]}'));`);
+      try {
+        db.execWithTimeout(timeout, `DO $k6wp$ BEGIN
+          PERFORM pg_advisory_xact_lock(hashtext('${cfg.PG_SCHEMA}.${name}'));
+          IF NOT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '${cfg.PG_SCHEMA}' AND c.relname = '${name}') THEN
+            CREATE ${cfg.PG_TABLE === 'unlogged' ? 'UNLOGGED ' : ''}TABLE ${table} (key text PRIMARY KEY, doc jsonb NOT NULL);
+            COMMENT ON TABLE ${table} IS '${marker}';
+            ${indexes.join(' ')}
+          END IF;
+        END $k6wp$`);
+      } catch (e) {
+        exec.test.abort(`cannot create or join table ${cfg.PG_SCHEMA}.${name}: ${redact(e)}`);
+      }
+    }
+    const rows = db.queryWithTimeout(timeout, `SELECT coalesce(obj_description(c.oid, 'pg_class'), '') AS marker
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
+    if (rows.length === 0) exec.test.abort(`table ${cfg.PG_SCHEMA}.${name} does not exist: nothing to verify for RUN_ID=${runId}`);
+    const found = String(rows[0].marker);
+    if (!found.startsWith(MARKER)) exec.test.abort(`table ${cfg.PG_SCHEMA}.${name} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
+    if (found !== marker) {
+      exec.test.abort(`table ${cfg.PG_SCHEMA}.${name} belongs to another run or to instances with other workload knobs (marker "${found}", this instance "${marker}"): use the same knobs on every instance, or a new RUN_ID`);
+    }
+  }
+
+  function setup(runId, distributed = null) {
     let info;
     try {
       info = one(`SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
@@ -77,10 +114,13 @@ export function createTarget(cfg) {
     }
     bind(runId);
     const name = `k6wp_${runId}`;
-    const existing = db.queryWithTimeout(timeout, `SELECT coalesce(obj_description(c.oid, 'pg_class'), '') AS marker
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
     let reused = false;
-    if (existing.length > 0) {
+    if (distributed) createOrJoin(runId, distributed);
+    const existing = distributed ? [] : db.queryWithTimeout(timeout, `SELECT coalesce(obj_description(c.oid, 'pg_class'), '') AS marker
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
+    if (distributed) {
+      // created or joined above
+    } else if (existing.length > 0) {
       const marker = String(existing[0].marker);
       if (!marker.startsWith(MARKER)) {
         exec.test.abort(`table ${cfg.PG_SCHEMA}.${name} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
@@ -171,5 +211,5 @@ export function createTarget(cfg) {
     return 'dropped';
   }
 
-  return { name: 'postgres', reasons: REASONS, bind, setup, write, count, readStamps, teardown };
+  return { name: 'postgres', reasons: REASONS, distributed: true, bind, setup, write, count, readStamps, teardown };
 }

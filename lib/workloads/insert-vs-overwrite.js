@@ -84,6 +84,9 @@ export function iteration(target, cfg, p, state) {
   if (!state.ops) state.ops = opsFor(cfg);
   const v = exec.vu.idInTest - 1;
   let i = exec.vu.iterationInScenario;
+  // idInTest is global across --execution-segment instances (one scenario: 1..VUS split
+  // among the instances), so VU v owns the same batches whichever instance runs it.
+  if (!p.perVu[v]) fail(`VU ${v + 1} is outside VUS=${p.V}: this workload must be the test's only scenario`);
   const [nl, no, nm] = p.perVu[v];
   let phase; let j;
   if (i < nl) { phase = 'load'; j = v + p.V * i; } else if ((i -= nl) < no) { phase = 'overwrite'; j = v + p.V * i; } else if ((i -= no) < nm) { phase = 'mixed'; j = v + p.V * i; } else return;
