@@ -1,49 +1,72 @@
 // HTTP generation ceiling (bench/README.md). One VU posts batches of unique documents to
 // bench-sink (a null sink that drains the body) for BENCH_SECONDS, building each body with
-// the pack's own code path, and reports docs/s. MODE picks the body:
-//   ceiling        one fixed pre-built body (ArrayBuffer), the same size as an arangodb batch:
-//                  what this k6 can post at all; the others are measured against it
-//   arangodb       docs.rangeBody() with _key: the byte-patched fast path for a load batch
-//   ravendb        docs.rangeBody() with a PUT-command envelope and @metadata: a RavenDB
-//                  bulk-insert body
-//   arangodb-slots load-batch keys + docs.batch() (string, slot join): the path for keys
-//                  that are not one consecutive range (overwrite batches)
-//   arangodb-join  load-batch keys + one string per document + join (docs.batchJoin): the
-//                  approach measurements.md found at 0.14 of the ceiling
-// Document knobs are the pack's own (DOC_BYTES, DOC_POOL, BATCH_SIZE, SEED, DOC_SHAPE).
+// the ADAPTERS' own code (lib/targets/*.js batchBody(), the function their write() calls,
+// with the key arrays the workloads build), and reports docs/s. MODE picks the body:
+//   ceiling         one fixed pre-built body (ArrayBuffer), the same size as an arangodb batch:
+//                   what this k6 can post at all; the others are measured against it
+//   arangodb        ArangoDB adapter, E1 load batch: loadBatchKeys() (consecutive keys) ->
+//                   target.batchBody() -> docs.rangeBody() (byte-patched ArrayBuffer)
+//   arangodb-write  the same batch through the whole ArangoDB write() (URL, params, request,
+//                   per-element accounting of the answer) with ARANGO_SILENT=1, whose answer
+//                   to a fully successful batch is the sink's 202 {}
+//   ravendb         RavenDB adapter, E1 load batch (LOAD_OP=insert): {"Commands":[…]} for
+//                   POST bulk_docs from target.batchBody('insert', loadBatchKeys(…))
+//   ravendb-bulk    RavenDB adapter, E4 bulk-insert batch: the command array for POST
+//                   bulk_insert from target.batchBody('bulk', ids) with the ids array of
+//                   lib/workloads/bulk-insert.js (refilled per batch, marked consecutive)
+//   arangodb-random ArangoDB adapter, E1 overwrite-like batch (keys not one run: shuffled
+//                   consecutive keys) -> docs.batch() string (slot join)
+//   arangodb-join   load-batch keys + one string per document + join (docs.batchJoin): the
+//                   approach measurements.md found at 0.14 of the ceiling
+// Document knobs are the pack's own (DOC_BYTES, DOC_POOL, BATCH_SIZE, SEED, DOC_SHAPE); e1
+// documents for every mode, so all bodies are ~1.2 MB and docs/s compare directly.
 //   bin/k6 run -e SINK=127.0.0.1:PORT -e MODE=arangodb bench/http-generation.js
 import http from 'k6/http';
 import { loadConfig } from '../lib/config.js';
 import { createDocs } from '../lib/docs.js';
-import { loadBatchKeys } from '../lib/keys.js';
+import { loadBatchKeys, markConsecutive } from '../lib/keys.js';
+import { createTarget as arangoTarget } from '../lib/targets/arangodb.js';
+import { createTarget as ravenTarget } from '../lib/targets/ravendb.js';
 
-const MODES = ['ceiling', 'arangodb', 'ravendb', 'arangodb-slots', 'arangodb-join'];
+const MODES = ['ceiling', 'arangodb', 'arangodb-write', 'ravendb', 'ravendb-bulk', 'arangodb-random', 'arangodb-join'];
 const mode = __ENV.MODE || 'arangodb';
 if (!MODES.includes(mode)) throw `MODE=${mode} is not allowed: one of ${MODES.join(', ')}`;
 if (!__ENV.SINK) throw 'SINK is not set: host:port of bench-sink';
 const seconds = Number(__ENV.BENCH_SECONDS || 5);
+const sinkUrl = `http://${__ENV.SINK}`;
 // DOCS is only the key space here: large enough that keys never repeat in a run.
-const cfg = loadConfig(Object.assign({ DOCS: '1000000000' }, __ENV), { target: 'bench', experiment: 'http-generation', phases: ['bench'] });
+const env = Object.assign({ DOCS: '1000000000' }, __ENV, { ARANGO_URL: sinkUrl, ARANGO_AUTH: 'basic', ARANGO_SILENT: '1', RAVEN_URL: sinkUrl });
+const phases = { phases: ['bench'], experiment: 'http-generation' };
+const cfg = loadConfig(env, Object.assign({ target: 'bench' }, phases));
 const B = cfg.BATCH_SIZE;
-const url = `http://${__ENV.SINK}/bench`;
+const url = `${sinkUrl}/bench`;
 const params = { headers: { 'Content-Type': 'application/json' }, responseType: 'none' };
 
-const arango = createDocs(cfg, { keyField: '_key' });
-const raven = createDocs(cfg, { keyField: null, extra: ',"@metadata":{"@collection":"Users"}' });
-const PUT = { open: '{"Id":"', mid: '","Type":"PUT","Document":', close: '}' };
+// The adapters as a scenario creates them (init context); no request is made until write().
+const arango = arangoTarget(loadConfig(env, Object.assign({ target: 'arangodb' }, phases)));
+const raven = ravenTarget(loadConfig(env, Object.assign({ target: 'ravendb' }, phases)));
+const arangoDocs = createDocs(cfg, { keyField: '_key' });
+if (mode === 'arangodb-write') arango.bind('bench');
 
 let fixed = null;
 if (mode === 'ceiling') {
-  const text = arango.batch(loadBatchKeys(1, cfg.DOCS, B), 'l');
+  const text = arangoDocs.batch(loadBatchKeys(1, cfg.DOCS, B), 'l');
   const u8 = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) u8[i] = text.charCodeAt(i);
   fixed = u8.buffer;
 }
 
+// A batch of keys that is not one run (as overwrite batches): consecutive keys, shuffled
+// once; the adapter sees an unmarked array and takes docs.batch().
+const shuffled = loadBatchKeys(1, cfg.DOCS, B).slice();
+for (let i = shuffled.length - 1; i > 0; i--) { const k = (i * 7919) % (i + 1); const t = shuffled[i]; shuffled[i] = shuffled[k]; shuffled[k] = t; }
+
 // First calls convert the payload pool to bytes and build the key-width images: init work,
-// as in a scenario's setup, not per batch.
-if (mode === 'arangodb') arango.rangeBody(B, B, 'l');
-if (mode === 'ravendb') raven.rangeBody(B, B, 'l', PUT);
+// as a scenario's first batch of a VU, not per batch.
+if (mode === 'arangodb' || mode === 'arangodb-write') arango.batchBody(loadBatchKeys(1, cfg.DOCS, B), 'l');
+if (mode === 'ravendb') raven.batchBody('insert', loadBatchKeys(1, cfg.DOCS, B), 'l');
+if (mode === 'ravendb-bulk') raven.batchBody('bulk', loadBatchKeys(1, cfg.DOCS, B), 'b');
+const ids = markConsecutive(new Array(B)); // lib/workloads/bulk-insert.js: state.nums
 
 export const options = {
   scenarios: { bench: { executor: 'constant-vus', vus: 1, duration: `${seconds}s`, gracefulStop: '10s' } },
@@ -52,19 +75,29 @@ export const options = {
 
 let j = 0;
 let failed = 0;
+const tags = { phase: 'load', op: 'insert', target: 'arangodb' };
 export default function () {
+  // Batch j holds keys B*(j+1) … : unique in the run, and never below 1000 (narrow keys
+  // take the string path, see lib/docs.js).
+  j++;
   let body;
-  if (mode === 'ceiling') {
-    body = fixed;
-  } else {
-    // Batch j holds keys B*(j+1) … : unique in the run, and never below 1000 (narrow keys
-    // take the string path, see lib/docs.js).
-    const start = B * (1 + j++);
-    if (mode === 'arangodb') body = arango.rangeBody(start, B, 'l');
-    else if (mode === 'ravendb') body = raven.rangeBody(start, B, 'l', PUT);
-    else if (mode === 'arangodb-slots') body = arango.batch(loadBatchKeys(1 + j, cfg.DOCS, B), 'l');
-    else body = arango.batchJoin(loadBatchKeys(1 + j, cfg.DOCS, B), 'l');
-  }
+  if (mode === 'ceiling') body = fixed;
+  else if (mode === 'arangodb') body = arango.batchBody(loadBatchKeys(j, cfg.DOCS, B), 'l');
+  else if (mode === 'arangodb-write') {
+    const r = arango.write('insert', loadBatchKeys(j, cfg.DOCS, B), 'l', tags);
+    if (r.failed > 0 && failed++ === 0) console.error(`write() counted ${r.failed} failed: ${JSON.stringify(r.byReason)}`);
+    return;
+  } else if (mode === 'ravendb') body = raven.batchBody('insert', loadBatchKeys(j, cfg.DOCS, B), 'l');
+  else if (mode === 'ravendb-bulk') {
+    const first = j * B; // bulk-insert.js: iterationInTest * B
+    for (let i = 0; i < B; i++) ids[i] = first + i;
+    body = raven.batchBody('bulk', ids, 'b');
+  } else if (mode === 'arangodb-random') {
+    const shift = B * j; // new keys every batch, same scattered order
+    const keys = new Array(B);
+    for (let i = 0; i < B; i++) keys[i] = shuffled[i] + shift;
+    body = arango.batchBody(keys, 'o1');
+  } else body = arangoDocs.batchJoin(loadBatchKeys(j, cfg.DOCS, B), 'l');
   const res = http.post(url, body, params);
   if (res.status !== 202 && failed++ === 0) console.error(`bench-sink answered ${res.status}: ${res.error}`);
 }
