@@ -1,0 +1,172 @@
+#!/usr/bin/env node
+// Merged result of a distributed run (docs/scale-out.md): every k6 instance evaluates its own
+// thresholds on its own part, so the figures and limits that must hold for the whole run are
+// computed here from the instances' raw points in InfluxDB (same testid, one instance_id each):
+//   node scripts/merge-results.mjs --testid <RUN_ID> [--instances N] [--thresholds file] [--out dir] [--influx URL]
+// Per phase: batches, docs ok/failed, docs/s over the union wall time (first batch start of
+// any instance to last batch end of any instance), and batch-time min/median/avg/p90/p99/max
+// over the RAW values of all instances (InfluxQL percentile(): nearest rank, where k6
+// interpolates; never an average of the instances' percentiles). Verification: the points of
+// the DISTRIBUTED=verify run (expected vs found, read-back), or, without a planned count
+// (bulk-insert), found vs the acknowledged new documents of all instances.
+// Exit: 0, 99 when a threshold or the verification failed, 1 when the data is not there.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const M = {
+  batch: 'writepath_batch_duration', ok: 'writepath_docs_ok', fresh: 'writepath_docs_new', failed: 'writepath_docs_failed',
+  batchFailed: 'writepath_batch_failed', clock: 'writepath_phase_clock', expected: 'writepath_verify_expected',
+  found: 'writepath_verify_found', checked: 'writepath_readback_checked', stale: 'writepath_readback_stale',
+};
+const LATENCY = { batch_avg_ms: 'avg', batch_p50_ms: 'p50', batch_p90_ms: 'p90', batch_p95_ms: 'p95', batch_p99_ms: 'p99', batch_max_ms: 'max' };
+
+function die(msg, code = 1) { console.error(`merge-results: ${msg}`); process.exit(code); }
+
+function influxUrl(given) {
+  if (given) return given;
+  if (process.env.INFLUX_URL) return process.env.INFLUX_URL;
+  const f = path.join(root, '.run', 'env');
+  if (existsSync(f)) {
+    const m = /^INFLUX_URL=(.*)$/m.exec(readFileSync(f, 'utf8'));
+    if (m) return m[1];
+  }
+  return die('no InfluxDB: pass --influx http://host:port/db or set INFLUX_URL');
+}
+
+export async function query(url, q) {
+  const u = new URL(url);
+  const db = u.pathname.replace(/^\//, '') || 'k6';
+  const auth = u.username ? { Authorization: `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` } : {};
+  const res = await fetch(`${u.origin}/query?db=${encodeURIComponent(db)}&q=${encodeURIComponent(q)}`, { headers: auth });
+  if (!res.ok) throw new Error(`InfluxDB ${res.status}: ${await res.text()}`);
+  const body = await res.json();
+  const r = body.results[0];
+  if (r.error) throw new Error(`InfluxDB: ${r.error} (${q})`);
+  // -> [{ name, tags, row: {column: value} }] (one row per series: every query aggregates)
+  return (r.series || []).map((s) => ({ name: s.name, tags: s.tags || {}, row: Object.fromEntries(s.columns.map((c, i) => [c, s.values[0][i]])) }));
+}
+
+const esc = (s) => String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+
+export async function merge({ influx, testid }) {
+  const w = `WHERE testid='${esc(testid)}'`;
+  const lat = await query(influx, `SELECT count(value) AS n, min(value) AS min, percentile(value, 50) AS p50, mean(value) AS avg,
+    percentile(value, 90) AS p90, percentile(value, 95) AS p95, percentile(value, 99) AS p99, max(value) AS max FROM ${M.batch} ${w} GROUP BY phase`);
+  const perInstance = await query(influx, `SELECT count(value) AS n FROM ${M.batch} ${w} GROUP BY phase, instance_id`);
+  const ok = await query(influx, `SELECT sum(value) AS v FROM ${M.ok} ${w} GROUP BY phase, op`);
+  const fresh = await query(influx, `SELECT sum(value) AS v FROM ${M.fresh} ${w} GROUP BY phase`);
+  const failed = await query(influx, `SELECT sum(value) AS v FROM ${M.failed} ${w} GROUP BY phase, reason`);
+  const rate = await query(influx, `SELECT mean(value) AS v FROM ${M.batchFailed} ${w} GROUP BY phase`);
+  const clock = await query(influx, `SELECT min(value) AS a, max(value) AS b FROM ${M.clock} ${w} GROUP BY phase`);
+  const verify = await query(influx, `SELECT last(value) AS v FROM ${M.expected}, ${M.found}, ${M.checked}, ${M.stale} ${w}`);
+
+  const phases = clock.sort((x, y) => x.row.a - y.row.a).map((s) => s.tags.phase);
+  const by = (rows, phase) => rows.filter((s) => s.tags.phase === phase);
+  const instances = [...new Set(perInstance.map((s) => s.tags.instance_id || '(none)'))].sort();
+  const rows = phases.map((phase) => {
+    const l = (by(lat, phase)[0] || { row: {} }).row;
+    const c = by(clock, phase)[0].row;
+    const docsOk = by(ok, phase).reduce((a, s) => a + s.row.v, 0);
+    const wall = (c.b - c.a) / 1000;
+    const reasons = Object.fromEntries(by(failed, phase).filter((s) => s.row.v > 0).map((s) => [s.tags.reason, s.row.v]));
+    return {
+      phase, op: (by(ok, phase)[0] || { tags: {} }).tags.op || '-',
+      batches: l.n || 0,
+      batches_by_instance: Object.fromEntries(by(perInstance, phase).map((s) => [s.tags.instance_id || '(none)', s.row.n])),
+      docs_ok: docsOk, docs_new: (by(fresh, phase)[0] || { row: { v: 0 } }).row.v,
+      docs_failed: Object.values(reasons).reduce((a, b) => a + b, 0), failed_by_reason: reasons,
+      failed_batches_rate: (by(rate, phase)[0] || { row: { v: 0 } }).row.v,
+      wall_s: wall, docs_per_s: wall > 0 ? docsOk / wall : null,
+      batch_ms: { min: l.min, p50: l.p50, avg: l.avg, p90: l.p90, p95: l.p95, p99: l.p99, max: l.max },
+    };
+  });
+  const v = Object.fromEntries(verify.map((s) => [s.name, s.row.v]));
+  const newDocs = rows.reduce((a, r) => a + r.docs_new, 0);
+  let verification = null;
+  if (v[M.found] !== undefined) {
+    const expected = v[M.expected] !== undefined ? v[M.expected] : newDocs;
+    verification = {
+      basis: v[M.expected] !== undefined ? 'plan' : 'acknowledged new documents of all instances',
+      expected, found: v[M.found], readback_checked: v[M.checked] || 0, readback_stale: v[M.stale] || 0,
+    };
+    verification.ok = verification.found === expected && verification.readback_stale === 0;
+  }
+  return { testid, instances, phases: rows, verification };
+}
+
+// Limits of a threshold file (lib/thresholds.js's format) against the merged figures.
+export function checkThresholds(merged, doc) {
+  const out = [];
+  for (const [phase, limits] of Object.entries(doc.phases || {})) {
+    const r = merged.phases.find((x) => x.phase === phase);
+    if (!r) continue; // the phase did not run
+    for (const [k, limit] of Object.entries(limits)) {
+      let value; let name;
+      if (LATENCY[k]) { value = r.batch_ms[LATENCY[k]]; name = `${phase} batch ${LATENCY[k]} <= ${limit} ms`; }
+      else if (k === 'failed_docs_max') { value = r.docs_failed; name = `${phase} failed docs <= ${limit}`; }
+      else if (k === 'failed_batches_rate_max') { value = r.failed_batches_rate; name = `${phase} failed batch rate <= ${limit}`; }
+      else continue; // abort_on_fail only matters during the run
+      out.push({ name, value, limit, ok: value <= limit });
+    }
+  }
+  if (doc.verify !== false) {
+    const vr = merged.verification;
+    out.push({ name: 'verification (count and read-back of the union)', value: vr ? `${vr.found}/${vr.expected}, ${vr.readback_stale} stale` : 'no DISTRIBUTED=verify points', ok: !!(vr && vr.ok) });
+  }
+  return out;
+}
+
+const f = (x, n = 1) => (x === null || x === undefined || Number.isNaN(x) ? '-' : Number(x).toFixed(n));
+
+export function renderTable(merged, checks) {
+  const lines = [`k6-writepath · merged distributed run ${merged.testid} · instances: ${merged.instances.join(', ')}`, '',
+    `${'phase'.padEnd(10)}${'op'.padEnd(8)}${'batches'.padStart(8)}${'docs ok'.padStart(10)}${'failed'.padStart(8)}${'docs/s'.padStart(10)}  time per batch (ms, raw values of all instances):` +
+    `${'min'.padStart(7)}${'median'.padStart(9)}${'average'.padStart(9)}${'p90'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(9)}`];
+  for (const r of merged.phases) {
+    lines.push(`${r.phase.padEnd(10)}${r.op.padEnd(8)}${String(r.batches).padStart(8)}${String(r.docs_ok).padStart(10)}${String(r.docs_failed).padStart(8)}${f(r.docs_per_s, 0).padStart(10)}  ${''.padStart(48)}` +
+      `${f(r.batch_ms.min).padStart(7)}${f(r.batch_ms.p50).padStart(9)}${f(r.batch_ms.avg).padStart(9)}${f(r.batch_ms.p90).padStart(9)}${f(r.batch_ms.p99).padStart(9)}${f(r.batch_ms.max).padStart(9)}`);
+  }
+  lines.push('', 'batches per instance: ' + merged.phases.map((r) => `${r.phase} ${Object.entries(r.batches_by_instance).map(([i, n]) => `${i}:${n}`).join(' ')}`).join(' · '));
+  for (const r of merged.phases) if (r.docs_failed > 0) lines.push(`failed ${r.phase}: ${Object.entries(r.failed_by_reason).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  const vr = merged.verification;
+  lines.push(vr ? `verification: expected ${vr.expected} (${vr.basis}), found ${vr.found}; read-back ${vr.readback_checked} keys, ${vr.readback_stale} stale or missing — ${vr.ok ? 'OK' : 'FAILED'}`
+    : 'verification: no points from a DISTRIBUTED=verify run (scripts/verify-distributed)');
+  const bad = checks.filter((c) => !c.ok);
+  lines.push(bad.length === 0 ? `thresholds (whole run): all ${checks.length} passed` : `thresholds (whole run): ${bad.length} of ${checks.length} FAILED`);
+  for (const c of bad) lines.push(`  ✗ ${c.name}: ${typeof c.value === 'number' ? f(c.value, 2) : c.value}`);
+  return `${lines.join('\n')}\n`;
+}
+
+async function main() {
+  const { values } = parseArgs({ options: {
+    testid: { type: 'string' }, influx: { type: 'string' }, thresholds: { type: 'string' }, out: { type: 'string' }, instances: { type: 'string' },
+  } });
+  if (!values.testid) die('usage: merge-results.mjs --testid <RUN_ID> [--instances N] [--thresholds file] [--out dir] [--influx URL]', 2);
+  const merged = await merge({ influx: influxUrl(values.influx), testid: values.testid });
+  if (merged.phases.length === 0) die(`no batch points with testid=${values.testid} in InfluxDB: did the instances run with --out influxdb and --tag testid=${values.testid}?`);
+  if (values.instances) {
+    const want = Number(values.instances);
+    if (merged.instances.length !== want) die(`testid=${values.testid}: points from ${merged.instances.length} instance(s) (${merged.instances.join(', ')}), expected ${want}: tag each instance --tag instance_id=<i>`);
+  }
+  let doc = { phases: {}, verify: true };
+  if (values.thresholds) {
+    const file = path.isAbsolute(values.thresholds) ? values.thresholds : path.join(root, values.thresholds);
+    try { doc = JSON.parse(readFileSync(file, 'utf8')); } catch (e) { die(`--thresholds ${values.thresholds}: ${e.message}`); }
+  }
+  const checks = checkThresholds(merged, doc);
+  const text = renderTable(merged, checks);
+  process.stdout.write(text);
+  if (values.out) {
+    mkdirSync(values.out, { recursive: true });
+    writeFileSync(path.join(values.out, 'merged-summary.txt'), text);
+    writeFileSync(path.join(values.out, 'merged-summary.json'), `${JSON.stringify({ ...merged, thresholds: checks }, null, 2)}\n`);
+  }
+  process.exit(checks.every((c) => c.ok) ? 0 : 99);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((e) => die(e.message));
+}
