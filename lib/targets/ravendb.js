@@ -241,42 +241,80 @@ export function createTarget(cfg) {
     return http.request('DELETE', `${base}/admin/databases`, body, adminParams);
   }
 
-  function setup(runId) {
+  function markerDoc() {
+    const r = http.get(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, { timeout: '60s' });
+    if (r.status === 200) return (JSON.parse(r.body).Results || [])[0] || null;
+    if (r.status === 404 || dbMissing(r)) return null;
+    throw new Error(`cannot read ${MARKER_ID} in ${db}: ${errorText(r)}`);
+  }
+
+  function createIndex() {
+    if (cfg.RAVEN_INDEXES === 0) return;
+    const fields = INDEX_FIELDS.slice(0, cfg.RAVEN_INDEXES).map((f) => `d.${f}`).join(', ');
+    const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${collection} select new { ${fields} }`] }] };
+    const ix = http.put(`${dbUrl}/admin/indexes`, JSON.stringify(def), adminParams);
+    if (ix.status !== 201 && ix.status !== 200) {
+      deleteDatabase();
+      exec.test.abort(`cannot create index ${INDEX_NAME} in RavenDB database ${db}: ${errorText(ix)}`);
+    }
+  }
+
+  // DISTRIBUTED (docs/scale-out.md): the first instance creates the database, its marker
+  // (with the run and the hash of the plan knobs) and the index; the others get 409 and join
+  // once the marker is there and matches. mode verify: the database must exist already.
+  function createOrJoin(runId, { mode, signature }) {
+    if (mode === 'join') {
+      const created = createDatabase();
+      if (created.status === 201) {
+        const marker = JSON.stringify({ tool: MARKER, run: runId, distributed: signature, createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } });
+        const m = http.put(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, marker, adminParams);
+        if (m.status !== 201) exec.test.abort(`cannot write the marker document to RavenDB database ${db}: ${errorText(m)}`);
+        createIndex();
+        return;
+      }
+      if (created.status !== 409) exec.test.abort(`cannot create RavenDB database ${db}: ${errorText(created)}`);
+    }
+    // The creating instance may not have written the marker yet.
+    let doc = null;
+    for (let t = 0; t < 40 && !(doc = markerDoc()); t++) sleep(0.25);
+    if (!doc) exec.test.abort(`RavenDB database ${db} has no k6-writepath marker${mode === 'verify' ? ` or does not exist: nothing to verify for RUN_ID=${runId}` : ': refusing to touch it; choose another RUN_ID'}`);
+    if (doc.tool !== MARKER || doc.run !== runId || doc.distributed !== signature) {
+      exec.test.abort(`RavenDB database ${db} belongs to another run or to instances with other workload knobs (marker ${JSON.stringify({ tool: doc.tool, run: doc.run, distributed: doc.distributed })}, this instance ${signature}): use the same knobs everywhere, or a new RUN_ID`);
+    }
+  }
+
+  function setup(runId, distributed = null) {
     bind(runId);
     const v = http.get(`${base}/build/version`, { timeout: '10s' });
     if (v.status === 0) exec.test.abort(`RAVEN_URL=${base}: cannot reach RavenDB: ${v.error}`);
     if (v.status !== 200) exec.test.abort(`RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`);
     const build = JSON.parse(v.body);
 
-    let created = createDatabase();
     let reused = false;
-    if (created.status === 409) {
-      const owner = ownership();
-      if (owner !== 'ours') exec.test.abort(`RavenDB database ${db} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
-      if (!cfg.REUSE) exec.test.abort(`RavenDB database ${db} already exists (an earlier k6-writepath run): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
-      // Emptying = dropping and re-creating: the marker proved it is ours. The deletion may
-      // still be pending on the server for a moment, hence the retries.
-      const d = deleteDatabase();
-      if (d.status !== 200) exec.test.abort(`cannot drop RavenDB database ${db} for REUSE: ${errorText(d)}`);
-      for (let t = 0; t < 20 && (created = createDatabase()).status === 409; t++) sleep(0.5);
-      reused = true;
-    }
-    if (created.status !== 201) exec.test.abort(`cannot create RavenDB database ${db}: ${errorText(created)}`);
-
-    const marker = JSON.stringify({ tool: MARKER, run: runId, createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } });
-    const m = http.put(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, marker, adminParams);
-    if (m.status !== 201) {
-      deleteDatabase();
-      exec.test.abort(`cannot write the marker document to RavenDB database ${db}: ${errorText(m)}`);
-    }
-    if (cfg.RAVEN_INDEXES > 0) {
-      const fields = INDEX_FIELDS.slice(0, cfg.RAVEN_INDEXES).map((f) => `d.${f}`).join(', ');
-      const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${collection} select new { ${fields} }`] }] };
-      const ix = http.put(`${dbUrl}/admin/indexes`, JSON.stringify(def), adminParams);
-      if (ix.status !== 201 && ix.status !== 200) {
-        deleteDatabase();
-        exec.test.abort(`cannot create index ${INDEX_NAME} in RavenDB database ${db}: ${errorText(ix)}`);
+    if (distributed) {
+      createOrJoin(runId, distributed);
+    } else {
+      let created = createDatabase();
+      if (created.status === 409) {
+        const owner = ownership();
+        if (owner !== 'ours') exec.test.abort(`RavenDB database ${db} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
+        if (!cfg.REUSE) exec.test.abort(`RavenDB database ${db} already exists (an earlier k6-writepath run): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
+        // Emptying = dropping and re-creating: the marker proved it is ours. The deletion may
+        // still be pending on the server for a moment, hence the retries.
+        const d = deleteDatabase();
+        if (d.status !== 200) exec.test.abort(`cannot drop RavenDB database ${db} for REUSE: ${errorText(d)}`);
+        for (let t = 0; t < 20 && (created = createDatabase()).status === 409; t++) sleep(0.5);
+        reused = true;
       }
+      if (created.status !== 201) exec.test.abort(`cannot create RavenDB database ${db}: ${errorText(created)}`);
+
+      const marker = JSON.stringify({ tool: MARKER, run: runId, createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } });
+      const m = http.put(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, marker, adminParams);
+      if (m.status !== 201) {
+        deleteDatabase();
+        exec.test.abort(`cannot write the marker document to RavenDB database ${db}: ${errorText(m)}`);
+      }
+      createIndex();
     }
     return {
       version: `RavenDB ${build.FullVersion || build.ProductVersion}`,
@@ -327,5 +365,5 @@ export function createTarget(cfg) {
     return d.status === 200 ? 'dropped' : `NOT dropped: ${errorText(d)}`;
   }
 
-  return { name: 'ravendb', reasons: REASONS, bind, setup, write, batchBody, count, readStamps, teardown };
+  return { name: 'ravendb', reasons: REASONS, distributed: true, bind, setup, write, batchBody, count, readStamps, teardown };
 }
