@@ -68,7 +68,7 @@ async function httpBench() {
   const sink = spawn(path.join(root, 'bin', 'bench-sink'), ['-addr-file', addrFile], { stdio: 'ignore' });
   for (let i = 0; i < 50 && !existsSync(addrFile); i++) await new Promise((r) => setTimeout(r, 100));
   const addr = readFileSync(addrFile, 'utf8');
-  const modes = ['ceiling', 'arangodb', 'ravendb', 'arangodb-slots', 'arangodb-join'];
+  const modes = ['ceiling', 'arangodb', 'arangodb-write', 'ravendb', 'ravendb-bulk', 'arangodb-random', 'arangodb-join'];
   const res = Object.fromEntries(modes.map((m) => [m, []]));
   try {
     for (let rep = 0; rep < REPS; rep++) {
@@ -157,9 +157,10 @@ const lines = [
   `- ${k6v}; PostgreSQL ${pg.version} (private instance, defaults, bench/pg.sh); ${pgbv}; node ${process.version}`,
   `- ${REPS} repetitions of each measurement, interleaved; medians; a ratio is the median of the per-repetition ratios.`, '',
   '## HTTP generation ceiling (1 VU, batches of 1000 e1 documents of ~1.2 KB, null sink)', '',
+  'Bodies built by the adapters\' own `batchBody()` (the function their `write()` calls) from the key arrays the workloads build: `arangodb` = E1 load batch on ArangoDB, `arangodb-write` = the same through the whole `write()` (ARANGO_SILENT=1, the sink answers `{}`), `ravendb` = E1 load batch on RavenDB (bulk_docs, LOAD_OP=insert), `ravendb-bulk` = E4 bulk-insert batch, `arangodb-random` = keys that are not one run (overwrite batches: string `docs.batch()`), `arangodb-join` = one string per document (the old path).', '',
   '| body | docs/s | KB/request | ratio to ceiling |', '|---|---:|---:|---:|',
   ...http.map((h) => `| ${h.mode} | ${fmt(h.docs)} | ${fmt(h.bytes)} | ${fmt(h.ratio, 2)} |`), '',
-  `Goal ≥ 0.70 of the ceiling: ArangoDB ${fmt(get('arangodb').ratio, 2)} (${ok(get('arangodb').ratio >= 0.7)}), RavenDB ${fmt(get('ravendb').ratio, 2)} (${ok(get('ravendb').ratio >= 0.7)}).`, '',
+  `Goal ≥ 0.70 of the ceiling (load and bulk batches, adapter path): ArangoDB ${fmt(get('arangodb').ratio, 2)} (${ok(get('arangodb').ratio >= 0.7)}; whole write() ${fmt(get('arangodb-write').ratio, 2)}), RavenDB E1 load ${fmt(get('ravendb').ratio, 2)} (${ok(get('ravendb').ratio >= 0.7)}), RavenDB E4 bulk ${fmt(get('ravendb-bulk').ratio, 2)} (${ok(get('ravendb-bulk').ratio >= 0.7)}). Overwrite batches (random keys) are not a consecutive run and stay on the string path: ${fmt(get('arangodb-random').ratio, 2)}.`, '',
   `## PostgreSQL upsert (batches of 1000, 2 connections, table of ${fmt(PG_DOCS)} documents)`, '',
   '| client | rows/s | client share of CPU |', '|---|---:|---:|',
   `| k6-writepath overwrite phase (scenarios/postgres/insert-vs-overwrite.js, ${PG_BATCHES} batches) | ${fmt(pg.k6)} | ${fmt(pg.share * 100, 1)} % |`,
