@@ -34,6 +34,7 @@ export const KNOBS = {
   HTML_REPORTER: { type: 'enum', values: ['builtin', 'k6-reporter', 'none'], default: 'builtin', doc: 'HTML report in results/<RUN_ID>/: builtin = report.html from our own code (offline, self-contained); k6-reporter = also k6-reporter.html from benc-uk/k6-reporter 3.0.4, imported by URL through scripts/run (needs internet; without it scripts/run warns and keeps the builtin report); none = no HTML.' },
   WEB_DASHBOARD: { type: 'bool', default: false, doc: 'scripts/run: also export k6\'s built-in web dashboard to results/<RUN_ID>/k6-dashboard.html (no port opened; k6 skips the export for runs shorter than about 3 x WEB_DASHBOARD_PERIOD).' },
   WEB_DASHBOARD_PERIOD: { type: 'duration', default: '1s', doc: 'scripts/run with WEB_DASHBOARD=1: sampling period of the web dashboard export (k6 default 10s is too coarse for short runs).' },
+  DISTRIBUTED: { type: 'enum', values: ['0', '1', 'verify'], default: '0', doc: 'Several k6 instances share one run (--execution-segment, k6-operator): 1 = this process is one instance (needs an explicit RUN_ID, the same on every instance; setup creates or joins the run\'s objects; teardown neither verifies nor drops); verify = after all instances: verify the union and drop the objects (scripts/verify-distributed). 0 = a single process.' },
   // PostgreSQL
   PG_URL:       { type: 'secret', target: 'postgres', doc: 'PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:55432/writepath?sslmode=disable (make up writes one to .run/env). Never printed.' },
   PG_SCHEMA:    { type: 'string', target: 'postgres', pattern: /^[a-z_][a-z0-9_]{0,62}$/, allowed: 'a lower-case SQL identifier', default: 'public', doc: 'Schema that holds the run\'s table k6wp_<RUN_ID>.' },
@@ -64,10 +65,6 @@ export const KNOBS = {
 
 // Scale-out knobs (docs/scale-out.md). Parsed like KNOBS, kept apart until README's
 // configuration table lists them (test/unit/readme.test.mjs compares that table with KNOBS).
-export const SCALE_OUT_KNOBS = {
-  DISTRIBUTED: { type: 'enum', values: ['0', '1', 'verify'], default: '0', doc: 'Several k6 instances share one run (--execution-segment, k6-operator): 1 = this process is one instance (needs an explicit RUN_ID, the same on every instance; setup creates or joins the run\'s objects; teardown neither verifies nor drops); verify = after all instances: verify the union and drop the objects (scripts/verify-distributed). 0 = a single process.' },
-};
-
 export const DURATION_RE = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
 
 export function fail(message) {
@@ -131,7 +128,7 @@ export function parseKnob(name, raw, spec) {
 // environment holds everything), so the README lists the exact names.
 export function loadConfig(env, { target, experiment, phases, required = [] }) {
   const cfg = { target, experiment };
-  for (const [name, spec] of Object.entries({ ...KNOBS, ...SCALE_OUT_KNOBS })) {
+  for (const [name, spec] of Object.entries(KNOBS)) {
     if (spec.target && spec.target !== target) continue;
     const raw = env[name];
     if (raw === undefined || raw === '') {
