@@ -14,11 +14,10 @@
 // This workload only runs on the ArangoDB target (it uses its single-document operations
 // and stream transactions).
 import exec from 'k6/execution';
-import { Gauge } from 'k6/metrics';
 import { fail } from '../config.js';
 import { vuBatchCount, keyName } from '../keys.js';
 import { createDocs } from '../docs.js';
-import { recordBatch } from '../metrics.js';
+import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { e3Report } from '../report-e3.js';
 
@@ -155,11 +154,6 @@ export function iteration(target, cfg, p, state) {
   if (res.abort) exec.test.abort(res.abort);
 }
 
-const verifyExpected = new Gauge(M.verifyExpected);
-const verifyFound = new Gauge(M.verifyFound);
-const verifyMismatch = new Gauge(M.verifyMismatch);
-const readbackChecked = new Gauge(M.readbackChecked);
-const readbackStale = new Gauge(M.readbackStale);
 
 // After the run every collection must hold exactly what the case leaves behind (crud
 // deletes its documents; multi-collection leaves REQUESTS in each of the two collections).

@@ -7,9 +7,8 @@
 // batches depends on how fast the server is, so the expected count is only known from the
 // run's own counters: the summary (text, JSON, JUnit) compares the two.
 import exec from 'k6/execution';
-import { Gauge } from 'k6/metrics';
 import { durationMs, fail } from '../config.js';
-import { recordBatch } from '../metrics.js';
+import { recordBatch, verifyFound, readbackChecked, readbackStale } from '../metrics.js';
 import { markConsecutive } from '../keys.js';
 import { M } from '../metric-names.js';
 
@@ -84,9 +83,6 @@ export function iteration(target, cfg, p, state) {
   recordBatch(tags, res, res.n, startedAt);
 }
 
-const verifyFound = new Gauge(M.verifyFound);
-const readbackChecked = new Gauge(M.readbackChecked);
-const readbackStale = new Gauge(M.readbackStale);
 
 export function verify(target) {
   const found = target.count();

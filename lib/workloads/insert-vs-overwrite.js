@@ -11,9 +11,7 @@ import { fail } from '../config.js';
 import { OwnedKeys, loadBatchCount, loadBatchKeys, makePicker, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
-import { recordBatch } from '../metrics.js';
-import { M } from '../metric-names.js';
-import { Gauge } from 'k6/metrics';
+import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
 
 export const EXPERIMENT = 'insert-vs-overwrite';
 export const PHASES = ['load', 'overwrite', 'mixed'];
@@ -107,11 +105,6 @@ export function iteration(target, cfg, p, state) {
   if (res.abort) exec.test.abort(res.abort);
 }
 
-const verifyExpected = new Gauge(M.verifyExpected);
-const verifyFound = new Gauge(M.verifyFound);
-const verifyMismatch = new Gauge(M.verifyMismatch);
-const readbackChecked = new Gauge(M.readbackChecked);
-const readbackStale = new Gauge(M.readbackStale);
 
 // After the run: the database must hold exactly the planned documents, and a sample of the
 // overwritten keys must hold the version of the LAST batch that chose them (E1: an overwrite
