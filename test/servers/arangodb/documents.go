@@ -114,6 +114,31 @@ type outcome struct {
 
 func (o *outcome) fail(n int, msg string) { o.errNum, o.errMsg = n, msg }
 
+// writeElements splits a write body into its documents (one, or the elements of an array)
+// and fails up front the elements the fault knobs pick (arrays only) and those that are not
+// objects (1227); the caller handles the elements whose outcome is still open (errNum 0).
+func (s *server) writeElements(body []byte, single bool) ([][]byte, []outcome) {
+	elems := [][]byte{body}
+	if !single {
+		elems = splitArray(body)
+	}
+	outs := make([]outcome, len(elems))
+	var injected []bool
+	injNum := 0
+	if !single {
+		injected, injNum = s.faults.elementFailures(len(elems))
+	}
+	for i, e := range elems {
+		switch {
+		case injected != nil && injected[i]:
+			outs[i].fail(injNum, errorText(injNum))
+		case e[0] != '{':
+			outs[i].fail(1227, errMsgBadType)
+		}
+	}
+	return elems, outs
+}
+
 func appendErrorElem(b []byte, n int, msg string) []byte {
 	// Failed elements: {"error":true,"errorNum":N,"errorMessage":"..."}, no _key
 	// (SRC Methods.cpp createBabiesError; EX RestDocumentHandlerPostBadJsonMulti).
@@ -478,29 +503,13 @@ func (s *server) insert(w http.ResponseWriter, r *http.Request, db *database, c 
 	mergeObjects := boolParam(r, "mergeObjects", true)
 	waitForSync := boolParam(r, "waitForSync", false)
 
-	var elems [][]byte
-	if single {
-		elems = [][]byte{body}
-	} else {
-		elems = splitArray(body)
-	}
+	elems, outs := s.writeElements(body, single)
 	n := len(elems)
-	outs := make([]outcome, n)
 	preps := make([]prepared, n)
-	var injected []bool
-	injNum := 0
-	if !single {
-		injected, injNum = s.faults.elementFailures(n)
-	}
 	revBase := reserveRevs(n)
 	for i, e := range elems {
 		o := &outs[i]
-		if injected != nil && injected[i] {
-			o.fail(injNum, errorText(injNum))
-			continue
-		}
-		if e[0] != '{' {
-			o.fail(1227, errMsgBadType)
+		if o.errNum != 0 {
 			continue
 		}
 		fs := splitObject(e)
@@ -663,30 +672,14 @@ func (s *server) modify(w http.ResponseWriter, r *http.Request, db *database, c 
 	waitForSync := boolParam(r, "waitForSync", false)
 	ifMatch := strings.Trim(r.Header.Get("If-Match"), `"`)
 
-	var elems [][]byte
-	if single {
-		elems = [][]byte{body}
-	} else {
-		elems = splitArray(body)
-	}
+	elems, outs := s.writeElements(body, single)
 	n := len(elems)
-	outs := make([]outcome, n)
 	fss := make([][]field, n)
 	expect := make([]string, n)
-	var injected []bool
-	injNum := 0
-	if !single {
-		injected, injNum = s.faults.elementFailures(n)
-	}
 	revBase := reserveRevs(n)
 	for i, e := range elems {
 		o := &outs[i]
-		if injected != nil && injected[i] {
-			o.fail(injNum, errorText(injNum))
-			continue
-		}
-		if e[0] != '{' {
-			o.fail(1227, errMsgBadType)
+		if o.errNum != 0 {
 			continue
 		}
 		fs := splitObject(e)

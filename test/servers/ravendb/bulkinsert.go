@@ -80,18 +80,27 @@ func (s *server) handleNextOperationID(w http.ResponseWriter, r *http.Request, d
 	}{id, nodeTag})
 }
 
-// GET /databases/<db>/operations/state?id=N
-// {"Status":..,"Result":..,"Progress":..}; unknown id -> 404 with no body.
-func (s *server) handleOperationState(w http.ResponseWriter, r *http.Request, db *database) {
+// operationOf finds the operation named by ?id=, or answers 400 (no valid id) / 404 (unknown
+// id, no body) and returns nil.
+func operationOf(w http.ResponseWriter, r *http.Request, db *database) *operation {
 	id, err := strconv.ParseInt(r.URL.Query().Get("id"), 10, 64)
 	if err != nil {
 		writeError(w, r, http.StatusBadRequest, "Raven.Client.Exceptions.BadRequestException",
 			"Query string id is mandatory, but wasn't specified or is not a valid long.", "")
-		return
+		return nil
 	}
 	op := db.getOperation(id)
 	if op == nil {
 		writeEmpty(w, http.StatusNotFound)
+	}
+	return op
+}
+
+// GET /databases/<db>/operations/state?id=N
+// {"Status":..,"Result":..,"Progress":..}; unknown id -> 404 with no body.
+func (s *server) handleOperationState(w http.ResponseWriter, r *http.Request, db *database) {
+	op := operationOf(w, r, db)
+	if op == nil {
 		return
 	}
 	writeJSON(w, http.StatusOK, op.state())
@@ -145,15 +154,8 @@ func (op *operation) progressText() string {
 // Unknown id -> 404 (the Node client then reports "Unable to kill bulk insert
 // operation, because it was not found on the server").
 func (s *server) handleKillOperation(w http.ResponseWriter, r *http.Request, db *database) {
-	id, err := strconv.ParseInt(r.URL.Query().Get("id"), 10, 64)
-	if err != nil {
-		writeError(w, r, http.StatusBadRequest, "Raven.Client.Exceptions.BadRequestException",
-			"Query string id is mandatory, but wasn't specified or is not a valid long.", "")
-		return
-	}
-	op := db.getOperation(id)
+	op := operationOf(w, r, db)
 	if op == nil {
-		writeEmpty(w, http.StatusNotFound)
 		return
 	}
 	if op.cancel != nil {
