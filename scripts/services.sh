@@ -136,6 +136,10 @@ influx_down() {
 
 write_env() {
   local pw; pw=$(cat "$run/pg/password")
+  # Ports of the servers actually running (an earlier `up` may have used other WP_*_PORTs):
+  # line 4 of postmaster.pid is PostgreSQL's port; InfluxDB's is in the config we wrote.
+  pg_port=$(sed -n 4p "$run/pg/data/postmaster.pid")
+  influx_port=$(sed -n 's/^  bind-address = "127.0.0.1:\([0-9]*\)"$/\1/p' "$run/influxdb/influxdb.conf")
   umask 077
   cat > "$run/env" <<ENV
 # Written by scripts/services.sh up: the private services of this checkout.
