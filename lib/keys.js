@@ -64,6 +64,82 @@ export class OwnedKeys {
   }
 }
 
+// The fast path of pickDistinct + OwnedKeys.at for the batches of the overwrite and mixed
+// phases: fill(count, rng, keys, at) stores at keys[at …] exactly the keys
+// owned.at(pickDistinct(count, owned.size, makePicker(cfg, owned.size), rng)[i]) (the unit
+// tests compare them), with the same draws from rng, so recorded runs stay recomputable.
+// k6's JavaScript runtime has no JIT and a method call costs about 1 µs, so the hot loop
+// has none: sfc32 (lib/rand.js) is inlined for uniform keys, OwnedKeys.at is inlined, and
+// "taken" is an open-addressing table in an Int32Array (cleared with one native fill) instead
+// of a Set: 2.9 -> 1.2 ms per batch of 1000 (bench/micro-keys.js). Memory is bounded by the
+// batch size, not by the key space.
+export class BatchPicker {
+  constructor(cfg, owned) {
+    this.owned = owned;
+    this.size = owned.size;
+    this.uniform = cfg.KEY_DIST === 'uniform' && owned.size <= 4294967296;
+    this.pick = makePicker(cfg, owned.size);
+    this.tab = null;
+    this.mask = 0;
+  }
+
+  fill(count, rng, keys, at) {
+    const size = this.size;
+    if (count > size) throw new Error(`cannot pick ${count} distinct keys from ${size}`);
+    if (count === 0) return keys;
+    if (!this.tab || this.tab.length < 2 * count) {
+      let cap = 16;
+      while (cap < 2 * count) cap *= 2;
+      this.tab = new Int32Array(cap);
+      this.mask = cap - 1;
+    }
+    const tab = this.tab;
+    const mask = this.mask;
+    tab.fill(-1);
+    const B = this.owned.batch;
+    const base = this.owned.v * B;
+    const V = this.owned.vus;
+    const uniform = this.uniform;
+    const pick = this.pick;
+    // rng.u32() inlined (same state words, written back at the end). Sums of three uint32
+    // are exact in doubles, so one >>> 0 gives the same word as the nested ones in rand.js;
+    // (t / 2^32 * size) >>> 0 is rng.int(size) (Math.floor of the same double, < 2^32).
+    let a = rng.a; let b = rng.b; let c = rng.c; let d = rng.d;
+    for (let i = 0; i < count; i++) {
+      let r; let h; let e; let tries = 0;
+      for (;;) {
+        if (uniform) {
+          const t = (a + b + d) >>> 0;
+          d = (d + 1) >>> 0;
+          a = b ^ (b >>> 9);
+          b = (c + (c << 3)) >>> 0;
+          c = (((c << 21) | (c >>> 11)) + t) >>> 0;
+          r = (t / 4294967296 * size) >>> 0;
+        } else {
+          rng.a = a; rng.b = b; rng.c = c; rng.d = d;
+          r = pick(rng);
+          a = rng.a; b = rng.b; c = rng.c; d = rng.d;
+        }
+        h = (r * 40503) & mask;
+        while ((e = tab[h]) !== -1 && e !== r) h = (h + 1) & mask;
+        if (e === -1 || tries >= 8) break;
+        tries++;
+      }
+      // Still taken after 8 retries (a skewed distribution): the next free index.
+      while (e !== -1) {
+        r = (r + 1) % size;
+        h = (r * 40503) & mask;
+        while ((e = tab[h]) !== -1 && e !== r) h = (h + 1) & mask;
+      }
+      tab[h] = r;
+      const m = r % B;
+      keys[at + i] = base + V * (r - m) + m; // OwnedKeys.at(r)
+    }
+    rng.a = a; rng.b = b; rng.c = c; rng.d = d;
+    return keys;
+  }
+}
+
 // Zipfian ranks over [0, n) after Gray et al. (the YCSB generator), with zeta(n) computed
 // exactly up to 1e6 items and by the integral approximation above that (error < 1e-6
 // relative), so a VU can set up a 10 M key space in milliseconds.
@@ -94,7 +170,15 @@ export class Zipfian {
 }
 
 // Spreads ranks over the space so that "hot" keys are not simply the first ones loaded.
-function scatter(rank, n) {
+// (rank * 2654435761 + 40503) mod n, exact in doubles without BigInt (whose operations cost
+// microseconds each in k6): the multiplier split as 40503 * 65536 + 31153, every partial
+// product below 2^53 for rank, n < 2^32 (DOCS <= 1e9).
+export function scatter(rank, n) {
+  const hi = (rank * 40503) % n;
+  return ((hi * 65536) % n + rank * 31153 + 40503) % n;
+}
+
+export function scatterBigInt(rank, n) {
   return Number((BigInt(rank) * 2654435761n + 40503n) % BigInt(n));
 }
 

@@ -8,7 +8,7 @@
 // target adapter does the writing.
 import exec from 'k6/execution';
 import { fail } from '../config.js';
-import { OwnedKeys, loadBatchCount, loadBatchKeys, makePicker, pickDistinct, vuBatchCount } from '../keys.js';
+import { BatchPicker, OwnedKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
 import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
@@ -55,18 +55,18 @@ export function scenarios(cfg, p) {
   };
 }
 
-// The keys of overwrite or mixed batch j, recomputable anywhere from (SEED, phase, j).
+// The keys of overwrite or mixed batch j, recomputable anywhere from (SEED, phase, j): the
+// fresh keys of a mixed batch first, then distinct keys VU j % V loaded, drawn by
+// BatchPicker (lib/keys.js: pickDistinct + OwnedKeys.at without a method call per key).
 export function batchKeys(cfg, p, phase, j, pickers) {
   const v = j % p.V;
-  const owned = new OwnedKeys(cfg.DOCS, p.B, p.V, v);
-  const key = `${v}`;
-  if (!pickers[key]) pickers[key] = makePicker(cfg, owned.size);
-  const rng = new Rng(cfg.SEED, phase, j);
+  let picker = pickers[v];
+  if (!picker) picker = pickers[v] = new BatchPicker(cfg, new OwnedKeys(cfg.DOCS, p.B, p.V, v));
   const fresh = phase === 'mixed' ? p.newPer : 0;
-  const idx = pickDistinct(p.B - fresh, owned.size, pickers[key], rng);
   const keys = new Array(p.B);
-  for (let t = 0; t < fresh; t++) keys[t] = cfg.DOCS + j * p.newPer + t;
-  for (let t = 0; t < idx.length; t++) keys[fresh + t] = owned.at(idx[t]);
+  const first = cfg.DOCS + j * p.newPer;
+  for (let t = 0; t < fresh; t++) keys[t] = first + t;
+  picker.fill(p.B - fresh, new Rng(cfg.SEED, phase, j), keys, fresh);
   return { keys, fresh };
 }
 
@@ -128,17 +128,43 @@ export function verify(target, cfg, p) {
     const writers = new Map(); // key -> stamps that wrote it
     const total = batches.length * p.B;
     const want = Math.min(cfg.READBACK, total);
-    const chosen = new Set(pickDistinct(want, total, (r) => r.int(total), rng));
+    // The sample: keys at `want` distinct positions b * B + t of all batches (the same
+    // positions, hence keys, as before the keys of a batch were computed only once).
+    const chosen = pickDistinct(want, total, (r) => r.int(total), rng).sort((x, y) => x - y);
+    // Each batch's keys are computed once: the batches that hold a sampled position keep
+    // theirs for the writers pass below (up to CACHE_KEYS keys; beyond that they are
+    // recomputed, which costs time, not memory).
+    const CACHE_KEYS = 2000000;
+    const cache = new Map(); // b -> keys
+    let cached = 0;
+    const keysOf = (b) => {
+      let ks = cache.get(b);
+      if (!ks) {
+        ks = batchKeys(cfg, p, batches[b][0], batches[b][1], pickers).keys;
+        if (cached + ks.length <= CACHE_KEYS) { cache.set(b, ks); cached += ks.length; }
+      }
+      return ks;
+    };
     const sample = new Set();
+    let last = -1; let lastKeys = null;
+    for (const pos of chosen) {
+      const b = Math.floor(pos / p.B);
+      if (b !== last) { last = b; lastKeys = keysOf(b); }
+      sample.add(lastKeys[pos % p.B]);
+    }
+    // Only VU j % V writes the keys of batch j: the VUs that loaded a sampled key (or wrote
+    // it as a fresh key of a mixed batch, which no other batch writes) are the only ones
+    // whose batches can have written it.
+    const vus = new Set();
+    for (const k of sample) vus.add(k < cfg.DOCS ? Math.floor(k / p.B) % p.V : Math.floor((k - cfg.DOCS) / p.newPer) % p.V);
+    const ops = opsFor(cfg);
     for (let b = 0; b < batches.length; b++) {
       const [phase, j] = batches[b];
-      const { keys } = batchKeys(cfg, p, phase, j, pickers);
-      for (let t = 0; t < keys.length; t++) if (chosen.has(b * p.B + t)) sample.add(keys[t]);
-    }
-    const ops = opsFor(cfg);
-    for (const [phase, j] of batches) {
-      const { keys } = batchKeys(cfg, p, phase, j, pickers);
-      for (const k of keys) {
+      if (!vus.has(j % p.V)) continue;
+      const keys = keysOf(b);
+      cache.delete(b);
+      for (let t = 0; t < keys.length; t++) {
+        const k = keys[t];
         if (sample.has(k)) {
           if (!writers.has(k)) writers.set(k, []);
           const w = writers.get(k);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OwnedKeys, Zipfian, loadBatchCount, loadBatchKeys, makePicker, pickDistinct, vuBatchCount } from '../../lib/keys.js';
+import { BatchPicker, OwnedKeys, Zipfian, loadBatchCount, loadBatchKeys, makePicker, pickDistinct, vuBatchCount } from '../../lib/keys.js';
 import { Rng } from '../../lib/rand.js';
 
 test('load batches of all VUs cover [0, DOCS) exactly once', () => {
@@ -84,4 +84,45 @@ test('load batches are marked as one ascending run of keys (the adapters then us
   }
   assert.equal(isConsecutive([5, 6, 7]), false, 'an unmarked array is never taken for a run');
   assert.equal(isConsecutive(markConsecutive([])), false, 'an empty batch has no run');
+});
+
+test('BatchPicker (the fast path of overwrite/mixed batches) draws exactly the keys of pickDistinct + OwnedKeys.at', () => {
+  const dists = [
+    { KEY_DIST: 'uniform' },
+    { KEY_DIST: 'zipfian', ZIPF_THETA: 0.99 },
+    { KEY_DIST: 'hotspot', HOTSPOT_DATA_PERCENT: 20, HOTSPOT_OPS_PERCENT: 80 },
+  ];
+  // [docs, batch, vus, count]: ordinary batches, a partial last load batch, and a batch as
+  // large as the VU's key space (every retry fails; linear probing fills the rest).
+  for (const [docs, batch, vus, count] of [[20000, 1000, 2, 1000], [10007, 1000, 3, 700], [3000, 1000, 3, 1000], [2500, 100, 1, 2500]]) {
+    for (const cfg of dists) {
+      for (let v = 0; v < vus; v++) {
+        const owned = new OwnedKeys(docs, batch, vus, v);
+        const picker = new BatchPicker(cfg, owned);
+        const pick = makePicker(cfg, owned.size);
+        for (let j = v; j < v + 4 * vus; j += vus) {
+          const n = Math.min(count, owned.size);
+          const rngA = new Rng(5, 'overwrite', j);
+          const want = pickDistinct(n, owned.size, pick, rngA).map((r) => owned.at(r));
+          const rngB = new Rng(5, 'overwrite', j);
+          const got = picker.fill(n, rngB, new Array(n + 3).fill(-7), 3);
+          assert.deepEqual(got.slice(3), want, `${cfg.KEY_DIST} ${docs}/${batch}/${vus} v${v} j${j}`);
+          assert.deepEqual(got.slice(0, 3), [-7, -7, -7], 'keys before the offset are left alone');
+          assert.equal(rngB.u32(), rngA.u32(), 'the generator ends in the same state');
+        }
+      }
+    }
+  }
+  assert.throws(() => new BatchPicker({ KEY_DIST: 'uniform' }, new OwnedKeys(10, 10, 1, 0)).fill(11, new Rng(1), [], 0));
+});
+
+test('scatter without BigInt equals the BigInt formula', async () => {
+  const { scatter, scatterBigInt } = await import('../../lib/keys.js');
+  const rng = new Rng(9);
+  for (const n of [1, 2, 7, 1000, 65537, 99991, 5000000, 1e9, 4294967295]) {
+    for (let i = 0; i < 2000; i++) {
+      const rank = i < 5 ? [0, 1, n - 1, Math.max(0, n - 2), n >> 1][i] : rng.int(n);
+      assert.equal(scatter(rank, n), scatterBigInt(rank, n), `${rank} mod ${n}`);
+    }
+  }
 });
