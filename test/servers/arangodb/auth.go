@@ -52,6 +52,7 @@ func (s *server) authorize(w http.ResponseWriter, r *http.Request, segs []string
 // unauthorized: 401 with the body the real server sends, plus the
 // Www-Authenticate header unless X-Omit-Www-Authenticate is sent (DOCS:authentication).
 func (s *server) unauthorized(w http.ResponseWriter, r *http.Request) {
+	s.stats.unauthorized.Add(1)
 	if r.Header.Get("X-Omit-Www-Authenticate") == "" {
 		w.Header().Set("Www-Authenticate", `Basic, realm="ArangoDB"`)
 		w.Header().Add("Www-Authenticate", `Bearer token_type="JWT", realm="ArangoDB"`)
@@ -60,8 +61,9 @@ func (s *server) unauthorized(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleOpenAuth: POST /_open/auth {"username","password"} -> {"jwt":"..."}
-// (lifetime 1 h like --server.session-timeout 3600); POST /_open/auth/renew
-// with a valid bearer token issues a fresh one. 404 when auth is disabled.
+// (lifetime -session-timeout, default 1 h like --server.session-timeout 3600);
+// POST /_open/auth/renew with a valid bearer token issues a fresh one. 404 when
+// auth is disabled. An expired token is refused with 401 like any bad token.
 func (s *server) handleOpenAuth(w http.ResponseWriter, r *http.Request, rest []string) {
 	if s.noAuth {
 		writeError(w, 404, 404, "unknown path '"+r.URL.Path+"'")
@@ -72,6 +74,7 @@ func (s *server) handleOpenAuth(w http.ResponseWriter, r *http.Request, rest []s
 		return
 	}
 	if len(rest) == 1 && rest[0] == "renew" {
+		s.stats.renew.Add(1)
 		h := r.Header.Get("Authorization")
 		scheme, cred, _ := strings.Cut(h, " ")
 		if !strings.EqualFold(scheme, "bearer") || !s.verifyJWT(strings.TrimSpace(cred)) {
@@ -81,6 +84,7 @@ func (s *server) handleOpenAuth(w http.ResponseWriter, r *http.Request, rest []s
 		writeJSON(w, 200, map[string]string{"jwt": s.signJWT("root")})
 		return
 	}
+	s.stats.openAuth.Add(1)
 	var body struct {
 		Username *string `json:"username"`
 		Password string  `json:"password"`
@@ -90,6 +94,7 @@ func (s *server) handleOpenAuth(w http.ResponseWriter, r *http.Request, rest []s
 		return
 	}
 	if *body.Username != "root" || body.Password != s.rootPassword {
+		s.stats.unauthorized.Add(1)
 		writeError(w, 401, 401, "Wrong credentials")
 		return
 	}
@@ -102,7 +107,7 @@ func (s *server) signJWT(user string) string {
 	now := time.Now().Unix()
 	header := b64.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
 	payload, _ := json.Marshal(map[string]any{
-		"preferred_username": user, "iss": "arangodb", "iat": now, "exp": now + 3600,
+		"preferred_username": user, "iss": "arangodb", "iat": now, "exp": now + int64(s.sessionTTL/time.Second),
 	})
 	signing := header + "." + b64.EncodeToString(payload)
 	mac := hmac.New(sha256.New, s.jwtSecret)

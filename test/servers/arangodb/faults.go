@@ -6,7 +6,26 @@ import (
 	"math/rand"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
+
+// stats counts what tests assert on besides data (GET /_testserver/stats): calls of
+// POST /_open/auth (and /renew), and 401 answers. Reset by /_testserver/reset.
+type stats struct {
+	openAuth     atomic.Int64
+	renew        atomic.Int64
+	unauthorized atomic.Int64
+}
+
+func (st *stats) snapshot() map[string]int64 {
+	return map[string]int64{"openAuth": st.openAuth.Load(), "renew": st.renew.Load(), "unauthorized": st.unauthorized.Load()}
+}
+
+func (st *stats) reset() {
+	st.openAuth.Store(0)
+	st.renew.Store(0)
+	st.unauthorized.Store(0)
+}
 
 // faultConfig is the JSON shape of /_testserver/faults (and of the flags).
 type faultConfig struct {
@@ -125,7 +144,8 @@ func dropConnection(w http.ResponseWriter, r *http.Request) {
 	conn.Close()
 }
 
-// handleTestServer serves /_testserver/faults (GET, POST) and /_testserver/reset (POST).
+// handleTestServer serves /_testserver/faults (GET, POST), /_testserver/stats (GET) and
+// /_testserver/reset (POST).
 // POST /faults replaces the whole config: omitted fields take their zero
 // value (elementFailureErrorNum defaults to 1200).
 func (s *server) handleTestServer(w http.ResponseWriter, r *http.Request, rest []string) {
@@ -140,10 +160,13 @@ func (s *server) handleTestServer(w http.ResponseWriter, r *http.Request, rest [
 		}
 		s.faults.set(c)
 		writeJSON(w, 200, s.faults.get())
+	case len(rest) == 1 && rest[0] == "stats" && r.Method == http.MethodGet:
+		writeJSON(w, 200, s.stats.snapshot())
 	case len(rest) == 1 && rest[0] == "reset" && r.Method == http.MethodPost:
-		// Clears all data and transactions and restores the startup faults.
+		// Clears all data, transactions and stats and restores the startup faults.
 		s.resetData()
 		s.faults.set(s.initialFaults)
+		s.stats.reset()
 		writeJSON(w, 200, map[string]any{"error": false, "code": 200})
 	default:
 		writeError(w, 404, 404, "unknown path '"+r.URL.Path+"'")

@@ -28,6 +28,7 @@ func main() {
 		noAuth      = flag.Bool("no-auth", false, "disable authentication (like --server.authentication false)")
 		version     = flag.String("version", "3.12.4", "version reported by /_api/version")
 		trxIdle     = flag.Duration("trx-idle-timeout", 60*time.Second, "stream transaction idle timeout")
+		sessionTTL  = flag.Duration("session-timeout", 3600*time.Second, "lifetime of the JWTs /_open/auth issues (like --server.session-timeout); an expired token gets 401")
 		latency     = flag.Int("latency-ms", 0, "fault: added latency per request (ms)")
 		elemRate    = flag.Float64("element-failure-rate", 0, "fault: share of array-write elements that fail")
 		elemErr     = flag.Int("element-failure-errornum", 1200, "fault: errorNum of injected element failures")
@@ -40,6 +41,11 @@ func main() {
 	flag.Parse()
 
 	s := newServer(*rootPw, *noAuth, *version, *trxIdle)
+	if *sessionTTL < time.Second {
+		fmt.Fprintln(os.Stderr, "-session-timeout must be at least 1s (JWT exp has whole seconds)")
+		os.Exit(2)
+	}
+	s.sessionTTL = *sessionTTL
 	s.initialFaults = faultConfig{
 		LatencyMs:              *latency,
 		ElementFailureRate:     *elemRate,

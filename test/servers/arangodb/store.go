@@ -19,12 +19,14 @@ type server struct {
 	noAuth       bool
 	version      string
 	jwtSecret    []byte
+	sessionTTL   time.Duration // lifetime of issued JWTs (-session-timeout)
 
 	mu  sync.RWMutex
 	dbs map[string]*database
 
 	faults        *faults
 	initialFaults faultConfig
+	stats         stats
 	trx           *trxManager
 }
 
@@ -99,6 +101,7 @@ func newServer(rootPw string, noAuth bool, version string, trxIdle time.Duration
 		noAuth:       noAuth,
 		version:      version,
 		jwtSecret:    randomBytes(32),
+		sessionTTL:   time.Hour,
 		dbs:          map[string]*database{},
 		faults:       &faults{},
 	}
