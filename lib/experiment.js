@@ -46,7 +46,8 @@ function newRunId() {
 // started with another DOCS or SEED refuses to join instead of corrupting the counts.
 const PLAN_KNOBS = ['PHASES', 'DOCS', 'BATCH_SIZE', 'VUS', 'OVERWRITE_BATCHES', 'MIXED_BATCHES', 'MIXED_NEW_PERCENT', 'MIXED_OP',
   'KEY_DIST', 'ZIPF_THETA', 'HOTSPOT_DATA_PERCENT', 'HOTSPOT_OPS_PERCENT', 'DOC_SHAPE', 'DOC_BYTES', 'COMPLEXITY', 'DOC_POOL', 'SEED',
-  'STAGES', 'LOAD_OP', 'OVERWRITE_OP', 'ARANGOBENCH_CASE', 'REQUESTS', 'PG_TABLE', 'PG_INDEXES', 'RAVEN_COLLECTION', 'RAVEN_INDEXES'];
+  'STAGES', 'LOAD_OP', 'OVERWRITE_OP', 'ARANGOBENCH_CASE', 'REQUESTS', 'PG_TABLE', 'PG_INDEXES', 'RAVEN_COLLECTION', 'RAVEN_INDEXES',
+  'ARANGO_INDEXES', 'ARANGO_WAIT_FOR_SYNC', 'ARANGO_KEEP_NULL'];
 
 export function planSignature(cfg) {
   const text = PLAN_KNOBS.filter((k) => cfg[k] !== undefined).map((k) => `${k}=${cfg[k]}`).join(';');

@@ -23,6 +23,10 @@ export const MARKER = 'k6-writepath';
 const META = 'k6wp_meta';
 // Pause of a VU after an operation failed for lack of a connection (see backoff()).
 const CONNECTION_BACKOFF_S = 0.5;
+// A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
+const JWT_RENEW_MARGIN_MS = 300000;
+// How long a joining instance of a distributed run waits for the creator's marker.
+const JOIN_WAIT_S = 10;
 
 // Failure reasons declared to k6 (one sub-metric each): the element errorNums a write can
 // carry (errors.yaml), whole-request HTTP failures, and transport failures. A reason not
@@ -45,14 +49,24 @@ function overwriteQuery(op, cfg) {
 
 
 
-function jwtExpiryMs(token) {
+// When to renew a JWT: { expiresAt, renewAt } in ms. The margin is 5 minutes, or a quarter
+// of the token's lifetime (exp - iat) when that is shorter: a server with a short
+// --server.session-timeout (or the test server's -session-timeout 3s) still gets a token
+// used for 3/4 of its life, and a request never starts with an expired one. An opaque
+// token (no readable exp) is assumed to last 1 h from now.
+export function jwtRenewal(token, nowMs = Date.now()) {
+  let exp = null;
+  let iat = null;
   try {
     const claims = JSON.parse(encoding.b64decode(token.split('.')[1], 'rawurl', 's'));
-    if (typeof claims.exp === 'number') return claims.exp * 1000;
+    if (typeof claims.exp === 'number') exp = claims.exp * 1000;
+    if (typeof claims.iat === 'number') iat = claims.iat * 1000;
   } catch (_) { /* an opaque token: assume the default lifetime */ }
-  return Date.now() + 3600 * 1000;
+  if (exp === null) exp = nowMs + 3600 * 1000;
+  const lifetime = exp - (iat !== null && iat <= nowMs ? iat : nowMs);
+  const margin = Math.min(JWT_RENEW_MARGIN_MS, Math.max(0, lifetime / 4));
+  return { expiresAt: exp, renewAt: exp - margin };
 }
-
 
 // k6 status 0: no HTTP answer. error_code 1050 is k6's request timeout.
 function transportReason(res) {
@@ -74,7 +88,7 @@ export function createTarget(cfg, plan = {}) {
   let db = null;
   let prefix = null;
   let colls = null;
-  let auth = null; // { header, expiresAt }
+  let auth = null; // { header, renewAt }
   let params = null;
 
   function logOnce(key, message) {
@@ -87,20 +101,20 @@ export function createTarget(cfg, plan = {}) {
     return `Basic ${encoding.b64encode(`${cfg.ARANGO_USER}:${cfg.ARANGO_PASSWORD || ''}`)}`;
   }
 
-  // The Authorization header, renewing a JWT 5 minutes before it expires. Each VU (and
-  // setup/teardown) holds its own token: tokens never travel through setup data, which
-  // ends up in summary.json.
+  // The Authorization header, renewing a JWT 5 minutes (at most a quarter of its lifetime)
+  // before it expires, with a new POST /_open/auth. Each VU (and setup/teardown) holds its
+  // own token: tokens never travel through setup data, which ends up in summary.json.
   function authorization() {
     if (cfg.ARANGO_AUTH === 'basic') return basicHeader();
-    if (auth && Date.now() < auth.expiresAt - 300000) return auth.header;
+    if (auth && Date.now() < auth.renewAt) return auth.header;
     const res = http.post(`${base}/_open/auth`, JSON.stringify({ username: cfg.ARANGO_USER, password: cfg.ARANGO_PASSWORD || '' }),
       { headers: { 'Content-Type': 'application/json' }, timeout, tags: { name: 'POST /_open/auth' } });
     if (res.status === 200) {
       const jwt = (parseJson(res.body) || {}).jwt;
       if (!jwt) exec.test.abort('ArangoDB /_open/auth answered 200 without a jwt');
-      auth = { header: `Bearer ${jwt}`, expiresAt: jwtExpiryMs(jwt) };
+      auth = { header: `Bearer ${jwt}`, renewAt: jwtRenewal(jwt).renewAt };
     } else if (res.status === 404) {
-      auth = { header: null, expiresAt: Infinity }; // authentication is off on the server
+      auth = { header: null, renewAt: Infinity }; // authentication is off on the server
     } else if (res.status === 401) {
       exec.test.abort(`ARANGO_USER=${cfg.ARANGO_USER}: /_open/auth refused the credentials (401); check ARANGO_PASSWORD`);
     } else if (res.status === 0) {
@@ -169,19 +183,83 @@ export function createTarget(cfg, plan = {}) {
     for (let i = 2; i <= collectionCount; i++) colls.push(`k6wp_${runId}_${i}`);
   }
 
+  // A failed setup step: a run of its own undoes its database; an instance of a distributed
+  // run never drops the shared one (the other instances may be writing to it).
+  let shared = false;
   function mustOk(res, what, codes = [200, 201, 202]) {
     if (codes.includes(res.status)) return parseJson(res.body);
-    try { call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database'); } catch (_) { /* nothing more to undo */ }
+    if (!shared) {
+      try { call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database'); } catch (_) { /* nothing more to undo */ }
+    }
     return exec.test.abort(`cannot ${what}: ${describe(res)}`);
   }
 
-  function isOurs() {
+  // The marker document, or null when the database, the marker collection or the document is
+  // not there (yet). strict: any other answer aborts the test (a distributed setup must
+  // not mistake a 503 for "not ours"); else it is null too.
+  function marker(strict = true) {
     const res = call('GET', `${prefix}/_api/document/${META}/owner`, undefined, 'GET marker');
-    const b = res.status === 200 ? parseJson(res.body) : null;
+    if (res.status === 200) return parseJson(res.body) || {};
+    if (res.status === 404 || !strict) return null;
+    return exec.test.abort(`cannot read the marker of database ${db}: ${describe(res)}`);
+  }
+
+  function isOurs() {
+    const b = marker(false);
     return Boolean(b && b.createdBy === MARKER);
   }
 
-  function setup(runId) {
+  function writeMarker(runId, signature) {
+    mustOk(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: META }), 'POST /_api/collection'), `create collection ${META}`);
+    const doc = { _key: 'owner', createdBy: MARKER, runId, createdAt: new Date().toISOString() };
+    if (signature) doc.distributed = signature;
+    mustOk(call('POST', `${prefix}/_api/document/${META}`, JSON.stringify(doc), 'POST marker'), 'write the marker document');
+  }
+
+  // The run's collections and their indexes. joining: a collection another instance created
+  // first (409, errorNum 1207) is fine; POST /_api/index answers 200 for an index that exists.
+  function createCollections(joining) {
+    for (const c of colls) {
+      const res = call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: c, waitForSync: cfg.ARANGO_WAIT_FOR_SYNC }), 'POST /_api/collection');
+      if (!(joining && res.status === 409 && errorNum(res) === 1207)) mustOk(res, `create collection ${c}`);
+      for (const f of indexFields) {
+        mustOk(call('POST', `${prefix}/_api/index?collection=${c}`, JSON.stringify({ type: 'persistent', fields: [f], unique: false, sparse: false }), 'POST /_api/index'), `create a persistent index on ${c}.${f}`);
+      }
+    }
+  }
+
+  // DISTRIBUTED (docs/scale-out.md). mode join: every instance POSTs the database; the one
+  // that gets 201 writes the marker (run id + hash of the workload knobs) right away, the
+  // others get 409 (errorNum 1207), wait for that marker and check it. Then every instance
+  // creates the collections (409 1207 = another instance was first) and indexes
+  // (idempotent), so whichever instance finishes setup first finds all of them there.
+  // mode verify: nothing is created; the database, its marker and collections must exist.
+  function createOrJoin(runId, { mode, signature }) {
+    shared = true;
+    if (mode === 'join') {
+      const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database');
+      if (created.status === 201) {
+        writeMarker(runId, signature);
+        createCollections(true);
+        return;
+      }
+      if (!(created.status === 409 && errorNum(created) === 1207)) exec.test.abort(`cannot create database ${db} (needs rights on _system): ${describe(created)}`);
+    }
+    // The creating instance may not have written the marker yet.
+    let doc = marker();
+    for (let t = 0; !doc && mode === 'join' && t < JOIN_WAIT_S * 4; t++) {
+      sleep(0.25);
+      doc = marker();
+    }
+    if (!doc) exec.test.abort(`database ${db} has no k6-writepath marker${mode === 'verify' ? ` or does not exist: nothing to verify for RUN_ID=${runId}` : ` after ${JOIN_WAIT_S} s: refusing to touch it; choose another RUN_ID`}`);
+    if (doc.createdBy !== MARKER) exec.test.abort(`database ${db} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
+    if (doc.runId !== runId || doc.distributed !== signature) {
+      exec.test.abort(`database ${db} belongs to another run or to instances with other workload knobs (marker ${JSON.stringify({ runId: doc.runId, distributed: doc.distributed || null })}, this instance ${signature}): use the same knobs everywhere, or a new RUN_ID`);
+    }
+    if (mode === 'join') createCollections(true);
+  }
+
+  function setup(runId, distributed = null) {
     bind(runId);
     const vres = call('GET', `${base}/_db/_system/_api/version`, undefined, 'GET /_api/version');
     if (vres.status === 0) exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB: ${redact(vres.error)}`);
@@ -190,26 +268,26 @@ export function createTarget(cfg, plan = {}) {
     if (vres.status !== 200 || !version || !version.version) exec.test.abort(`ARANGO_URL=${base} does not look like ArangoDB: /_api/version answered ${describe(vres)}`);
 
     let reused = false;
-    const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database');
-    if (created.status === 409) {
-      if (!isOurs()) exec.test.abort(`database ${db} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
-      if (!cfg.REUSE) exec.test.abort(`database ${db} already exists (an earlier k6-writepath run): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
-      // Ours: drop and create it again, the simplest way to empty it with every index.
-      const dropped = call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database');
-      if (dropped.status !== 200) exec.test.abort(`cannot drop database ${db} for REUSE=1: ${describe(dropped)}`);
-      mustOk(call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database'), `create database ${db}`);
-      reused = true;
-    } else if (created.status !== 201) {
-      exec.test.abort(`cannot create database ${db} (needs rights on _system): ${describe(created)}`);
-    }
-    mustOk(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: META }), 'POST /_api/collection'), `create collection ${META}`);
-    mustOk(call('POST', `${prefix}/_api/document/${META}`, JSON.stringify({ _key: 'owner', createdBy: MARKER, runId, createdAt: new Date().toISOString() }), 'POST marker'), 'write the marker document');
-    for (const c of colls) {
-      mustOk(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: c, waitForSync: cfg.ARANGO_WAIT_FOR_SYNC }), 'POST /_api/collection'), `create collection ${c}`);
-      for (const f of indexFields) {
-        mustOk(call('POST', `${prefix}/_api/index?collection=${c}`, JSON.stringify({ type: 'persistent', fields: [f], unique: false, sparse: false }), 'POST /_api/index'), `create a persistent index on ${c}.${f}`);
+    if (distributed) {
+      createOrJoin(runId, distributed);
+    } else {
+      const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database');
+      if (created.status === 409) {
+        if (!isOurs()) exec.test.abort(`database ${db} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
+        if (!cfg.REUSE) exec.test.abort(`database ${db} already exists (an earlier k6-writepath run): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
+        // Ours: drop and create it again, the simplest way to empty it with every index.
+        const dropped = call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database');
+        if (dropped.status !== 200) exec.test.abort(`cannot drop database ${db} for REUSE=1: ${describe(dropped)}`);
+        mustOk(call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database'), `create database ${db}`);
+        reused = true;
+      } else if (created.status !== 201) {
+        exec.test.abort(`cannot create database ${db} (needs rights on _system): ${describe(created)}`);
       }
+      writeMarker(runId, null);
+      createCollections(false);
     }
+    // In verify mode this also proves the collections exist (a 404 aborts, nothing is dropped).
+    for (const c of colls.slice(1)) mustOk(call('GET', `${prefix}/_api/collection/${c}/properties`, undefined, 'GET properties'), `read the properties of ${c}`);
     const props = mustOk(call('GET', `${prefix}/_api/collection/${colls[0]}/properties`, undefined, 'GET properties'), `read the properties of ${colls[0]}`) || {};
     return {
       version: `ArangoDB ${version.version} (${version.server || 'arango'}, license ${version.license || 'unknown'})`,
@@ -381,5 +459,5 @@ export function createTarget(cfg, plan = {}) {
     return res.status === 200 ? 'dropped' : `not dropped: ${describe(res)}`;
   }
 
-  return { name: 'arangodb', reasons: REASONS, bind, setup, write, batchBody, writeBody, updateBatch, removeBatch, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
+  return { name: 'arangodb', reasons: REASONS, distributed: true, bind, setup, write, batchBody, writeBody, updateBatch, removeBatch, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
 }

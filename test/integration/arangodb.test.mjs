@@ -304,3 +304,35 @@ test('the run database dropped under a running test aborts it with one clear lin
   assert.match(r.stdout + r.stderr, new RegExp(`database k6wp_${runId} disappeared during the run \\(404, errorNum 1228\\)`));
   assert.deepEqual(r.summary.phases[0].failed_by_reason, { http_404: 100 });
 });
+
+test('JWT renewal: 3 s tokens (-session-timeout 3s) over a ~8 s run, 0 failures, tokens renewed, no 401', async () => {
+  // A server of its own: short tokens, and 250 ms per request so that the run outlives a
+  // token more than once (31 batches of one VU ≈ 8 s, plus setup and verification).
+  const slow = await startTestServer('arangodb', ['-root-password', PASSWORD, '-session-timeout', '3s', '-latency-ms', '250']);
+  try {
+    const login = await fetch(`${slow.url}/_open/auth`, { method: 'POST', body: JSON.stringify({ username: 'root', password: PASSWORD }) });
+    const jwt = (await login.json()).jwt;
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString());
+    assert.equal(claims.exp - claims.iat, 3, 'the token lives -session-timeout');
+    const started = Date.now();
+    const r = await runK6(E1, { ARANGO_URL: slow.url, ARANGO_PASSWORD: PASSWORD, INFLUX_URL: undefined, ARANGO_AUTH: 'jwt',
+      DOCS: '1000', BATCH_SIZE: '100', VUS: '1', OVERWRITE_BATCHES: '12', MIXED_BATCHES: '9' });
+    const seconds = (Date.now() - started) / 1000;
+    assert.equal(r.code, 0, explain(r));
+    assert.ok(seconds >= 8, `the run lasted ${seconds} s, more than two token lifetimes`);
+    assert.deepEqual(r.summary.phases.map((p) => [p.batches, p.docs_failed]), [[10, 0], [12, 0], [9, 0]]);
+    assert.equal(r.summary.verification.readback_ok, true);
+    const stats = await (await fetch(`${slow.url}/_testserver/stats`)).json();
+    // Without renewal: 1 token each for setup, the VU and teardown (+1 for our own login),
+    // and 401s (checked: with renewal switched off the overwrite phase fails with http_401).
+    // A margin larger than the lifetime (the fixed 5 minutes) would log in before every
+    // request: ~74 calls here; renewing at 3/4 of the lifetime takes ~8.
+    assert.ok(stats.openAuth > 5 && stats.openAuth <= 15, `tokens renewed, not per request: ${JSON.stringify(stats)}`);
+    assert.equal(stats.unauthorized, 0, `no request went out with an expired token: ${JSON.stringify(stats)}`);
+    // The control: the server does refuse a token once it has expired.
+    const late = await fetch(`${slow.url}/_api/version`, { headers: { Authorization: `bearer ${jwt}` } });
+    assert.equal(late.status, 401, 'an expired token gets 401');
+  } finally {
+    await slow.stop();
+  }
+});

@@ -153,6 +153,80 @@ test('E4 bulk insert on the RavenDB test server as 3 segmented processes: ids di
   }
 });
 
+test('E1 on the ArangoDB test server as 3 segmented processes: create-or-join, union exact, verify drops; other knobs refuse to join', async () => {
+  const PASSWORD = 'pw-for-tests-only';
+  const srv = await startTestServer('arangodb', ['-root-password', PASSWORD]);
+  const runId = uniqueRunId('sg');
+  const scenario = 'scenarios/arangodb/insert-vs-overwrite.js';
+  // Two persistent indexes: every instance creates them (idempotent), none may be doubled.
+  const knobs = { ARANGO_URL: srv.url, ARANGO_INDEXES: '2', ...E1_KNOBS };
+  const secret = { ARANGO_PASSWORD: PASSWORD };
+  const basic = `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}`;
+  const api = async (method, p, body) => {
+    const res = await fetch(`${srv.url}${p}`, { method, headers: { Authorization: basic }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: await res.json() };
+  };
+  const dbUrl = `/_db/k6wp_${runId}/_api`;
+  const dbExists = async () => (await api('GET', '/_api/database')).body.result.includes(`k6wp_${runId}`);
+  try {
+    const results = await Promise.all([1, 2, 3].map((i) => instance(scenario, i, runId, knobs, secret)));
+    results.forEach((r, i) => assert.equal(r.code, 0, `instance ${i + 1}:\n${r.out}`));
+    const parts = [1, 2, 3].map((i) => readJson(runId, `instance-${i}-summary.json`));
+
+    // The server's own view, before the verify step drops the database.
+    const docs = Number(E1_KNOBS.DOCS);
+    const expected = docs + Number(E1_KNOBS.MIXED_BATCHES) * Number(E1_KNOBS.BATCH_SIZE) * Number(E1_KNOBS.MIXED_NEW_PERCENT) / 100;
+    const count = await api('GET', `${dbUrl}/collection/k6wp_${runId}/count`);
+    assert.equal(count.body.count, expected, 'count = DOCS + new keys of the mixed phase');
+    // No gap: every key K0..K(expected-1) is there; with the count, no stray key either.
+    const keys = Array.from({ length: expected }, (_, i) => `K${i}`);
+    const got = await api('PUT', `${dbUrl}/document/k6wp_${runId}?onlyget=true`, keys);
+    assert.equal(got.status, 200);
+    assert.equal(got.body.filter((d) => d && !d.error).length, expected, 'every planned key is stored');
+    const idx = await api('GET', `${dbUrl}/index?collection=k6wp_${runId}`);
+    assert.deepEqual(idx.body.indexes.filter((i) => i.type === 'persistent').map((i) => i.fields[0]).sort(), ['f0', 'f1']);
+    const marker = await api('GET', `${dbUrl}/document/k6wp_meta/owner`);
+    assert.equal(marker.body.runId, runId);
+    assert.match(marker.body.distributed, /^insert-vs-overwrite-[0-9a-f]{8}$/);
+    // No overlap, nothing failed: the load phase's acknowledged documents add up to DOCS.
+    for (const s of parts) assert.ok(s.phases.every((p) => p.docs_failed === 0), JSON.stringify(s.phases));
+    assert.equal(parts.reduce((a, s) => a + s.phases.find((p) => p.phase === 'load').docs_ok, 0), docs);
+    assert.ok(parts.every((s) => s.phases.find((p) => p.phase === 'load').batches > 0), 'every instance loaded its share');
+    results.forEach((r) => assert.match(r.out, /kept for the other instances/));
+
+    // An instance (or a verify step) started with other workload knobs refuses to join and
+    // leaves the database alone.
+    for (const other of [{ DOCS: '6500' }, { SEED: '7' }]) {
+      const late = await instance(scenario, 2, runId, { ...knobs, ...other }, secret);
+      assert.notEqual(late.code, 0, late.out);
+      assert.match(late.out, /other workload knobs/);
+    }
+    const wrong = await verifyStep(scenario, runId, { ...knobs, SEED: '7' }, secret);
+    assert.notEqual(wrong.code, 0, wrong.out);
+    assert.match(wrong.out, /other workload knobs/);
+    assert.ok(await dbExists(), 'a refused instance or verify step keeps the database');
+    assert.equal((await api('GET', `${dbUrl}/collection/k6wp_${runId}/count`)).body.count, expected, 'and writes nothing');
+
+    const v = await verifyStep(scenario, runId, knobs, secret);
+    assert.equal(v.code, 0, v.out);
+    assert.match(v.out, new RegExp(`verification expected ${expected}, found ${expected}; read-back \\d+ keys, 0 stale, 0 missing — OK`));
+    assert.match(v.out, /dropped/);
+    assert.equal(await dbExists(), false, 'the verify step drops the database');
+    const merged = readJson(runId, 'merged-summary.json');
+    assert.deepEqual(merged.instances, ['1', '2', '3']);
+    assert.equal(merged.phases.find((p) => p.phase === 'load').docs_ok, docs);
+    assert.equal(merged.verification.ok, true);
+
+    // Verify never creates: a second verify step finds nothing to verify.
+    const again = await verifyStep(scenario, runId, knobs, secret);
+    assert.notEqual(again.code, 0, again.out);
+    assert.match(again.out, /nothing to verify/);
+    assert.equal(await dbExists(), false);
+  } finally {
+    await srv.stop();
+  }
+});
+
 test('k6 archive of a scenario carries lib/ and the threshold file, and runs elsewhere', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-archive-'));
   try {
