@@ -61,10 +61,10 @@ export const KNOBS = {
   RAVEN_WAIT_FOR_INDEXES: { type: 'duration', target: 'ravendb', doc: 'waitForIndexesTimeout on bulk_docs batches (insert/upsert), e.g. 30s: the batch answers once the indexes caught up, so the time per batch is write + index. Empty = do not wait.' },
   LOAD_OP:      { type: 'enum', target: 'ravendb', values: ['insert', 'bulk'], default: 'insert', doc: 'How the E1 load phase writes on RavenDB: insert = bulk_docs with ChangeVector "" (a duplicate fails the batch), bulk = bulk insert (always overwrites).' },
   STAGES:       { type: 'string', target: 'ravendb', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*)*$/, allowed: 'comma-separated duration:VUs pairs such as 10s:1,10s:2,10s:4', default: '10s:1,10s:2,10s:4', doc: 'scenarios/ravendb/bulk-insert.js: ramping-vus stages (duration:target VUs); docs/s and MB/s are reported per stage.' },
+  RATE_STAGES:  { type: 'string', target: 'ravendb', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*)*$/, allowed: 'comma-separated duration:batches-per-second pairs such as 10s:20,10s:40', doc: 'scenarios/ravendb/bulk-insert.js in the open model: ramping-arrival-rate stages (duration:batches per second), started whether or not earlier batches finished; iterations k6 could not start for lack of a free VU are counted as dropped_iterations (threshold key dropped_iterations_max). Set: replaces STAGES; VUS VUs are pre-allocated, up to MAX_VUS.' },
+  MAX_VUS:      { type: 'int', target: 'ravendb', min: 1, max: 10000, default: 100, doc: 'RATE_STAGES (open model): the most VUs k6 may use to keep the arrival rate.' },
 };
 
-// Scale-out knobs (docs/scale-out.md). Parsed like KNOBS, kept apart until README's
-// configuration table lists them (test/unit/readme.test.mjs compares that table with KNOBS).
 export const DURATION_RE = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
 
 export function fail(message) {

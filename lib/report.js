@@ -101,6 +101,7 @@ export function buildReport(data, meta) {
     readback_stale_or_missing: g(M.readbackStale),
     readback_ok: g(M.readbackStale) === 0,
   };
+  const dropped = data.metrics.dropped_iterations ? data.metrics.dropped_iterations.values.count : 0;
   const thresholds = thresholdResults(data);
   const failedThresholds = thresholds.filter((t) => !t.ok);
   const json = {
@@ -115,6 +116,7 @@ export function buildReport(data, meta) {
     ops: meta.ops || {},
     phases,
     ratios,
+    dropped_iterations: dropped,
     verification,
     thresholds,
     // A run passes only when it started, met every threshold and verified what it wrote.
@@ -139,6 +141,7 @@ export function buildReport(data, meta) {
   for (const p of phases) {
     if (p.docs_failed > 0) lines.push(`  ${p.phase}: ${p.docs_failed} documents failed: ${Object.entries(p.failed_by_reason).map(([r, c]) => `${r} ${c}`).join(', ')}`);
   }
+  if (dropped > 0) lines.push(`  dropped iterations: ${dropped} batches k6 could not start on schedule (open model: no free VU; raise VUS/MAX_VUS or lower the rate)`);
   lines.push('');
   for (const [name, r] of Object.entries(ratios)) {
     lines.push(`${name} ratio: average ${fmt(r.average, 2)}x · median ${fmt(r.median, 2)}x · p99 ${fmt(r.p99, 2)}x`);

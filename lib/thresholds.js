@@ -16,7 +16,7 @@ const LATENCY = {
   batch_avg_ms: 'avg', batch_p50_ms: 'med', batch_p90_ms: 'p(90)',
   batch_p95_ms: 'p(95)', batch_p99_ms: 'p(99)', batch_max_ms: 'max',
 };
-const LIMIT_KEYS = [...Object.keys(LATENCY), 'failed_docs_max', 'failed_batches_rate_max', 'abort_on_fail'];
+const LIMIT_KEYS = [...Object.keys(LATENCY), 'failed_docs_max', 'failed_batches_rate_max', 'dropped_iterations_max', 'abort_on_fail'];
 
 export function parseThresholds(text, { path, phases }) {
   const where = `THRESHOLDS=${path}`;
@@ -81,6 +81,9 @@ export function k6Thresholds(parsed, phases, reasons = []) {
       failedBatches.push(abort ? { threshold: expr, abortOnFail: true, delayAbortEval: '5s' } : expr);
     }
     t[`${M.batchFailed}{phase:${phase}}`] = failedBatches;
+    // Open-model runs: batches k6 could not start on schedule. k6 tags dropped_iterations with
+    // the scenario only; every workload of the pack runs one k6 scenario, so the limit is global.
+    if (limits.dropped_iterations_max !== undefined) t.dropped_iterations = [`count<=${limits.dropped_iterations_max}`];
   }
   if (parsed.verify) {
     t[M.verifyMismatch] = ['value==0'];

@@ -1,5 +1,8 @@
 // E4 (experiments.md): bulk insert of "user" documents by a growing number of clients. One
-// phase, `bulk`: VU steps (STAGES = duration:VUs,…), each iteration sends one batch of BATCH_SIZE documents
+// phase, `bulk`: VU steps (STAGES = duration:VUs,…) — the closed model — or, with
+// RATE_STAGES = duration:batches-per-second,…, the open model (ramping-arrival-rate: batches
+// start on schedule whether or not earlier ones finished; those k6 cannot start for lack of a
+// free VU are dropped_iterations). Each iteration sends one batch of BATCH_SIZE documents
 // with fresh ids; the payloads come from a per-VU pool generated once in the init context
 // (E4's lesson: generating fake data cost more than sending it). Every batch is tagged with
 // the stage it started in, so docs/s and MB/s are reported per VU stage.
@@ -24,9 +27,15 @@ export function parseStages(text) {
 }
 
 export function plan(cfg) {
-  const stages = parseStages(cfg.STAGES);
-  const V = Math.max(...stages.map((s) => s.target));
-  if (V < 1) fail(`STAGES=${cfg.STAGES} is not allowed: at least one stage needs 1 or more VUs`);
+  const open = Boolean(cfg.RATE_STAGES);
+  const stages = parseStages(open ? cfg.RATE_STAGES : cfg.STAGES);
+  const peak = Math.max(...stages.map((s) => s.target));
+  if (peak < 1) {
+    fail(open ? `RATE_STAGES=${cfg.RATE_STAGES} is not allowed: at least one stage needs a rate of 1 or more batches per second`
+      : `STAGES=${cfg.STAGES} is not allowed: at least one stage needs 1 or more VUs`);
+  }
+  if (open && cfg.MAX_VUS < cfg.VUS) fail(`MAX_VUS=${cfg.MAX_VUS} is not allowed with VUS=${cfg.VUS}: at least the pre-allocated VUS`);
+  const V = open ? cfg.VUS : peak;
   let end = 0;
   const ends = stages.map((s) => (end += durationMs(s.duration)));
   // Each stage is a step: jump to its VU count, hold it for its duration. k6 ramps linearly
@@ -34,11 +43,24 @@ export function plan(cfg) {
   // a first "10s:1" stage with no VU at all until its end).
   const steps = [];
   for (const s of stages) steps.push({ duration: '0s', target: s.target }, { duration: s.duration, target: s.target });
-  const labels = stages.map((s) => String(s.target));
-  return { V, B: cfg.BATCH_SIZE, L: 0, O: 0, M: 0, newPer: 0, stages, steps, ends, labels, expectedDocs: null };
+  const labels = stages.map((s) => (open ? `${s.target}/s` : String(s.target)));
+  return { V, open, maxVUs: open ? cfg.MAX_VUS : V, B: cfg.BATCH_SIZE, L: 0, O: 0, M: 0, newPer: 0, stages, steps, ends, labels, expectedDocs: null };
 }
 
 export function scenarios(cfg, p) {
+  if (p.open) {
+    return {
+      [EXPERIMENT]: {
+        executor: 'ramping-arrival-rate',
+        startRate: 0,
+        timeUnit: '1s',
+        preAllocatedVUs: p.V,
+        maxVUs: p.maxVUs,
+        stages: p.steps,
+        gracefulStop: cfg.TIMEOUT,
+      },
+    };
+  }
   return {
     [EXPERIMENT]: {
       executor: 'ramping-vus',
@@ -114,13 +136,14 @@ export function report(data, r, { cfg, plan: p }) {
   });
   const f = (x, n = 1) => (x === null || x === undefined ? '-' : x.toFixed(n));
   const lines = ['', `per stage (batches of ${p.B}, ${cfg.RAVEN_GZIP ? 'gzip' : 'uncompressed'} bodies; MB/s of uncompressed JSON):`,
-    `${'stage'.padEnd(7)}${'VUs'.padEnd(8)}${'batches'.padStart(8)}${'docs ok'.padStart(10)}${'failed'.padStart(8)}${'docs/s'.padStart(10)}${'MB/s'.padStart(8)}${'median ms'.padStart(11)}${'p99 ms'.padStart(9)}`];
+    `${'stage'.padEnd(7)}${(p.open ? 'rate' : 'VUs').padEnd(8)}${'batches'.padStart(8)}${'docs ok'.padStart(10)}${'failed'.padStart(8)}${'docs/s'.padStart(10)}${'MB/s'.padStart(8)}${'median ms'.padStart(11)}${'p99 ms'.padStart(9)}`];
   for (const r of rows) {
     lines.push(`${String(r.stage).padEnd(7)}${r.vus.padEnd(8)}${String(r.batches).padStart(8)}${String(r.docs_ok).padStart(10)}${String(r.docs_failed).padStart(8)}` +
       `${f(r.docs_per_s, 0).padStart(10)}${f(r.mb_per_s, 2).padStart(8)}${f(r.batch_ms_median).padStart(11)}${f(r.batch_ms_p99).padStart(9)}`);
   }
   // report.js describes E1's batches; say what this run did instead.
-  const workloadLine = `workload: ramping VUs ${cfg.STAGES} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`;
+  const model = p.open ? `open model, arrival rate ${cfg.RATE_STAGES} batches/s (VUs ${p.V}…${p.maxVUs})` : `ramping VUs ${cfg.STAGES}`;
+  const workloadLine = `workload: ${model} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`;
   const general = r.text.split('\n').map((l) => (l.startsWith('workload: ') ? workloadLine : l)).join('\n');
   r.text = `${general}${lines.join('\n')}\n`;
   r.json.stages = rows;
