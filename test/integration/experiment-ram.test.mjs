@@ -78,7 +78,9 @@ test('experiment-ram: two regimes x two index variants, ratios, reads and exact 
     }
     assert.ok(c.ratios['overwrite/load'].average > 0, name);
     // The budget was enforced on the server: it never used more than the limit.
-    assert.ok(c.memory.peak_mib <= c.budget_mib, `${name}: peak ${c.memory.peak_mib} MiB > budget ${c.budget_mib}`);
+    // The kernel charges a page or two beyond the limit before it reclaims (seen: 52.004 MiB
+    // peak under a 52 MiB limit); more than 1 MiB over would mean the limit is not enforced.
+    assert.ok(c.memory.peak_mib <= c.budget_mib + 1, `${name}: peak ${c.memory.peak_mib} MiB > budget ${c.budget_mib}`);
     if (c.regime === 'exceeds') {
       assert.ok(c.table_total_mib > 1.5 * c.budget_mib, `${name}: table ${c.table_total_mib} MiB is not well above the budget`);
       assert.ok(c.memory.peak_mib > 0.9 * c.budget_mib, `${name}: the budget was never reached (peak ${c.memory.peak_mib} MiB)`);
