@@ -10,9 +10,15 @@ GO_BUILD := go build -trimpath -ldflags='-s -w'
 TEST_DEPS :=
 -include mk/*.mk
 
-.PHONY: all k6 testservers up down status demo test test-unit test-integration node-deps clean
+.PHONY: all help k6 testservers up down status demo test test-unit test-integration node-deps clean
 
+## build bin/k6 (the default)
 all: k6
+
+## this list: every documented target (## comments in Makefile and mk/*.mk)
+help:
+	@awk '/^## /{ if (!inblock) doc = substr($$0, 4); inblock = 1; next } { inblock = 0 } \
+	  /^[a-z][a-zA-Z0-9_-]*:/ { split($$1, t, ":"); printf "  make %-24s %s\n", t[1], doc; doc = "" }' Makefile mk/*.mk
 
 ## bin/k6: k6 v1.8.1 + xk6-sql v1.0.5 + the PostgreSQL driver (pinned in xk6/go.mod)
 k6: bin/k6
@@ -30,8 +36,10 @@ bin/%-testserver: $(SERVER_SOURCES)
 ## private PostgreSQL + InfluxDB under .run/ (no Docker); URLs in .run/env
 up:
 	@scripts/services.sh up
+## stop exactly what `make up` started
 down:
 	@scripts/services.sh down
+## say whether the private services run
 status:
 	@scripts/services.sh status
 
@@ -42,6 +50,7 @@ demo: bin/k6 up
 node_modules/.package-lock.json: package.json
 	npm install --no-audit --no-fund --loglevel=error
 	@touch $@
+## install the pinned test tooling (arangojs, ravendb) with npm
 node-deps: node_modules/.package-lock.json
 
 # Test files by name (a directory argument would make node run helpers and scripts too):
@@ -52,8 +61,10 @@ TEST_FILES = $(sort $(wildcard test/unit/*.test.mjs)) $(sort $(wildcard test/fid
 test: bin/k6 testservers up node-deps $(TEST_DEPS)
 	node --test --test-concurrency=1 $(TEST_FILES)
 
+## unit tests of the pure modules only (seconds)
 test-unit: node-deps
 	node --test $(sort $(wildcard test/unit/*.test.mjs))
 
+## remove bin/ and the runs' results
 clean:
 	rm -rf bin results/[0-9]* results/latest

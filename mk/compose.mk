@@ -12,8 +12,9 @@ COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo 'docker compos
 COMPOSE_FILES ?= -f docker-compose.yml
 SCENARIO ?= scenarios/postgres/insert-vs-overwrite.js
 
-## Debian's docker-compose 1.29 for test/integration/compose.test.mjs: it validates the compose
-## files offline (no engine needed). A prerequisite of `make test`; the test installs nothing.
+## Debian's docker-compose 1.29 for the compose test (validates the files offline; part of make test)
+# Debian's docker-compose 1.29 for test/integration/compose.test.mjs: it validates the compose
+# files offline (no engine needed). A prerequisite of `make test`; the test installs nothing.
 TEST_DEPS += test-deps-compose
 
 test-deps-compose:
@@ -23,13 +24,16 @@ test-deps-compose:
 	  else echo "make test-deps-compose: docker-compose is missing: sudo apt-get install docker-compose" >&2; exit 1; fi; }
 	@docker-compose version --short >/dev/null
 
+## write .env with random passwords once (never overwrites)
 compose-env:
 	@scripts/compose-env.sh
 
+## docker compose up -d (COMPOSE_FILES adds the constrained override)
 compose-up: compose-env
 	$(COMPOSE) $(COMPOSE_FILES) up -d
 
 # Results belong to the calling user, not to root inside the container.
+## run SCENARIO in the compose stack, or with bin/k6 + make up without Docker
 compose-run:
 	@if docker info >/dev/null 2>&1; then \
 	  scripts/compose-env.sh 2>/dev/null; \
@@ -39,9 +43,11 @@ compose-run:
 	  $(MAKE) --no-print-directory bin/k6 up && scripts/run $(SCENARIO) $(K6_ARGS); \
 	fi
 
+## stop the stack (COMPOSE_DOWN_ARGS=-v also drops its data)
 compose-down:
 	$(COMPOSE) $(COMPOSE_FILES) down $(COMPOSE_DOWN_ARGS)
 
+## validate docker-compose.yml and the constrained override
 compose-config: test-deps-compose compose-env
 	docker-compose -f docker-compose.yml config -q
 	docker-compose -f docker-compose.yml -f docker-compose.constrained.yml config -q

@@ -4,9 +4,10 @@
 # RAM_SHARED_BUFFERS_MB RAM_INDEXES RAM_REGIMES RAM_MIN_RATIO RAM_PG_PORT RAM_OUT RAM_REPORT.
 .PHONY: experiment-ram experiment-ram-record
 
+## E1 with data in memory vs. several times the memory budget (root, cgroups; ~5 min)
 experiment-ram: bin/k6
 	@scripts/experiment-ram
 
-# The recorded run kept in the repository (docs/experiment-ram-run.md).
+## the same, recorded into docs/experiment-ram-run.md
 experiment-ram-record: bin/k6
 	@RAM_REPORT=docs/experiment-ram-run.md RAM_COMMAND="make experiment-ram-record" scripts/experiment-ram

@@ -5,7 +5,8 @@ RELIABILITY_TESTS := test/integration/bad-input.test.mjs test/integration/data-s
   test/integration/pg-faults.test.mjs test/integration/pg-hidden-failure.test.mjs
 
 .PHONY: test-reliability
-## fault matrix (PostgreSQL rows), bad-input table, data safety; the restart test uses a
-## private PostgreSQL on 127.0.0.1:55632 under .run/reliability/ (never the shared one)
+## fault matrix (PostgreSQL rows), bad-input table and data-safety tests only
+# The restart test uses a
+# private PostgreSQL on 127.0.0.1:55632 under .run/reliability/ (never the shared one)
 test-reliability: bin/k6 up
 	node --test --test-concurrency=1 --test-reporter=spec $(RELIABILITY_TESTS)

@@ -4,8 +4,9 @@
 
 TEST_DEPS += test-deps-results
 
-## headless Chromium for test/integration/report-html.test.mjs (Debian package `chromium`);
-## a prerequisite of `make test` (the test itself installs nothing)
+## headless Chromium for the HTML report test (part of make test)
+# Debian package `chromium`;
+# a prerequisite of `make test` (the test itself installs nothing)
 test-deps-results:
 	@command -v $${CHROMIUM:-chromium} >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get install -y --no-install-recommends chromium >/dev/null || { apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null; }; \
@@ -15,8 +16,9 @@ test-deps-results:
 dashboards:
 	node grafana/src/k6-writepath.mjs > grafana/provisioning/dashboards/k6-writepath.json
 
-## side by side: make compare COMPARE="scenarios/postgres/insert-vs-overwrite.js scenarios/arangodb/insert-vs-overwrite.js"
-##   or COMPARE="results/<id1> results/<id2>"; K6_ARGS="-e DOCS=50000" applies to every run
+## side by side (E3's shape + chart); COMPARE= scenarios or result folders
+# make compare COMPARE="scenarios/postgres/insert-vs-overwrite.js scenarios/arangodb/insert-vs-overwrite.js"
+#   or COMPARE="results/<id1> results/<id2>"; K6_ARGS="-e DOCS=50000" applies to every run
 COMPARE ?= scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
 compare: bin/k6 up
 	@scripts/compare $(COMPARE_ARGS) $(K6_ARGS) $(COMPARE)

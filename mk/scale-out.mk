@@ -13,15 +13,18 @@ K8S_FAMILIES := e1-postgres=scenarios/postgres/insert-vs-overwrite.js e4-ravendb
 
 # Secrets never go into an archive: k6 stores -e values in it, so PG_URL gets a placeholder
 # here and the real value from the runners' environment (a Secret), which overrides it.
+## k6 archives of the scenarios (lib/ and thresholds inside) under .run/k8s/archives
 k8s-archives: bin/k6
 	@mkdir -p .run/k8s/archives
 	@for f in $(K8S_FAMILIES); do name=$${f%%=*}; script=$${f#*=}; \
 	  bin/k6 archive --quiet -e PG_URL=set-at-run-time -O .run/k8s/archives/$$name.tar $$script && echo ".run/k8s/archives/$$name.tar"; done
 
+## the k6-operator runner image (needs Docker)
 k8s-image: k8s-archives
 	docker build -f docker/k6.Dockerfile -t k6-writepath-k6:local .
 	docker build -f deploy/k8s/runner.Dockerfile --build-arg K6_IMAGE=k6-writepath-k6:local -t $(K8S_IMAGE) .run/k8s
 
+## TestRun manifests with PARALLELISM and RUN_ID filled in, under .run/k8s
 k8s-manifests:
 	@mkdir -p .run/k8s
 	@for f in deploy/k8s/testrun-*.yaml; do out=.run/k8s/$$(basename $$f); \
