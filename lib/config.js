@@ -28,7 +28,7 @@ export const KNOBS = {
   READBACK:     { type: 'int', min: 0, max: 1e8, default: 1000, doc: 'Overwritten keys read back after the run to check they hold the new version (0 = none).' },
   TIMEOUT:      { type: 'duration', default: '60s', doc: 'Timeout of one batch request/statement; a batch that takes longer counts as failed (reason timeout).' },
   MAX_DURATION: { type: 'duration', default: '30m', doc: 'Upper bound on the whole write scenario (k6 maxDuration); unfinished batches are reported, not hidden.' },
-  REUSE:        { type: 'bool', default: false, doc: 'With an explicit RUN_ID whose objects already exist and carry this pack\'s marker: empty and reuse them instead of refusing. Objects without the marker are never touched.' },
+  REUSE:        { type: 'enum', values: ['0', '1', 'recreate'], default: '0', doc: 'With an explicit RUN_ID whose objects already exist: 1 = empty and reuse them when their marker is exactly this pack\'s for this RUN_ID and their shape (table kind, indexes, collections, waitForSync…) matches this run\'s settings; recreate = the same, but drop and create them anew when the shape differs. Anything else is refused and never touched (docs/reliability.md).' },
   KEEP:         { type: 'bool', default: false, doc: 'Keep the run\'s table/collection/database after the run instead of dropping it.' },
   // Reports (docs/results.md)
   HTML_REPORTER: { type: 'enum', values: ['builtin', 'k6-reporter', 'none'], default: 'builtin', doc: 'HTML report in results/<RUN_ID>/: builtin = report.html from our own code (offline, self-contained); k6-reporter = also k6-reporter.html from benc-uk/k6-reporter 3.0.4, imported by URL through scripts/run (needs internet; without it scripts/run warns and keeps the builtin report); none = no HTML.' },
@@ -148,9 +148,9 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   if (new Set(cfg.PHASES).size !== cfg.PHASES.length) bad('PHASES', env.PHASES, 'each phase at most once');
   const order = cfg.PHASES.map((p) => allPhases.indexOf(p));
   if (order.some((v, i) => i > 0 && v < order[i - 1])) bad('PHASES', env.PHASES, `phases in the experiment's order: ${allPhases.join(', ')}`);
-  if (cfg.REUSE && !env.RUN_ID) fail('REUSE=1 needs an explicit RUN_ID: it only applies to objects of a named earlier run');
+  if (cfg.REUSE !== '0' && !env.RUN_ID) fail(`REUSE=${cfg.REUSE} needs an explicit RUN_ID: it only applies to objects of a named earlier run`);
   if (cfg.DISTRIBUTED !== '0' && !env.RUN_ID) fail(`DISTRIBUTED=${cfg.DISTRIBUTED} needs an explicit RUN_ID, the same on every instance: it names the objects the instances share`);
-  if (cfg.DISTRIBUTED !== '0' && cfg.REUSE) fail(`REUSE=1 is not allowed with DISTRIBUTED=${cfg.DISTRIBUTED}: emptying the shared objects would erase the other instances' writes; choose a new RUN_ID`);
+  if (cfg.DISTRIBUTED !== '0' && cfg.REUSE !== '0') fail(`REUSE=${cfg.REUSE} is not allowed with DISTRIBUTED=${cfg.DISTRIBUTED}: emptying the shared objects would erase the other instances' writes; choose a new RUN_ID`);
   if (cfg.THRESHOLDS === undefined) cfg.THRESHOLDS = `thresholds/${target}/${experiment}.json`;
   cfg.timeoutMs = durationMs(cfg.TIMEOUT);
   return cfg;

@@ -13,5 +13,6 @@ export const M = {
   verifyMismatch: 'writepath_verify_mismatch', // Gauge (teardown), |found - expected|
   readbackChecked: 'writepath_readback_checked', // Gauge (teardown)
   readbackStale: 'writepath_readback_stale',     // Gauge (teardown), keys not holding a version their batches wrote
+  verifyError: 'writepath_verify_error',         // Gauge (teardown): 1 = the verification failed to run to its end
   verifyUnaccounted: 'writepath_verify_unaccounted', // Counter: + new documents acknowledged (per batch), - documents found (teardown)
 };

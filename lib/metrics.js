@@ -21,6 +21,8 @@ export const verifyFound = new Gauge(M.verifyFound);
 export const verifyMismatch = new Gauge(M.verifyMismatch);
 export const readbackChecked = new Gauge(M.readbackChecked);
 export const readbackStale = new Gauge(M.readbackStale);
+export const verifyError = new Gauge(M.verifyError);
+
 
 // res: what a target's write() returned: { n, ms, bytes, failed, byReason, failedIndexes }.
 // newCount: the first newCount documents of the batch had keys that did not exist before.

@@ -89,17 +89,35 @@ export function buildReport(data, meta) {
   }
   const g = (name) => { const v = metric(data, name); return v ? v.value : null; };
   const acknowledged = phases.reduce((s, p) => s + p.docs_new, 0);
-  const verification = g(M.verifyFound) === null ? { ran: false } : {
+  // Why verification did not run, when it did not: said in words, never shown as OK.
+  const notRun = g(M.verifyError) === 1 ? 'failed before its end (the "test aborted" line says why)'
+    : meta.cfg && meta.cfg.DISTRIBUTED === '1' ? 'not this instance\'s job (DISTRIBUTED=1): scripts/verify-distributed verifies the union of all instances'
+    : !runId ? 'the run did not start'
+    : 'teardown did not finish';
+  // A plan that did not finish (Ctrl-C, MAX_DURATION): fewer batches than planned. Its count is
+  // held against the acknowledged documents; its read-back (last writers come from the plan)
+  // is not meaningful.
+  const planned = meta.plan && meta.plan.L !== undefined ? meta.plan.L + meta.plan.O + meta.plan.M : null;
+  const partial = planned !== null && phases.reduce((s, p) => s + p.batches, 0) < planned;
+  const verification = g(M.verifyFound) === null || g(M.verifyError) === 1 ? { ran: false, why: notRun } : {
     ran: true,
+    // Stopped before its plan finished: the count is held against the acknowledged documents.
+    partial,
     // A workload whose document count is not planned (bulk-insert: as many batches as the
     // server takes) records no expected count: the database must then hold what it acknowledged.
-    expected: g(M.verifyExpected) ?? acknowledged,
+    // E1 (a plan of batches) is held against what the database acknowledged: failed batches
+    // wrote nothing the run claims, so they are neither lost nor found (docs/reliability.md).
+    expected: planned !== null || g(M.verifyExpected) === null ? acknowledged : g(M.verifyExpected),
+    expected_by_plan: g(M.verifyExpected),
     acknowledged_new: acknowledged,
     found: g(M.verifyFound),
-    count_ok: g(M.verifyExpected) === null ? g(M.verifyFound) === acknowledged : g(M.verifyMismatch) === 0,
+    lost: Math.max(0, acknowledged - g(M.verifyFound)),
+    unexpected: Math.max(0, g(M.verifyFound) - acknowledged),
+    count_ok: planned !== null || g(M.verifyExpected) === null ? g(M.verifyFound) === acknowledged : g(M.verifyMismatch) === 0,
     readback_checked: g(M.readbackChecked),
     readback_stale_or_missing: g(M.readbackStale),
-    readback_ok: g(M.readbackStale) === 0,
+    readback_ok: partial ? null : g(M.readbackStale) === 0,
+    readback_skipped: partial,
   };
   const dropped = data.metrics.dropped_iterations ? data.metrics.dropped_iterations.values.count : 0;
   const thresholds = thresholdResults(data);
@@ -120,7 +138,7 @@ export function buildReport(data, meta) {
     verification,
     thresholds,
     // A run passes only when it started, met every threshold and verified what it wrote.
-    passed: Boolean(runId) && failedThresholds.length === 0 && verification.ran && verification.count_ok && verification.readback_ok,
+    passed: Boolean(runId) && failedThresholds.length === 0 && verification.ran && !verification.partial && verification.count_ok && verification.readback_ok,
   };
 
   const lines = [];
@@ -128,7 +146,7 @@ export function buildReport(data, meta) {
   lines.push(`k6-writepath · ${meta.target} · ${meta.experiment} · run ${runId || '(none)'}`);
   lines.push(`server: ${server}`);
   if (setup.target && setup.target.settings) {
-    lines.push(`settings: ${Object.entries(setup.target.settings).map(([k, v]) => `${k}=${v}`).join(' · ')}`);
+    lines.push(`settings: ${Object.entries(setup.target.settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(' · ')}`);
   }
   if (meta.plan) lines.push(`workload: ${meta.plan.V} VUs · batches of ${meta.plan.B} · ${meta.cfg.DOC_SHAPE} documents · keys ${meta.cfg.KEY_DIST} · seed ${meta.cfg.SEED}`);
   lines.push('');
@@ -141,21 +159,28 @@ export function buildReport(data, meta) {
   for (const p of phases) {
     if (p.docs_failed > 0) lines.push(`  ${p.phase}: ${p.docs_failed} documents failed: ${Object.entries(p.failed_by_reason).map(([r, c]) => `${r} ${c}`).join(', ')}`);
   }
-  if (dropped > 0) lines.push(`  dropped iterations: ${dropped} batches k6 could not start on schedule (open model: no free VU; raise VUS/MAX_VUS or lower the rate)`);
+  if (dropped > 0) lines.push(`  dropped iterations: ${dropped} batches k6 could not start on schedule (open model: no free VU, raise VUS/MAX_VUS or lower the rate) or before MAX_DURATION`);
   lines.push('');
   for (const [name, r] of Object.entries(ratios)) {
     lines.push(`${name} ratio: average ${fmt(r.average, 2)}x · median ${fmt(r.median, 2)}x · p99 ${fmt(r.p99, 2)}x`);
   }
-  if (verification.ran) {
+  if (verification.ran && verification.partial) {
+    lines.push(`verification: the run stopped before its plan finished; found ${verification.found}, acknowledged new documents ${verification.acknowledged_new} — ${verification.count_ok ? 'all acknowledged documents found' : 'MISMATCH'}`);
+    lines.push(`read-back: not judged (the last writer of a key is known only for a finished plan; ${planned - phases.reduce((s, p) => s + p.batches, 0)} of ${planned} planned batches did not run)`);
+  } else if (verification.ran) {
+    const shortOfPlan = planned !== null && verification.expected_by_plan !== null && verification.expected_by_plan !== verification.acknowledged_new;
     lines.push(`verification: expected ${verification.expected}, found ${verification.found} — ${verification.count_ok ? 'OK' : 'FAILED'}` +
-      ` (acknowledged new documents: ${verification.acknowledged_new})`);
-    lines.push(`read-back: ${verification.readback_checked} overwritten keys checked, ${verification.readback_stale_or_missing} stale or missing — ${verification.readback_ok ? 'OK' : 'FAILED'}`);
+      (planned !== null ? ` (acknowledged new documents; lost ${verification.lost}, unexpected ${verification.unexpected}` +
+        `${shortOfPlan ? `; the plan writes ${verification.expected_by_plan}, the failed documents above are the difference` : ''})` : ` (acknowledged new documents: ${verification.acknowledged_new})`));
+    const failedOverwrites = phases.filter((p) => p.phase !== 'load').reduce((s, p) => s + p.docs_failed, 0);
+    lines.push(`read-back: ${verification.readback_checked} overwritten keys checked, ${verification.readback_stale_or_missing} stale or missing — ${verification.readback_ok ? 'OK' : 'FAILED'}` +
+      (!verification.readback_ok && failedOverwrites > 0 ? ` (${failedOverwrites} documents of later batches failed, which leaves their keys at an older version: these keys are not necessarily lost writes)` : ''));
   } else {
-    lines.push('verification: did not run (setup or teardown did not finish)');
+    lines.push(`verification: did not run: ${verification.why}`);
   }
   lines.push(!runId ? 'thresholds: not evaluated: the run did not start (see the error above)'
     : failedThresholds.length === 0 ? `thresholds: all ${thresholds.length} passed`
-    : `thresholds: ${failedThresholds.length} of ${thresholds.length} FAILED: ${failedThresholds.map((t) => `${t.metric} ${t.threshold}`).join('; ')}`);
+    : `thresholds: ${failedThresholds.length} of ${thresholds.length} FAILED: ${failedThresholds.map((t) => `${t.metric} ${t.threshold}${partial && t.metric === M.readbackStale ? ' (not judged: the plan did not finish)' : ''}`).join('; ')}`);
   if (runId && meta.resultsAt) lines.push(`results: ${meta.resultsAt}`);
   const text = `${lines.join('\n')}\n`;
 
@@ -164,10 +189,13 @@ export function buildReport(data, meta) {
   const cases = thresholds.map((t) => ({ classname: `${meta.target}.${meta.experiment}`, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}` }));
   if (!runId) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'setup', failure: 'the run did not start (database unreachable, bad input or refused objects)' });
-  } else if (!verification.ran) {
-    cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification', failure: 'did not run: the run was aborted before teardown' });
+  } else if (!verification.ran && !(meta.cfg && meta.cfg.DISTRIBUTED === '1')) {
+    cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification', failure: `did not run: ${verification.why}` });
   }
-  if (verification.ran) {
+  if (verification.ran && verification.partial) {
+    cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: plan completed', failure: 'the run stopped before its plan finished' });
+    cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: document count', failure: verification.count_ok ? null : `acknowledged new ${verification.acknowledged_new}, found ${verification.found}` });
+  } else if (verification.ran) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: document count', failure: verification.count_ok ? null : `expected ${verification.expected}, found ${verification.found}` });
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: read-back of overwritten keys', failure: verification.readback_ok ? null : `${verification.readback_stale_or_missing} of ${verification.readback_checked} stale or missing` });
   }

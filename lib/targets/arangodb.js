@@ -11,22 +11,18 @@
 // write() counts every element from the answer itself; an element is ok only when the
 // answer shows it succeeded.
 import http from 'k6/http';
-import { sleep } from 'k6';
 import exec from 'k6/execution';
 import encoding from 'k6/encoding';
-import { redact } from '../config.js';
+import { durationMs, redact } from '../config.js';
+import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
+import { outcomes } from './outcome.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { isConsecutive, keyName } from '../keys.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
 
-export const MARKER = 'k6-writepath';
 const META = 'k6wp_meta';
-// Pause of a VU after an operation failed for lack of a connection (see backoff()).
-const CONNECTION_BACKOFF_S = 0.5;
 // A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
 const JWT_RENEW_MARGIN_MS = 300000;
-// How long a joining instance of a distributed run waits for the creator's marker.
-const JOIN_WAIT_S = 10;
 
 // Failure reasons declared to k6 (one sub-metric each): the element errorNums a write can
 // carry (errors.yaml), whole-request HTTP failures, and transport failures. A reason not
@@ -84,18 +80,15 @@ export function createTarget(cfg, plan = {}) {
   // Collections the workload needs (arangobench multi-collection writes to two).
   const collectionCount = plan.collections || 1;
   const indexFields = plan.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
-  const logged = {};
+  const outcome = outcomes();
+  // Setup's first requests (and token requests) answer within this bound or the run stops.
+  const probeTimeout = durationMs(timeout) < durationMs(PROBE_TIMEOUT) ? timeout : PROBE_TIMEOUT;
+  const logOnce = outcome.logOnce;
   let db = null;
   let prefix = null;
   let colls = null;
   let auth = null; // { header, renewAt }
   let params = null;
-
-  function logOnce(key, message) {
-    if (logged[key]) return;
-    logged[key] = true;
-    console.error(message);
-  }
 
   function basicHeader() {
     return `Basic ${encoding.b64encode(`${cfg.ARANGO_USER}:${cfg.ARANGO_PASSWORD || ''}`)}`;
@@ -108,7 +101,7 @@ export function createTarget(cfg, plan = {}) {
     if (cfg.ARANGO_AUTH === 'basic') return basicHeader();
     if (auth && Date.now() < auth.renewAt) return auth.header;
     const res = http.post(`${base}/_open/auth`, JSON.stringify({ username: cfg.ARANGO_USER, password: cfg.ARANGO_PASSWORD || '' }),
-      { headers: { 'Content-Type': 'application/json' }, timeout, tags: { name: 'POST /_open/auth' } });
+      { headers: { 'Content-Type': 'application/json' }, timeout: probeTimeout, tags: { name: 'POST /_open/auth' } });
     if (res.status === 200) {
       const jwt = (parseJson(res.body) || {}).jwt;
       if (!jwt) exec.test.abort('ArangoDB /_open/auth answered 200 without a jwt');
@@ -118,7 +111,7 @@ export function createTarget(cfg, plan = {}) {
     } else if (res.status === 401) {
       exec.test.abort(`ARANGO_USER=${cfg.ARANGO_USER}: /_open/auth refused the credentials (401); check ARANGO_PASSWORD`);
     } else if (res.status === 0) {
-      exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB: ${redact(res.error)}`);
+      exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB within ${probeTimeout}: ${redact(res.error)}`);
     } else {
       exec.test.abort(`ArangoDB /_open/auth answered ${res.status}: ${String(res.body).slice(0, 200)}`);
     }
@@ -168,13 +161,6 @@ export function createTarget(cfg, plan = {}) {
     return null;
   }
 
-  // A refused connection fails in well under a millisecond: without a pause a VU would burn
-  // through its share of the phase while the server restarts. The pause is outside the timed
-  // request, and the operation still counts as failed (same rule as the PostgreSQL target).
-  function backoff(reason) {
-    if (reason === 'connection') sleep(CONNECTION_BACKOFF_S);
-  }
-
   function bind(runId) {
     if (db) return;
     db = `k6wp_${runId}`;
@@ -183,125 +169,121 @@ export function createTarget(cfg, plan = {}) {
     for (let i = 2; i <= collectionCount; i++) colls.push(`k6wp_${runId}_${i}`);
   }
 
-  // A failed setup step: a run of its own undoes its database; an instance of a distributed
-  // run never drops the shared one (the other instances may be writing to it).
-  let shared = false;
-  function mustOk(res, what, codes = [200, 201, 202]) {
-    if (codes.includes(res.status)) return parseJson(res.body);
-    if (!shared) {
-      try { call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database'); } catch (_) { /* nothing more to undo */ }
-    }
-    return exec.test.abort(`cannot ${what}: ${describe(res)}`);
-  }
-
-  // The marker document, or null when the database, the marker collection or the document is
-  // not there (yet). strict: any other answer aborts the test (a distributed setup must
-  // not mistake a 503 for "not ours"); else it is null too.
-  function marker(strict = true) {
-    const res = call('GET', `${prefix}/_api/document/${META}/owner`, undefined, 'GET marker');
-    if (res.status === 200) return parseJson(res.body) || {};
-    if (res.status === 404 || !strict) return null;
-    return exec.test.abort(`cannot read the marker of database ${db}: ${describe(res)}`);
-  }
-
-  function isOurs() {
-    const b = marker(false);
-    return Boolean(b && b.createdBy === MARKER);
-  }
-
-  function writeMarker(runId, signature) {
-    mustOk(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: META }), 'POST /_api/collection'), `create collection ${META}`);
-    const doc = { _key: 'owner', createdBy: MARKER, runId, createdAt: new Date().toISOString() };
-    if (signature) doc.distributed = signature;
-    mustOk(call('POST', `${prefix}/_api/document/${META}`, JSON.stringify(doc), 'POST marker'), 'write the marker document');
-  }
-
-  // The run's collections and their indexes. joining: a collection another instance created
-  // first (409, errorNum 1207) is fine; POST /_api/index answers 200 for an index that exists.
-  function createCollections(joining) {
-    for (const c of colls) {
-      const res = call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: c, waitForSync: cfg.ARANGO_WAIT_FOR_SYNC }), 'POST /_api/collection');
-      if (!(joining && res.status === 409 && errorNum(res) === 1207)) mustOk(res, `create collection ${c}`);
-      for (const f of indexFields) {
-        mustOk(call('POST', `${prefix}/_api/index?collection=${c}`, JSON.stringify({ type: 'persistent', fields: [f], unique: false, sparse: false }), 'POST /_api/index'), `create a persistent index on ${c}.${f}`);
-      }
-    }
-  }
-
-  // DISTRIBUTED (docs/scale-out.md). mode join: every instance POSTs the database; the one
-  // that gets 201 writes the marker (run id + hash of the workload knobs) right away, the
-  // others get 409 (errorNum 1207), wait for that marker and check it. Then every instance
-  // creates the collections (409 1207 = another instance was first) and indexes
-  // (idempotent), so whichever instance finishes setup first finds all of them there.
-  // mode verify: nothing is created; the database, its marker and collections must exist.
-  function createOrJoin(runId, { mode, signature }) {
-    shared = true;
-    if (mode === 'join') {
-      const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database');
-      if (created.status === 201) {
-        writeMarker(runId, signature);
-        createCollections(true);
-        return;
-      }
-      if (!(created.status === 409 && errorNum(created) === 1207)) exec.test.abort(`cannot create database ${db} (needs rights on _system): ${describe(created)}`);
-    }
-    // The creating instance may not have written the marker yet.
-    let doc = marker();
-    for (let t = 0; !doc && mode === 'join' && t < JOIN_WAIT_S * 4; t++) {
-      sleep(0.25);
-      doc = marker();
-    }
-    if (!doc) exec.test.abort(`database ${db} has no k6-writepath marker${mode === 'verify' ? ` or does not exist: nothing to verify for RUN_ID=${runId}` : ` after ${JOIN_WAIT_S} s: refusing to touch it; choose another RUN_ID`}`);
-    if (doc.createdBy !== MARKER) exec.test.abort(`database ${db} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
-    if (doc.runId !== runId || doc.distributed !== signature) {
-      exec.test.abort(`database ${db} belongs to another run or to instances with other workload knobs (marker ${JSON.stringify({ runId: doc.runId, distributed: doc.distributed || null })}, this instance ${signature}): use the same knobs everywhere, or a new RUN_ID`);
-    }
-    if (mode === 'join') createCollections(true);
-  }
-
-  function setup(runId, distributed = null) {
-    bind(runId);
-    const vres = call('GET', `${base}/_db/_system/_api/version`, undefined, 'GET /_api/version');
-    if (vres.status === 0) exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB: ${redact(vres.error)}`);
-    if (vres.status === 401) exec.test.abort(`ARANGO_USER=${cfg.ARANGO_USER}: ArangoDB refused the credentials (401); check ARANGO_PASSWORD and ARANGO_AUTH`);
+  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
+  const probeParams = { headers: {}, timeout: probeTimeout, tags: { name: 'GET /_api/version' } };
+  function probe() {
+    const h = headers();
+    const vres = http.get(`${base}/_db/_system/_api/version`, Object.assign({}, probeParams, { headers: h }));
+    if (vres.status === 0) throw `ARANGO_URL=${base}: cannot reach ArangoDB within ${probeParams.timeout}: ${redact(vres.error)}`;
+    if (vres.status === 401) throw `ARANGO_USER=${cfg.ARANGO_USER}: ArangoDB refused the credentials (401); check ARANGO_PASSWORD and ARANGO_AUTH`;
     const version = parseJson(vres.body);
-    if (vres.status !== 200 || !version || !version.version) exec.test.abort(`ARANGO_URL=${base} does not look like ArangoDB: /_api/version answered ${describe(vres)}`);
-
-    let reused = false;
-    if (distributed) {
-      createOrJoin(runId, distributed);
-    } else {
-      const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database');
-      if (created.status === 409) {
-        if (!isOurs()) exec.test.abort(`database ${db} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
-        if (!cfg.REUSE) exec.test.abort(`database ${db} already exists (an earlier k6-writepath run): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
-        // Ours: drop and create it again, the simplest way to empty it with every index.
-        const dropped = call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database');
-        if (dropped.status !== 200) exec.test.abort(`cannot drop database ${db} for REUSE=1: ${describe(dropped)}`);
-        mustOk(call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database'), `create database ${db}`);
-        reused = true;
-      } else if (created.status !== 201) {
-        exec.test.abort(`cannot create database ${db} (needs rights on _system): ${describe(created)}`);
-      }
-      writeMarker(runId, null);
-      createCollections(false);
-    }
-    // In verify mode this also proves the collections exist (a 404 aborts, nothing is dropped).
-    for (const c of colls.slice(1)) mustOk(call('GET', `${prefix}/_api/collection/${c}/properties`, undefined, 'GET properties'), `read the properties of ${c}`);
-    const props = mustOk(call('GET', `${prefix}/_api/collection/${colls[0]}/properties`, undefined, 'GET properties'), `read the properties of ${colls[0]}`) || {};
+    if (vres.status !== 200 || !version || !version.version) throw `ARANGO_URL=${base} does not look like ArangoDB: /_api/version answered ${describe(vres)}`;
     return {
       version: `ArangoDB ${version.version} (${version.server || 'arango'}, license ${version.license || 'unknown'})`,
       serverVersion: `ArangoDB ${version.version}`,
-      objects: [`database ${db}`, ...colls.map((c) => `collection ${db}/${c}`)],
-      reused,
-      settings: {
-        waitForSync: props.waitForSync === undefined ? cfg.ARANGO_WAIT_FOR_SYNC : props.waitForSync,
-        persistent_indexes: indexFields.length ? indexFields.join('+') : 0,
-        silent: cfg.ARANGO_SILENT,
-        keepNull: cfg.ARANGO_KEEP_NULL,
-        auth: cfg.ARANGO_AUTH,
-      },
     };
+  }
+
+  function must(res, what, codes = [200, 201, 202]) {
+    if (!codes.includes(res.status)) throw `${what}: ${describe(res)}`;
+    return parseJson(res.body);
+  }
+
+  function dropDatabase() {
+    return call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database');
+  }
+
+  // POST /_api/database: 201 = this call made it; 409 errorNum 1207 = the name is taken.
+  // Then the collections, their indexes, and the marker last (a joining instance waits for
+  // it). Whatever fails after the 201 drops the database this call made.
+  function create(marker) {
+    const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database');
+    if (created.status === 409 && errorNum(created) === 1207) return 'exists';
+    if (created.status !== 201) throw `${describe(created)} (needs rights on _system)`;
+    try {
+      for (const c of colls) {
+        must(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: c, waitForSync: cfg.ARANGO_WAIT_FOR_SYNC }), 'POST /_api/collection'), `create collection ${c}`);
+        for (const f of indexFields) {
+          must(call('POST', `${prefix}/_api/index?collection=${c}`, JSON.stringify({ type: 'persistent', fields: [f], unique: false, sparse: false }), 'POST /_api/index'), `create a persistent index on ${c}.${f}`);
+        }
+      }
+      must(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: META }), 'POST /_api/collection'), `create collection ${META}`);
+      writeMarker(marker, 'POST');
+    } catch (e) {
+      dropDatabase();
+      throw e;
+    }
+    return 'created';
+  }
+
+  function writeMarker(marker, method = 'PUT') {
+    const doc = Object.assign({ _key: 'owner', createdAt: new Date().toISOString() }, marker);
+    must(call(method, `${prefix}/_api/document/${META}${method === 'PUT' ? '/owner' : ''}`, JSON.stringify(doc), `${method} marker`), 'write the marker document');
+  }
+
+  // undefined: no such database (404 errorNum 1228); null: no marker collection or document.
+  function readMarker() {
+    const res = call('GET', `${prefix}/_api/document/${META}/owner`, undefined, 'GET marker');
+    if (res.status === 200) return parseJson(res.body) || null;
+    if (res.status === 404) return errorNum(res) === 1228 ? undefined : null;
+    throw `cannot read the marker of database ${db}: ${describe(res)}`;
+  }
+
+  // The run's collections as they are: which exist, their waitForSync, their persistent
+  // index fields (the primary and edge indexes every collection has are left out).
+  function shape() {
+    const sync = [];
+    const idx = [];
+    const missing = [];
+    for (const c of colls) {
+      const p = call('GET', `${prefix}/_api/collection/${c}/properties`, undefined, 'GET properties');
+      if (p.status === 404) { missing.push(c); continue; }
+      const props = must(p, `read the properties of ${c}`) || {};
+      sync.push(String(Boolean(props.waitForSync)));
+      const ix = must(call('GET', `${prefix}/_api/index?collection=${c}`, undefined, 'GET /_api/index'), `read the indexes of ${c}`) || {};
+      idx.push((ix.indexes || []).filter((i) => i.type !== 'primary' && i.type !== 'edge')
+        .map((i) => (i.type === 'persistent' && !i.unique && !i.sparse && (i.fields || []).length === 1 ? i.fields[0] : `${i.type}(${(i.fields || []).join(',')})${i.unique ? ' unique' : ''}${i.sparse ? ' sparse' : ''}`)).sort().join('+') || '0');
+    }
+    return {
+      collections: missing.length ? `missing ${missing.join(', ')}` : colls.join(', '),
+      ARANGO_WAIT_FOR_SYNC: Array.from(new Set(sync)).join('/') || '(none)',
+      ARANGO_INDEXES: Array.from(new Set(idx)).join('/') || '(none)',
+    };
+  }
+
+  function planned() {
+    return {
+      collections: colls.join(', '),
+      ARANGO_WAIT_FOR_SYNC: String(cfg.ARANGO_WAIT_FOR_SYNC),
+      ARANGO_INDEXES: indexFields.length ? indexFields.slice().sort().join('+') : '0',
+    };
+  }
+
+  // Empty = truncate every collection of the run; then this run's marker.
+  function empty(marker) {
+    for (const c of colls) must(call('PUT', `${prefix}/_api/collection/${c}/truncate`, undefined, 'PUT truncate'), `truncate ${c}`);
+    writeMarker(marker);
+  }
+
+  function drop() {
+    must(dropDatabase(), `drop database ${db}`);
+  }
+
+  const life = lifecycle(cfg, {
+    get what() { return `database ${db}`; },
+    get objects() { return [`database ${db}`, ...colls.map((c) => `collection ${db}/${c}`)]; },
+    probe, create, readMarker, shape, planned, empty, drop,
+    settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
+  });
+
+  function setup(runId, signature, mode) {
+    bind(runId);
+    return life.setup(runId, signature, mode);
+  }
+
+  function teardown(runId, owned, keep) {
+    bind(runId);
+    return life.teardown(owned, keep);
   }
 
   // One batch: a JSON array in one request, timed with k6's own request timing. Writes
@@ -311,22 +293,21 @@ export function createTarget(cfg, plan = {}) {
     p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
     const url = cfg.ARANGO_SILENT ? `${prefix}${path}${path.includes('?') ? '&' : '?'}silent=true` : `${prefix}${path}`;
     const res = http.request(method, url, body, p);
-    const out = { n, ms: res.timings.duration, bytes: bodyBytes(body), failed: 0, byReason: {}, failedIndexes: null };
+    const ms = res.timings.duration;
+    const bytes = bodyBytes(body);
     if (res.status === 0) {
       const reason = transportReason(res);
-      logOnce(reason, `[${tags.phase}] batch of ${n} failed (${reason}): ${redact(res.error)}`);
-      backoff(reason);
-      return Object.assign(out, { failed: n, byReason: { [reason]: n } });
+      return outcome.failed({ n, ms, bytes, reason, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${redact(res.error)}` });
     }
     if (!ok.includes(res.status)) {
       const reason = httpReason(res.status);
-      logOnce(reason, `[${tags.phase}] batch of ${n} failed: ${describe(res)}`);
-      return Object.assign(out, { failed: n, byReason: { [reason]: n }, abort: fatal(res, `${method} ${path.split('?')[0]}`) });
+      return outcome.failed({ n, ms, bytes, reason, log: `[${tags.phase}] batch of ${n} failed: ${describe(res)}`, fatal: fatal(res, `${method} ${path.split('?')[0]}`) });
     }
     const a = accountBatch(n, res.status, res.body, res.headers['X-Arango-Error-Codes'], cfg.ARANGO_SILENT);
     if (a.note) logOnce(`note:${a.note.slice(0, 20)}`, `[${tags.phase}] ${a.note}`);
     for (const r in a.byReason) logOnce(r, `[${tags.phase}] ${a.byReason[r]} of ${n} documents failed with ${r} (answer ${res.status}); later failures are counted, not logged`);
-    return Object.assign(out, { failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes });
+    if (a.failed === 0) return outcome.ok(n, ms, bytes);
+    return outcome.failed({ n, ms, bytes, reason: Object.keys(a.byReason)[0], failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes });
   }
 
   function writeBody(op, body, n, tags, coll = colls[0]) {
@@ -362,17 +343,17 @@ export function createTarget(cfg, plan = {}) {
     const p = requestParams();
     p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
     const res = http.request(method, `${prefix}${path}`, body, p);
-    const out = { n: 1, ms: res.timings.duration, bytes: bodyBytes(body), failed: 0, byReason: {}, failedIndexes: null };
-    if (ok.includes(res.status)) return out;
+    const ms = res.timings.duration;
+    const bytes = bodyBytes(body);
+    if (ok.includes(res.status)) return outcome.ok(1, ms, bytes);
     let reason;
     if (res.status === 0) reason = transportReason(res);
     else {
       const num = errorNum(res);
       reason = num !== null && REASONS.includes(`e${num}`) ? `e${num}` : httpReason(res.status);
     }
-    logOnce(reason, `[${tags.op}] ${method} ${path.split('?')[0]} failed (${reason}): ${describe(res)}`);
-    backoff(reason);
-    return Object.assign(out, { failed: 1, byReason: { [reason]: 1 }, abort: res.status === 0 ? null : fatal(res, `${method} ${path.split('?')[0]}`) });
+    return outcome.failed({ n: 1, ms, bytes, reason, log: `[${tags.op}] ${method} ${path.split('?')[0]} failed (${reason}): ${describe(res)}`,
+      fatal: res.status === 0 ? null : fatal(res, `${method} ${path.split('?')[0]}`) });
   }
 
   const ops = {
@@ -392,9 +373,8 @@ export function createTarget(cfg, plan = {}) {
     const out = { n, ms: 0, bytes: 0, failed: 0, byReason: {}, failedIndexes: null };
     const failAll = (res, what) => {
       const reason = res.status === 0 ? transportReason(res) : (REASONS.includes(`e${errorNum(res)}`) ? `e${errorNum(res)}` : httpReason(res.status));
-      logOnce(`trx:${reason}`, `[${tags.op}] stream transaction failed at ${what} (${reason}): ${describe(res)}`);
-      backoff(reason);
-      return Object.assign(out, { failed: n, byReason: { [reason]: n }, abort: res.status === 0 ? null : fatal(res, `transaction ${what}`) });
+      return outcome.failed({ n, ms: out.ms, bytes: out.bytes, reason, log: `[${tags.op}] stream transaction failed at ${what} (${reason}): ${describe(res)}`,
+        fatal: res.status === 0 ? null : fatal(res, `transaction ${what}`) });
     };
     const begin = http.post(`${prefix}/_api/transaction/begin`, JSON.stringify({ collections: { write: colls.slice(0, n) } }), tagged('POST /_api/transaction/begin'));
     out.ms += begin.timings.duration;
@@ -416,7 +396,7 @@ export function createTarget(cfg, plan = {}) {
     const commit = http.put(`${prefix}/_api/transaction/${id}`, null, tagged('PUT /_api/transaction'));
     out.ms += commit.timings.duration;
     if (commit.status !== 200) return failAll(commit, 'commit');
-    return out;
+    return outcome.ok(n, out.ms, out.bytes);
   }
 
   function countOf(c) {
@@ -446,17 +426,6 @@ export function createTarget(cfg, plan = {}) {
       }
     }
     return out;
-  }
-
-  function teardown(runId, keep) {
-    bind(runId);
-    const exists = call('GET', `${prefix}/_api/version`, undefined, 'GET /_api/version');
-    if (exists.status === 404) return 'absent';
-    if (exists.status !== 200) return `left alone: cannot check it (${describe(exists)})`;
-    if (!isOurs()) return 'not ours, left alone';
-    if (keep) return 'kept (KEEP=1)';
-    const res = call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database');
-    return res.status === 200 ? 'dropped' : `not dropped: ${describe(res)}`;
   }
 
   return { name: 'arangodb', reasons: REASONS, distributed: true, bind, setup, write, batchBody, writeBody, updateBatch, removeBatch, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };

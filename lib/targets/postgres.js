@@ -7,13 +7,12 @@
 // xk6-sql has no transactions; one statement is atomic, so a failed batch wrote nothing.
 import sql from 'k6/x/sql';
 import driver from 'k6/x/sql/driver/postgres';
-import exec from 'k6/execution';
-import { sleep } from 'k6';
-import { redact } from '../config.js';
+import { durationMs, redact } from '../config.js';
+import { lifecycle, markerText, PROBE_TIMEOUT } from './lifecycle.js';
+import { now, outcomes } from './outcome.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
 
-export const MARKER = 'k6-writepath';
 export const REASONS = ['unique_violation', 'cardinality_violation', 'timeout', 'connection', 'auth', 'undefined_table', 'other'];
 
 // lib/pq sends connection-string keys it does not know as server settings at connect time,
@@ -38,24 +37,26 @@ export function classify(message) {
   return 'other';
 }
 
-// Pause of a VU after a batch failed for lack of a connection (see write()).
-const CONNECTION_BACKOFF_S = 0.5;
-
-// Reasons after which hammering on is pointless: the run stops with one clear line.
+// Reasons after which hammering on is pointless: the run stops with one clear line once the
+// batch that revealed it is counted.
 const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run\'s table disappeared during the run' };
+
+const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
 export function createTarget(cfg) {
   const db = sql.open(driver, connectionUrl(cfg), { max_open_conns: 1, max_idle_conns: 1 });
   const docs = createDocs(cfg, { keyField: 'key' });
   const timeout = cfg.TIMEOUT;
-  const logged = {};
+  const out = outcomes();
+  let name = null;
   let table = null;
   let insertSql = null;
   let upsertSql = null;
 
   function bind(runId) {
     if (table) return;
-    table = `"${cfg.PG_SCHEMA}".k6wp_${runId}`;
+    name = `k6wp_${runId}`;
+    table = `"${cfg.PG_SCHEMA}".${name}`;
     const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e`;
     insertSql = `INSERT INTO ${table} (key, doc) ${select}`;
     upsertSql = `INSERT INTO ${table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
@@ -66,123 +67,135 @@ export function createTarget(cfg) {
     return rows[0];
   }
 
-  // The marker of a table shared by the instances of a distributed run: the run and the
-  // hash of its plan knobs, so only instances of the same run with the same plan join it.
-  const sharedMarker = (runId, signature) => `${MARKER} run=${runId} distributed=${signature}`;
-
-  // DISTRIBUTED (docs/scale-out.md): every instance creates the table if it is absent or
-  // joins it when it carries this run's shared marker. One DO block under a transaction-level
-  // advisory lock: concurrent instances do not race on CREATE TABLE, and nobody sees the table
-  // without its marker and indexes. mode verify: the table must exist; nothing is created.
-  function createOrJoin(runId, { mode, signature }) {
-    const name = `k6wp_${runId}`;
-    const marker = sharedMarker(runId, signature);
-    if (mode === 'join') {
-      const indexes = [];
-      for (let i = 0; i < cfg.PG_INDEXES; i++) indexes.push(`CREATE INDEX ${name}_${INDEX_FIELDS[i]} ON ${table} ((doc->>'${INDEX_FIELDS[i]}'));`);
-      try {
-        db.execWithTimeout(timeout, `DO $k6wp$ BEGIN
-          PERFORM pg_advisory_xact_lock(hashtext('${cfg.PG_SCHEMA}.${name}'));
-          IF NOT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '${cfg.PG_SCHEMA}' AND c.relname = '${name}') THEN
-            CREATE ${cfg.PG_TABLE === 'unlogged' ? 'UNLOGGED ' : ''}TABLE ${table} (key text PRIMARY KEY, doc jsonb NOT NULL);
-            COMMENT ON TABLE ${table} IS '${marker}';
-            ${indexes.join(' ')}
-          END IF;
-        END $k6wp$`);
-      } catch (e) {
-        exec.test.abort(`cannot create or join table ${cfg.PG_SCHEMA}.${name}: ${redact(e)}`);
-      }
-    }
-    const rows = db.queryWithTimeout(timeout, `SELECT coalesce(obj_description(c.oid, 'pg_class'), '') AS marker
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
-    if (rows.length === 0) exec.test.abort(`table ${cfg.PG_SCHEMA}.${name} does not exist: nothing to verify for RUN_ID=${runId}`);
-    const found = String(rows[0].marker);
-    if (!found.startsWith(MARKER)) exec.test.abort(`table ${cfg.PG_SCHEMA}.${name} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
-    if (found !== marker) {
-      exec.test.abort(`table ${cfg.PG_SCHEMA}.${name} belongs to another run or to instances with other workload knobs (marker "${found}", this instance "${marker}"): use the same knobs on every instance, or a new RUN_ID`);
-    }
-  }
-
-  function setup(runId, distributed = null) {
+  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
+  const probeTimeout = durationMs(timeout) < durationMs(PROBE_TIMEOUT) ? timeout : PROBE_TIMEOUT;
+  function probe() {
     let info;
     try {
-      info = one(`SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
+      info = db.queryWithTimeout(probeTimeout, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
         current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync,
-        current_setting('server_version') AS server_version`);
+        current_setting('server_version') AS server_version`)[0];
     } catch (e) {
-      exec.test.abort(`PG_URL: cannot reach PostgreSQL: ${redact(e)}`);
-    }
-    bind(runId);
-    const name = `k6wp_${runId}`;
-    let reused = false;
-    if (distributed) createOrJoin(runId, distributed);
-    const existing = distributed ? [] : db.queryWithTimeout(timeout, `SELECT coalesce(obj_description(c.oid, 'pg_class'), '') AS marker
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
-    if (distributed) {
-      // created or joined above
-    } else if (existing.length > 0) {
-      const marker = String(existing[0].marker);
-      if (!marker.startsWith(MARKER)) {
-        exec.test.abort(`table ${cfg.PG_SCHEMA}.${name} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
-      }
-      if (!cfg.REUSE) {
-        exec.test.abort(`table ${cfg.PG_SCHEMA}.${name} already exists (an earlier k6-writepath run): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
-      }
-      db.execWithTimeout(timeout, `TRUNCATE ${table}`);
-      reused = true;
-    } else {
-      try {
-        db.execWithTimeout(timeout, `CREATE ${cfg.PG_TABLE === 'unlogged' ? 'UNLOGGED ' : ''}TABLE ${table} (key text PRIMARY KEY, doc jsonb NOT NULL)`);
-        db.execWithTimeout(timeout, `COMMENT ON TABLE ${table} IS '${MARKER} run=${runId}'`);
-        for (let i = 0; i < cfg.PG_INDEXES; i++) {
-          db.execWithTimeout(timeout, `CREATE INDEX ${name}_${INDEX_FIELDS[i]} ON ${table} ((doc->>'${INDEX_FIELDS[i]}'))`);
-        }
-      } catch (e) {
-        try { db.execWithTimeout(timeout, `DROP TABLE IF EXISTS ${table}`); } catch (_) { /* nothing more to undo */ }
-        exec.test.abort(`cannot create table ${cfg.PG_SCHEMA}.${name}: ${redact(e)}`);
-      }
+      throw `PG_URL: cannot reach PostgreSQL: ${redact(e)}`;
     }
     return {
       version: String(info.version),
       serverVersion: String(info.server_version),
-      objects: [`table ${cfg.PG_SCHEMA}.${name}`],
-      reused,
-      settings: {
-        synchronous_commit: String(info.synchronous_commit),
-        fsync: String(info.fsync),
-        shared_buffers: String(info.shared_buffers),
-        table: cfg.PG_TABLE,
-        secondary_indexes: cfg.PG_INDEXES,
-      },
+      settings: { synchronous_commit: String(info.synchronous_commit), fsync: String(info.fsync), shared_buffers: String(info.shared_buffers) },
     };
+  }
+
+  // One simple-protocol statement list = one implicit transaction: nobody ever sees the
+  // table without its marker and indexes. A name that is taken fails with 42P07 (or, when
+  // two sessions create it at once, with a unique violation in the catalog).
+  function create(marker) {
+    const indexes = [];
+    for (let i = 0; i < cfg.PG_INDEXES; i++) indexes.push(`CREATE INDEX ${name}_${INDEX_FIELDS[i]} ON ${table} ((doc->>'${INDEX_FIELDS[i]}'));`);
+    try {
+      db.execWithTimeout(timeout, `CREATE ${cfg.PG_TABLE === 'unlogged' ? 'UNLOGGED ' : ''}TABLE ${table} (key text PRIMARY KEY, doc jsonb NOT NULL);
+        COMMENT ON TABLE ${table} IS ${q(markerText(marker))}; ${indexes.join(' ')}`);
+      return 'created';
+    } catch (e) {
+      if (/already exists|duplicate key value violates unique constraint "pg_(type|class)_/.test(String(e))) return 'exists';
+      throw redact(e);
+    }
+  }
+
+  // undefined: no such relation; null: no comment.
+  function readMarker() {
+    const rows = db.queryWithTimeout(timeout, `SELECT coalesce(obj_description(c.oid, 'pg_class'), '') AS marker
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
+    if (rows.length === 0) return undefined;
+    return String(rows[0].marker) || null;
+  }
+
+  // What the relation really is: kind, columns, primary key, and the document fields with
+  // an expression index (any other index is named as it is).
+  function shape() {
+    const rel = db.queryWithTimeout(timeout, `SELECT c.relkind, c.relpersistence,
+        (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END, ', ' ORDER BY a.attnum)
+           FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
+        (SELECT string_agg(pg_get_indexdef(i.indexrelid), ' | ' ORDER BY pg_get_indexdef(i.indexrelid)) FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary) AS pkey,
+        (SELECT string_agg(pg_get_indexdef(i.indexrelid), ' | ' ORDER BY pg_get_indexdef(i.indexrelid)) FROM pg_index i WHERE i.indrelid = c.oid AND NOT i.indisprimary) AS indexes
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
+    if (rel.length === 0) return {};
+    const r = rel[0];
+    const fields = String(r.indexes || '').split(' | ').filter(Boolean).map((d) => {
+      const m = /USING btree \(+doc ->> '(\w+)'::text\)+$/.exec(d);
+      return m ? m[1] : `other index: ${d.replace(/^CREATE (UNIQUE )?INDEX /, '')}`;
+    }).sort();
+    return {
+      kind: String(r.relkind) === 'r' ? 'table' : `relkind ${r.relkind}`,
+      columns: String(r.columns || ''),
+      primary_key: /USING btree \(key\)$/.test(String(r.pkey || '')) ? 'key' : String(r.pkey || '(none)'),
+      PG_TABLE: String(r.relpersistence) === 'u' ? 'unlogged' : String(r.relpersistence) === 'p' ? 'logged' : `relpersistence ${r.relpersistence}`,
+      PG_INDEXES: fields.length ? fields.join('+') : '0',
+    };
+  }
+
+  function planned() {
+    return {
+      kind: 'table',
+      columns: 'key text not null, doc jsonb not null',
+      primary_key: 'key',
+      PG_TABLE: cfg.PG_TABLE,
+      PG_INDEXES: cfg.PG_INDEXES ? INDEX_FIELDS.slice(0, cfg.PG_INDEXES).slice().sort().join('+') : '0',
+    };
+  }
+
+  // Empty, re-mark, and (drop) only while the table still carries the marker `expected`:
+  // the check and the change are one transaction, under a lock on the table.
+  function guarded(expected, action) {
+    db.execWithTimeout(timeout, `DO $k6wp$ BEGIN
+      LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE;
+      IF coalesce(obj_description(${q(`${cfg.PG_SCHEMA}.${name}`)}::regclass, 'pg_class'), '') <> ${q(markerText(expected))} THEN
+        RAISE EXCEPTION 'the table no longer carries the expected marker';
+      END IF;
+      ${action}
+    END $k6wp$`);
+  }
+
+  function empty(marker, found) {
+    guarded(found, `TRUNCATE ${table}; COMMENT ON TABLE ${table} IS ${q(markerText(marker))};`);
+  }
+
+  function drop(marker) {
+    guarded(marker, `DROP TABLE ${table};`);
+  }
+
+  const life = lifecycle(cfg, {
+    get what() { return `table ${cfg.PG_SCHEMA}.${name}`; },
+    get objects() { return [`table ${cfg.PG_SCHEMA}.${name}`]; },
+    probe, create, readMarker, shape, planned, empty, drop,
+  });
+
+  // mode: 'own' | 'join' | 'verify' (lib/experiment.js)
+  function setup(runId, signature, mode) {
+    bind(runId);
+    return life.setup(runId, signature, mode);
+  }
+
+  function teardown(runId, owned, keep) {
+    bind(runId);
+    return life.teardown(owned, keep);
   }
 
   function write(op, nums, stamp, tags) {
     const body = docs.batch(nums, stamp);
     const query = op === 'insert' ? insertSql : upsertSql;
-    const t0 = exec.instance.currentTestRunDuration; // sub-millisecond, unlike Date.now()
-    let failedReason = null;
-    let message = '';
+    const t0 = now();
+    let message = null;
     try {
       db.execWithTimeout(timeout, query, body);
     } catch (e) {
-      message = String(e);
-      failedReason = classify(message);
+      message = redact(e);
     }
-    const ms = exec.instance.currentTestRunDuration - t0;
-    if (!failedReason) return { n: nums.length, ms, bytes: body.length, failed: 0, byReason: {}, failedIndexes: null };
-    if (!logged[failedReason]) {
-      logged[failedReason] = true;
-      console.error(`[${tags.phase}] batch of ${nums.length} failed (${failedReason}): ${redact(message)}`);
-    }
-    // The workload aborts after it has counted this batch (abort: …), so the batch that
-    // revealed the fault is in the results too.
-    const abort = FATAL[failedReason] ? `${FATAL[failedReason]}: ${redact(message)}` : null;
-    // A refused connection fails in well under a millisecond: without a pause a VU would burn
-    // hundreds of batches of its phase during a two-second restart. The pause is outside the
-    // timed batch, and the batch still counts as failed.
-    if (failedReason === 'connection') sleep(CONNECTION_BACKOFF_S);
-    return { n: nums.length, ms, bytes: body.length, failed: nums.length, byReason: { [failedReason]: nums.length }, failedIndexes: null, abort };
+    const ms = now() - t0;
+    if (message === null) return out.ok(nums.length, ms, body.length);
+    const reason = classify(message);
+    return out.failed({ n: nums.length, ms, bytes: body.length, reason,
+      log: `[${tags.phase}] batch of ${nums.length} failed (${reason}): ${message}`,
+      fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null });
   }
 
   function count() {
@@ -199,16 +212,6 @@ export function createTarget(cfg) {
       for (const r of rows) out.set(Number(String(r.key).slice(1)), String(r.w));
     }
     return out;
-  }
-
-  function teardown(runId, keep) {
-    const rows = db.queryWithTimeout(timeout, `SELECT coalesce(obj_description(c.oid, 'pg_class'), '') AS marker
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, `k6wp_${runId}`);
-    if (rows.length === 0) return 'absent';
-    if (!String(rows[0].marker).startsWith(MARKER)) return 'not ours, left alone';
-    if (keep) return 'kept (KEEP=1)';
-    db.execWithTimeout(timeout, `DROP TABLE ${table}`);
-    return 'dropped';
   }
 
   return { name: 'postgres', reasons: REASONS, distributed: true, bind, setup, write, count, readStamps, teardown };

@@ -10,13 +10,13 @@
 // Batch time is the write request's res.timings.duration (the operation-id request of a bulk
 // insert is not included: it is a tiny GET that official clients also make once per bulk insert).
 import http from 'k6/http';
-import exec from 'k6/execution';
 import { sleep } from 'k6';
 import { durationMs } from '../config.js';
+import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
+import { outcomes } from './outcome.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { isConsecutive, keyName } from '../keys.js';
 
-export const MARKER = 'k6-writepath';
 export const MARKER_ID = 'k6wp/marker';
 export const MARKER_COLLECTION = 'K6wpMarkers';
 export const INDEX_NAME = 'K6wp/ByFields';
@@ -81,7 +81,8 @@ export function createTarget(cfg) {
   const adminParams = { headers: json, timeout: '60s' };
   // How each operation writes the "ChangeVector" of a command.
   const changeVector = { bulk: '', upsert: '"ChangeVector":null,', insert: '"ChangeVector":"",' };
-  const logged = {};
+  const outcome = outcomes();
+  const probeTimeout = durationMs(cfg.TIMEOUT) < durationMs(PROBE_TIMEOUT) ? cfg.TIMEOUT : PROBE_TIMEOUT;
   let db = null;
   let dbUrl = null;
   let batchQuery = '';
@@ -93,8 +94,9 @@ export function createTarget(cfg) {
     if (cfg.RAVEN_WAIT_FOR_INDEXES) batchQuery = `?waitForIndexesTimeout=${timeSpan(durationMs(cfg.RAVEN_WAIT_FOR_INDEXES))}`;
   }
 
-  function abortIfGone(res) {
-    if (dbMissing(res)) exec.test.abort(`RavenDB database ${db} does not exist any more (deleted during the run?): ${errorText(res)}`);
+  // The run's database is gone: the run stops once the batch that found out is counted.
+  function gone(res) {
+    return dbMissing(res) ? `RavenDB database ${db} does not exist any more (deleted during the run?): ${errorText(res)}` : null;
   }
 
   // One command per document, {"Id":"K7",<cv>"Type":"PUT","Document":{…}}, as the envelope
@@ -130,16 +132,6 @@ export function createTarget(cfg) {
     return wrapped.buffer;
   }
 
-  function logOnce(reason, text) {
-    if (logged[reason]) return;
-    logged[reason] = true;
-    console.error(text);
-  }
-
-  function failedAll(n, ms, bytes, reason) {
-    return { n, ms, bytes, failed: n, byReason: { [reason]: n }, failedIndexes: null };
-  }
-
   // After a failed bulk insert: how many documents of the array did the server commit? Polls
   // while the operation is still running (a dropped connection cancels it asynchronously).
   function committedByOperation(opId) {
@@ -167,28 +159,31 @@ export function createTarget(cfg) {
     const n = nums.length;
     const idRes = http.get(`${dbUrl}/operations/next-operation-id`, opIdParams);
     if (idRes.status !== 200) {
-      abortIfGone(idRes);
       const reason = classify(idRes);
-      logOnce(reason, `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(idRes)}`);
-      return failedAll(n, idRes.timings.duration, 0, reason);
+      return outcome.failed({ n, ms: idRes.timings.duration, bytes: 0, reason, fatal: gone(idRes),
+        log: `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(idRes)}` });
     }
     const opId = JSON.parse(idRes.body).Id;
     const body = batchBody('bulk', nums, stamp);
     const t0 = Date.now();
     const res = http.post(`${dbUrl}/bulk_insert?id=${opId}`, body, bulkParams);
     const ms = res.timings.duration > 0 ? res.timings.duration : Date.now() - t0;
-    if (res.status === 201) return { n, ms, bytes: bodyBytes(body), failed: 0, byReason: {}, failedIndexes: null };
-    abortIfGone(res);
+    if (res.status === 201) return outcome.ok(n, ms, bodyBytes(body));
     const reason = classify(res);
+    const fatal = gone(res);
+    if (fatal) return outcome.failed({ n, ms, bytes: bodyBytes(body), reason, fatal, log: `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}` });
     // The server commits the array in order, in internal batches: the first `processed`
     // documents are stored, the rest are not. When the state cannot tell, every document is
     // counted as failed — verification then shows how many were stored after all.
     const state = committedByOperation(opId);
     const processed = Math.min(n, state.processed);
-    logOnce(reason, `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}; operation ${opId}: ${state.text}; ` +
-      (state.known ? `${processed} committed, ${n - processed} counted as failed` : `committed part unknown, all ${n} counted as failed`));
-    if (processed === n) return { n, ms, bytes: bodyBytes(body), failed: 0, byReason: {}, failedIndexes: null };
-    return { n, ms, bytes: bodyBytes(body), failed: n - processed, byReason: { [reason]: n - processed }, failedIndexes: range(processed, n) };
+    const log = `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}; operation ${opId}: ${state.text}; ` +
+      (state.known ? `${processed} committed, ${n - processed} counted as failed` : `committed part unknown, all ${n} counted as failed`);
+    if (processed === n) {
+      outcome.logOnce(reason, log);
+      return outcome.ok(n, ms, bodyBytes(body));
+    }
+    return outcome.failed({ n, ms, bytes: bodyBytes(body), reason, failed: n - processed, failedIndexes: range(processed, n), log });
   }
 
   function batchCommands(op, nums, stamp, tags) {
@@ -197,12 +192,11 @@ export function createTarget(cfg) {
     const t0 = Date.now();
     const res = http.post(`${dbUrl}/bulk_docs${batchQuery}`, body, batchParams);
     const ms = res.timings.duration > 0 ? res.timings.duration : Date.now() - t0;
-    if (res.status === 201) return { n, ms, bytes: bodyBytes(body), failed: 0, byReason: {}, failedIndexes: null };
-    abortIfGone(res);
+    if (res.status === 201) return outcome.ok(n, ms, bodyBytes(body));
     const reason = classify(res);
     // One transaction: whatever went wrong, nothing of this batch is stored.
-    logOnce(reason, `[${tags.phase}] ${op} batch of ${n} documents failed (${reason}), none stored: ${errorText(res)}`);
-    return failedAll(n, ms, bodyBytes(body), reason);
+    return outcome.failed({ n, ms, bytes: bodyBytes(body), reason, fatal: gone(res),
+      log: `[${tags.phase}] ${op} batch of ${n} documents failed (${reason}), none stored: ${errorText(res)}` });
   }
 
   function write(op, nums, stamp, tags) {
@@ -213,23 +207,8 @@ export function createTarget(cfg) {
 
   function getJson(url, what) {
     const r = http.get(url, { timeout: '60s' });
-    if (r.status !== 200) {
-      abortIfGone(r);
-      throw new Error(`${what}: ${errorText(r)}`);
-    }
+    if (r.status !== 200) throw new Error(`${what}: ${gone(r) || errorText(r)}`);
     return JSON.parse(r.body);
-  }
-
-  // 'ours' | 'foreign' | 'absent' (the database does not exist).
-  function ownership() {
-    const r = http.get(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, { timeout: '60s' });
-    if (r.status === 200) {
-      const doc = (JSON.parse(r.body).Results || [])[0];
-      return doc && doc.tool === MARKER ? 'ours' : 'foreign';
-    }
-    if (r.status === 404) return 'foreign';
-    if (dbMissing(r)) return 'absent';
-    throw new Error(`cannot read ${MARKER_ID} in ${db}: ${errorText(r)}`);
   }
 
   function createDatabase() {
@@ -241,95 +220,113 @@ export function createTarget(cfg) {
     return http.request('DELETE', `${base}/admin/databases`, body, adminParams);
   }
 
-  function markerDoc() {
-    const r = http.get(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, { timeout: '60s' });
-    if (r.status === 200) return (JSON.parse(r.body).Results || [])[0] || null;
-    if (r.status === 404 || dbMissing(r)) return null;
-    throw new Error(`cannot read ${MARKER_ID} in ${db}: ${errorText(r)}`);
-  }
-
-  function createIndex() {
-    if (cfg.RAVEN_INDEXES === 0) return;
-    const fields = INDEX_FIELDS.slice(0, cfg.RAVEN_INDEXES).map((f) => `d.${f}`).join(', ');
-    const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${collection} select new { ${fields} }`] }] };
-    const ix = http.put(`${dbUrl}/admin/indexes`, JSON.stringify(def), adminParams);
-    if (ix.status !== 201 && ix.status !== 200) {
-      deleteDatabase();
-      exec.test.abort(`cannot create index ${INDEX_NAME} in RavenDB database ${db}: ${errorText(ix)}`);
-    }
-  }
-
-  // DISTRIBUTED (docs/scale-out.md): the first instance creates the database, its marker
-  // (with the run and the hash of the plan knobs) and the index; the others get 409 and join
-  // once the marker is there and matches. mode verify: the database must exist already.
-  function createOrJoin(runId, { mode, signature }) {
-    if (mode === 'join') {
-      const created = createDatabase();
-      if (created.status === 201) {
-        const marker = JSON.stringify({ tool: MARKER, run: runId, distributed: signature, createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } });
-        const m = http.put(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, marker, adminParams);
-        if (m.status !== 201) exec.test.abort(`cannot write the marker document to RavenDB database ${db}: ${errorText(m)}`);
-        createIndex();
-        return;
-      }
-      if (created.status !== 409) exec.test.abort(`cannot create RavenDB database ${db}: ${errorText(created)}`);
-    }
-    // The creating instance may not have written the marker yet.
-    let doc = null;
-    for (let t = 0; t < 40 && !(doc = markerDoc()); t++) sleep(0.25);
-    if (!doc) exec.test.abort(`RavenDB database ${db} has no k6-writepath marker${mode === 'verify' ? ` or does not exist: nothing to verify for RUN_ID=${runId}` : ': refusing to touch it; choose another RUN_ID'}`);
-    if (doc.tool !== MARKER || doc.run !== runId || doc.distributed !== signature) {
-      exec.test.abort(`RavenDB database ${db} belongs to another run or to instances with other workload knobs (marker ${JSON.stringify({ tool: doc.tool, run: doc.run, distributed: doc.distributed })}, this instance ${signature}): use the same knobs everywhere, or a new RUN_ID`);
-    }
-  }
-
-  function setup(runId, distributed = null) {
-    bind(runId);
-    const v = http.get(`${base}/build/version`, { timeout: '10s' });
-    if (v.status === 0) exec.test.abort(`RAVEN_URL=${base}: cannot reach RavenDB: ${v.error}`);
-    if (v.status !== 200) exec.test.abort(`RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`);
-    const build = JSON.parse(v.body);
-
-    let reused = false;
-    if (distributed) {
-      createOrJoin(runId, distributed);
-    } else {
-      let created = createDatabase();
-      if (created.status === 409) {
-        const owner = ownership();
-        if (owner !== 'ours') exec.test.abort(`RavenDB database ${db} exists and was not created by k6-writepath: refusing to touch it; choose another RUN_ID`);
-        if (!cfg.REUSE) exec.test.abort(`RavenDB database ${db} already exists (an earlier k6-writepath run): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
-        // Emptying = dropping and re-creating: the marker proved it is ours. The deletion may
-        // still be pending on the server for a moment, hence the retries.
-        const d = deleteDatabase();
-        if (d.status !== 200) exec.test.abort(`cannot drop RavenDB database ${db} for REUSE: ${errorText(d)}`);
-        for (let t = 0; t < 20 && (created = createDatabase()).status === 409; t++) sleep(0.5);
-        reused = true;
-      }
-      if (created.status !== 201) exec.test.abort(`cannot create RavenDB database ${db}: ${errorText(created)}`);
-
-      const marker = JSON.stringify({ tool: MARKER, run: runId, createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } });
-      const m = http.put(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, marker, adminParams);
-      if (m.status !== 201) {
-        deleteDatabase();
-        exec.test.abort(`cannot write the marker document to RavenDB database ${db}: ${errorText(m)}`);
-      }
-      createIndex();
-    }
+  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
+  function probe() {
+    const v = http.get(`${base}/build/version`, { timeout: probeTimeout, tags: { name: 'GET /build/version' } });
+    if (v.status === 0) throw `RAVEN_URL=${base}: cannot reach RavenDB within ${probeTimeout}: ${v.error}`;
+    if (v.status !== 200) throw `RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`;
+    let build;
+    try { build = JSON.parse(v.body); } catch (_) { build = null; }
+    if (!build || !(build.FullVersion || build.ProductVersion)) throw `RAVEN_URL=${base} does not look like RavenDB: GET /build/version answered ${String(v.body).slice(0, 200)}`;
     return {
       version: `RavenDB ${build.FullVersion || build.ProductVersion}`,
       serverVersion: `RavenDB ${build.FullVersion || build.ProductVersion} (build ${build.BuildVersion}, ${build.CommitHash})`,
-      objects: [`database ${db}`],
-      reused,
-      settings: {
-        collection,
-        bulk_insert_gzip: cfg.RAVEN_GZIP,
-        static_index_fields: cfg.RAVEN_INDEXES,
-        waitForIndexesTimeout: cfg.RAVEN_WAIT_FOR_INDEXES ? timeSpan(durationMs(cfg.RAVEN_WAIT_FOR_INDEXES)) : 'none',
-        load_op: cfg.LOAD_OP,
-        replicationFactor: 1,
-      },
     };
+  }
+
+  function indexFields() {
+    return INDEX_FIELDS.slice(0, cfg.RAVEN_INDEXES);
+  }
+
+  // PUT /admin/databases: 201 = this call made it; 409 = the name is taken. Then the index
+  // and the marker document last; whatever fails after the 201 deletes the database again.
+  function create(marker) {
+    const created = createDatabase();
+    if (created.status === 409) return 'exists';
+    if (created.status !== 201) throw errorText(created);
+    try {
+      if (cfg.RAVEN_INDEXES > 0) {
+        const fields = indexFields().map((f) => `d.${f}`).join(', ');
+        const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${collection} select new { ${fields} }`] }] };
+        const ix = http.put(`${dbUrl}/admin/indexes`, JSON.stringify(def), adminParams);
+        if (ix.status !== 201 && ix.status !== 200) throw `cannot create index ${INDEX_NAME}: ${errorText(ix)}`;
+      }
+      writeMarker(marker);
+    } catch (e) {
+      deleteDatabase();
+      throw e;
+    }
+    return 'created';
+  }
+
+  function writeMarker(marker) {
+    const doc = JSON.stringify(Object.assign({ createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } }, marker));
+    const m = http.put(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, doc, adminParams);
+    if (m.status !== 201) throw `cannot write the marker document ${MARKER_ID}: ${errorText(m)}`;
+  }
+
+  // undefined: no such database; null: no marker document.
+  function readMarker() {
+    const r = http.get(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, adminParams);
+    if (r.status === 200) return (JSON.parse(r.body).Results || [])[0] || null;
+    if (dbMissing(r)) return undefined;
+    if (r.status === 404) return null;
+    throw `cannot read ${MARKER_ID} in ${db}: ${errorText(r)}`;
+  }
+
+  // The database's static indexes: our map index's fields, and any other index by name.
+  function shape() {
+    const r = http.get(`${dbUrl}/indexes`, adminParams);
+    if (r.status !== 200) throw `cannot read the indexes of ${db}: ${errorText(r)}`;
+    const out = [];
+    for (const ix of JSON.parse(r.body).Results || []) {
+      const m = ix.Name === INDEX_NAME && (ix.Maps || []).length === 1 ? /^from d in docs\.(\w+) select new \{ (.*) \}$/.exec(ix.Maps[0]) : null;
+      if (m) out.push(`${m[2].split(', ').map((f) => f.replace(/^d\./, '')).join('+')} (collection ${m[1]})`);
+      else out.push(`index ${ix.Name}`);
+    }
+    return { RAVEN_INDEXES: out.length ? out.sort().join(', ') : '0' };
+  }
+
+  function planned() {
+    return { RAVEN_INDEXES: cfg.RAVEN_INDEXES ? `${indexFields().join('+')} (collection ${collection})` : '0' };
+  }
+
+  // Emptying = deleting and creating the database again (the marker proved it is this
+  // run's). The deletion may still be pending on the server for a moment, hence the retries;
+  // a database someone else made in between is never taken (create() says 'exists').
+  function empty(marker) {
+    drop();
+    let made = 'exists';
+    for (let t = 0; t < 20 && (made = create(marker)) === 'exists'; t++) sleep(0.5);
+    if (made !== 'created') throw `database ${db} could not be created again after emptying it`;
+  }
+
+  function drop() {
+    const d = deleteDatabase();
+    if (d.status !== 200) throw errorText(d);
+  }
+
+  const life = lifecycle(cfg, {
+    get what() { return `RavenDB database ${db}`; },
+    get objects() { return [`database ${db}`]; },
+    probe, create, readMarker, shape, planned, empty, drop,
+    settings: () => ({
+      collection,
+      bulk_insert_gzip: cfg.RAVEN_GZIP,
+      waitForIndexesTimeout: cfg.RAVEN_WAIT_FOR_INDEXES ? timeSpan(durationMs(cfg.RAVEN_WAIT_FOR_INDEXES)) : 'none',
+      load_op: cfg.LOAD_OP,
+      replicationFactor: 1,
+    }),
+  });
+
+  function setup(runId, signature, mode) {
+    bind(runId);
+    return life.setup(runId, signature, mode);
+  }
+
+  function teardown(runId, owned, keep) {
+    bind(runId);
+    return life.teardown(owned, keep);
   }
 
   // Documents of the run's collection (the marker lives in another collection).
@@ -345,24 +342,11 @@ export function createTarget(cfg) {
       const chunk = nums.slice(i, i + READ_CHUNK);
       const r = http.get(`${dbUrl}/docs?${chunk.map((n) => `id=${keyName(n)}`).join('&')}`, { timeout: '60s' });
       if (r.status === 404 && chunk.length === 1) continue; // one missing id answers 404
-      if (r.status !== 200) {
-        abortIfGone(r);
-        throw new Error(`read-back GET /docs: ${errorText(r)}`);
-      }
+      if (r.status !== 200) throw new Error(`read-back GET /docs: ${gone(r) || errorText(r)}`);
       const results = JSON.parse(r.body).Results || [];
       for (let k = 0; k < chunk.length; k++) if (results[k]) out.set(chunk[k], String(results[k].w));
     }
     return out;
-  }
-
-  function teardown(runId, keep) {
-    bind(runId);
-    const owner = ownership();
-    if (owner === 'absent') return 'absent';
-    if (owner !== 'ours') return 'not ours, left alone';
-    if (keep) return 'kept (KEEP=1)';
-    const d = deleteDatabase();
-    return d.status === 200 ? 'dropped' : `NOT dropped: ${errorText(d)}`;
   }
 
   return { name: 'ravendb', reasons: REASONS, distributed: true, bind, setup, write, batchBody, count, readStamps, teardown };

@@ -103,6 +103,8 @@ export function iteration(target, cfg, p, state) {
   const tags = state.tags[s];
   const res = target.write('bulk', nums, STAMP, tags);
   recordBatch(tags, res, res.n, startedAt);
+  // A target asks for the abort (database gone) only once the batch is counted.
+  if (res.abort) exec.test.abort(res.abort);
 }
 
 

@@ -114,9 +114,9 @@ export function iteration(target, cfg, p, state) {
 // silently dropped later batch), which is what the PostgreSQL restart test caught.
 export function verify(target, cfg, p) {
   const found = target.count();
+  verifyFound.add(found);
   const result = { expected: p.expectedDocs, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
   verifyExpected.add(p.expectedDocs);
-  verifyFound.add(found);
   verifyMismatch.add(Math.abs(found - p.expectedDocs));
 
   const batches = [];

@@ -1,7 +1,7 @@
 // Runs bin/k6 on a scenario for an integration test and collects what the run left behind:
 // exit code, output, and the result folder's summary.json / junit.xml.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './testserver.mjs';
@@ -29,10 +29,15 @@ export function uniqueRunId(prefix = 't') {
 // runK6('scenarios/postgres/insert-vs-overwrite.js', { DOCS: '2000' }, { args: ['--out', …] })
 // -> { code, stdout, stderr, runId, dir, summary, junit }
 // --address= : no REST API listener, so parallel runs do not fight over port 6565.
-export async function runK6(scenario, env = {}, { args = [], timeoutMs = 300000, runId = env.RUN_ID || uniqueRunId() } = {}) {
+export async function runK6(scenario, env = {}, opts = {}) {
+  return startK6(scenario, env, opts).done;
+}
+
+// startK6(…) -> { runId, dir, waitFor(regex, ms), done }: the same run, for tests that act
+// while it is under way (waitFor resolves with the first output line matching regex).
+export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, runId = env.RUN_ID || uniqueRunId() } = {}) {
   const resultsDir = mkdtempSync(path.join(tmpdir(), 'k6wp-results-'));
   const dir = path.join(resultsDir, runId);
-  const { mkdirSync } = await import('node:fs');
   mkdirSync(dir, { recursive: true });
   const fullEnv = {
     ...process.env,
@@ -47,19 +52,31 @@ export async function runK6(scenario, env = {}, { args = [], timeoutMs = 300000,
   const child = spawn(k6Bin, ['run', '--quiet', '--address=', ...args, path.join(repoRoot, scenario)], { cwd: repoRoot, env: fullEnv });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  const code = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`k6 did not finish in ${timeoutMs} ms:\n${stdout}\n${stderr}`)); }, timeoutMs);
-    child.on('exit', (c) => { clearTimeout(timer); resolve(c); });
-  });
-  const read = (f) => (existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'utf8') : null);
-  const summaryText = read('summary.json');
-  return {
-    code, stdout, stderr, runId, dir,
-    summary: summaryText ? JSON.parse(summaryText) : null,
-    junit: read('junit.xml'),
+  const waiters = [];
+  const check = () => {
+    for (const w of waiters.slice()) {
+      const m = w.re.exec(stdout + stderr);
+      if (m) { waiters.splice(waiters.indexOf(w), 1); clearTimeout(w.timer); w.resolve(m[0]); }
+    }
   };
+  child.stdout.on('data', (d) => { stdout += d; check(); });
+  child.stderr.on('data', (d) => { stderr += d; check(); });
+  const done = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`k6 did not finish in ${timeoutMs} ms:\n${stdout}\n${stderr}`)); }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      for (const w of waiters) { clearTimeout(w.timer); w.reject(new Error(`k6 exited (${code}) before printing ${w.re}:\n${stdout}\n${stderr}`)); }
+      const read = (f) => (existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'utf8') : null);
+      const summaryText = read('summary.json');
+      resolve({ code, stdout, stderr, runId, dir, summary: summaryText ? JSON.parse(summaryText) : null, junit: read('junit.xml') });
+    });
+  });
+  const waitFor = (re, ms = 120000) => new Promise((resolve, reject) => {
+    const w = { re, resolve, reject, timer: setTimeout(() => { waiters.splice(waiters.indexOf(w), 1); reject(new Error(`k6 did not print ${re} in ${ms} ms:\n${stdout}\n${stderr}`)); }, ms) };
+    waiters.push(w);
+    check();
+  });
+  return { runId, dir, child, waitFor, done };
 }
 
 // Minimal InfluxQL query against the local InfluxDB (INFLUX_URL=http://host:port/db).

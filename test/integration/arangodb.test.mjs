@@ -60,7 +60,7 @@ test('E1 on ArangoDB: three phases, exact counts, read-back OK, database dropped
   assert.equal(s.verification.readback_ok, true);
   assert.ok(s.verification.readback_checked > 0);
   assert.match(s.server.serverVersion, /^ArangoDB 3\.12/);
-  assert.equal(s.server.settings.waitForSync, false);
+  assert.equal(s.server.settings.ARANGO_WAIT_FOR_SYNC, 'false', 'read back from the collection');
   assert.match(r.stdout, /\nload\s+insert\s+12\s+3000\s+0/);
   assert.match(r.stdout, /\noverwrite\s+upsert\s+6\s+1500\s+0/);
   assert.match(r.stdout, /\nmixed\s+upsert\s+4\s+1000\s+0/);
@@ -74,8 +74,8 @@ test('E1 with JWT auth, OVERWRITE_OP=merge, waitForSync and persistent indexes',
   assert.equal(r.code, 0, explain(r));
   assert.equal(r.summary.phases[1].docs_ok, 800);
   assert.match(r.stdout, /\noverwrite\s+merge\s+4\s+800\s+0/);
-  assert.equal(r.summary.server.settings.waitForSync, true);
-  assert.equal(r.summary.server.settings.persistent_indexes, 'f0+f1+f2');
+  assert.equal(r.summary.server.settings.ARANGO_WAIT_FOR_SYNC, 'true', 'read back from the collection');
+  assert.equal(r.summary.server.settings.ARANGO_INDEXES, 'f0+f1+f2', 'read back from the collection');
   const idx = await api('GET', `/_db/k6wp_${r.runId}/_api/index?collection=k6wp_${r.runId}`);
   assert.deepEqual(idx.body.indexes.filter((i) => i.type === 'persistent').map((i) => i.fields[0]).sort(), ['f0', 'f1', 'f2']);
   assert.equal(await serverCount(r.runId), 2200);
@@ -165,7 +165,7 @@ test('a database of the same name that k6-writepath did not create is refused, a
   assert.equal((await api('POST', '/_api/database', { name: `k6wp_${runId}` })).status, 201);
   const foreign = await runK6(E1, arango({ RUN_ID: runId, DOCS: '500', BATCH_SIZE: '100' }));
   assert.equal(foreign.code, 108, explain(foreign));
-  assert.match(foreign.stdout + foreign.stderr, /database k6wp_\w+ exists and was not created by k6-writepath: refusing to touch it/);
+  assert.match(foreign.stdout + foreign.stderr, /database k6wp_\w+ exists and was not created by k6-writepath \(no marker\): refusing to touch it/);
   assert.ok((await databases()).includes(`k6wp_${runId}`), 'a foreign database is never dropped');
   await api('DELETE', `/_api/database/k6wp_${runId}`);
 
@@ -173,7 +173,7 @@ test('a database of the same name that k6-writepath did not create is refused, a
   assert.equal(first.code, 0, explain(first));
   const again = await runK6(E1, arango({ RUN_ID: runId, DOCS: '500', BATCH_SIZE: '100' }));
   assert.equal(again.code, 108, explain(again));
-  assert.match(again.stdout + again.stderr, /already exists \(an earlier k6-writepath run\): set REUSE=1/);
+  assert.match(again.stdout + again.stderr, /already exists \(made by k6-writepath for RUN_ID=\w+: kept by an earlier run, or in use by a running one\): set REUSE=1/);
   const reused = await runK6(E1, arango({ RUN_ID: runId, DOCS: '500', BATCH_SIZE: '100', REUSE: '1' }));
   assert.equal(reused.code, 0, explain(reused));
   assert.equal(reused.summary.verification.found, reused.summary.verification.expected);

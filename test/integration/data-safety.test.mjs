@@ -35,7 +35,7 @@ before(async () => {
   await q(`CREATE TABLE users_data (id int PRIMARY KEY, name text);
     INSERT INTO users_data SELECT g, 'user ' || g FROM generate_series(1, 50) g;
     CREATE TABLE k6wp_other_run (key text PRIMARY KEY, doc jsonb NOT NULL);
-    COMMENT ON TABLE k6wp_other_run IS 'k6-writepath run=other_run';
+    COMMENT ON TABLE k6wp_other_run IS '{"tool":"k6-writepath","run":"other_run","token":"0000000000000000","plan":"insert-vs-overwrite-00000000"}';
     INSERT INTO k6wp_other_run SELECT 'K' || g, '{}' FROM generate_series(1, 7) g;`);
 });
 after(async () => { await psql(shared, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`); });
@@ -54,12 +54,15 @@ test('every object a run creates is named k6wp_<RUN_ID>…; teardown removes exa
   const created = (await userObjects()).filter((o) => !before.includes(o));
   assert.ok(created.length >= 5, `table, its row type, primary key and 3 indexes: ${created}`);
   for (const o of created) assert.ok(o.startsWith(`public.k6wp_${runId}`) || o.startsWith(`public._k6wp_${runId}`), `${o} carries k6wp_${runId}`);
-  assert.equal(await q(`SELECT obj_description('k6wp_${runId}'::regclass, 'pg_class')`), `k6-writepath run=${runId}`);
+  const marker = JSON.parse(await q(`SELECT obj_description('k6wp_${runId}'::regclass, 'pg_class')`));
+  assert.deepEqual([marker.tool, marker.run], ['k6-writepath', runId], 'the marker names the pack and the run');
+  assert.match(marker.token, /^[0-9a-f]{16}$/, 'and the process that made it');
+  assert.equal(kept.summary.server.owned.token, marker.token);
   assert.match(kept.stderr, /kept \(KEEP=1\)/);
   await untouched();
 
   // A second run with the same RUN_ID and REUSE=1 empties the kept table, then drops it.
-  const reused = await runK6(scenario, { ...small, REUSE: '1' }, { runId });
+  const reused = await runK6(scenario, { ...small, PG_INDEXES: '3', REUSE: '1' }, { runId });
   assert.equal(reused.code, 0, reused.stdout + reused.stderr);
   assert.equal(reused.summary.verification.found, 2250, 'the reused table was emptied first (2000 loaded + 2 x 125 new)');
   assert.equal(reused.summary.verification.expected, 2250);
@@ -93,7 +96,7 @@ test('a table named like a run but without the k6-writepath marker is refused ev
     assert.equal(r.code, 108, `REUSE=${reuse}: ${r.stdout}${r.stderr}`);
     const errors = r.stderr.split('\n').filter((l) => /level=error/.test(l));
     assert.equal(errors.length, 1, r.stderr);
-    assert.match(errors[0], new RegExp(`table public.k6wp_${runId} exists and was not created by k6-writepath: refusing to touch it`));
+    assert.match(errors[0], new RegExp(`table public.k6wp_${runId} exists and was not created by k6-writepath \\(no marker\\): refusing to touch it`));
     assert.equal(await q(fingerprint), before, `REUSE=${reuse}: rows intact`);
   }
   assert.equal(await q(`SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`), '1', 'not dropped by teardown');

@@ -34,7 +34,7 @@ test('writes silently dropped by the database are reported as stale, exactly, an
     assert.equal(r.summary.verification.readback_ok, false);
     assert.equal(r.code, 99, 'the verification threshold fails the run');
     assert.match(r.stdout, new RegExp(`read-back: \\d+ overwritten keys checked, ${expectedStale} stale or missing — FAILED`));
-    assert.match(r.stderr, /stale key \d+: holds (l|o[0-2]), written by .*o3/);
+    assert.match(r.stderr, /key \d+ holds version (l|o[0-2]); the plan's writers of it: .*o3/);
   } finally {
     await psql(PG_URL, `DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS dropped_${runId}; DROP FUNCTION IF EXISTS dropped_${runId}()`);
   }

@@ -86,7 +86,7 @@ test('E1 on PostgreSQL as 3 segmented k6 processes: the union is exact, read-bac
 
     const v = await verifyStep(E1, runId, E1_KNOBS);
     assert.equal(v.code, 0, v.out);
-    assert.match(v.out, new RegExp(`verification expected ${expected}, found ${expected}; read-back \\d+ keys, 0 stale, 0 missing — OK`));
+    assert.match(v.out, new RegExp(`teardown found ${expected} documents \\(the plan writes ${expected}\\); read back \\d+ overwritten keys: 0 hold an older version, 0 missing`));
     assert.equal(await tableExists(runId), false, 'the verify step drops the table');
 
     const merged = readJson(runId, 'merged-summary.json');
@@ -186,8 +186,8 @@ test('E1 on the ArangoDB test server as 3 segmented processes: create-or-join, u
     const idx = await api('GET', `${dbUrl}/index?collection=k6wp_${runId}`);
     assert.deepEqual(idx.body.indexes.filter((i) => i.type === 'persistent').map((i) => i.fields[0]).sort(), ['f0', 'f1']);
     const marker = await api('GET', `${dbUrl}/document/k6wp_meta/owner`);
-    assert.equal(marker.body.runId, runId);
-    assert.match(marker.body.distributed, /^insert-vs-overwrite-[0-9a-f]{8}$/);
+    assert.deepEqual([marker.body.tool, marker.body.run, marker.body.token], ['k6-writepath', runId, 'distributed']);
+    assert.match(marker.body.plan, /^insert-vs-overwrite-[0-9a-f]{8}$/);
     // No overlap, nothing failed: the load phase's acknowledged documents add up to DOCS.
     for (const s of parts) assert.ok(s.phases.every((p) => p.docs_failed === 0), JSON.stringify(s.phases));
     assert.equal(parts.reduce((a, s) => a + s.phases.find((p) => p.phase === 'load').docs_ok, 0), docs);
@@ -209,7 +209,7 @@ test('E1 on the ArangoDB test server as 3 segmented processes: create-or-join, u
 
     const v = await verifyStep(scenario, runId, knobs, secret);
     assert.equal(v.code, 0, v.out);
-    assert.match(v.out, new RegExp(`verification expected ${expected}, found ${expected}; read-back \\d+ keys, 0 stale, 0 missing — OK`));
+    assert.match(v.out, new RegExp(`teardown found ${expected} documents \\(the plan writes ${expected}\\); read back \\d+ overwritten keys: 0 hold an older version, 0 missing`));
     assert.match(v.out, /dropped/);
     assert.equal(await dbExists(), false, 'the verify step drops the database');
     const merged = readJson(runId, 'merged-summary.json');

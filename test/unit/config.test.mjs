@@ -29,7 +29,7 @@ test('every bad value gives one line naming the knob, the value and what is allo
     ['KEY_DIST', 'gauss', /KEY_DIST="gauss" is not allowed: one of uniform, zipfian, hotspot/],
     ['ZIPF_THETA', '1.5', /ZIPF_THETA="1.5" is not allowed: a number from 0.01 to 0.999/],
     ['TIMEOUT', '10', /TIMEOUT="10" is not allowed: a positive duration/],
-    ['REUSE', 'maybe', /REUSE="maybe" is not allowed: one of 1, 0, true, false/],
+    ['REUSE', 'maybe', /REUSE="maybe" is not allowed: one of 0, 1, recreate/],
     ['RUN_ID', 'Bad-Id', /RUN_ID="Bad-Id" is not allowed: 1-32 characters/],
     ['PHASES', 'load,delete', /PHASES="load,delete" is not allowed: a comma-separated list from load, overwrite, mixed/],
     ['PHASES', 'overwrite,load', /PHASES="overwrite,load" is not allowed: phases in the experiment's order/],

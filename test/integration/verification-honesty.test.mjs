@@ -1,0 +1,62 @@
+// Verification never claims what it did not check (docs/reliability.md):
+//   - a verification that breaks in teardown is "did not run", fails the run (exit 108, JUnit
+//     failure), and the run's table is still dropped;
+//   - a run stopped before its plan finished (here: MAX_DURATION) is compared with what it
+//     acknowledged, its read-back is "skipped", and it does not pass;
+//   - an instance of a distributed run says that verifying is not its job.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
+
+const env = { PG_URL: localEnv().PG_URL };
+const small = { DOCS: '2000', BATCH_SIZE: '250', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2' };
+const explain = (r) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
+const tableExists = async (runId) => (await psql(env.PG_URL, `SELECT to_regclass('public.k6wp_${runId}') IS NOT NULL`)) === 't';
+
+test('a verification that breaks in teardown is reported as did not run, fails the run, and the table is dropped', async () => {
+  const r = await runK6('test/integration/fixtures/verify-breaks.js', { ...env, ...small });
+  assert.equal(r.code, 108, explain(r));
+  assert.match(r.stderr, /test aborted: verification did not run to its end: read-back: pq: canceling statement/);
+  assert.match(r.stdout, /verification: did not run: failed before its end/);
+  assert.doesNotMatch(r.stdout, /— OK|read-back: null/);
+  assert.equal(r.summary.verification.ran, false);
+  assert.equal(r.summary.passed, false);
+  assert.match(r.junit, /<testcase [^>]*name="verification"><failure message="did not run: failed before its end/);
+  assert.match(r.stderr, /table public\.k6wp_\w+: dropped/);
+  assert.equal(await tableExists(r.runId), false, 'the run\'s table is dropped even so');
+});
+
+test('a run stopped before its plan finished is compared with what it acknowledged; read-back skipped; it does not pass', async () => {
+  // 600 overwrite batches of 1000 (minutes of work here) stopped by MAX_DURATION after 2 s.
+  const runId = uniqueRunId('vp');
+  const r = await runK6('scenarios/postgres/insert-vs-overwrite.js', { ...env, DOCS: '20000', BATCH_SIZE: '1000', OVERWRITE_BATCHES: '600', MIXED_BATCHES: '0', MAX_DURATION: '2s' }, { runId });
+  const s = r.summary;
+  assert.ok(s, explain(r));
+  assert.equal(s.verification.ran, true, explain(r));
+  assert.equal(s.verification.partial, true);
+  assert.equal(s.verification.readback_skipped, true);
+  assert.equal(s.verification.found, s.verification.acknowledged_new, 'every acknowledged document found');
+  assert.equal(s.verification.count_ok, true);
+  assert.equal(s.passed, false, 'an unfinished plan never passes');
+  assert.match(r.stdout, /verification: the run stopped before its plan finished; found \d+, acknowledged new documents \d+ — all acknowledged documents found/);
+  assert.match(r.stdout, /read-back: not judged \(the last writer of a key is known only for a finished plan; \d+ of 620 planned batches did not run\)/);
+  assert.doesNotMatch(r.stdout + r.stderr, /verification FAILED|— OK/);
+  assert.match(r.stdout, /writepath_readback_stale value==0 \(not judged: the plan did not finish\)/);
+  assert.equal(r.code, 99, 'an unfinished plan fails the run');
+  assert.match(r.junit, /name="verification: plan completed"><failure message="the run stopped before its plan finished"/);
+  assert.equal(await tableExists(runId), false);
+});
+
+test('failed batches are neither lost nor found: the count is held against what was acknowledged', async () => {
+  // MIXED_OP=insert: every mixed batch holds existing keys, PostgreSQL fails each whole.
+  const r = await runK6('scenarios/postgres/insert-vs-overwrite.js', { ...env, ...small, MIXED_OP: 'insert' });
+  assert.equal(r.code, 99, explain(r));
+  const v = r.summary.verification;
+  const mixed = r.summary.phases.find((p) => p.phase === 'mixed');
+  assert.equal(mixed.docs_failed, 500, 'both mixed batches failed whole');
+  assert.equal(v.acknowledged_new, 2000);
+  assert.equal(v.expected_by_plan, 2250);
+  assert.deepEqual([v.expected, v.found, v.lost, v.unexpected, v.count_ok], [2000, 2000, 0, 0, true]);
+  assert.match(r.stdout, /verification: expected 2000, found 2000 — OK \(acknowledged new documents; lost 0, unexpected 0; the plan writes 2250, the failed documents above are the difference\)/);
+  assert.equal(r.summary.passed, false, 'the failed documents still fail the run');
+});
