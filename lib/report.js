@@ -67,6 +67,14 @@ function pad(s, n, left = false) {
   return left ? s.padEnd(n) : s.padStart(n);
 }
 
+// Rows of cells as text columns: each column at least its usual width and never narrower than
+// its widest cell plus a space, so any magnitude stays aligned and apart from its neighbour.
+// The first `left` columns are left-aligned, the rest right-aligned.
+export function columns(rows, widths, left) {
+  const w = widths.map((min, i) => Math.max(min, ...rows.map((r) => String(r[i]).length + 1)));
+  return rows.map((r) => r.map((c, i) => (i < left ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join('').replace(/\s+$/, ''));
+}
+
 function xmlEscape(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
@@ -150,12 +158,13 @@ export function buildReport(data, meta) {
   }
   if (meta.plan) lines.push(`workload: ${meta.plan.V} VUs · batches of ${meta.plan.B} · ${meta.cfg.DOC_SHAPE} documents · keys ${meta.cfg.KEY_DIST} · seed ${meta.cfg.SEED}`);
   lines.push('');
-  lines.push(`${pad('phase', 10, true)}${pad('op', 8, true)}${pad('batches', 8)}${pad('docs ok', 10)}${pad('failed', 8)}${pad('docs/s', 10)}  time per batch (ms): ${['min', 'median', 'average', 'p90', 'p99', 'max'].map((h) => pad(h, 9)).join('')}`);
-  for (const p of phases) {
-    const op = (meta.ops && meta.ops[p.phase]) || '';
-    const b = p.batch_ms;
-    lines.push(`${pad(p.phase, 10, true)}${pad(op, 8, true)}${pad(p.batches, 8)}${pad(p.docs_ok, 10)}${pad(p.docs_failed, 8)}${pad(fmt(p.docs_per_s, 0), 10)}                       ${[b.min, b.median, b.average, b.p90, b.p99, b.max].map((x) => pad(fmt(x), 9)).join('')}`);
-  }
+  lines.push(...columns([
+    ['phase', 'op', 'batches', 'docs ok', 'failed', 'docs/s', 'time per batch (ms):', 'min', 'median', 'average', 'p90', 'p99', 'max'],
+    ...phases.map((p) => {
+      const b = p.batch_ms;
+      return [p.phase, (meta.ops && meta.ops[p.phase]) || '', p.batches, p.docs_ok, p.docs_failed, fmt(p.docs_per_s, 0), '', ...[b.min, b.median, b.average, b.p90, b.p99, b.max].map((x) => fmt(x))];
+    }),
+  ], [10, 8, 8, 10, 8, 10, 23, 9, 9, 9, 9, 9, 9], 2));
   for (const p of phases) {
     if (p.docs_failed > 0) lines.push(`  ${p.phase}: ${p.docs_failed} documents failed: ${Object.entries(p.failed_by_reason).map(([r, c]) => `${r} ${c}`).join(', ')}`);
   }
