@@ -55,17 +55,20 @@ type indexDef struct {
 }
 
 type database struct {
-	name       string
-	dbID       string // 22-char base64, the part after "-" in change vectors
-	created    time.Time
-	raftIndex  int64
-	mu         sync.RWMutex
-	docs       map[string]*document
-	colls      map[string]*collectionInfo // lower-case name -> info
-	etag       int64
-	tombstones int64
-	identities map[string]int64 // for ids ending in "|"
-	indexes    map[string]*indexDef
+	name string
+	dbID string // 22-char base64, the part after "-" in change vectors
+	// DatabaseTopology.DatabaseTopologyIdBase64 / ClusterTransactionIdBase64 (see topologyJSON)
+	topologyID  string
+	clusterTxID string
+	created     time.Time
+	raftIndex   int64
+	mu          sync.RWMutex
+	docs        map[string]*document
+	colls       map[string]*collectionInfo // lower-case name -> info
+	etag        int64
+	tombstones  int64
+	identities  map[string]int64 // for ids ending in "|"
+	indexes     map[string]*indexDef
 
 	opsMu  sync.Mutex
 	nextOp int64
@@ -80,15 +83,17 @@ func newDatabaseID() string {
 
 func newDatabase(name string, raftIndex int64) *database {
 	return &database{
-		name:       name,
-		dbID:       newDatabaseID(),
-		created:    time.Now().UTC(),
-		raftIndex:  raftIndex,
-		docs:       make(map[string]*document),
-		colls:      make(map[string]*collectionInfo),
-		identities: make(map[string]int64),
-		indexes:    make(map[string]*indexDef),
-		ops:        make(map[int64]*operation),
+		name:        name,
+		dbID:        newDatabaseID(),
+		topologyID:  newDatabaseID(),
+		clusterTxID: newDatabaseID(),
+		created:     time.Now().UTC(),
+		raftIndex:   raftIndex,
+		docs:        make(map[string]*document),
+		colls:       make(map[string]*collectionInfo),
+		identities:  make(map[string]int64),
+		indexes:     make(map[string]*indexDef),
+		ops:         make(map[int64]*operation),
 	}
 }
 
