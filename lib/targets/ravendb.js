@@ -15,6 +15,7 @@ import { sleep } from 'k6';
 import { durationMs } from '../config.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { isConsecutive, keyName } from '../keys.js';
+import { committedFromState } from './ravendb-answers.js';
 
 export const MARKER = 'k6-writepath';
 export const MARKER_ID = 'k6wp/marker';
@@ -152,15 +153,7 @@ export function createTarget(cfg) {
       if (st.Status !== 'InProgress') break;
       sleep(0.1);
     }
-    const result = st.Result || {};
-    if (typeof result.DocumentsProcessed === 'number') {
-      return { known: true, processed: result.DocumentsProcessed, text: `${st.Status}, DocumentsProcessed=${result.DocumentsProcessed}` };
-    }
-    // A faulted bulk insert's message carries its progress: "Failed to process bulk insert.
-    // Inserted N documents, …" (BulkInsertProgress.ToString on the server).
-    const m = /Inserted (\d+) documents/.exec(String(result.Message || ''));
-    if (m) return { known: true, processed: Number(m[1]), text: `${st.Status}: ${result.Message}` };
-    return { known: false, processed: 0, text: `${st.Status}${result.Message ? `: ${result.Message}` : ''}` };
+    return committedFromState(st);
   }
 
   function bulkInsert(nums, stamp, tags) {

@@ -127,11 +127,14 @@ test('E4 bulk insert with gzip: per-stage table, server count equals acknowledge
 });
 
 test('E4 bulk insert: dropped connections are reported with the committed part from the operation state', async () => {
-  // The server commits every 100 commands; every bulk insert connection is dropped halfway.
-  await withServer(['-bulk-commit-ops', '100'], async (srv) => {
+  // The server commits every 1000 commands; every bulk insert connection is dropped halfway
+  // through its 3000 documents, so exactly one internal batch of each is committed and the
+  // failure text carries a count with a thousands separator, as the real server writes it
+  // ("Inserted 1,000 items in 1 batches. Last document ID: '…'").
+  await withServer(['-bulk-commit-ops', '1000'], async (srv) => {
     await faults(srv.url, { dropConnectionRate: 1, seed: 1 });
     const res = await runK6('scenarios/ravendb/bulk-insert.js', {
-      RAVEN_URL: srv.url, STAGES: '1s:1', BATCH_SIZE: '500', DOC_POOL: '200', KEEP: '1',
+      RAVEN_URL: srv.url, STAGES: '1s:1', BATCH_SIZE: '3000', DOC_POOL: '200', KEEP: '1',
     });
     const db = `k6wp_${res.runId}`;
     try {
@@ -139,12 +142,12 @@ test('E4 bulk insert: dropped connections are reported with the committed part f
       const bulk = phase(res.summary, 'bulk');
       assert.ok(bulk.batches >= 1);
       assert.equal(bulk.failed_batch_rate, 1);
-      assert.ok(bulk.docs_ok > 0 && bulk.docs_ok % 100 === 0, `committed internal batches are acknowledged: ${bulk.docs_ok}`);
-      assert.equal(bulk.docs_ok + bulk.docs_failed, bulk.batches * 500);
+      assert.equal(bulk.docs_ok, bulk.batches * 1000, 'the committed internal batch of each bulk insert is acknowledged');
+      assert.equal(bulk.docs_ok + bulk.docs_failed, bulk.batches * 3000);
       assert.deepEqual(bulk.failed_by_reason, { connection: bulk.docs_failed });
       assert.equal(await collectionCount(srv.url, db), bulk.docs_ok);
       assert.equal(res.summary.verification.count_ok, true);
-      assert.match(res.stderr, /bulk insert of 500 documents failed \(connection\): .*operation \d+: Faulted: Failed to process bulk insert\. Inserted \d+ documents.*; \d+ committed, \d+ counted as failed/);
+      assert.match(res.stderr, /bulk insert of 3000 documents failed \(connection\): .*operation \d+: Faulted: Failed to process bulk insert\. Inserted 1,000 items in 1 batches\. Last document ID: 'K\d+'; 1000 committed, 2000 counted as failed/);
     } finally {
       await dropDatabase(srv.url, db);
     }

@@ -14,7 +14,20 @@ package main
 //   {"Type":"HeartBeat"} is a no-op.
 //   Success: 201 with an empty body. Failure: 500 {"Url","Type":
 //   "System.InvalidOperationException","Message":"Failed to process bulk
-//   insert. ...","Error"} with Connection: close, and the operation is Faulted.
+//   insert. Inserted 1,000 items in 1 batches. Last document ID: 'K999'","Error"}
+//   with Connection: close, and the operation is Faulted (whatever the cause,
+//   a kill through operations/kill included: the processor wraps every
+//   exception in that InvalidOperationException, so the task faults).
+//   Sources (ravendb/ravendb): the processor's catch block in
+//   src/Raven.Server/Documents/Handlers/Processors/BulkInsert/AbstractBulkInsertHandlerProcessor.cs
+//   (commit 27c4748a), the progress text BulkInsertProgress.ToString() in
+//   src/Raven.Client/Documents/Operations/IOperationProgress.cs (6.x/7.x:
+//   "Inserted {Total:#,#;;0} items in {BatchCount:#,#;;0} batches." plus
+//   " Last document ID: '{LastProcessedId}'" once a batch was committed), and
+//   the operation state in src/Raven.Server/Documents/Operations/AbstractOperations.cs
+//   (Faulted: Progress null, Result = OperationExceptionResult of that exception,
+//   StatusCode 500). Total and BatchCount grow only when a batch is committed;
+//   DocumentsProcessed counts every PUT read from the body, committed or not.
 //
 // Choices of this double (noted in the report):
 //   - Counters / TimeSeriesBulkInsert / TimeSeries / AttachmentPUT commands are
@@ -43,9 +56,11 @@ type operation struct {
 	id      int64
 	kind    string
 	mu      sync.Mutex
-	status  string // InProgress | Completed | Faulted | Canceled
-	total   int64  // operations processed (committed)
-	docs    int64
+	status  string // InProgress | Completed | Faulted
+	total   int64  // commands committed (BulkInsertProgress.Total)
+	batches int64  // batches committed (BatchCount)
+	lastID  string // id of the last committed command (LastProcessedId)
+	docs    int64  // PUT commands read, committed or not (DocumentsProcessed)
 	errType string
 	errMsg  string
 	errText string
@@ -106,11 +121,14 @@ func (s *server) handleOperationState(w http.ResponseWriter, r *http.Request, db
 	writeJSON(w, http.StatusOK, op.state())
 }
 
+// BulkInsertProgress.ToJson() (IOperationProgress.cs): Processed is the obsolete alias of
+// DocumentsProcessed.
 type bulkInsertProgress struct {
 	Type                 string `json:"$type"`
 	Total                int64  `json:"Total"`
 	BatchCount           int64  `json:"BatchCount"`
 	LastProcessedId      any    `json:"LastProcessedId"`
+	Processed            int64  `json:"Processed"`
 	DocumentsProcessed   int64  `json:"DocumentsProcessed"`
 	AttachmentsProcessed int64  `json:"AttachmentsProcessed"`
 	CountersProcessed    int64  `json:"CountersProcessed"`
@@ -123,8 +141,12 @@ func (op *operation) state() map[string]any {
 	st := map[string]any{"Status": op.status, "Result": nil, "Progress": nil}
 	switch op.status {
 	case "InProgress":
+		var last any
+		if op.lastID != "" {
+			last = op.lastID
+		}
 		st["Progress"] = bulkInsertProgress{Type: "Raven.Client.Documents.Operations.BulkInsertProgress, Raven.Client",
-			Total: op.total, DocumentsProcessed: op.docs}
+			Total: op.total, BatchCount: op.batches, LastProcessedId: last, Processed: op.docs, DocumentsProcessed: op.docs}
 	case "Completed":
 		st["Result"] = map[string]any{
 			"$type":                "Raven.Client.Documents.Operations.BulkInsertResult, Raven.Client",
@@ -134,7 +156,7 @@ func (op *operation) state() map[string]any {
 			"CountersProcessed":    0,
 			"TimeSeriesProcessed":  0,
 		}
-	case "Faulted", "Canceled":
+	case "Faulted":
 		st["Result"] = map[string]any{
 			"$type":      "Raven.Client.Documents.Operations.OperationExceptionResult, Raven.Client",
 			"Type":       op.errType,
@@ -146,8 +168,24 @@ func (op *operation) state() map[string]any {
 	return st
 }
 
+// progressText is BulkInsertProgress.ToString() of RavenDB 6.x/7.x (IOperationProgress.cs):
+// .NET's "#,#;;0" prints thousands separators (the invariant culture's ",") and "0" for zero.
 func (op *operation) progressText() string {
-	return fmt.Sprintf("Inserted %d documents, %d attachments, %d counters and %d time series entries.", op.docs, 0, 0, 0)
+	msg := fmt.Sprintf("Inserted %s items in %s batches.", thousands(op.total), thousands(op.batches))
+	if op.lastID != "" {
+		msg += fmt.Sprintf(" Last document ID: '%s'", op.lastID)
+	}
+	return msg
+}
+
+// thousands formats n like .NET's "#,#;;0" under the invariant culture: 0 -> "0",
+// 1234567 -> "1,234,567".
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // POST /databases/<db>/operations/kill?id=N -> 204 (KillOperationCommand).
@@ -229,9 +267,6 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 	op.mu.Lock()
 	msg := "Failed to process bulk insert. " + op.progressText()
 	op.status = "Faulted"
-	if ctx.Err() != nil && r.Context().Err() == nil && !errors.Is(err, errDropped) {
-		op.status = "Canceled" // killed through operations/kill
-	}
 	op.errType = "System.InvalidOperationException"
 	op.errMsg = msg
 	op.errText = "System.InvalidOperationException: " + msg + "\n ---> " + inner
@@ -284,6 +319,9 @@ func (s *server) runBulkInsert(ctx context.Context, body io.Reader, contentEncod
 		if cmd.typ == "HeartBeat" {
 			continue
 		}
+		op.mu.Lock()
+		op.docs++ // counted when read (the server's DocumentsProcessed), before any commit
+		op.mu.Unlock()
 		batch = append(batch, cmd)
 		if len(batch) >= s.bulkCommitOps {
 			if err := s.commitBulkBatch(db, op, batch); err != nil {
@@ -411,7 +449,8 @@ func (s *server) commitBulkBatch(db *database, op *operation, batch []bulkComman
 	n := int64(len(batch))
 	op.mu.Lock()
 	op.total += n
-	op.docs += n
+	op.batches++
+	op.lastID = batch[len(batch)-1].id
 	op.mu.Unlock()
 	return nil
 }
