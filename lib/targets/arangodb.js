@@ -18,6 +18,7 @@ import { redact } from '../config.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { isConsecutive, keyName } from '../keys.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
+import { markTestEndpoint } from '../test-endpoint.js';
 
 export const MARKER = 'k6-writepath';
 const META = 'k6wp_meta';
@@ -289,7 +290,7 @@ export function createTarget(cfg, plan = {}) {
     // In verify mode this also proves the collections exist (a 404 aborts, nothing is dropped).
     for (const c of colls.slice(1)) mustOk(call('GET', `${prefix}/_api/collection/${c}/properties`, undefined, 'GET properties'), `read the properties of ${c}`);
     const props = mustOk(call('GET', `${prefix}/_api/collection/${colls[0]}/properties`, undefined, 'GET properties'), `read the properties of ${colls[0]}`) || {};
-    return {
+    return markTestEndpoint({
       version: `ArangoDB ${version.version} (${version.server || 'arango'}, license ${version.license || 'unknown'})`,
       serverVersion: `ArangoDB ${version.version}`,
       objects: [`database ${db}`, ...colls.map((c) => `collection ${db}/${c}`)],
@@ -301,7 +302,7 @@ export function createTarget(cfg, plan = {}) {
         keepNull: cfg.ARANGO_KEEP_NULL,
         auth: cfg.ARANGO_AUTH,
       },
-    };
+    }, vres.headers);
   }
 
   // One batch: a JSON array in one request, timed with k6's own request timing. Writes

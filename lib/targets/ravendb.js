@@ -16,6 +16,7 @@ import { durationMs } from '../config.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { isConsecutive, keyName } from '../keys.js';
 import { committedFromState } from './ravendb-answers.js';
+import { markTestEndpoint } from '../test-endpoint.js';
 
 export const MARKER = 'k6-writepath';
 export const MARKER_ID = 'k6wp/marker';
@@ -309,7 +310,7 @@ export function createTarget(cfg) {
       }
       createIndex();
     }
-    return {
+    return markTestEndpoint({
       version: `RavenDB ${build.FullVersion || build.ProductVersion}`,
       serverVersion: `RavenDB ${build.FullVersion || build.ProductVersion} (build ${build.BuildVersion}, ${build.CommitHash})`,
       objects: [`database ${db}`],
@@ -322,7 +323,7 @@ export function createTarget(cfg) {
         load_op: cfg.LOAD_OP,
         replicationFactor: 1,
       },
-    };
+    }, v.headers);
   }
 
   // Documents of the run's collection (the marker lives in another collection).

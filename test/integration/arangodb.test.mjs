@@ -59,7 +59,9 @@ test('E1 on ArangoDB: three phases, exact counts, read-back OK, database dropped
   assert.equal(s.verification.found, 3500);
   assert.equal(s.verification.readback_ok, true);
   assert.ok(s.verification.readback_checked > 0);
-  assert.match(s.server.serverVersion, /^ArangoDB 3\.12/);
+  assert.match(s.server.serverVersion, /^TEST ENDPOINT: arangodb-testserver, .*\(it reports ArangoDB 3\.12/);
+  assert.equal(s.test_endpoint, true);
+  assert.match(r.stdout, /^k6-writepath · TEST ENDPOINT · arangodb/m);
   assert.equal(s.server.settings.waitForSync, false);
   assert.match(r.stdout, /\nload\s+insert\s+12\s+3000\s+0/);
   assert.match(r.stdout, /\noverwrite\s+upsert\s+6\s+1500\s+0/);
@@ -267,6 +269,10 @@ test('InfluxDB receives the failed documents of an ArangoDB run by reason, as in
   const want = Object.fromEntries(r.summary.phases.map((p) => [`${p.phase}/e1210/arangodb`, p.docs_failed]));
   assert.ok(Object.values(want).every((n) => n > 0), JSON.stringify(want));
   assert.deepEqual(got, want);
+  // every batch sample of the run carries the tag test_endpoint=true (a test server answered)
+  const tagged = await influxQuery(INFLUX_URL, `SELECT count("value") FROM "writepath_batch_duration" WHERE "testid" = '${runId}' GROUP BY "test_endpoint"`);
+  const groups = (tagged.results[0].series || []).map((x) => [x.tags.test_endpoint, x.values[0][1]]);
+  assert.deepEqual(groups, [['true', r.summary.phases.reduce((n, p) => n + p.batches, 0)]]);
 });
 
 test('connections dropped mid-request are whole-batch failures with reason connection, and nothing is counted twice', async () => {

@@ -3,6 +3,8 @@
 // test starts its own server, so databases and fault settings never leak between tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startTestServer } from '../helpers/testserver.mjs';
 
@@ -57,7 +59,12 @@ for (const loadOp of ['insert', 'bulk']) {
       assert.ok(s.verification.readback_checked > 400 && s.verification.readback_checked <= 500, String(s.verification.readback_checked));
       assert.equal(s.verification.readback_stale_or_missing, 0);
       assert.equal(s.server.settings.load_op, loadOp);
-      assert.match(s.server.serverVersion, /^RavenDB 7\.1\.2/);
+      // the test server identifies itself: every output of the run says TEST ENDPOINT
+      assert.match(s.server.serverVersion, /^TEST ENDPOINT: ravendb-testserver, .*\(it reports RavenDB 7\.1\.2/);
+      assert.equal(s.test_endpoint, true);
+      assert.match(res.stdout, /^k6-writepath · TEST ENDPOINT · ravendb · insert-vs-overwrite/m);
+      assert.match(res.junit, /<testsuite name="k6-writepath TEST ENDPOINT · ravendb /);
+      assert.match(readFileSync(path.join(res.dir, 'report.html'), 'utf8'), /id="test-endpoint">TEST ENDPOINT/);
       assert.match(res.stdout, new RegExp(`load\\s+${loadOp}\\s+10\\s+3000\\s+0`));
       assert.equal(await databaseExists(srv.url, `k6wp_${res.runId}`), false, 'teardown drops the run\'s database');
     });
