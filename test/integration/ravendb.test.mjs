@@ -161,6 +161,30 @@ test('E4 bulk insert: dropped connections are reported with the committed part f
   });
 });
 
+test('E4 bulk insert refused with 503 before the server started it: operation state 404, nothing counted as stored', async () => {
+  // A 503 answered before the bulk-insert handler ran leaves no operation behind: the real
+  // server's operations/state answers 404 without a body (OperationsHandler.State), and the
+  // pack counts the whole array as failed; verification then agrees with the server's count.
+  await withServer([], async (srv) => {
+    await faults(srv.url, { burst503: { every: 2, length: 1 } });
+    const res = await runK6('scenarios/ravendb/bulk-insert.js', {
+      RAVEN_URL: srv.url, STAGES: '1s:1', BATCH_SIZE: '500', DOC_POOL: '200', KEEP: '1',
+    });
+    const db = `k6wp_${res.runId}`;
+    try {
+      assert.equal(res.code, 99, out(res));
+      const bulk = phase(res.summary, 'bulk');
+      assert.ok(bulk.docs_failed >= 500 && bulk.docs_failed % 500 === 0, out(res));
+      assert.deepEqual(bulk.failed_by_reason, { http_503: bulk.docs_failed });
+      assert.equal(await collectionCount(srv.url, db), bulk.docs_ok);
+      assert.equal(res.summary.verification.count_ok, true);
+      assert.match(res.stderr, /bulk insert of 500 documents failed \(http_503\): 503 Raven\.Client\.Exceptions\.Database\.DatabaseDisabledException: .*operation not found \(the server never started it\); 0 committed, 500 counted as failed/);
+    } finally {
+      await dropDatabase(srv.url, db);
+    }
+  });
+});
+
 test('RavenDB: an existing database without the marker is refused before anything is written', async () => {
   await withServer([], async (srv) => {
     const runId = uniqueRunId('rvforeign');
