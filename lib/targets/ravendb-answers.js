@@ -52,3 +52,20 @@ export function committedFromState(st) {
   }
   return { known: false, processed: 0, text: String(st.Status || 'no Status') };
 }
+
+// Cluster placement of a new database. The pack talks to RAVEN_URL only; the official clients
+// instead route every request by the database's topology (GET /topology). In a cluster the
+// server may place a new database with replicationFactor=1 on ANOTHER node, and a node outside
+// the database group does not serve it. The create answer (DatabasePutResult: RaftCommandIndex,
+// Name, Topology = DatabaseTopology.ToJson(), NodesAddedTo; ravendb/ravendb
+// src/Raven.Client/ServerWide/DatabaseTopology.cs) lists the group's node tags in
+// Topology.Members; GET /cluster/node-info names the node RAVEN_URL reaches (NodeTag).
+// Returns null when the database is on that node or when either side cannot tell, else the
+// one-line explanation.
+export function placementProblem(createAnswer, nodeTag) {
+  const t = createAnswer && createAnswer.Topology;
+  const group = t ? [...(t.Members || []), ...(t.Promotables || []), ...(t.Rehabs || [])] : [];
+  if (!nodeTag || group.length === 0 || group.includes(nodeTag)) return null;
+  const where = Array.isArray(createAnswer.NodesAddedTo) && createAnswer.NodesAddedTo.length ? ` (${createAnswer.NodesAddedTo.join(', ')})` : '';
+  return `the cluster placed it on node ${group.join(', ')}${where}, but RAVEN_URL reaches node ${nodeTag}`;
+}

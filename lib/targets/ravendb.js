@@ -15,7 +15,7 @@ import { sleep } from 'k6';
 import { durationMs } from '../config.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { isConsecutive, keyName } from '../keys.js';
-import { committedFromState } from './ravendb-answers.js';
+import { committedFromState, placementProblem } from './ravendb-answers.js';
 import { markTestEndpoint } from '../test-endpoint.js';
 
 export const MARKER = 'k6-writepath';
@@ -230,6 +230,20 @@ export function createTarget(cfg) {
     return http.put(`${base}/admin/databases?name=${db}&replicationFactor=1`, JSON.stringify({ DatabaseName: db }), adminParams);
   }
 
+  // A database the cluster placed on another node than RAVEN_URL's is refused (dropped again)
+  // with one line: the pack does not follow the topology (docs/ravendb.md, cluster).
+  function refuseElsewhere(created) {
+    let answer = null;
+    let tag = null;
+    try { answer = JSON.parse(created.body); } catch (_) { return; }
+    const info = http.get(`${base}/cluster/node-info`, { timeout: '10s' });
+    if (info.status === 200) { try { tag = JSON.parse(info.body).NodeTag; } catch (_) { return; } }
+    const problem = placementProblem(answer, tag);
+    if (!problem) return;
+    deleteDatabase();
+    exec.test.abort(`RavenDB database ${db}: ${problem}. k6-writepath sends every request to RAVEN_URL and does not follow the database topology: point RAVEN_URL at a node of the database group, or run against a single node (docs/ravendb.md)`);
+  }
+
   function deleteDatabase() {
     const body = JSON.stringify({ DatabaseNames: [db], HardDelete: true, FromNodes: null, TimeToWaitForConfirmation: null });
     return http.request('DELETE', `${base}/admin/databases`, body, adminParams);
@@ -260,6 +274,7 @@ export function createTarget(cfg) {
     if (mode === 'join') {
       const created = createDatabase();
       if (created.status === 201) {
+        refuseElsewhere(created);
         const marker = JSON.stringify({ tool: MARKER, run: runId, distributed: signature, createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } });
         const m = http.put(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, marker, adminParams);
         if (m.status !== 201) exec.test.abort(`cannot write the marker document to RavenDB database ${db}: ${errorText(m)}`);
@@ -301,6 +316,7 @@ export function createTarget(cfg) {
         reused = true;
       }
       if (created.status !== 201) exec.test.abort(`cannot create RavenDB database ${db}: ${errorText(created)}`);
+      refuseElsewhere(created);
 
       const marker = JSON.stringify({ tool: MARKER, run: runId, createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } });
       const m = http.put(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, marker, adminParams);

@@ -199,6 +199,17 @@ test('RavenDB: an existing database without the marker is refused before anythin
   });
 });
 
+test('RavenDB cluster: a database the cluster places on another node is refused with one line and dropped again', async () => {
+  // -database-node B: the create answer's topology puts the new database on node B while
+  // RAVEN_URL reaches node A (GET /cluster/node-info). The pack does not follow the topology.
+  await withServer(['-database-node', 'B'], async (srv) => {
+    const res = await runK6('scenarios/ravendb/insert-vs-overwrite.js', { RAVEN_URL: srv.url, DOCS: '2000' });
+    assert.equal(res.code, 108, out(res));
+    assert.match(res.stderr, new RegExp(`RavenDB database k6wp_${res.runId}: the cluster placed it on node B, but RAVEN_URL reaches node A\\. k6-writepath sends every request to RAVEN_URL and does not follow the database topology`));
+    assert.equal(await databaseExists(srv.url, `k6wp_${res.runId}`), false, 'the misplaced database is dropped again');
+  });
+});
+
 test('RavenDB: bad knobs stop the run with one line naming the knob', async () => {
   const res = await runK6('scenarios/ravendb/bulk-insert.js', { RAVEN_URL: 'http://127.0.0.1:1', STAGES: '10s:two' });
   assert.notEqual(res.code, 0);

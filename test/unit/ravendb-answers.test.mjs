@@ -6,7 +6,7 @@
 // src/Raven.Server/Documents/Handlers/Processors/BulkInsert/AbstractBulkInsertHandlerProcessor.cs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { committedFromState, parseBulkInsertProgress } from '../../lib/targets/ravendb-answers.js';
+import { committedFromState, parseBulkInsertProgress, placementProblem } from '../../lib/targets/ravendb-answers.js';
 
 const faulted = (message) => ({
   Status: 'Faulted',
@@ -67,4 +67,21 @@ test('a Completed state (the answer was lost after the server finished): Total o
 test('InProgress or an unreadable state tells nothing', () => {
   assert.equal(committedFromState({ Status: 'InProgress', Result: null, Progress: { Total: 1000 } }).known, false);
   assert.equal(committedFromState(null).known, false);
+});
+
+// The create-database answer is DatabasePutResult {RaftCommandIndex, Name, Topology, NodesAddedTo}
+// with Topology = DatabaseTopology.ToJson() (src/Raven.Client/ServerWide/DatabaseTopology.cs).
+const created = (members, added = []) => ({
+  RaftCommandIndex: 12, Name: 'k6wp_x', NodesAddedTo: added,
+  Topology: { Members: members, Promotables: [], Rehabs: [], Stamp: { Index: 12, Term: 1, LeadersTicks: -2 }, PromotablesStatus: {}, DemotionReasons: {}, DynamicNodesDistribution: false, ReplicationFactor: 1, DatabaseTopologyIdBase64: 'AAAAAAAAAAAAAAAAAAAAAA', ClusterTransactionIdBase64: 'AAAAAAAAAAAAAAAAAAAAAA', PriorityOrder: [] },
+});
+
+test('cluster placement: a database on RAVEN_URL\'s node is fine, on another node it is explained', () => {
+  assert.equal(placementProblem(created(['A']), 'A'), null);
+  assert.equal(placementProblem(created(['B', 'A']), 'A'), null);
+  assert.equal(placementProblem(created(['B'], ['http://10.0.0.2:8080']), 'A'),
+    'the cluster placed it on node B (http://10.0.0.2:8080), but RAVEN_URL reaches node A');
+  // cannot tell: no node tag, or an answer without a topology
+  assert.equal(placementProblem(created(['B']), null), null);
+  assert.equal(placementProblem({ RaftCommandIndex: 1, Name: 'k6wp_x' }, 'A'), null);
 });

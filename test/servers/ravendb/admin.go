@@ -152,7 +152,7 @@ var dbNameRe = regexp.MustCompile(`^[A-Za-z0-9_\-.]+$`)
 // bytes in unpadded base64 (22 characters), like the Guid the server stores there.
 func (s *server) topologyJSON(db *database, index int64) map[string]any {
 	return map[string]any{
-		"Members": []string{nodeTag}, "Promotables": []string{}, "Rehabs": []string{},
+		"Members": []string{s.dbNode}, "Promotables": []string{}, "Rehabs": []string{},
 		"Stamp":             map[string]any{"Index": index, "Term": 1, "LeadersTicks": -2},
 		"PromotablesStatus": map[string]any{}, "DemotionReasons": map[string]any{},
 		"DynamicNodesDistribution": false, "ReplicationFactor": 1,
@@ -210,8 +210,17 @@ func (s *server) handleCreateDatabase(w http.ResponseWriter, r *http.Request) {
 		"RaftCommandIndex": idx,
 		"Name":             name,
 		"Topology":         s.topologyJSON(existing, idx),
-		"NodesAddedTo":     []string{s.baseURL},
+		"NodesAddedTo":     s.nodesAddedTo(),
 	})
+}
+
+// nodesAddedTo: the URLs of the nodes the database was added to (DatabasePutResult.NodesAddedTo);
+// for -database-node other than this node the double knows no URL and lists none.
+func (s *server) nodesAddedTo() []string {
+	if s.dbNode != nodeTag {
+		return []string{}
+	}
+	return []string{s.baseURL}
 }
 
 // DELETE /admin/databases body {"DatabaseNames":[..],"HardDelete":true,"FromNodes":null,"TimeToWaitForConfirmation":null}

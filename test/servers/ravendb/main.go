@@ -31,6 +31,9 @@ type server struct {
 	bulkCommitOps int
 	storeBodies   bool
 	baseURL       string
+	// dbNode: the node tag the "cluster" places new databases on (-database-node); another tag
+	// than this server's own ("A") reproduces a database created on another cluster node.
+	dbNode string
 
 	mu        sync.RWMutex
 	dbs       map[string]*database // key: lower-case name (database names are case-insensitive)
@@ -52,6 +55,7 @@ func main() {
 	dropRate := flag.Float64("drop-connection-rate", 0, "fault: share (0..1) of bulk_insert/bulk_docs requests whose connection is dropped mid-body")
 	seed := flag.Int64("seed", 1, "fault: random seed for drop-connection decisions")
 	logRequests := flag.Bool("log-requests", false, "log every request (method, URI) to stderr")
+	dbNode := flag.String("database-node", nodeTag, "node tag the create-database answer places new databases on (another tag than \"A\" = the database lives on another cluster node)")
 	flag.Parse()
 
 	if *commitOps < 1 {
@@ -65,6 +69,7 @@ func main() {
 		dbs:           make(map[string]*database),
 		logger:        log.New(os.Stderr, "ravendb-testserver: ", log.LstdFlags|log.Lmicroseconds),
 		logRequests:   *logRequests,
+		dbNode:        *dbNode,
 	}
 	s.faults = newFaultState(faultConfig{
 		LatencyMs:          *latency,
