@@ -1,9 +1,10 @@
 // Command arangodb is an API-faithful ArangoDB test double for the project's tests.
 // It is NOT a database to benchmark: it keeps everything in memory and
 // implements only the HTTP surface the k6 scenarios and the arangojs fidelity
-// tests use. Behaviour follows /work/shared/reference/arangodb.md (docs, the
-// recorded examples "EX" and the server source "SRC"); comments cite it where
-// the behaviour is subtle.
+// tests use. Behaviour follows the ArangoDB docs (arangodb/docs-hugo "DOCS"),
+// the examples recorded there from real servers (site/data/3.12/cache.json, "EX") and the
+// server source (arangodb/arangodb, "SRC"); comments cite them where the behaviour is
+// subtle, and failure answers are audited in docs/fidelity.md.
 package main
 
 import (

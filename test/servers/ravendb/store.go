@@ -3,12 +3,13 @@ package main
 // In-memory storage for the RavenDB test double: databases, documents,
 // change vectors, collections, HiLo ranges, indexes and operations.
 //
-// Faithfulness notes (see /work/shared/reference/ravendb.md):
+// Faithfulness notes (sources: ravendb/ravendb server and client files and the ravendb/docs
+// REST pages named in the comments; failure answers are audited in docs/fidelity.md):
 //   - Document ids are case-insensitive in RavenDB; we key by strings.ToLower(id)
 //     and keep the casing of the latest write.
 //   - Collection names are case-insensitive too; the first casing seen is kept.
-//   - A document's collection cannot change through an update (reference §2,
-//     "an update must keep the same @collection").
+//   - A document's collection cannot change through an update (ravendb/docs
+//     client-api/rest-api/document-commands/put-documents.markdown: "an update must keep the same @collection").
 //   - Change vectors look like the real ones: "A:<etag>-<22-char database id>".
 
 import (
@@ -108,7 +109,7 @@ type docMeta struct {
 }
 
 // collectionOf returns the collection from @metadata.@collection, "@empty"
-// when absent (reference §1.2 body format).
+// when absent (the bulk-insert body format read by BatchRequestParser.cs).
 func collectionOf(raw []byte) (string, error) {
 	var m docMeta
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -202,6 +203,10 @@ func (t *txn) resolveID(id string) string {
 //   - expectedCV == nil: no check, create or overwrite (last write wins);
 //   - *expectedCV == "": the document must not exist ("expecting new document");
 //   - otherwise the stored change vector must equal *expectedCV.
+// The ConcurrencyException texts are the server's ("Document X has change vector …, but Put was
+// called with expecting new document. Optimistic concurrency violation, transaction will be
+// aborted."): ravendb/ravendb's own tests assert them, and users' logs of real servers show them
+// verbatim (e.g. NServiceBus' RavenDB persistence docs, Particular/docs.particular.net).
 //
 // The messages follow the server's DocumentPutAction.
 func (t *txn) put(id string, raw []byte, collection string, expectedCV *string) (*document, error) {
