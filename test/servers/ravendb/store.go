@@ -203,6 +203,7 @@ func (t *txn) resolveID(id string) string {
 //   - expectedCV == nil: no check, create or overwrite (last write wins);
 //   - *expectedCV == "": the document must not exist ("expecting new document");
 //   - otherwise the stored change vector must equal *expectedCV.
+//
 // The ConcurrencyException texts are the server's ("Document X has change vector …, but Put was
 // called with expecting new document. Optimistic concurrency violation, transaction will be
 // aborted."): ravendb/ravendb's own tests assert them, and users' logs of real servers show them
