@@ -110,14 +110,22 @@ export function experiment(workload, createTarget, env, { target, required = [],
     return { runId, target: info, startedAt: new Date().toISOString(), instance, segment: segment || null };
   }
 
+  // InfluxDB (and every other output) tag: a run on a project API test server is never
+  // mistaken for a database result (lib/test-endpoint.js).
+  function tagTestEndpoint(data) {
+    if (data && data.target && data.target.testEndpoint) exec.vu.metrics.tags.test_endpoint = 'true';
+  }
+
   function run(data) {
     if (distributed === 'verify') return;
+    if (!state.testEndpointTagged) { tagTestEndpoint(data); state.testEndpointTagged = true; }
     tgt.bind(data.runId, data.target);
     workload.iteration(tgt, cfg, plan, state);
   }
 
   function teardown(data) {
     if (!data || !data.runId) return;
+    tagTestEndpoint(data);
     if (distributed === '1') {
       console.log(`k6-writepath: ${data.target.objects.join(', ')}: kept for the other instances; verify the union and drop with scripts/verify-distributed (RUN_ID=${data.runId})`);
       return;

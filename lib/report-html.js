@@ -16,7 +16,7 @@ const STATS = [['min', 'min'], ['median', 'median'], ['average', 'average'], ['p
 // json: buildReport(...).json (summary.json).
 export function renderHtml(json) {
   const ops = json.ops || {};
-  const title = `k6-writepath · ${json.target} · ${json.experiment} · run ${json.run_id || '(none)'}`;
+  const title = `k6-writepath · ${json.test_endpoint ? 'TEST ENDPOINT · ' : ''}${json.target} · ${json.experiment} · run ${json.run_id || '(none)'}`;
   const server = json.server ? (json.server.serverVersion || json.server.version || '') : 'setup did not finish';
   const settings = json.server && json.server.settings ? Object.entries(json.server.settings).map(([k, v]) => `${k}=${v}`).join(' · ') : '';
   const cfg = json.config || {};
@@ -53,7 +53,7 @@ th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th{background:#f
 .ok{color:#1a7f37}.bad{color:#c62828;font-weight:bold}.verdict{font-size:1.3em}.muted{color:#666}figure{display:inline-block;margin:0 1em 1em 0}
 </style></head><body>
 <h1>${esc(title)}</h1>
-<p class="verdict ${verdict ? 'ok' : 'bad'}" id="verdict">${verdict ? 'PASSED' : 'FAILED'}: ${failed.length === 0 ? `all ${(json.thresholds || []).length} thresholds passed` : `${failed.length} of ${json.thresholds.length} thresholds failed`}</p>
+${json.test_endpoint ? '<p class="bad" id="test-endpoint">TEST ENDPOINT: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.</p>\n' : ''}<p class="verdict ${verdict ? 'ok' : 'bad'}" id="verdict">${verdict ? 'PASSED' : 'FAILED'}: ${failed.length === 0 ? `all ${(json.thresholds || []).length} thresholds passed` : `${failed.length} of ${json.thresholds.length} thresholds failed`}</p>
 <p>server: ${esc(server)}${settings ? `<br>settings: ${esc(settings)}` : ''}<br>
 workload: ${esc(cfg.VUS)} VUs · batches of ${esc(cfg.BATCH_SIZE)} · ${esc(cfg.DOC_SHAPE)} documents · keys ${esc(cfg.KEY_DIST)} · seed ${esc(cfg.SEED)}<br>
 <span class="muted">started ${esc(json.started_at || '-')}</span></p>

@@ -2,6 +2,7 @@
 // p90, p99, max of the time per batch, per phase), plus summary.json and junit.xml. Pure
 // functions of k6's summary data, so they are tested in Node as well.
 import { M } from './metric-names.js';
+import { TEST_ENDPOINT } from './test-endpoint.js';
 
 const num = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
@@ -82,6 +83,9 @@ function xmlEscape(s) {
 export function buildReport(data, meta) {
   const setup = data.setup_data || {};
   const runId = setup.runId || null;
+  // A project API test server answered (lib/test-endpoint.js): every output says so.
+  const testEndpoint = Boolean(setup.target && setup.target.testEndpoint);
+  const tep = testEndpoint ? `${TEST_ENDPOINT} · ` : '';
   const phases = meta.phases.map((p) => phaseStats(data, p, meta.reasons));
   const byName = Object.fromEntries(phases.map((p) => [p.phase, p]));
   const ratios = {};
@@ -137,6 +141,7 @@ export function buildReport(data, meta) {
     experiment: meta.experiment,
     started_at: setup.startedAt || null,
     server: setup.target || null,
+    test_endpoint: testEndpoint,
     config: meta.cfg,
     plan: meta.plan ? { vus: meta.plan.V, batch_size: meta.plan.B, load_batches: meta.plan.L, overwrite_batches: meta.plan.O, mixed_batches: meta.plan.M, new_keys_per_mixed_batch: meta.plan.newPer, expected_docs: meta.plan.expectedDocs } : null,
     ops: meta.ops || {},
@@ -151,8 +156,9 @@ export function buildReport(data, meta) {
 
   const lines = [];
   const server = setup.target ? (setup.target.serverVersion ? `${setup.target.serverVersion}` : setup.target.version) : 'setup did not finish';
-  lines.push(`k6-writepath · ${meta.target} · ${meta.experiment} · run ${runId || '(none)'}`);
+  lines.push(`k6-writepath · ${tep}${meta.target} · ${meta.experiment} · run ${runId || '(none)'}`);
   lines.push(`server: ${server}`);
+  if (testEndpoint) lines.push(`${TEST_ENDPOINT}: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.`);
   if (setup.target && setup.target.settings) {
     lines.push(`settings: ${Object.entries(setup.target.settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(' · ')}`);
   }
@@ -212,7 +218,7 @@ export function buildReport(data, meta) {
   const junit = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="k6-writepath ${xmlEscape(meta.target)} ${xmlEscape(meta.experiment)}" tests="${cases.length}" failures="${failures}">`,
+    `  <testsuite name="k6-writepath ${tep}${xmlEscape(meta.target)} ${xmlEscape(meta.experiment)}" tests="${cases.length}" failures="${failures}">`,
     ...cases.map((c) => (c.failure
       ? `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"><failure message="${xmlEscape(c.failure)}"/></testcase>`
       : `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"/>`)),

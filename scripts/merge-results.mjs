@@ -94,7 +94,11 @@ export async function merge({ influx, testid }) {
     };
     verification.ok = verification.found === expected && verification.readback_stale === 0;
   }
-  return { testid, instances, phases: rows, verification };
+  // Instances that wrote to a project API test server tagged their points test_endpoint=true
+  // (lib/test-endpoint.js): the merged result says so too.
+  const tep = await query(influx, `SELECT count(value) AS n FROM ${M.batch} ${w} AND test_endpoint='true'`);
+  const testEndpoint = tep.some((x) => x.row.n > 0);
+  return { testid, instances, test_endpoint: testEndpoint, phases: rows, verification };
 }
 
 // Limits of a threshold file (lib/thresholds.js's format) against the merged figures.
@@ -122,7 +126,8 @@ export function checkThresholds(merged, doc) {
 const f = (x, n = 1) => (x === null || x === undefined || Number.isNaN(x) ? '-' : Number(x).toFixed(n));
 
 export function renderTable(merged, checks) {
-  const lines = [`k6-writepath · merged distributed run ${merged.testid} · instances: ${merged.instances.join(', ')}`, '',
+  const lines = [`k6-writepath · ${merged.test_endpoint ? 'TEST ENDPOINT · ' : ''}merged distributed run ${merged.testid} · instances: ${merged.instances.join(', ')}`,
+    ...(merged.test_endpoint ? ['TEST ENDPOINT: the instances wrote to a k6-writepath API test server, not a database; these figures test the pack and measure no database.'] : []), '',
     `${'phase'.padEnd(10)}${'op'.padEnd(8)}${'batches'.padStart(8)}${'docs ok'.padStart(10)}${'failed'.padStart(8)}${'docs/s'.padStart(10)}  time per batch (ms, raw values of all instances):` +
     `${'min'.padStart(7)}${'median'.padStart(9)}${'average'.padStart(9)}${'p90'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(9)}`];
   for (const r of merged.phases) {

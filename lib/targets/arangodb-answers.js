@@ -1,8 +1,14 @@
 // How to read ArangoDB's answers to array writes, as pure functions (no k6 modules) so
 // the unit tests run them in Node. A 201/202 answer to an array can hold failed elements:
 // {"error":true,"errorNum":N,"errorMessage":…} in input order, and an X-Arango-Error-Codes
-// header that is a JSON object {"1210":3} (shared/reference/arangodb.md §1). With
-// silent=true only the failed elements come back ({} when all succeeded).
+// header that is a JSON object {"1210":3} (recorded example RestDocumentHandlerPostBadJsonMulti
+// of the ArangoDB docs, arangodb/docs-hugo site/data/3.12/cache.json; the header is built in
+// RestVocbaseBaseHandler::generate20x, arangodb/arangodb arangod/RestHandler/RestVocbaseBaseHandler.cpp).
+// With silent=true the answer is {} when every element succeeded; otherwise it is the array
+// the server built, which holds the failed elements AND, with overwriteMode=ignore, the
+// identity {_id,_key,_rev} of every element that met an existing document (written elements
+// have no entry): arangod/Transaction/Methods.cpp, ReplicatedProcessorBase::execute and
+// InsertProcessor::processValue. Only the elements with "error":true are failures.
 
 const ELEMENT_OK = '"_rev":"';
 
@@ -36,15 +42,17 @@ export function accountBatch(n, status, body, errorCodesHeader, silent) {
     }
   }
   if (silent) {
-    // Only the failed elements come back, in no mappable order: the header is the count,
-    // the body a cross-check ("{}" or "[]" = everything succeeded).
-    const errs = body === '{}' || body === '[]' ? [] : parseJson(body);
-    const listed = Array.isArray(errs) ? errs.length : null;
-    if (listed === null) {
+    // Written elements have no entry, so the failed ones cannot be mapped to keys: the
+    // header is the count, the error entries a cross-check ("{}" = everything succeeded).
+    const entries = body === '{}' || body === '[]' ? [] : parseJson(body);
+    if (!Array.isArray(entries)) {
       out.failed = n; out.byReason = { unconfirmed: n };
-      out.note = 'silent answer is neither {} nor an array of errors';
+      out.note = 'silent answer is neither {} nor an array';
       return out;
     }
+    // Ignored documents (overwriteMode=ignore) are listed with their identity: not failures.
+    const errs = entries.filter((e) => e && e.error === true);
+    const listed = errs.length;
     const failed = Math.max(listed, headerTotal);
     if (failed === 0) return out;
     out.failed = Math.min(n, failed);

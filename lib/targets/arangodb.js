@@ -19,6 +19,7 @@ import { outcomes } from './outcome.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { isConsecutive, keyName } from '../keys.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
+import { markTestEndpoint } from '../test-endpoint.js';
 
 const META = 'k6wp_meta';
 // A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
@@ -178,10 +179,10 @@ export function createTarget(cfg, plan = {}) {
     if (vres.status === 401) throw `ARANGO_USER=${cfg.ARANGO_USER}: ArangoDB refused the credentials (401); check ARANGO_PASSWORD and ARANGO_AUTH`;
     const version = parseJson(vres.body);
     if (vres.status !== 200 || !version || !version.version) throw `ARANGO_URL=${base} does not look like ArangoDB: /_api/version answered ${describe(vres)}`;
-    return {
+    return markTestEndpoint({
       version: `ArangoDB ${version.version} (${version.server || 'arango'}, license ${version.license || 'unknown'})`,
       serverVersion: `ArangoDB ${version.version}`,
-    };
+    }, vres.headers);
   }
 
   function must(res, what, codes = [200, 201, 202]) {

@@ -14,6 +14,8 @@ import { sleep } from 'k6';
 import { durationMs } from '../config.js';
 import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
 import { outcomes } from './outcome.js';
+import { committedFromState, placementProblem } from './ravendb-answers.js';
+import { markTestEndpoint } from '../test-endpoint.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { isConsecutive, keyName } from '../keys.js';
 
@@ -144,15 +146,7 @@ export function createTarget(cfg) {
       if (st.Status !== 'InProgress') break;
       sleep(0.1);
     }
-    const result = st.Result || {};
-    if (typeof result.DocumentsProcessed === 'number') {
-      return { known: true, processed: result.DocumentsProcessed, text: `${st.Status}, DocumentsProcessed=${result.DocumentsProcessed}` };
-    }
-    // A faulted bulk insert's message carries its progress: "Failed to process bulk insert.
-    // Inserted N documents, …" (BulkInsertProgress.ToString on the server).
-    const m = /Inserted (\d+) documents/.exec(String(result.Message || ''));
-    if (m) return { known: true, processed: Number(m[1]), text: `${st.Status}: ${result.Message}` };
-    return { known: false, processed: 0, text: `${st.Status}${result.Message ? `: ${result.Message}` : ''}` };
+    return committedFromState(st);
   }
 
   function bulkInsert(nums, stamp, tags) {
@@ -228,10 +222,10 @@ export function createTarget(cfg) {
     let build;
     try { build = JSON.parse(v.body); } catch (_) { build = null; }
     if (!build || !(build.FullVersion || build.ProductVersion)) throw `RAVEN_URL=${base} does not look like RavenDB: GET /build/version answered ${String(v.body).slice(0, 200)}`;
-    return {
+    return markTestEndpoint({
       version: `RavenDB ${build.FullVersion || build.ProductVersion}`,
       serverVersion: `RavenDB ${build.FullVersion || build.ProductVersion} (build ${build.BuildVersion}, ${build.CommitHash})`,
-    };
+    }, v.headers);
   }
 
   function indexFields() {
@@ -245,6 +239,7 @@ export function createTarget(cfg) {
     if (created.status === 409) return 'exists';
     if (created.status !== 201) throw errorText(created);
     try {
+      elsewhere(created);
       if (cfg.RAVEN_INDEXES > 0) {
         const fields = indexFields().map((f) => `d.${f}`).join(', ');
         const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${collection} select new { ${fields} }`] }] };
@@ -257,6 +252,19 @@ export function createTarget(cfg) {
       throw e;
     }
     return 'created';
+  }
+
+  // A database the cluster placed on another node than RAVEN_URL's is refused (and, since this
+  // call made it, deleted again): the pack sends every request to RAVEN_URL and does not follow
+  // the topology as the official clients do (docs/ravendb.md, "Clusters").
+  function elsewhere(created) {
+    let answer = null;
+    let tag = null;
+    try { answer = JSON.parse(created.body); } catch (_) { return; }
+    const info = http.get(`${base}/cluster/node-info`, { timeout: probeTimeout });
+    if (info.status === 200) { try { tag = JSON.parse(info.body).NodeTag; } catch (_) { return; } }
+    const problem = placementProblem(answer, tag);
+    if (problem) throw `${problem}. k6-writepath sends every request to RAVEN_URL and does not follow the database topology: point RAVEN_URL at a node of the database group, or run against a single node (docs/ravendb.md)`;
   }
 
   function writeMarker(marker) {

@@ -2,7 +2,7 @@
 // The official driver arangojs 10.4.0 talks to it exactly as it would talk to
 // a real ArangoDB 3.12; raw fetch tests pin the wire details our k6 adapter
 // relies on (201/202, inline element errors, the X-Arango-Error-Codes header,
-// fault knobs). Facts: /work/shared/reference/arangodb.md.
+// fault knobs). Facts: the sources cited in test/servers/arangodb and docs/fidelity.md.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Database } from 'arangojs';
@@ -440,6 +440,19 @@ describe('raw HTTP contract used by the k6 adapter', () => {
     assert.equal(some.headers.get('x-arango-error-codes'), '{"1210":2}');
     const single = await raw('POST', path('?silent=true'), { _key: 's4' });
     assert.equal(single.text, '{}');
+  });
+
+  test('silent=true with overwriteMode=ignore: once an element fails, ignored documents keep their identity in the answer', async () => {
+    // arangod/Transaction/Methods.cpp: an ignored document's identity is built whatever silent
+    // says, and the array is only cleared when no element failed.
+    const allIgnored = await raw('POST', path('?silent=true&overwriteMode=ignore'), [{ _key: 's1' }, { _key: 'si1' }]);
+    assert.equal(allIgnored.text, '{}');
+    const mixed = await raw('POST', path('?silent=true&overwriteMode=ignore'), [{ _key: 's1' }, { _key: 'si2' }, { _key: 'bad key!' }, { _key: 's2' }]);
+    assert.equal(mixed.status, 202);
+    assert.equal(mixed.headers.get('x-arango-error-codes'), '{"1221":1}');
+    // input order; the new document si2 has no entry, the two ignored ones and the error do
+    assert.deepEqual(mixed.json.map((e) => (e.error ? `e${e.errorNum}` : e._key)), ['s1', 'e1221', 's2']);
+    assert.match(mixed.json[0]._rev, /^_/);
   });
 
   test('error envelopes: bad JSON 400/600, unknown collection 404/1203, unknown db 404/1228, single dup 409/1210', async () => {

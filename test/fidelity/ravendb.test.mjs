@@ -1,7 +1,7 @@
 // Fidelity tests for the RavenDB API test double (test/servers/ravendb):
 // 1. the official `ravendb` npm client (7.2.6) must work against it unchanged;
 // 2. raw HTTP exchanges our k6 adapter relies on (lib/targets/ravendb.js) must
-//    match what the real server does (see /work/shared/reference/ravendb.md).
+//    match what the real server does (sources in test/servers/ravendb and docs/fidelity.md).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
@@ -302,7 +302,8 @@ describe('RavenDB test server raw HTTP (what the k6 adapter relies on)', () => {
     assert.equal(bad.status, 500);
     assert.equal(bad.headers.get('connection'), 'close');
     assert.equal(bad.body.Type, 'System.InvalidOperationException');
-    assert.match(bad.body.Message, /^Failed to process bulk insert\. /);
+    // nothing was committed: the progress reads 0 items in 0 batches, without a last id
+    assert.equal(bad.body.Message, 'Failed to process bulk insert. Inserted 0 items in 0 batches.');
     assert.equal(bad.body.Url, `/databases/${DB}/bulk_insert?id=${id2}`);
     assert.equal(typeof bad.body.Error, 'string');
     const st = await state(id2);
@@ -497,7 +498,10 @@ describe('RavenDB test server raw HTTP (what the k6 adapter relies on)', () => {
 
     const st = await state(id);
     assert.equal(st.body.Status, 'Faulted');
-    assert.match(st.body.Result.Message, /^Failed to process bulk insert\. Inserted 1000 documents/);
+    // BulkInsertProgress.ToString() of 6.x/7.x: committed items with thousands separators
+    assert.equal(st.body.Result.Message, "Failed to process bulk insert. Inserted 1,000 items in 1 batches. Last document ID: 'users/500999'");
+    assert.equal(st.body.Progress, null);
+    assert.equal(st.body.Result.Type, 'System.InvalidOperationException');
     // -bulk-commit-ops 1000: the first batch of 1000 was committed before the drop
     assert.equal(await users(), before_ + 1000);
     assert.equal((await req('GET', `/databases/${DB}/docs?id=dropped/1`)).status, 404);

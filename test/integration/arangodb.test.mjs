@@ -59,7 +59,9 @@ test('E1 on ArangoDB: three phases, exact counts, read-back OK, database dropped
   assert.equal(s.verification.found, 3500);
   assert.equal(s.verification.readback_ok, true);
   assert.ok(s.verification.readback_checked > 0);
-  assert.match(s.server.serverVersion, /^ArangoDB 3\.12/);
+  assert.match(s.server.serverVersion, /^TEST ENDPOINT: arangodb-testserver, .*\(it reports ArangoDB 3\.12/);
+  assert.equal(s.test_endpoint, true);
+  assert.match(r.stdout, /^k6-writepath · TEST ENDPOINT · arangodb/m);
   assert.equal(s.server.settings.ARANGO_WAIT_FOR_SYNC, 'false', 'read back from the collection');
   assert.match(r.stdout, /\nload\s+insert\s+12\s+3000\s+0/);
   assert.match(r.stdout, /\noverwrite\s+upsert\s+6\s+1500\s+0/);
@@ -113,6 +115,23 @@ test('silent=true with waitForSync (201 answers): failures counted from X-Arango
   assert.deepEqual(load.failed_by_reason, { e1221: 2000 - stored });
   // In the load phase every key is new, so docs_new is exact even without indexes.
   assert.equal(load.docs_new, stored);
+  await api('DELETE', `/_api/database/k6wp_${r.runId}`);
+});
+
+test('silent=true with OVERWRITE_OP=ignore: ignored documents listed in the answer are not counted as failed', async () => {
+  // Real ArangoDB keeps the identity of every ignored (existing) document in a silent answer
+  // once one element failed (arangod/Transaction/Methods.cpp); the test server does the same.
+  // Counting those entries as failures would turn each batch with one error into a failed batch.
+  await setFaults({ elementFailureRate: 0.02, elementFailureErrorNum: 1221, seed: 11 });
+  const r = await runK6(E1, arango({ PHASES: 'load,overwrite', DOCS: '2000', BATCH_SIZE: '200', OVERWRITE_BATCHES: '10', OVERWRITE_OP: 'ignore', ARANGO_SILENT: '1', KEEP: '1' }));
+  await setFaults({});
+  assert.equal(r.code, 99, explain(r));
+  const ow = r.summary.phases.find((p) => p.phase === 'overwrite');
+  assert.equal(ow.docs_ok + ow.docs_failed, 2000);
+  assert.deepEqual(Object.keys(ow.failed_by_reason), ['e1221'], JSON.stringify(ow.failed_by_reason));
+  // 2 % of 2000 elements fail on average; far from the ~all a miscount would report
+  assert.ok(ow.docs_failed > 0 && ow.docs_failed < 150, `overwrite failed ${ow.docs_failed}`);
+  assert.equal(ow.failed_by_reason.e1221, ow.docs_failed);
   await api('DELETE', `/_api/database/k6wp_${r.runId}`);
 });
 
@@ -250,6 +269,10 @@ test('InfluxDB receives the failed documents of an ArangoDB run by reason, as in
   const want = Object.fromEntries(r.summary.phases.map((p) => [`${p.phase}/e1210/arangodb`, p.docs_failed]));
   assert.ok(Object.values(want).every((n) => n > 0), JSON.stringify(want));
   assert.deepEqual(got, want);
+  // every batch sample of the run carries the tag test_endpoint=true (a test server answered)
+  const tagged = await influxQuery(INFLUX_URL, `SELECT count("value") FROM "writepath_batch_duration" WHERE "testid" = '${runId}' GROUP BY "test_endpoint"`);
+  const groups = (tagged.results[0].series || []).map((x) => [x.tags.test_endpoint, x.values[0][1]]);
+  assert.deepEqual(groups, [['true', r.summary.phases.reduce((n, p) => n + p.batches, 0)]]);
 });
 
 test('connections dropped mid-request are whole-batch failures with reason connection, and nothing is counted twice', async () => {

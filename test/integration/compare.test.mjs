@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
@@ -69,13 +69,16 @@ test('PostgreSQL vs the ArangoDB test endpoint: labelled TEST ENDPOINT everywher
   const r = compare([...small, '--arango-testserver', '--out', path.join(dir, 'cmp'), pgScenario, arangoScenario], dir);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^A: postgres · postgres · /m);
-  assert.match(r.stdout, /^B: arangodb \(TEST ENDPOINT\) · arangodb · ArangoDB /m);
+  assert.match(r.stdout, /^B: arangodb \(TEST ENDPOINT\) · arangodb · TEST ENDPOINT: arangodb-testserver, .*\(it reports ArangoDB /m);
   assert.match(r.stdout, /^TEST ENDPOINT: an API test server of this project/m);
   assert.equal(tableRows(r.stdout).length, 9);
   assert.match(readFileSync(path.join(dir, 'cmp', 'compare.svg'), 'utf8'), /B: arangodb \(TEST ENDPOINT\)/);
   const json = JSON.parse(readFileSync(path.join(dir, 'cmp', 'compare.json'), 'utf8'));
   assert.equal(json.runs[1].test_endpoint, true);
-  // The label travels with the result folder.
+  // The label travels with the result folder: the run itself recorded that a test server
+  // answered (summary.json server.testEndpoint), with or without the compare marker file.
+  assert.equal(JSON.parse(readFileSync(path.join(json.runs[1].source, 'summary.json'), 'utf8')).test_endpoint, true);
+  rmSync(path.join(json.runs[1].source, 'TEST-ENDPOINT'), { force: true });
   const again = compare([json.runs[0].source, json.runs[1].source, '--out', path.join(dir, 'cmp2')], dir);
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /^B: arangodb \(TEST ENDPOINT\)/m);

@@ -3,6 +3,8 @@
 // test starts its own server, so databases and fault settings never leak between tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startTestServer } from '../helpers/testserver.mjs';
 
@@ -57,7 +59,12 @@ for (const loadOp of ['insert', 'bulk']) {
       assert.ok(s.verification.readback_checked > 400 && s.verification.readback_checked <= 500, String(s.verification.readback_checked));
       assert.equal(s.verification.readback_stale_or_missing, 0);
       assert.equal(s.server.settings.load_op, loadOp);
-      assert.match(s.server.serverVersion, /^RavenDB 7\.1\.2/);
+      // the test server identifies itself: every output of the run says TEST ENDPOINT
+      assert.match(s.server.serverVersion, /^TEST ENDPOINT: ravendb-testserver, .*\(it reports RavenDB 7\.1\.2/);
+      assert.equal(s.test_endpoint, true);
+      assert.match(res.stdout, /^k6-writepath · TEST ENDPOINT · ravendb · insert-vs-overwrite/m);
+      assert.match(res.junit, /<testsuite name="k6-writepath TEST ENDPOINT · ravendb /);
+      assert.match(readFileSync(path.join(res.dir, 'report.html'), 'utf8'), /id="test-endpoint">TEST ENDPOINT/);
       assert.match(res.stdout, new RegExp(`load\\s+${loadOp}\\s+10\\s+3000\\s+0`));
       assert.equal(await databaseExists(srv.url, `k6wp_${res.runId}`), false, 'teardown drops the run\'s database');
     });
@@ -127,11 +134,14 @@ test('E4 bulk insert with gzip: per-stage table, server count equals acknowledge
 });
 
 test('E4 bulk insert: dropped connections are reported with the committed part from the operation state', async () => {
-  // The server commits every 100 commands; every bulk insert connection is dropped halfway.
-  await withServer(['-bulk-commit-ops', '100'], async (srv) => {
+  // The server commits every 1000 commands; every bulk insert connection is dropped halfway
+  // through its 3000 documents, so exactly one internal batch of each is committed and the
+  // failure text carries a count with a thousands separator, as the real server writes it
+  // ("Inserted 1,000 items in 1 batches. Last document ID: '…'").
+  await withServer(['-bulk-commit-ops', '1000'], async (srv) => {
     await faults(srv.url, { dropConnectionRate: 1, seed: 1 });
     const res = await runK6('scenarios/ravendb/bulk-insert.js', {
-      RAVEN_URL: srv.url, STAGES: '1s:1', BATCH_SIZE: '500', DOC_POOL: '200', KEEP: '1',
+      RAVEN_URL: srv.url, STAGES: '1s:1', BATCH_SIZE: '3000', DOC_POOL: '200', KEEP: '1',
     });
     const db = `k6wp_${res.runId}`;
     try {
@@ -139,12 +149,36 @@ test('E4 bulk insert: dropped connections are reported with the committed part f
       const bulk = phase(res.summary, 'bulk');
       assert.ok(bulk.batches >= 1);
       assert.equal(bulk.failed_batch_rate, 1);
-      assert.ok(bulk.docs_ok > 0 && bulk.docs_ok % 100 === 0, `committed internal batches are acknowledged: ${bulk.docs_ok}`);
-      assert.equal(bulk.docs_ok + bulk.docs_failed, bulk.batches * 500);
+      assert.equal(bulk.docs_ok, bulk.batches * 1000, 'the committed internal batch of each bulk insert is acknowledged');
+      assert.equal(bulk.docs_ok + bulk.docs_failed, bulk.batches * 3000);
       assert.deepEqual(bulk.failed_by_reason, { connection: bulk.docs_failed });
       assert.equal(await collectionCount(srv.url, db), bulk.docs_ok);
       assert.equal(res.summary.verification.count_ok, true);
-      assert.match(res.stderr, /bulk insert of 500 documents failed \(connection\): .*operation \d+: Faulted: Failed to process bulk insert\. Inserted \d+ documents.*; \d+ committed, \d+ counted as failed/);
+      assert.match(res.stderr, /bulk insert of 3000 documents failed \(connection\): .*operation \d+: Faulted: Failed to process bulk insert\. Inserted 1,000 items in 1 batches\. Last document ID: 'K\d+'; 1000 committed, 2000 counted as failed/);
+    } finally {
+      await dropDatabase(srv.url, db);
+    }
+  });
+});
+
+test('E4 bulk insert refused with 503 before the server started it: operation state 404, nothing counted as stored', async () => {
+  // A 503 answered before the bulk-insert handler ran leaves no operation behind: the real
+  // server's operations/state answers 404 without a body (OperationsHandler.State), and the
+  // pack counts the whole array as failed; verification then agrees with the server's count.
+  await withServer([], async (srv) => {
+    await faults(srv.url, { burst503: { every: 2, length: 1 } });
+    const res = await runK6('scenarios/ravendb/bulk-insert.js', {
+      RAVEN_URL: srv.url, STAGES: '1s:1', BATCH_SIZE: '500', DOC_POOL: '200', KEEP: '1',
+    });
+    const db = `k6wp_${res.runId}`;
+    try {
+      assert.equal(res.code, 99, out(res));
+      const bulk = phase(res.summary, 'bulk');
+      assert.ok(bulk.docs_failed >= 500 && bulk.docs_failed % 500 === 0, out(res));
+      assert.deepEqual(bulk.failed_by_reason, { http_503: bulk.docs_failed });
+      assert.equal(await collectionCount(srv.url, db), bulk.docs_ok);
+      assert.equal(res.summary.verification.count_ok, true);
+      assert.match(res.stderr, /bulk insert of 500 documents failed \(http_503\): 503 Raven\.Client\.Exceptions\.Database\.DatabaseDisabledException: .*operation not found \(the server never started it\); 0 committed, 500 counted as failed/);
     } finally {
       await dropDatabase(srv.url, db);
     }
@@ -162,6 +196,17 @@ test('RavenDB: an existing database without the marker is refused before anythin
     assert.match(res.stderr, new RegExp(`RavenDB database ${db} exists and was not created by k6-writepath \\(no marker\\): refusing to touch it`));
     assert.equal(await databaseExists(srv.url, db), true, 'the foreign database is left alone');
     assert.equal(await collectionCount(srv.url, db), 0);
+  });
+});
+
+test('RavenDB cluster: a database the cluster places on another node is refused with one line and dropped again', async () => {
+  // -database-node B: the create answer's topology puts the new database on node B while
+  // RAVEN_URL reaches node A (GET /cluster/node-info). The pack does not follow the topology.
+  await withServer(['-database-node', 'B'], async (srv) => {
+    const res = await runK6('scenarios/ravendb/insert-vs-overwrite.js', { RAVEN_URL: srv.url, DOCS: '2000' });
+    assert.equal(res.code, 108, out(res));
+    assert.match(res.stderr, new RegExp(`RavenDB database k6wp_${res.runId}: the cluster placed it on node B, but RAVEN_URL reaches node A\\. k6-writepath sends every request to RAVEN_URL and does not follow the database topology`));
+    assert.equal(await databaseExists(srv.url, `k6wp_${res.runId}`), false, 'the misplaced database is dropped again');
   });
 });
 

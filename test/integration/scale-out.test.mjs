@@ -91,6 +91,7 @@ test('E1 on PostgreSQL as 3 segmented k6 processes: the union is exact, read-bac
 
     const merged = readJson(runId, 'merged-summary.json');
     assert.deepEqual(merged.instances, ['1', '2', '3']);
+    assert.equal(merged.test_endpoint, false, 'a real PostgreSQL is no test endpoint');
     for (const phase of ['load', 'overwrite', 'mixed']) {
       const m = merged.phases.find((p) => p.phase === phase);
       const sum = (k) => parts.reduce((a, s) => a + s.phases.find((p) => p.phase === phase)[k], 0);
@@ -147,6 +148,9 @@ test('E4 bulk insert on the RavenDB test server as 3 segmented processes: ids di
     // Bulk insert overwrites silently: a shared id would make found < acknowledged.
     assert.equal(merged.verification.found, acked, JSON.stringify(merged.verification));
     assert.equal(merged.phases[0].docs_ok, acked);
+    // the instances wrote to a test server: the merged result is labelled too
+    assert.equal(merged.test_endpoint, true);
+    assert.match(readFileSync(path.join(resultsDir, runId, 'merged-summary.txt'), 'utf8'), /^k6-writepath · TEST ENDPOINT · merged distributed run/);
     assert.match(v.out, /dropped/);
   } finally {
     await srv.stop();

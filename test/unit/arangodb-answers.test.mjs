@@ -1,6 +1,7 @@
 // How the ArangoDB target reads answers to array writes (lib/targets/arangodb-answers.js).
-// Bodies and headers have the shapes of ArangoDB's recorded examples
-// (shared/reference/arangodb.md §1, EX RestDocumentHandlerPostBadJsonMulti).
+// Bodies and headers have the shapes of ArangoDB's recorded examples (arangodb/docs-hugo
+// site/data/3.12/cache.json, RestDocumentHandlerPostBadJsonMulti, recorded on 3.12.10) and of
+// the answers arangod/Transaction/Methods.cpp builds (silent + overwriteMode=ignore).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { accountBatch } from '../../lib/targets/arangodb-answers.js';
@@ -43,4 +44,17 @@ test('silent=true: {} or [] means all succeeded; otherwise the header counts the
   assert.deepEqual([noHeader.failed, noHeader.byReason], [1, { e1221: 1 }]);
   const garbage = accountBatch(5, 201, 'oops', undefined, true);
   assert.deepEqual([garbage.failed, garbage.byReason], [5, { unconfirmed: 5 }]);
+});
+
+test('silent=true with overwriteMode=ignore: identities of ignored documents in the answer are not failures', () => {
+  // The real server keeps the identity of every ignored (existing) document in the silent
+  // answer once any element failed (arangod/Transaction/Methods.cpp); written documents have
+  // no entry. 4 documents: k1 ignored, k2 written, k3 bad key, k4 ignored.
+  const body = `[${ok('k1')},${err(1221)},${ok('k4')}]`;
+  const a = accountBatch(4, 202, body, '{"1221":1}', true);
+  assert.deepEqual(a, { failed: 1, byReason: { e1221: 1 }, failedIndexes: null, note: null });
+  // without the header the error entries alone still count, identities never do
+  const noHeader = accountBatch(4, 202, body, undefined, true);
+  assert.deepEqual([noHeader.failed, noHeader.byReason], [1, { e1221: 1 }]);
+  assert.ok(!('eundefined' in noHeader.byReason));
 });

@@ -63,7 +63,11 @@ func (s *server) unauthorized(w http.ResponseWriter, r *http.Request) {
 // handleOpenAuth: POST /_open/auth {"username","password"} -> {"jwt":"..."}
 // (lifetime -session-timeout, default 1 h like --server.session-timeout 3600);
 // POST /_open/auth/renew with a valid bearer token issues a fresh one. 404 when
-// auth is disabled. An expired token is refused with 401 like any bad token.
+// auth is disabled: the handler is not mounted then before 3.12.6 (the version this
+// double reports); since 3.12.6 it answers 200 {"jwt":"invalid"} instead
+// (arangodb/arangodb arangod/RestHandler/RestAuthHandler.cpp). Wrong credentials:
+// 401 TRI_ERROR_HTTP_UNAUTHORIZED "Wrong credentials" (same file). An expired token
+// is refused with 401 like any bad token.
 func (s *server) handleOpenAuth(w http.ResponseWriter, r *http.Request, rest []string) {
 	if s.noAuth {
 		writeError(w, 404, 404, "unknown path '"+r.URL.Path+"'")

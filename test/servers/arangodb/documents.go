@@ -108,7 +108,7 @@ type outcome struct {
 	oldRev  string
 	oldRaw  []byte
 	newRaw  []byte
-	newNull bool // overwriteMode=ignore hit an existing doc: "new":null
+	newNull bool // overwriteMode=ignore hit an existing doc: "new":null, and listed even under silent
 	cur     *document
 }
 
@@ -184,7 +184,15 @@ func appendIdentity(b []byte, col string, o *outcome, withOld, withNew bool) []b
 // for multi-document ops with >=1 error; etag/location only for single docs
 // (SRC generate20x). silent: single -> {}; array -> {} if all succeeded
 // (SRC Methods.cpp: "if (options.silent && errorCounter.empty()) resDocs->clear()",
-// then generate20x emits an empty object; DOCS agree) else only the error objects.
+// then generate20x emits an empty object; DOCS agree). Otherwise the array the
+// server built while processing, in input order: the error object of each failed
+// element AND, with overwriteMode=ignore, the identity {_id,_key,_rev} of each
+// element that hit an existing document — InsertProcessor::processValue calls
+// buildDocumentIdentity for an ignored document whatever `silent` says, while a
+// written document gets its identity only `if (!_options.silent)`
+// (arangodb/arangodb arangod/Transaction/Methods.cpp, ReplicatedProcessorBase::execute
+// and InsertProcessor::processValue, 3.12 line). So the silent answer of a batch with
+// one failure can list more elements than failed.
 func writeResults(w http.ResponseWriter, r *http.Request, db string, c *collection, single bool, outs []outcome,
 	status int, silent, withOld, withNew bool) {
 	if single {
@@ -220,8 +228,8 @@ func writeResults(w http.ResponseWriter, r *http.Request, db string, c *collecti
 	first := true
 	for i := range outs {
 		o := &outs[i]
-		if silent && o.errNum == 0 {
-			continue
+		if silent && o.errNum == 0 && !o.newNull {
+			continue // written: no entry under silent; ignored (newNull): its identity stays
 		}
 		if !first {
 			b = append(b, ',')
@@ -395,7 +403,7 @@ func selectorKey(c *collection, e []byte) (key, rev string, errNum int) {
 
 // readMany: PUT /_api/document/<c>?onlyget=true. Always 200, missing
 // documents inline as {"error":true,"errorNum":1202,"errorMessage":"document not found"}
-// and NO X-Arango-Error-Codes (SRC: goes through generateDocument; reference §1, §7.6).
+// and NO X-Arango-Error-Codes (SRC: goes through generateDocument; no recorded example exists).
 func (s *server) readMany(w http.ResponseWriter, r *http.Request, c *collection, t *transaction) {
 	body, ok := parseBody(w, r)
 	if !ok {

@@ -1,9 +1,10 @@
 // Command arangodb is an API-faithful ArangoDB test double for the project's tests.
 // It is NOT a database to benchmark: it keeps everything in memory and
 // implements only the HTTP surface the k6 scenarios and the arangojs fidelity
-// tests use. Behaviour follows /work/shared/reference/arangodb.md (docs, the
-// recorded examples "EX" and the server source "SRC"); comments cite it where
-// the behaviour is subtle.
+// tests use. Behaviour follows the ArangoDB docs (arangodb/docs-hugo "DOCS"),
+// the examples recorded there from real servers (site/data/3.12/cache.json, "EX") and the
+// server source (arangodb/arangodb, "SRC"); comments cite them where the behaviour is
+// subtle, and failure answers are audited in docs/fidelity.md.
 package main
 
 import (
@@ -84,6 +85,9 @@ func main() {
 }
 
 // ServeHTTP strips the optional /_db/<db> prefix, applies auth and faults and routes.
+// testEndpointHeader is the header lib/test-endpoint.js looks for (TEST_ENDPOINT_HEADER).
+const testEndpointHeader = "X-K6wp-Test-Endpoint"
+
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Always consume the request body before the response goes out: when we
 	// answer early (503 burst, 401, 404) with a large unread body, Go's server
@@ -91,6 +95,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// 10 MB batch would see a reset instead of the error response.
 	defer io.Copy(io.Discard, r.Body)
 	w.Header().Set("Server", "ArangoDB")
+	// Not an ArangoDB header: it tells the pack (lib/test-endpoint.js) that a test double
+	// answered, so every result of the run is labelled TEST ENDPOINT.
+	w.Header().Set(testEndpointHeader, "arangodb-testserver")
 	// Every response carries the queue-time header since 3.9 (DOCS:general-request-handling).
 	w.Header().Set("X-Arango-Queue-Time-Seconds", "0.000000")
 

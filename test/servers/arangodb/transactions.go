@@ -166,8 +166,8 @@ func (ov *overlay) commit() {
 
 // trxFromRequest resolves the x-arango-trx-id header. On success the returned
 // transaction (if any) is LOCKED and the caller must unlock t.mu. Unknown ID
-// -> 404/1655; aborted, expired or committed -> 410/1654 (reference: "a
-// canceled or timed-out transaction: 410").
+// -> 404/1655; aborted, expired or committed -> 410/1654 (arangodb/docs-hugo
+// develop/http-api/transactions/stream-transactions.md: a canceled or timed-out transaction: 410).
 func (s *server) trxFromRequest(w http.ResponseWriter, r *http.Request, db *database) (*transaction, bool) {
 	id := r.Header.Get("X-Arango-Trx-Id")
 	if id == "" {

@@ -1,6 +1,6 @@
 package main
 
-// Server-level and management endpoints (reference §3), plus what the
+// Server-level and management endpoints (ravendb/ravendb AdminDatabasesHandler, DatabasesHandler), plus what the
 // official Node client calls on its own (topology, node info).
 
 import (
@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -141,20 +142,30 @@ func (s *server) handleListDatabases(w http.ResponseWriter, r *http.Request) {
 
 var dbNameRe = regexp.MustCompile(`^[A-Za-z0-9_\-.]+$`)
 
-func (s *server) topologyJSON(index int64) map[string]any {
+// topologyJSON is DatabaseTopology.ToJson() of the real server (ravendb/ravendb
+// src/Raven.Client/ServerWide/DatabaseTopology.cs, 6.x/7.x: Members, Promotables, Rehabs,
+// Stamp, PromotablesStatus, DemotionReasons, DynamicNodesDistribution, ReplicationFactor,
+// DatabaseTopologyIdBase64, ClusterTransactionIdBase64, PriorityOrder; PredefinedMentors is
+// not serialised). The official Python client 7.2.7 (ravendb/serverwide/misc.py,
+// DatabaseTopology.from_json) indexes DatabaseTopologyIdBase64 and PriorityOrder directly, so
+// an answer without them fails create-database with a KeyError. The two ids are 16 random
+// bytes in unpadded base64 (22 characters), like the Guid the server stores there.
+func (s *server) topologyJSON(db *database, index int64) map[string]any {
 	return map[string]any{
-		"Members": []string{nodeTag}, "Promotables": []string{}, "Rehabs": []string{},
-		"PredefinedMentors": map[string]any{}, "DemotionReasons": map[string]any{}, "PromotablesStatus": map[string]any{},
-		"ReplicationFactor": 1, "DynamicNodesDistribution": false,
-		"Stamp":         map[string]any{"Index": index, "Term": 1, "LeadersTicks": -2},
-		"PriorityOrder": []string{},
+		"Members": []string{s.dbNode}, "Promotables": []string{}, "Rehabs": []string{},
+		"Stamp":             map[string]any{"Index": index, "Term": 1, "LeadersTicks": -2},
+		"PromotablesStatus": map[string]any{}, "DemotionReasons": map[string]any{},
+		"DynamicNodesDistribution": false, "ReplicationFactor": 1,
+		"DatabaseTopologyIdBase64":   db.topologyID,
+		"ClusterTransactionIdBase64": db.clusterTxID,
+		"PriorityOrder":              []string{},
 	}
 }
 
 // PUT /admin/databases?name=<db>&replicationFactor=1, body {"DatabaseName":..}
 // -> 201 {"RaftCommandIndex","Name","Topology","NodesAddedTo":[url]};
 // existing -> 409 ConcurrencyException "Database 'X' already exists!" unless a
-// numeric ETag header is sent (modify an existing record, reference §3).
+// numeric ETag header is sent (modify an existing record, AdminDatabasesHandler.Put).
 // The Node client sends `ETag: "undefined"` when creating, which we ignore.
 func (s *server) handleCreateDatabase(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
@@ -191,15 +202,25 @@ func (s *server) handleCreateDatabase(w http.ResponseWriter, r *http.Request) {
 	}
 	idx := s.raftIndex.Add(1)
 	if existing == nil {
-		s.dbs[strings.ToLower(name)] = newDatabase(name, idx)
+		existing = newDatabase(name, idx)
+		s.dbs[strings.ToLower(name)] = existing
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"RaftCommandIndex": idx,
 		"Name":             name,
-		"Topology":         s.topologyJSON(idx),
-		"NodesAddedTo":     []string{s.baseURL},
+		"Topology":         s.topologyJSON(existing, idx),
+		"NodesAddedTo":     s.nodesAddedTo(),
 	})
+}
+
+// nodesAddedTo: the URLs of the nodes the database was added to (DatabasePutResult.NodesAddedTo);
+// for -database-node other than this node the double knows no URL and lists none.
+func (s *server) nodesAddedTo() []string {
+	if s.dbNode != nodeTag {
+		return []string{}
+	}
+	return []string{s.baseURL}
 }
 
 // DELETE /admin/databases body {"DatabaseNames":[..],"HardDelete":true,"FromNodes":null,"TimeToWaitForConfirmation":null}
@@ -239,7 +260,7 @@ func (s *server) handleGetDatabaseRecord(w http.ResponseWriter, r *http.Request)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"DatabaseName": db.name, "Disabled": false, "Encrypted": false, "Settings": map[string]any{},
-		"Topology": s.topologyJSON(db.raftIndex), "Indexes": map[string]any{}, "Etag": db.raftIndex,
+		"Topology": s.topologyJSON(db, db.raftIndex), "Indexes": map[string]any{}, "Etag": db.raftIndex,
 	})
 }
 
@@ -438,6 +459,25 @@ func (s *server) handleGetIndexes(w http.ResponseWriter, r *http.Request, db *da
 	db.mu.RUnlock()
 	if want != "" && len(out) == 0 {
 		writeEmpty(w, http.StatusNotFound)
+		return
+	}
+	// IndexHandler.GetAll (ravendb/ravendb src/Raven.Server/Documents/Handlers/IndexHandler.cs):
+	// indexes ordered by name, then start/pageSize; namesOnly=true writes only the names
+	// ({"Results":["Users/ByEmail"]}, what GetIndexNamesOperation of every client reads).
+	sort.Slice(out, func(i, j int) bool { return out[i]["Name"].(string) < out[j]["Name"].(string) })
+	q := r.URL.Query()
+	if start, err := strconv.Atoi(q.Get("start")); err == nil && start > 0 {
+		out = out[min(start, len(out)):]
+	}
+	if size, err := strconv.Atoi(q.Get("pageSize")); err == nil && size >= 0 && size < len(out) {
+		out = out[:size]
+	}
+	if strings.EqualFold(q.Get("namesOnly"), "true") {
+		names := make([]string, len(out))
+		for i, d := range out {
+			names[i] = d["Name"].(string)
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"Results": names})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"Results": out})

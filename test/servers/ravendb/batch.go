@@ -1,6 +1,6 @@
 package main
 
-// POST /databases/<db>/bulk_docs (reference §2; server BatchHandler /
+// POST /databases/<db>/bulk_docs (ravendb/ravendb BatchHandler /
 // AbstractBatchHandlerProcessorForBulkDocs).
 //
 //   Content-Type absent or starting with application/json, otherwise
@@ -108,7 +108,7 @@ func (s *server) handleBulkDocs(w http.ResponseWriter, r *http.Request, db *data
 
 	resp := map[string]any{"Results": results}
 	if txMode == "ClusterWide" {
-		// Cluster-wide transactions also return TransactionIndex (reference §2);
+		// Cluster-wide transactions also return TransactionIndex (ravendb/docs batch-commands.markdown);
 		// the Node session checks it is > 0.
 		resp["TransactionIndex"] = s.raftIndex.Add(1)
 	}

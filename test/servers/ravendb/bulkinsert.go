@@ -1,6 +1,6 @@
 package main
 
-// Bulk insert (reference §1) and the operations it registers.
+// Bulk insert (ravendb/ravendb BulkInsertHandler and AbstractBulkInsertHandlerProcessor) and the operations it registers.
 //
 // Wire protocol, as read by the server's BatchRequestParser /
 // AbstractBulkInsertBatchCommandsReader:
@@ -14,7 +14,20 @@ package main
 //   {"Type":"HeartBeat"} is a no-op.
 //   Success: 201 with an empty body. Failure: 500 {"Url","Type":
 //   "System.InvalidOperationException","Message":"Failed to process bulk
-//   insert. ...","Error"} with Connection: close, and the operation is Faulted.
+//   insert. Inserted 1,000 items in 1 batches. Last document ID: 'K999'","Error"}
+//   with Connection: close, and the operation is Faulted (whatever the cause,
+//   a kill through operations/kill included: the processor wraps every
+//   exception in that InvalidOperationException, so the task faults).
+//   Sources (ravendb/ravendb): the processor's catch block in
+//   src/Raven.Server/Documents/Handlers/Processors/BulkInsert/AbstractBulkInsertHandlerProcessor.cs
+//   (commit 27c4748a), the progress text BulkInsertProgress.ToString() in
+//   src/Raven.Client/Documents/Operations/IOperationProgress.cs (6.x/7.x:
+//   "Inserted {Total:#,#;;0} items in {BatchCount:#,#;;0} batches." plus
+//   " Last document ID: '{LastProcessedId}'" once a batch was committed), and
+//   the operation state in src/Raven.Server/Documents/Operations/AbstractOperations.cs
+//   (Faulted: Progress null, Result = OperationExceptionResult of that exception,
+//   StatusCode 500). Total and BatchCount grow only when a batch is committed;
+//   DocumentsProcessed counts every PUT read from the body, committed or not.
 //
 // Choices of this double (noted in the report):
 //   - Counters / TimeSeriesBulkInsert / TimeSeries / AttachmentPUT commands are
@@ -43,9 +56,11 @@ type operation struct {
 	id      int64
 	kind    string
 	mu      sync.Mutex
-	status  string // InProgress | Completed | Faulted | Canceled
-	total   int64  // operations processed (committed)
-	docs    int64
+	status  string // InProgress | Completed | Faulted
+	total   int64  // commands committed (BulkInsertProgress.Total)
+	batches int64  // batches committed (BatchCount)
+	lastID  string // id of the last committed command (LastProcessedId)
+	docs    int64  // PUT commands read, committed or not (DocumentsProcessed)
 	errType string
 	errMsg  string
 	errText string
@@ -68,7 +83,7 @@ func (db *database) getOperation(id int64) *operation {
 }
 
 // GET /databases/<db>/operations/next-operation-id -> {"Id":N,"NodeTag":"A"}
-// (OperationsHandler; clients read Id and NodeTag, reference §1.1).
+// (OperationsHandler; clients read Id and NodeTag: Python client bulkinsert.py GetNextOperationIdCommand).
 func (s *server) handleNextOperationID(w http.ResponseWriter, r *http.Request, db *database) {
 	db.opsMu.Lock()
 	db.nextOp++
@@ -106,11 +121,14 @@ func (s *server) handleOperationState(w http.ResponseWriter, r *http.Request, db
 	writeJSON(w, http.StatusOK, op.state())
 }
 
+// BulkInsertProgress.ToJson() (IOperationProgress.cs): Processed is the obsolete alias of
+// DocumentsProcessed.
 type bulkInsertProgress struct {
 	Type                 string `json:"$type"`
 	Total                int64  `json:"Total"`
 	BatchCount           int64  `json:"BatchCount"`
 	LastProcessedId      any    `json:"LastProcessedId"`
+	Processed            int64  `json:"Processed"`
 	DocumentsProcessed   int64  `json:"DocumentsProcessed"`
 	AttachmentsProcessed int64  `json:"AttachmentsProcessed"`
 	CountersProcessed    int64  `json:"CountersProcessed"`
@@ -123,8 +141,12 @@ func (op *operation) state() map[string]any {
 	st := map[string]any{"Status": op.status, "Result": nil, "Progress": nil}
 	switch op.status {
 	case "InProgress":
+		var last any
+		if op.lastID != "" {
+			last = op.lastID
+		}
 		st["Progress"] = bulkInsertProgress{Type: "Raven.Client.Documents.Operations.BulkInsertProgress, Raven.Client",
-			Total: op.total, DocumentsProcessed: op.docs}
+			Total: op.total, BatchCount: op.batches, LastProcessedId: last, Processed: op.docs, DocumentsProcessed: op.docs}
 	case "Completed":
 		st["Result"] = map[string]any{
 			"$type":                "Raven.Client.Documents.Operations.BulkInsertResult, Raven.Client",
@@ -134,7 +156,7 @@ func (op *operation) state() map[string]any {
 			"CountersProcessed":    0,
 			"TimeSeriesProcessed":  0,
 		}
-	case "Faulted", "Canceled":
+	case "Faulted":
 		st["Result"] = map[string]any{
 			"$type":      "Raven.Client.Documents.Operations.OperationExceptionResult, Raven.Client",
 			"Type":       op.errType,
@@ -146,8 +168,24 @@ func (op *operation) state() map[string]any {
 	return st
 }
 
+// progressText is BulkInsertProgress.ToString() of RavenDB 6.x/7.x (IOperationProgress.cs):
+// .NET's "#,#;;0" prints thousands separators (the invariant culture's ",") and "0" for zero.
 func (op *operation) progressText() string {
-	return fmt.Sprintf("Inserted %d documents, %d attachments, %d counters and %d time series entries.", op.docs, 0, 0, 0)
+	msg := fmt.Sprintf("Inserted %s items in %s batches.", thousands(op.total), thousands(op.batches))
+	if op.lastID != "" {
+		msg += fmt.Sprintf(" Last document ID: '%s'", op.lastID)
+	}
+	return msg
+}
+
+// thousands formats n like .NET's "#,#;;0" under the invariant culture: 0 -> "0",
+// 1234567 -> "1,234,567".
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // POST /databases/<db>/operations/kill?id=N -> 204 (KillOperationCommand).
@@ -184,7 +222,7 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 	q := r.URL.Query()
 	idStr := q.Get("id")
 	if idStr == "" {
-		// GetLongQueryString("id") is required (reference §1.2).
+		// GetLongQueryString("id") is required (BulkInsertHandler.cs).
 		writeError(w, r, http.StatusBadRequest, "Raven.Client.Exceptions.BadRequestException",
 			"Query string id is mandatory, but wasn't specified.", "")
 		return
@@ -218,7 +256,7 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 		op.mu.Lock()
 		op.status = "Completed"
 		op.mu.Unlock()
-		// 201 Created and no body (reference §1.2 "Response").
+		// 201 Created and no body (the processor sets 201 Created and writes nothing).
 		w.Header().Del("Content-Type")
 		w.Header().Set("Content-Length", "0")
 		w.WriteHeader(http.StatusCreated)
@@ -229,9 +267,6 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 	op.mu.Lock()
 	msg := "Failed to process bulk insert. " + op.progressText()
 	op.status = "Faulted"
-	if ctx.Err() != nil && r.Context().Err() == nil && !errors.Is(err, errDropped) {
-		op.status = "Canceled" // killed through operations/kill
-	}
 	op.errType = "System.InvalidOperationException"
 	op.errMsg = msg
 	op.errText = "System.InvalidOperationException: " + msg + "\n ---> " + inner
@@ -248,7 +283,7 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 // runBulkInsert parses the array command by command with json.Decoder
 // Token/More (never reading the whole body) and commits every bulkCommitOps.
 func (s *server) runBulkInsert(ctx context.Context, body io.Reader, contentEncoding string, db *database, op *operation) error {
-	// Only gzip is recognized (reference §1.2: HeadersAllowGzip / GetDecompressedStream);
+	// Only gzip is recognized (RequestHandler.GetDecompressedStream, 4.x/5.x HeadersAllowGzip);
 	// other encodings fall through and the compressed bytes fail to parse as JSON.
 	if strings.Contains(strings.ToLower(contentEncoding), "gzip") {
 		gz, err := gzip.NewReader(body)
@@ -284,6 +319,9 @@ func (s *server) runBulkInsert(ctx context.Context, body io.Reader, contentEncod
 		if cmd.typ == "HeartBeat" {
 			continue
 		}
+		op.mu.Lock()
+		op.docs++ // counted when read (the server's DocumentsProcessed), before any commit
+		op.mu.Unlock()
 		batch = append(batch, cmd)
 		if len(batch) >= s.bulkCommitOps {
 			if err := s.commitBulkBatch(db, op, batch); err != nil {
@@ -411,7 +449,8 @@ func (s *server) commitBulkBatch(db *database, op *operation, batch []bulkComman
 	n := int64(len(batch))
 	op.mu.Lock()
 	op.total += n
-	op.docs += n
+	op.batches++
+	op.lastID = batch[len(batch)-1].id
 	op.mu.Unlock()
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
-// Single-document endpoints and HiLo (reference §2 "Single-document endpoints").
+// Single-document endpoints and HiLo (ravendb/ravendb DocumentHandler and HiLoHandler;
+// ravendb/docs client-api/rest-api/document-commands).
 //
 //   GET  /databases/<db>/docs?id=a&id=b[&metadataOnly=true]
 //        200 {"Results":[doc|null,...],"Includes":{}}; 404 (no body) when the

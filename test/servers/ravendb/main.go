@@ -1,8 +1,8 @@
 // Command ravendb is an API-faithful RavenDB test double for the k6-writepath
 // scenarios and fidelity tests. It is NOT a benchmark target: it keeps
 // everything in memory and implements only the HTTP surface our k6 adapter and
-// the official clients use. Facts come from /work/shared/reference/ravendb.md
-// (gathered from the server and client sources) and from reading the official
+// the official clients use. Facts come from the ravendb/ravendb server and client
+// sources named in the comments (failure answers: docs/fidelity.md) and from reading the official
 // Node client (node_modules/ravendb/dist/esm); comments cite which.
 //
 // Usage: ravendb -addr 127.0.0.1:0 -version 7.1.2 [-bulk-commit-ops 1000]
@@ -31,6 +31,9 @@ type server struct {
 	bulkCommitOps int
 	storeBodies   bool
 	baseURL       string
+	// dbNode: the node tag the "cluster" places new databases on (-database-node); another tag
+	// than this server's own ("A") reproduces a database created on another cluster node.
+	dbNode string
 
 	mu        sync.RWMutex
 	dbs       map[string]*database // key: lower-case name (database names are case-insensitive)
@@ -52,6 +55,7 @@ func main() {
 	dropRate := flag.Float64("drop-connection-rate", 0, "fault: share (0..1) of bulk_insert/bulk_docs requests whose connection is dropped mid-body")
 	seed := flag.Int64("seed", 1, "fault: random seed for drop-connection decisions")
 	logRequests := flag.Bool("log-requests", false, "log every request (method, URI) to stderr")
+	dbNode := flag.String("database-node", nodeTag, "node tag the create-database answer places new databases on (another tag than \"A\" = the database lives on another cluster node)")
 	flag.Parse()
 
 	if *commitOps < 1 {
@@ -65,6 +69,7 @@ func main() {
 		dbs:           make(map[string]*database),
 		logger:        log.New(os.Stderr, "ravendb-testserver: ", log.LstdFlags|log.Lmicroseconds),
 		logRequests:   *logRequests,
+		dbNode:        *dbNode,
 	}
 	s.faults = newFaultState(faultConfig{
 		LatencyMs:          *latency,
@@ -94,6 +99,9 @@ func main() {
 // 400 with a RouteNotFoundException ("There is no handler for path: ...",
 // RequestRouter.HandlePath + RavenServerStartup.MaybeSetExceptionStatusCode),
 // and are logged to stderr so missing endpoints are easy to spot.
+// testEndpointHeader is the header lib/test-endpoint.js looks for (TEST_ENDPOINT_HEADER).
+const testEndpointHeader = "X-K6wp-Test-Endpoint"
+
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	if s.logRequests {
@@ -107,6 +115,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Raven-Server-Version", s.serverVersionHeader())
+	// Not a RavenDB header: it tells the pack (lib/test-endpoint.js) that a test double
+	// answered, so every result of the run is labelled TEST ENDPOINT.
+	h.Set(testEndpointHeader, "ravendb-testserver")
 
 	s.faults.applyLatency()
 	if isWriteRequest(r) && s.faults.next503() {

@@ -3,12 +3,13 @@ package main
 // In-memory storage for the RavenDB test double: databases, documents,
 // change vectors, collections, HiLo ranges, indexes and operations.
 //
-// Faithfulness notes (see /work/shared/reference/ravendb.md):
+// Faithfulness notes (sources: ravendb/ravendb server and client files and the ravendb/docs
+// REST pages named in the comments; failure answers are audited in docs/fidelity.md):
 //   - Document ids are case-insensitive in RavenDB; we key by strings.ToLower(id)
 //     and keep the casing of the latest write.
 //   - Collection names are case-insensitive too; the first casing seen is kept.
-//   - A document's collection cannot change through an update (reference §2,
-//     "an update must keep the same @collection").
+//   - A document's collection cannot change through an update (ravendb/docs
+//     client-api/rest-api/document-commands/put-documents.markdown: "an update must keep the same @collection").
 //   - Change vectors look like the real ones: "A:<etag>-<22-char database id>".
 
 import (
@@ -55,17 +56,20 @@ type indexDef struct {
 }
 
 type database struct {
-	name       string
-	dbID       string // 22-char base64, the part after "-" in change vectors
-	created    time.Time
-	raftIndex  int64
-	mu         sync.RWMutex
-	docs       map[string]*document
-	colls      map[string]*collectionInfo // lower-case name -> info
-	etag       int64
-	tombstones int64
-	identities map[string]int64 // for ids ending in "|"
-	indexes    map[string]*indexDef
+	name string
+	dbID string // 22-char base64, the part after "-" in change vectors
+	// DatabaseTopology.DatabaseTopologyIdBase64 / ClusterTransactionIdBase64 (see topologyJSON)
+	topologyID  string
+	clusterTxID string
+	created     time.Time
+	raftIndex   int64
+	mu          sync.RWMutex
+	docs        map[string]*document
+	colls       map[string]*collectionInfo // lower-case name -> info
+	etag        int64
+	tombstones  int64
+	identities  map[string]int64 // for ids ending in "|"
+	indexes     map[string]*indexDef
 
 	opsMu  sync.Mutex
 	nextOp int64
@@ -80,15 +84,17 @@ func newDatabaseID() string {
 
 func newDatabase(name string, raftIndex int64) *database {
 	return &database{
-		name:       name,
-		dbID:       newDatabaseID(),
-		created:    time.Now().UTC(),
-		raftIndex:  raftIndex,
-		docs:       make(map[string]*document),
-		colls:      make(map[string]*collectionInfo),
-		identities: make(map[string]int64),
-		indexes:    make(map[string]*indexDef),
-		ops:        make(map[int64]*operation),
+		name:        name,
+		dbID:        newDatabaseID(),
+		topologyID:  newDatabaseID(),
+		clusterTxID: newDatabaseID(),
+		created:     time.Now().UTC(),
+		raftIndex:   raftIndex,
+		docs:        make(map[string]*document),
+		colls:       make(map[string]*collectionInfo),
+		identities:  make(map[string]int64),
+		indexes:     make(map[string]*indexDef),
+		ops:         make(map[int64]*operation),
 	}
 }
 
@@ -103,7 +109,7 @@ type docMeta struct {
 }
 
 // collectionOf returns the collection from @metadata.@collection, "@empty"
-// when absent (reference §1.2 body format).
+// when absent (the bulk-insert body format read by BatchRequestParser.cs).
 func collectionOf(raw []byte) (string, error) {
 	var m docMeta
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -197,6 +203,11 @@ func (t *txn) resolveID(id string) string {
 //   - expectedCV == nil: no check, create or overwrite (last write wins);
 //   - *expectedCV == "": the document must not exist ("expecting new document");
 //   - otherwise the stored change vector must equal *expectedCV.
+//
+// The ConcurrencyException texts are the server's ("Document X has change vector …, but Put was
+// called with expecting new document. Optimistic concurrency violation, transaction will be
+// aborted."): ravendb/ravendb's own tests assert them, and users' logs of real servers show them
+// verbatim (e.g. NServiceBus' RavenDB persistence docs, Particular/docs.particular.net).
 //
 // The messages follow the server's DocumentPutAction.
 func (t *txn) put(id string, raw []byte, collection string, expectedCV *string) (*document, error) {
