@@ -109,7 +109,7 @@ export function buildReport(data, meta) {
   // A plan that did not finish (Ctrl-C, MAX_DURATION): fewer batches than planned. Its count is
   // held against the acknowledged documents; its read-back (last writers come from the plan)
   // is not meaningful.
-  const planned = meta.plan && meta.plan.L !== undefined ? meta.plan.L + meta.plan.O + meta.plan.M : null;
+  const planned = meta.experiment === 'insert-vs-overwrite' && meta.plan ? meta.plan.L + meta.plan.O + meta.plan.M : null;
   const partial = planned !== null && phases.reduce((s, p) => s + p.batches, 0) < planned;
   const verification = g(M.verifyFound) === null || g(M.verifyError) === 1 ? { ran: false, why: notRun } : {
     ran: true,
