@@ -1,7 +1,7 @@
 // Glue between a workload (what is done), a target (how, on one database) and k6: options,
 // setup, the per-iteration function, teardown with verification, and handleSummary. A
 // scenario file is just:  const e = experiment(workload, createTarget, __ENV, {...});
-import { fail, loadConfig, publicConfig } from './config.js';
+import { fail, loadConfig, planSignature, publicConfig } from './config.js';
 import { k6Thresholds, parseThresholds } from './thresholds.js';
 import { buildReport } from './report.js';
 import { renderHtml } from './report-html.js';
@@ -41,20 +41,9 @@ function newRunId() {
   return `${d}_${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`;
 }
 
-// Knobs that decide what a run writes. With DISTRIBUTED, every instance and the verify step
-// must agree on them: their hash is part of the shared objects' marker, so an instance
-// started with another DOCS or SEED refuses to join instead of corrupting the counts.
-const PLAN_KNOBS = ['PHASES', 'DOCS', 'BATCH_SIZE', 'VUS', 'OVERWRITE_BATCHES', 'MIXED_BATCHES', 'MIXED_NEW_PERCENT', 'MIXED_OP',
-  'KEY_DIST', 'ZIPF_THETA', 'HOTSPOT_DATA_PERCENT', 'HOTSPOT_OPS_PERCENT', 'DOC_SHAPE', 'DOC_BYTES', 'COMPLEXITY', 'DOC_POOL', 'SEED',
-  'STAGES', 'LOAD_OP', 'OVERWRITE_OP', 'ARANGOBENCH_CASE', 'REQUESTS', 'PG_TABLE', 'PG_INDEXES', 'RAVEN_COLLECTION', 'RAVEN_INDEXES',
-  'ARANGO_INDEXES', 'ARANGO_WAIT_FOR_SYNC', 'ARANGO_KEEP_NULL'];
-
-export function planSignature(cfg) {
-  const text = PLAN_KNOBS.filter((k) => cfg[k] !== undefined).map((k) => `${k}=${cfg[k]}`).join(';');
-  let h = 0x811c9dc5; // FNV-1a, 32 bits
-  for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
-  return `${cfg.experiment}-${h.toString(16).padStart(8, '0')}`;
-}
+// planSignature (lib/config.js): the hash of the plan knobs the instances of a distributed
+// run must share.
+export { planSignature };
 
 // Which instance of a segmented run this is: 1-based position of the segment in the
 // sequence (what k6-operator passes as instance_id), or the segment itself.

@@ -7,14 +7,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { KNOBS } from '../lib/config.js';
+import { KNOBS, knobScope } from '../lib/config.js';
 import { groupedBars } from '../lib/svg-chart.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LETTERS = 'ABCDEFGH';
-// Settings that say how a run was made or checked, not what it wrote: they may differ.
-const NOT_WORKLOAD = new Set(['RUN_ID', 'THRESHOLDS', 'RESULTS_DIR', 'TIMEOUT', 'MAX_DURATION', 'REUSE', 'KEEP', 'READBACK',
-  'HTML_REPORTER', 'WEB_DASHBOARD', 'WEB_DASHBOARD_PERIOD', 'timeoutMs', 'target']);
+// The settings two runs must share: the knobs of scope 'workload' (lib/config.js knobScope).
+// Knobs of scope 'run' (how a run was made or checked) and 'target:<db>' (how one database
+// stores it) may differ, and so may values derived from knobs (timeoutMs).
+const WORKLOAD_KNOBS = Object.keys(KNOBS).filter((k) => knobScope(k).scope === 'workload');
 // Marker a comparison leaves in the result folder of a run it made against a test server.
 export const TEST_ENDPOINT_MARKER = 'TEST-ENDPOINT';
 
@@ -23,15 +24,12 @@ const refuse = (msg) => { throw new CompareError(msg); };
 
 const show = (v) => (Array.isArray(v) ? v.join(',') : JSON.stringify(v));
 
-// The settings two runs must share: every knob of the pack that belongs to no single target,
-// plus anything else in config a workload added (e.g. MIXED_OP), minus NOT_WORKLOAD.
+// A workload knob missing from a summary (written before the knob was read on its target)
+// had its default.
 export function workloadSettings(summary) {
   const out = { experiment: summary.experiment, ops: summary.ops || null };
-  for (const [k, v] of Object.entries(summary.config || {})) {
-    if (NOT_WORKLOAD.has(k)) continue;
-    if (KNOBS[k] && KNOBS[k].target) continue;
-    out[k] = v;
-  }
+  const cfg = summary.config || {};
+  for (const k of WORKLOAD_KNOBS) out[k] = cfg[k] !== undefined ? cfg[k] : KNOBS[k].default;
   return out;
 }
 

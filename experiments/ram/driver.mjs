@@ -21,20 +21,23 @@ import { fileURLToPath } from 'node:url';
 import { createCgroup } from './cgroup.mjs';
 import { PgServer } from './pgserver.mjs';
 import { renderMarkdown } from './report.mjs';
+import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const POLL_MS = 100;
 const MB = 1024 * 1024;
 
 // The driver's knobs. DOCS, DOC_BYTES, BATCH_SIZE, OVERWRITE_BATCHES and SEED are the
-// pack's own k6 knobs (same ranges as lib/config.js) with larger defaults here; the RAM_*
-// knobs belong to this driver only, so they live here and not in lib/config.js.
+// pack's own k6 knobs: their ranges come from lib/config.js (the one home), with larger
+// defaults here, and OVERWRITE_BATCHES at least 1 (the experiment measures the overwrite
+// phase). The RAM_* knobs belong to this driver only, so they live here.
+const pack = (name, def, doc, min = PACK_KNOBS[name].min) => ({ min, max: PACK_KNOBS[name].max, def, doc });
 const KNOBS = {
-  DOCS:              { min: 1000, max: 100000000, def: 1000000, doc: 'documents loaded per cell' },
-  DOC_BYTES:         { min: 100, max: 1000000, def: 1200, doc: 'approximate document size (E1: ~1200)' },
-  BATCH_SIZE:        { min: 1, max: 100000, def: 1000, doc: 'documents per statement (E1: 10000)' },
-  OVERWRITE_BATCHES: { min: 1, max: 10000000, def: 50, doc: 'overwrite batches per cell' },
-  SEED:              { min: 0, max: 4294967295, def: 1, doc: 'seed of keys and payloads' },
+  DOCS:              pack('DOCS', 1000000, 'documents loaded per cell'),
+  DOC_BYTES:         pack('DOC_BYTES', 1200, 'approximate document size (E1: ~1200)'),
+  BATCH_SIZE:        pack('BATCH_SIZE', 1000, 'documents per statement (E1: 10000)'),
+  OVERWRITE_BATCHES: pack('OVERWRITE_BATCHES', 50, 'overwrite batches per cell', 1),
+  SEED:              pack('SEED', 1, 'seed of keys and payloads'),
   RAM_SMALL_MB:      { min: 32, max: 1048576, def: 256, doc: 'memory budget of the "exceeds" regime, MiB' },
   RAM_LARGE_MB:      { min: 64, max: 1048576, def: 4096, doc: 'memory budget of the "fits" regime, MiB' },
   RAM_SHARED_BUFFERS_MB: { min: 1, max: 65536, def: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' },
