@@ -7,8 +7,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { KNOBS, knobScope } from '../lib/config.js';
+import { KNOBS, knobScope, newRunId } from '../lib/config.js';
 import { groupedBars } from '../lib/svg-chart.js';
+import { fmt } from '../lib/format.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LETTERS = 'ABCDEFGH';
@@ -44,8 +45,6 @@ export function checkSameWorkload(runs) {
   }
   if (diffs.length) refuse(`refusing to compare runs with different workload settings: ${diffs.join('; ')}`);
 }
-
-const fmt = (x, d = 1) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '-');
 
 export const METRICS = [
   ['p50 ms', (p) => p.batch_ms.median, 1],
@@ -184,8 +183,7 @@ examples:
 export async function main(argv) {
   const o = parseArgs(argv);
   if (o.help) { process.stdout.write(usage); return 0; }
-  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  const cmpId = `cmp_${stamp}_${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`;
+  const cmpId = newRunId('cmp_');
   const resultsDir = process.env.RESULTS_DIR || 'results';
   const outDir = o.out || path.join(resultsDir, cmpId);
   let arango = null;

@@ -1,0 +1,13 @@
+// Number and column formatting of every text report (run summary, E3 table, per-stage table,
+// compare, merged distributed results, HTML): one home, so "-" means "no value" everywhere.
+// Pure, loadable by k6 and Node alike.
+
+// x with `digits` decimals, or '-' when there is no finite number.
+export function fmt(x, digits = 1) {
+  return typeof x === 'number' && Number.isFinite(x) ? x.toFixed(digits) : '-';
+}
+
+// s as a column of width n: right-aligned (numbers), or left-aligned with left = true.
+export function pad(s, n, left = false) {
+  return left ? String(s).padEnd(n) : String(s).padStart(n);
+}
