@@ -19,9 +19,10 @@ import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCgroup } from './cgroup.mjs';
-import { PgServer } from './pgserver.mjs';
+import { PgServer } from '../../scripts/pg-private.mjs';
 import { renderMarkdown } from './report.mjs';
 import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
+import { readRunEnv } from '../../scripts/run-env.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const POLL_MS = 100;
@@ -154,11 +155,7 @@ function runK6(env, args, logFile) {
 
 function influxUrl() {
   if (process.env.WP_INFLUX === '0') return null;
-  if (process.env.INFLUX_URL) return process.env.INFLUX_URL;
-  const envFile = path.join(repoRoot, '.run', 'env');
-  if (!existsSync(envFile)) return null;
-  const m = /^INFLUX_URL=(.+)$/m.exec(readFileSync(envFile, 'utf8'));
-  return m ? m[1].trim() : null;
+  return process.env.INFLUX_URL || readRunEnv().INFLUX_URL || null;
 }
 
 async function runCell(k, server, indexes, regime, stamp) {
@@ -171,10 +168,11 @@ async function runCell(k, server, indexes, regime, stamp) {
   const cell = { indexes, regime, budget_mib: budgetMb, run_id: runId };
   let pid = null;
   try {
-    pid = server.start(cg.procsFiles(), k.RAM_SHARED_BUFFERS_MB);
+    if (server.running()) throw new Error(`a server already runs on ${server.data} (pid ${server.running()}): a driver still running, or one that was killed: stop it with scripts/pg-private.sh stop ${server.dir}`);
+    pid = server.start(`-c max_connections=20 -c shared_buffers=${k.RAM_SHARED_BUFFERS_MB}MB -c huge_pages=off`, cg.procsFiles());
     if (!cg.contains(pid)) throw new Error(`postmaster ${pid} is not in cgroup ${cgName}`);
     cell.postmaster_in_cgroup = true;
-    server.ensureDatabase();
+    server.ensureDatabase('writepath');
     cell.machine = machine(server.data, cg);
     const jsonOut = path.join(cellDir, 'k6-points.json');
     const samples = [];
@@ -187,7 +185,7 @@ async function runCell(k, server, indexes, regime, stamp) {
       ...process.env,
       PWD: repoRoot,
       K6_INFLUXDB_TAGS_AS_FIELDS: process.env.K6_INFLUXDB_TAGS_AS_FIELDS || 'vu:int,iter:int,url',
-      PG_URL: server.url(),
+      PG_URL: server.url('writepath'),
       RESULTS_DIR: path.join(k.RAM_OUT, 'k6'),
       RUN_ID: runId,
       PHASES: 'load,overwrite',
@@ -239,7 +237,7 @@ async function runCell(k, server, indexes, regime, stamp) {
     cell.error = String(e.message || e);
     console.log(`failed: ${cell.error}`);
   } finally {
-    server.stop();
+    server.stop('fast', 120);
     cell.cgroup_removed = cg.destroy();
   }
   return cell;
@@ -281,8 +279,8 @@ async function main() {
   takeLock(k);
   if (await portBusy(k.RAM_PG_PORT)) die(`RAM_PG_PORT=${k.RAM_PG_PORT} is already in use by another program: choose a free port`);
   mkdirSync(k.RAM_OUT, { recursive: true });
-  const server = new PgServer(repoRoot, k.RAM_PG_PORT);
-  server.init();
+  // The experiment's own server (never the shared one of `make up`): one data directory per port.
+  const server = new PgServer(`experiment-ram/pg-${k.RAM_PG_PORT}`, k.RAM_PG_PORT, { db: 'writepath' }).init();
   const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(4, 12);
   console.log(`experiment-ram: DOCS=${k.DOCS} DOC_BYTES=${k.DOC_BYTES} (~${k.estimatedDataMb} MiB) BATCH_SIZE=${k.BATCH_SIZE} OVERWRITE_BATCHES=${k.OVERWRITE_BATCHES}; budgets fits=${k.RAM_LARGE_MB} MiB exceeds=${k.RAM_SMALL_MB} MiB; shared_buffers=${k.RAM_SHARED_BUFFERS_MB} MiB; indexes ${k.RAM_INDEXES.join(',')}; results in ${path.relative(repoRoot, k.RAM_OUT)}`);
   const started = new Date();
