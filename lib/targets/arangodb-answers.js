@@ -1,7 +1,9 @@
 // How to read ArangoDB's answers to array writes, as pure functions (no k6 modules) so
 // the unit tests run them in Node. A 201/202 answer to an array can hold failed elements:
 // {"error":true,"errorNum":N,"errorMessage":…} in input order, and an X-Arango-Error-Codes
-// header that is a JSON object {"1210":3} (shared/reference/arangodb.md §1). With
+// header that is a JSON object {"1210":3} (recorded answers in arangodb/docs-hugo
+// site/data/3.12/cache.json, e.g. RestDocumentHandlerDeleteDocumentUnknownMulti:
+// x-arango-error-codes: {"1202":2}; ArangoDB 3.12.10). With
 // silent=true only the failed elements come back ({} when all succeeded).
 
 const ELEMENT_OK = '"_rev":"';

@@ -2,7 +2,8 @@
 // The official driver arangojs 10.4.0 talks to it exactly as it would talk to
 // a real ArangoDB 3.12; raw fetch tests pin the wire details our k6 adapter
 // relies on (201/202, inline element errors, the X-Arango-Error-Codes header,
-// fault knobs). Facts: /work/shared/reference/arangodb.md.
+// fault knobs). Facts: the server source (arangodb/arangodb) and the recorded examples of
+// its documentation (arangodb/docs-hugo site/data/3.12/cache.json), cited in test/servers/arangodb.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Database } from 'arangojs';

@@ -1,7 +1,8 @@
 // Fidelity tests for the RavenDB API test double (test/servers/ravendb):
 // 1. the official `ravendb` npm client (7.2.6) must work against it unchanged;
 // 2. raw HTTP exchanges our k6 adapter relies on (lib/targets/ravendb.js) must
-//    match what the real server does (see /work/shared/reference/ravendb.md).
+//    match what the real server does (server source ravendb/ravendb and the official clients,
+//    cited in test/servers/ravendb).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';

@@ -1,6 +1,6 @@
 // How the ArangoDB target reads answers to array writes (lib/targets/arangodb-answers.js).
 // Bodies and headers have the shapes of ArangoDB's recorded examples
-// (shared/reference/arangodb.md §1, EX RestDocumentHandlerPostBadJsonMulti).
+// (arangodb/docs-hugo site/data/3.12/cache.json, recorded example RestDocumentHandlerPostBadJsonMulti, ArangoDB 3.12.10).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { accountBatch } from '../../lib/targets/arangodb-answers.js';

@@ -1,9 +1,9 @@
 // Command arangodb is an API-faithful ArangoDB test double for the project's tests.
 // It is NOT a database to benchmark: it keeps everything in memory and
 // implements only the HTTP surface the k6 scenarios and the arangojs fidelity
-// tests use. Behaviour follows /work/shared/reference/arangodb.md (docs, the
-// recorded examples "EX" and the server source "SRC"); comments cite it where
-// the behaviour is subtle.
+// tests use. Behaviour follows ArangoDB's documentation (arangodb/docs-hugo), the
+// recorded examples "EX" in its site/data/3.12/cache.json, and the server source
+// "SRC" (arangodb/arangodb); comments cite them where the behaviour is subtle.
 package main
 
 import (

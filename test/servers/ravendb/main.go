@@ -1,8 +1,8 @@
 // Command ravendb is an API-faithful RavenDB test double for the k6-writepath
 // scenarios and fidelity tests. It is NOT a benchmark target: it keeps
 // everything in memory and implements only the HTTP surface our k6 adapter and
-// the official clients use. Facts come from /work/shared/reference/ravendb.md
-// (gathered from the server and client sources) and from reading the official
+// the official clients use. Facts come from the server source (ravendb/ravendb,
+// src/Raven.Server/…), the official clients (ravendb 7.2 on npm and PyPI) and the official
 // Node client (node_modules/ravendb/dist/esm); comments cite which.
 //
 // Usage: ravendb -addr 127.0.0.1:0 -version 7.1.2 [-bulk-commit-ops 1000]

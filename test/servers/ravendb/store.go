@@ -3,7 +3,7 @@ package main
 // In-memory storage for the RavenDB test double: databases, documents,
 // change vectors, collections, HiLo ranges, indexes and operations.
 //
-// Faithfulness notes (see /work/shared/reference/ravendb.md):
+// Faithfulness notes (from the server source ravendb/ravendb and the official clients):
 //   - Document ids are case-insensitive in RavenDB; we key by strings.ToLower(id)
 //     and keep the casing of the latest write.
 //   - Collection names are case-insensitive too; the first casing seen is kept.
