@@ -57,7 +57,9 @@ export function experiment(workload, createTarget, env, { target, required = [],
   const plan = workload.plan(cfg);
   // The plan tells a target what the workload needs beyond one collection (arangobench).
   const tgt = createTarget(cfg, plan);
-  // A workload asks for capabilities, never for a database (lib/capabilities.js).
+  // A workload asks for capabilities, never for a database (lib/capabilities.js), and
+  // describes its own plan to the report (docs/design.md).
+  for (const f of ['needs', 'describe']) if (typeof workload[f] !== 'function') fail(`workload ${workload.EXPERIMENT} does not export ${f}(cfg, plan) (docs/design.md, "Workloads × targets")`);
   const refused = refusal(workload.EXPERIMENT, workload.needs(cfg, plan), target, tgt.capabilities);
   if (refused) fail(refused);
   const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
