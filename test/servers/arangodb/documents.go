@@ -395,7 +395,7 @@ func selectorKey(c *collection, e []byte) (key, rev string, errNum int) {
 
 // readMany: PUT /_api/document/<c>?onlyget=true. Always 200, missing
 // documents inline as {"error":true,"errorNum":1202,"errorMessage":"document not found"}
-// and NO X-Arango-Error-Codes (SRC: goes through generateDocument; reference §1, §7.6).
+// and NO X-Arango-Error-Codes (SRC RestDocumentHandler.cpp: goes through generateDocument; not yet seen in a recorded answer).
 func (s *server) readMany(w http.ResponseWriter, r *http.Request, c *collection, t *transaction) {
 	body, ok := parseBody(w, r)
 	if !ok {

@@ -1,7 +1,7 @@
 package main
 
-// Server-level and management endpoints (reference §3), plus what the
-// official Node client calls on its own (topology, node info).
+// Server-level and management endpoints (server source and official clients), plus
+// what the official Node client calls on its own (topology, node info).
 
 import (
 	"encoding/json"
@@ -154,7 +154,7 @@ func (s *server) topologyJSON(index int64) map[string]any {
 // PUT /admin/databases?name=<db>&replicationFactor=1, body {"DatabaseName":..}
 // -> 201 {"RaftCommandIndex","Name","Topology","NodesAddedTo":[url]};
 // existing -> 409 ConcurrencyException "Database 'X' already exists!" unless a
-// numeric ETag header is sent (modify an existing record, reference §3).
+// numeric ETag header is sent (modify an existing record; server source and official clients).
 // The Node client sends `ETag: "undefined"` when creating, which we ignore.
 func (s *server) handleCreateDatabase(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)

@@ -1,7 +1,7 @@
 package main
 
-// POST /databases/<db>/bulk_docs (reference §2; server BatchHandler /
-// AbstractBatchHandlerProcessorForBulkDocs).
+// POST /databases/<db>/bulk_docs (server BatchHandler.cs /
+// AbstractBatchHandlerProcessorForBulkDocs.cs).
 //
 //   Content-Type absent or starting with application/json, otherwise
 //   500 InvalidOperationException "The requested Content type '...' is not
@@ -108,7 +108,7 @@ func (s *server) handleBulkDocs(w http.ResponseWriter, r *http.Request, db *data
 
 	resp := map[string]any{"Results": results}
 	if txMode == "ClusterWide" {
-		// Cluster-wide transactions also return TransactionIndex (reference §2);
+		// Cluster-wide transactions also return TransactionIndex (server BatchHandler.cs);
 		// the Node session checks it is > 0.
 		resp["TransactionIndex"] = s.raftIndex.Add(1)
 	}

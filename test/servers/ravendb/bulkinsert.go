@@ -1,6 +1,6 @@
 package main
 
-// Bulk insert (reference §1) and the operations it registers.
+// Bulk insert (server BulkInsertHandler.cs) and the operations it registers.
 //
 // Wire protocol, as read by the server's BatchRequestParser /
 // AbstractBulkInsertBatchCommandsReader:
@@ -68,7 +68,7 @@ func (db *database) getOperation(id int64) *operation {
 }
 
 // GET /databases/<db>/operations/next-operation-id -> {"Id":N,"NodeTag":"A"}
-// (OperationsHandler; clients read Id and NodeTag, reference §1.1).
+// (server OperationsHandler.cs; clients read Id and NodeTag).
 func (s *server) handleNextOperationID(w http.ResponseWriter, r *http.Request, db *database) {
 	db.opsMu.Lock()
 	db.nextOp++
@@ -184,7 +184,7 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 	q := r.URL.Query()
 	idStr := q.Get("id")
 	if idStr == "" {
-		// GetLongQueryString("id") is required (reference §1.2).
+		// GetLongQueryString("id") is required (server BulkInsertHandler.cs).
 		writeError(w, r, http.StatusBadRequest, "Raven.Client.Exceptions.BadRequestException",
 			"Query string id is mandatory, but wasn't specified.", "")
 		return
@@ -218,7 +218,7 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 		op.mu.Lock()
 		op.status = "Completed"
 		op.mu.Unlock()
-		// 201 Created and no body (reference §1.2 "Response").
+		// 201 Created and no body (server BulkInsertHandler.cs).
 		w.Header().Del("Content-Type")
 		w.Header().Set("Content-Length", "0")
 		w.WriteHeader(http.StatusCreated)
@@ -248,7 +248,7 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 // runBulkInsert parses the array command by command with json.Decoder
 // Token/More (never reading the whole body) and commits every bulkCommitOps.
 func (s *server) runBulkInsert(ctx context.Context, body io.Reader, contentEncoding string, db *database, op *operation) error {
-	// Only gzip is recognized (reference §1.2: HeadersAllowGzip / GetDecompressedStream);
+	// Only gzip is recognized (server BulkInsertHandler.cs: HeadersAllowGzip / GetDecompressedStream);
 	// other encodings fall through and the compressed bytes fail to parse as JSON.
 	if strings.Contains(strings.ToLower(contentEncoding), "gzip") {
 		gz, err := gzip.NewReader(body)

@@ -1,6 +1,6 @@
 package main
 
-// Single-document endpoints and HiLo (reference §2 "Single-document endpoints").
+// Single-document endpoints and HiLo (server DocumentHandler and the official clients).
 //
 //   GET  /databases/<db>/docs?id=a&id=b[&metadataOnly=true]
 //        200 {"Results":[doc|null,...],"Includes":{}}; 404 (no body) when the

@@ -8,12 +8,12 @@ package main
 //     writes the next `length` writes get 503 DatabaseDisabledException
 //     (cycle of every+length: writes every+1..every+length of each cycle fail).
 //     The real server answers 503 for a disabled/loading database
-//     (reference §1.2, MaybeSetExceptionStatusCode).
+//     (server RavenServerStartup.cs RequestHandler, MaybeSetExceptionStatusCode).
 //   - dropConnectionRate: share of bulk_insert / bulk_docs requests whose
 //     connection is hijacked and closed after reading about half of the body
 //     (half of Content-Length; 64 KiB for chunked bodies). For bulk insert the
 //     batches committed before the drop stay committed and the operation is
-//     Faulted, like the real server's internal batches (reference §1.2).
+//     Faulted, like the real server's internal batches (server BulkInsertHandler.cs).
 //   - seed: seeds the drop decisions; every POST /_testserver/faults re-seeds
 //     and restarts the burst counter, so tests are deterministic.
 

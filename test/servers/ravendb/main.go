@@ -110,7 +110,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	s.faults.applyLatency()
 	if isWriteRequest(r) && s.faults.next503() {
-		// Reference §1.2: DatabaseDisabledException maps to 503.
+		// Server RavenServerStartup.cs RequestHandler: DatabaseDisabledException maps to 503.
 		db := dbNameFromPath(path)
 		writeError(w, r, http.StatusServiceUnavailable, "Raven.Client.Exceptions.Database.DatabaseDisabledException",
 			fmt.Sprintf("Database '%s' is unavailable: service unavailable (test server fault injection: burst503)", db), "")

@@ -7,8 +7,8 @@ package main
 //   - Document ids are case-insensitive in RavenDB; we key by strings.ToLower(id)
 //     and keep the casing of the latest write.
 //   - Collection names are case-insensitive too; the first casing seen is kept.
-//   - A document's collection cannot change through an update (reference §2,
-//     "an update must keep the same @collection").
+//   - A document's collection cannot change through an update (server
+//     AbstractBatchHandlerProcessorForBulkDocs.cs, "an update must keep the same @collection").
 //   - Change vectors look like the real ones: "A:<etag>-<22-char database id>".
 
 import (
@@ -103,7 +103,7 @@ type docMeta struct {
 }
 
 // collectionOf returns the collection from @metadata.@collection, "@empty"
-// when absent (reference §1.2 body format).
+// when absent (server BulkInsertHandler.cs body format).
 func collectionOf(raw []byte) (string, error) {
 	var m docMeta
 	if err := json.Unmarshal(raw, &m); err != nil {
