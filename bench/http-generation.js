@@ -17,7 +17,7 @@
 //   arangodb-random ArangoDB adapter, E1 overwrite-like batch (keys not one run: shuffled
 //                   consecutive keys) -> docs.batch() string (slot join)
 //   arangodb-join   load-batch keys + one string per document + join (docs.batchJoin): the
-//                   approach measurements.md found at 0.14 of the ceiling
+//                   old path, once measured at 0.14 of the ceiling (bench/RESULTS.md)
 // Document knobs are the pack's own (DOC_BYTES, DOC_POOL, BATCH_SIZE, SEED, DOC_SHAPE); e1
 // documents for every mode, so all bodies are ~1.2 MB and docs/s compare directly.
 //   bin/k6 run -e SINK=127.0.0.1:PORT -e MODE=arangodb bench/http-generation.js

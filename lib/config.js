@@ -65,6 +65,60 @@ export const KNOBS = {
   MAX_VUS:      { type: 'int', target: 'ravendb', min: 1, max: 10000, default: 100, doc: 'RATE_STAGES (open model): the most VUs k6 may use to keep the arrival rate.' },
 };
 
+// Scope and plan membership of every knob: the one home of both facts (issue 19).
+//   run          how a run is named, bounded, checked or reported; runs that differ only in
+//                these knobs wrote the same workload (scripts/compare puts them side by side)
+//   workload     what is written, on any target (read for every target)
+//   target:<db>  how one database stores or writes it (read for that target only)
+// A KNOBS entry's section gives its default scope: `target: '<db>'` means target:<db>, no
+// target means workload. The two lists below declare the exceptions. A knob is part of the
+// plan when it decides what is written: every workload knob, and every target knob that is
+// not in NOT_PLAN (connection, credentials, transport, accounting). The instances of a
+// distributed run must agree on the plan (planSignature); compare refuses runs whose
+// workload knobs differ; experiments/ram/driver.mjs takes its ranges from KNOBS.
+const RUN_SCOPE = ['RUN_ID', 'THRESHOLDS', 'RESULTS_DIR', 'READBACK', 'TIMEOUT', 'MAX_DURATION', 'REUSE', 'KEEP',
+  'HTML_REPORTER', 'WEB_DASHBOARD', 'WEB_DASHBOARD_PERIOD', 'DISTRIBUTED'];
+// Listed under the database they were first built for, but knobs of a workload that runs on
+// any target offering the capabilities it needs (lib/capabilities.js).
+const WORKLOAD_SCOPE = ['ARANGOBENCH_CASE', 'REQUESTS', 'STAGES', 'RATE_STAGES', 'MAX_VUS'];
+const NOT_PLAN = ['PG_URL', 'PG_SCHEMA', 'PG_SYNC_COMMIT', 'ARANGO_URL', 'ARANGO_USER', 'ARANGO_PASSWORD', 'ARANGO_AUTH',
+  'ARANGO_SILENT', 'RAVEN_URL', 'RAVEN_GZIP', 'RAVEN_WAIT_FOR_INDEXES'];
+
+// -> { scope: 'run' | 'workload' | 'target:<db>', plan: boolean }, or null for a name that is
+// no knob (derived values such as timeoutMs).
+export function knobScope(name) {
+  const spec = KNOBS[name];
+  if (!spec) return null;
+  const scope = RUN_SCOPE.includes(name) ? 'run' : WORKLOAD_SCOPE.includes(name) || !spec.target ? 'workload' : `target:${spec.target}`;
+  return { scope, plan: scope !== 'run' && !NOT_PLAN.includes(name) };
+}
+
+// Does knob `name` apply to a run on `target`?
+export function knobApplies(name, target) {
+  const s = knobScope(name).scope;
+  return !s.startsWith('target:') || s === `target:${target}`;
+}
+
+// The knobs that decide what a run writes, in KNOBS order.
+export const PLAN_KNOBS = Object.keys(KNOBS).filter((k) => knobScope(k).plan);
+
+// With DISTRIBUTED, every instance and the verify step must agree on the plan knobs: their
+// hash is part of the shared objects' marker, so an instance started with another DOCS,
+// SEED or RATE_STAGES refuses to join instead of corrupting the counts.
+export function planSignature(cfg) {
+  const text = PLAN_KNOBS.filter((k) => cfg[k] !== undefined).map((k) => `${k}=${cfg[k]}`).join(';');
+  let h = 0x811c9dc5; // FNV-1a, 32 bits
+  for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
+  return `${cfg.experiment}-${h.toString(16).padStart(8, '0')}`;
+}
+
+// A generated RUN_ID: the UTC clock to the second and 4 random hex digits (scripts/common.sh
+// wp_new_run_id makes the same for the bash scripts), e.g. 20260101120000_ab12.
+export function newRunId(prefix = '') {
+  const d = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return `${prefix}${d}_${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`;
+}
+
 export const DURATION_RE = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
 
 export function fail(message) {
@@ -129,7 +183,7 @@ export function parseKnob(name, raw, spec) {
 export function loadConfig(env, { target, experiment, phases, required = [] }) {
   const cfg = { target, experiment };
   for (const [name, spec] of Object.entries(KNOBS)) {
-    if (spec.target && spec.target !== target) continue;
+    if (!knobApplies(name, target)) continue;
     const raw = env[name];
     if (raw === undefined || raw === '') {
       if (required.includes(name)) fail(`${name} is not set: ${spec.doc}`);

@@ -1,9 +1,10 @@
 // Glue between a workload (what is done), a target (how, on one database) and k6: options,
 // setup, the per-iteration function, teardown with verification, and handleSummary. A
 // scenario file is just:  const e = experiment(workload, createTarget, __ENV, {...});
-import { fail, loadConfig, publicConfig } from './config.js';
+import { fail, loadConfig, newRunId, planSignature, publicConfig } from './config.js';
 import { k6Thresholds, parseThresholds } from './thresholds.js';
 import { buildReport } from './report.js';
+import { refusal } from './capabilities.js';
 import { renderHtml } from './report-html.js';
 import { verifyError, verifyUnaccounted } from './metrics.js';
 import { M } from './metric-names.js';
@@ -36,25 +37,9 @@ function resultsLayout(cfg, env) {
   return base === 'dir' || base === 'unknown' ? 'flat' : 'none';
 }
 
-function newRunId() {
-  const d = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  return `${d}_${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`;
-}
-
-// Knobs that decide what a run writes. With DISTRIBUTED, every instance and the verify step
-// must agree on them: their hash is part of the shared objects' marker, so an instance
-// started with another DOCS or SEED refuses to join instead of corrupting the counts.
-const PLAN_KNOBS = ['PHASES', 'DOCS', 'BATCH_SIZE', 'VUS', 'OVERWRITE_BATCHES', 'MIXED_BATCHES', 'MIXED_NEW_PERCENT', 'MIXED_OP',
-  'KEY_DIST', 'ZIPF_THETA', 'HOTSPOT_DATA_PERCENT', 'HOTSPOT_OPS_PERCENT', 'DOC_SHAPE', 'DOC_BYTES', 'COMPLEXITY', 'DOC_POOL', 'SEED',
-  'STAGES', 'LOAD_OP', 'OVERWRITE_OP', 'ARANGOBENCH_CASE', 'REQUESTS', 'PG_TABLE', 'PG_INDEXES', 'RAVEN_COLLECTION', 'RAVEN_INDEXES',
-  'ARANGO_INDEXES', 'ARANGO_WAIT_FOR_SYNC', 'ARANGO_KEEP_NULL'];
-
-export function planSignature(cfg) {
-  const text = PLAN_KNOBS.filter((k) => cfg[k] !== undefined).map((k) => `${k}=${cfg[k]}`).join(';');
-  let h = 0x811c9dc5; // FNV-1a, 32 bits
-  for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
-  return `${cfg.experiment}-${h.toString(16).padStart(8, '0')}`;
-}
+// planSignature (lib/config.js): the hash of the plan knobs the instances of a distributed
+// run must share.
+export { planSignature };
 
 // Which instance of a segmented run this is: 1-based position of the segment in the
 // sequence (what k6-operator passes as instance_id), or the segment itself.
@@ -72,6 +57,11 @@ export function experiment(workload, createTarget, env, { target, required = [],
   const plan = workload.plan(cfg);
   // The plan tells a target what the workload needs beyond one collection (arangobench).
   const tgt = createTarget(cfg, plan);
+  // A workload asks for capabilities, never for a database (lib/capabilities.js), and
+  // describes its own plan to the report (docs/design.md).
+  for (const f of ['needs', 'describe']) if (typeof workload[f] !== 'function') fail(`workload ${workload.EXPERIMENT} does not export ${f}(cfg, plan) (docs/design.md, "Workloads × targets")`);
+  const refused = refusal(workload.EXPERIMENT, workload.needs(cfg, plan), target, tgt.capabilities);
+  if (refused) fail(refused);
   const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
   const state = {};
   const layout = resultsLayout(cfg, env);
@@ -157,10 +147,11 @@ export function experiment(workload, createTarget, env, { target, required = [],
   }
 
   function handleSummary(data) {
-    const r = buildReport(data, { cfg: publicConfig(cfg), plan, phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
+    // The workload describes its plan (header line, summary.json's plan) and may add its own
+    // sections (arangobench: E3's table; bulk-insert: per stage).
+    const r = buildReport(data, { cfg: publicConfig(cfg), description: workload.describe(cfg, plan), phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
+      sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: tgt }) : null,
       resultsAt: layout === 'nested' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}-*` : null });
-    // A workload may add its experiment's own table (arangobench: E3's shape).
-    if (workload.report) workload.report(data, r, { cfg, plan, target });
     const out = { stdout: r.text };
     if (r.runId && layout !== 'none') {
       // Instances of one distributed run share RUN_ID (and, on one machine, the folder).

@@ -1,13 +1,12 @@
-// E3's result shape (experiments.md): Complexity | Requests | Concurrency | Time | ops/s,
+// E3's result shape (docs/experiments.md): Complexity | Requests | Concurrency | Time | ops/s,
 // plus the latency of each operation kind (arangobench's "Min/Avg/Max request time", with
 // percentiles from k6's raw samples instead of per-thread histogram buckets). Pure
-// function of k6's summary data and the report buildReport made; it only adds to it.
+// function of k6's summary data: the section buildReport puts before its own lines.
 import { M } from './metric-names.js';
+import { fmt, pad } from './format.js';
 
-const fmt = (x, d = 1) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '-');
-const pad = (s, n, left = false) => (left ? String(s).padEnd(n) : String(s).padStart(n));
 
-export function e3Report(data, r, { cfg, plan }) {
+export function e3Report(data, { cfg, plan }) {
   const val = (name) => (data.metrics[name] ? data.metrics[name].values : null);
   const clock = val(`${M.phaseClock}{phase:run}`);
   const wallS = clock && clock.max > clock.min ? (clock.max - clock.min) / 1000 : null;
@@ -43,10 +42,5 @@ export function e3Report(data, r, { cfg, plan }) {
     ...ops.map((o) => `${pad(o.op, 12, true)}${pad(o.count, 8)}${pad(o.failed, 8)}                           ${[o.ms.min, o.ms.median, o.ms.average, o.ms.p90, o.ms.p99, o.ms.max].map((x) => pad(fmt(x, 2), 8)).join('')}`),
     '',
   ];
-  // report.js describes E1's batches; say what this run did instead.
-  const workloadLine = `workload: ${plan.V} VUs · case ${plan.name} · complexity ${cfg.COMPLEXITY} · ${plan.R} operations in cycles of ${plan.L} (${plan.seq.join(', ')})`;
-  const general = r.text.split('\n').map((l) => (l.startsWith('workload: ') ? workloadLine : l)).join('\n');
-  r.text = `${lines.join('\n')}\n${general}`;
-  r.json.e3 = e3;
-  return r;
+  return { before: lines, json: { e3 } };
 }

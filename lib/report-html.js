@@ -2,13 +2,10 @@
 // (buildReport's JSON), as one self-contained page — no scripts, fonts or remote assets, so it
 // opens offline, in a CI artifact viewer, and in a headless browser. Pure: tested in Node.
 import { groupedBars } from './svg-chart.js';
+import { fmt } from './format.js';
 
 function esc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function fmt(x, digits = 1) {
-  return typeof x === 'number' && Number.isFinite(x) ? x.toFixed(digits) : '-';
 }
 
 const STATS = [['min', 'min'], ['median', 'median'], ['average', 'average'], ['p90', 'p90'], ['p99', 'p99'], ['max', 'max']];

@@ -3,6 +3,7 @@
 // functions of k6's summary data, so they are tested in Node as well.
 import { M } from './metric-names.js';
 import { TEST_ENDPOINT } from './test-endpoint.js';
+import { columns, fmt, pad } from './format.js';
 
 const num = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
@@ -58,24 +59,6 @@ export function thresholdResults(data) {
   return out;
 }
 
-function fmt(x, digits = 1) {
-  if (x === null || x === undefined) return '-';
-  return x.toFixed(digits);
-}
-
-function pad(s, n, left = false) {
-  s = String(s);
-  return left ? s.padEnd(n) : s.padStart(n);
-}
-
-// Rows of cells as text columns: each column at least its usual width and never narrower than
-// its widest cell plus a space, so any magnitude stays aligned and apart from its neighbour.
-// The first `left` columns are left-aligned, the rest right-aligned.
-export function columns(rows, widths, left) {
-  const w = widths.map((min, i) => Math.max(min, ...rows.map((r) => String(r[i]).length + 1)));
-  return rows.map((r) => r.map((c, i) => (i < left ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join('').replace(/\s+$/, ''));
-}
-
 function xmlEscape(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
@@ -109,7 +92,11 @@ export function buildReport(data, meta) {
   // A plan that did not finish (Ctrl-C, MAX_DURATION): fewer batches than planned. Its count is
   // held against the acknowledged documents; its read-back (last writers come from the plan)
   // is not meaningful.
-  const planned = meta.experiment === 'insert-vs-overwrite' && meta.plan ? meta.plan.L + meta.plan.O + meta.plan.M : null;
+  // The workload describes its own plan (describe() of lib/workloads/*): plannedBatches is
+  // null when the count of batches is not planned (bulk-insert) or is no count of documents
+  // (arangobench's operations: its verification holds the database against the plan).
+  const described = meta.description || {};
+  const planned = described.plannedBatches !== undefined ? described.plannedBatches : null;
   const partial = planned !== null && phases.reduce((s, p) => s + p.batches, 0) < planned;
   const verification = g(M.verifyFound) === null || g(M.verifyError) === 1 ? { ran: false, why: notRun } : {
     ran: true,
@@ -143,7 +130,7 @@ export function buildReport(data, meta) {
     server: setup.target || null,
     test_endpoint: testEndpoint,
     config: meta.cfg,
-    plan: meta.plan ? { vus: meta.plan.V, batch_size: meta.plan.B, load_batches: meta.plan.L, overwrite_batches: meta.plan.O, mixed_batches: meta.plan.M, new_keys_per_mixed_batch: meta.plan.newPer, expected_docs: meta.plan.expectedDocs } : null,
+    plan: described.plan || null,
     ops: meta.ops || {},
     phases,
     ratios,
@@ -162,7 +149,7 @@ export function buildReport(data, meta) {
   if (setup.target && setup.target.settings) {
     lines.push(`settings: ${Object.entries(setup.target.settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(' · ')}`);
   }
-  if (meta.plan) lines.push(`workload: ${meta.plan.V} VUs · batches of ${meta.plan.B} · ${meta.cfg.DOC_SHAPE} documents · keys ${meta.cfg.KEY_DIST} · seed ${meta.cfg.SEED}`);
+  if (described.line) lines.push(described.line);
   lines.push('');
   lines.push(...columns([
     ['phase', 'op', 'batches', 'docs ok', 'failed', 'docs/s', 'time per batch (ms):', 'min', 'median', 'average', 'p90', 'p99', 'max'],
@@ -197,7 +184,10 @@ export function buildReport(data, meta) {
     : failedThresholds.length === 0 ? `thresholds: all ${thresholds.length} passed`
     : `thresholds: ${failedThresholds.length} of ${thresholds.length} FAILED: ${failedThresholds.map((t) => `${t.metric} ${t.threshold}${partial && t.metric === M.readbackStale ? ' (not judged: the plan did not finish)' : ''}`).join('; ')}`);
   if (runId && meta.resultsAt) lines.push(`results: ${meta.resultsAt}`);
-  const text = `${lines.join('\n')}\n`;
+  // A workload's own sections (arangobench: E3's table first; bulk-insert: per stage after).
+  const extra = meta.sections ? meta.sections(data) : {};
+  if (extra.json) Object.assign(json, extra.json);
+  const text = `${[...(extra.before || []), ...lines, ...(extra.after || [])].join('\n')}\n`;
 
   // JUnit: one test case per threshold (so a CI system shows which phase failed) and one
   // per verification check.

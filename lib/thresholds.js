@@ -12,7 +12,7 @@
 import { fail } from './config.js';
 import { M } from './metric-names.js';
 
-const LATENCY = {
+export const LATENCY = {
   batch_avg_ms: 'avg', batch_p50_ms: 'med', batch_p90_ms: 'p(90)',
   batch_p95_ms: 'p(95)', batch_p99_ms: 'p(99)', batch_max_ms: 'max',
 };

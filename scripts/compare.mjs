@@ -7,14 +7,16 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { KNOBS } from '../lib/config.js';
+import { KNOBS, knobScope, newRunId } from '../lib/config.js';
 import { groupedBars } from '../lib/svg-chart.js';
+import { fmt } from '../lib/format.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LETTERS = 'ABCDEFGH';
-// Settings that say how a run was made or checked, not what it wrote: they may differ.
-const NOT_WORKLOAD = new Set(['RUN_ID', 'THRESHOLDS', 'RESULTS_DIR', 'TIMEOUT', 'MAX_DURATION', 'REUSE', 'KEEP', 'READBACK',
-  'HTML_REPORTER', 'WEB_DASHBOARD', 'WEB_DASHBOARD_PERIOD', 'timeoutMs', 'target']);
+// The settings two runs must share: the knobs of scope 'workload' (lib/config.js knobScope).
+// Knobs of scope 'run' (how a run was made or checked) and 'target:<db>' (how one database
+// stores it) may differ, and so may values derived from knobs (timeoutMs).
+const WORKLOAD_KNOBS = Object.keys(KNOBS).filter((k) => knobScope(k).scope === 'workload');
 // Marker a comparison leaves in the result folder of a run it made against a test server.
 export const TEST_ENDPOINT_MARKER = 'TEST-ENDPOINT';
 
@@ -23,15 +25,12 @@ const refuse = (msg) => { throw new CompareError(msg); };
 
 const show = (v) => (Array.isArray(v) ? v.join(',') : JSON.stringify(v));
 
-// The settings two runs must share: every knob of the pack that belongs to no single target,
-// plus anything else in config a workload added (e.g. MIXED_OP), minus NOT_WORKLOAD.
+// A workload knob missing from a summary (written before the knob was read on its target)
+// had its default.
 export function workloadSettings(summary) {
   const out = { experiment: summary.experiment, ops: summary.ops || null };
-  for (const [k, v] of Object.entries(summary.config || {})) {
-    if (NOT_WORKLOAD.has(k)) continue;
-    if (KNOBS[k] && KNOBS[k].target) continue;
-    out[k] = v;
-  }
+  const cfg = summary.config || {};
+  for (const k of WORKLOAD_KNOBS) out[k] = cfg[k] !== undefined ? cfg[k] : KNOBS[k].default;
   return out;
 }
 
@@ -46,8 +45,6 @@ export function checkSameWorkload(runs) {
   }
   if (diffs.length) refuse(`refusing to compare runs with different workload settings: ${diffs.join('; ')}`);
 }
-
-const fmt = (x, d = 1) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '-');
 
 export const METRICS = [
   ['p50 ms', (p) => p.batch_ms.median, 1],
@@ -186,8 +183,7 @@ examples:
 export async function main(argv) {
   const o = parseArgs(argv);
   if (o.help) { process.stdout.write(usage); return 0; }
-  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  const cmpId = `cmp_${stamp}_${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`;
+  const cmpId = newRunId('cmp_');
   const resultsDir = process.env.RESULTS_DIR || 'results';
   const outDir = o.out || path.join(resultsDir, cmpId);
   let arango = null;

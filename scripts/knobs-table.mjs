@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { KNOBS } from '../lib/config.js';
+import { KNOBS, knobScope } from '../lib/config.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -20,19 +20,25 @@ function allowed(spec) {
   }
 }
 
+const TITLES = {
+  workload: 'workload (all targets): what is written',
+  run: 'run (all targets): how a run is named, bounded, checked and reported',
+};
+
 export function knobsTable() {
-  const groups = new Map();
+  // One group per scope (lib/config.js knobScope): workload, run, then each target.
+  const groups = new Map([['workload', []], ['run', []]]);
   for (const [name, spec] of Object.entries(KNOBS)) {
-    const g = spec.target || 'all targets';
+    const g = knobScope(name).scope;
     if (!groups.has(g)) groups.set(g, []);
     groups.get(g).push([name, spec]);
   }
   const lines = [];
   for (const [g, rows] of groups) {
-    lines.push(`**${g}**`, '', '| knob | default | allowed | meaning |', '|---|---|---|---|');
+    lines.push(`**${TITLES[g] || g.replace(/^target:/, '')}**`, '', '| knob | default | allowed | plan | meaning |', '|---|---|---|---|---|');
     for (const [name, spec] of rows) {
       const def = spec.default === undefined ? '—' : `\`${spec.default === false ? 0 : spec.default === true ? 1 : spec.default}\``;
-      lines.push(`| \`${name}\` | ${def} | ${allowed(spec)} | ${spec.doc.replace(/\|/g, '\\|')} |`);
+      lines.push(`| \`${name}\` | ${def} | ${allowed(spec)} | ${knobScope(name).plan ? 'yes' : '—'} | ${spec.doc.replace(/\|/g, '\\|')} |`);
     }
     lines.push('');
   }

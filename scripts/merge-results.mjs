@@ -10,29 +10,31 @@
 // the DISTRIBUTED=verify run (expected vs found, read-back), or, without a planned count
 // (bulk-insert), found vs the acknowledged new documents of all instances.
 // Exit: 0, 99 when a threshold or the verification failed, 1 when the data is not there.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { readRunEnv } from './run-env.mjs';
+import { M as L } from '../lib/metric-names.js';
+import { LATENCY, parseThresholds } from '../lib/thresholds.js';
+import { fmt } from '../lib/format.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// The pack's metric names and threshold keys come from lib/ (one home each); COLUMN names the
+// columns of this script's own latency query for each k6 aggregation a threshold key uses.
 const M = {
-  batch: 'writepath_batch_duration', ok: 'writepath_docs_ok', fresh: 'writepath_docs_new', failed: 'writepath_docs_failed',
-  batchFailed: 'writepath_batch_failed', clock: 'writepath_phase_clock', expected: 'writepath_verify_expected',
-  found: 'writepath_verify_found', checked: 'writepath_readback_checked', stale: 'writepath_readback_stale',
+  batch: L.batchDuration, ok: L.docsOk, fresh: L.docsNew, failed: L.docsFailed, batchFailed: L.batchFailed, clock: L.phaseClock,
+  expected: L.verifyExpected, found: L.verifyFound, checked: L.readbackChecked, stale: L.readbackStale,
 };
-const LATENCY = { batch_avg_ms: 'avg', batch_p50_ms: 'p50', batch_p90_ms: 'p90', batch_p95_ms: 'p95', batch_p99_ms: 'p99', batch_max_ms: 'max' };
+const COLUMN = { avg: 'avg', med: 'p50', 'p(90)': 'p90', 'p(95)': 'p95', 'p(99)': 'p99', max: 'max' };
 
 function die(msg, code = 1) { console.error(`merge-results: ${msg}`); process.exit(code); }
 
 function influxUrl(given) {
   if (given) return given;
   if (process.env.INFLUX_URL) return process.env.INFLUX_URL;
-  const f = path.join(root, '.run', 'env');
-  if (existsSync(f)) {
-    const m = /^INFLUX_URL=(.*)$/m.exec(readFileSync(f, 'utf8'));
-    if (m) return m[1];
-  }
+  const local = readRunEnv().INFLUX_URL;
+  if (local) return local;
   return die('no InfluxDB: pass --influx http://host:port/db or set INFLUX_URL');
 }
 
@@ -62,6 +64,8 @@ export async function merge({ influx, testid }) {
   const rate = await query(influx, `SELECT mean(value) AS v FROM ${M.batchFailed} ${w} GROUP BY phase`);
   const clock = await query(influx, `SELECT min(value) AS a, max(value) AS b FROM ${M.clock} ${w} GROUP BY phase`);
   const verify = await query(influx, `SELECT last(value) AS v FROM ${M.expected}, ${M.found}, ${M.checked}, ${M.stale} ${w}`);
+  // Open model: batches no instance could start on schedule (k6's own metric).
+  const dropped = await query(influx, `SELECT sum(value) AS v FROM dropped_iterations ${w}`);
 
   const phases = clock.sort((x, y) => x.row.a - y.row.a).map((s) => s.tags.phase);
   const by = (rows, phase) => rows.filter((s) => s.tags.phase === phase);
@@ -98,10 +102,11 @@ export async function merge({ influx, testid }) {
   // (lib/test-endpoint.js): the merged result says so too.
   const tep = await query(influx, `SELECT count(value) AS n FROM ${M.batch} ${w} AND test_endpoint='true'`);
   const testEndpoint = tep.some((x) => x.row.n > 0);
-  return { testid, instances, test_endpoint: testEndpoint, phases: rows, verification };
+  return { testid, instances, test_endpoint: testEndpoint, phases: rows, dropped_iterations: dropped.length ? dropped[0].row.v : 0, verification };
 }
 
-// Limits of a threshold file (lib/thresholds.js's format) against the merged figures.
+// Limits of a threshold file (parsed by lib/thresholds.js parseThresholds, which refuses a
+// key it does not know) against the merged figures.
 export function checkThresholds(merged, doc) {
   const out = [];
   for (const [phase, limits] of Object.entries(doc.phases || {})) {
@@ -109,9 +114,10 @@ export function checkThresholds(merged, doc) {
     if (!r) continue; // the phase did not run
     for (const [k, limit] of Object.entries(limits)) {
       let value; let name;
-      if (LATENCY[k]) { value = r.batch_ms[LATENCY[k]]; name = `${phase} batch ${LATENCY[k]} <= ${limit} ms`; }
+      if (LATENCY[k]) { value = r.batch_ms[COLUMN[LATENCY[k]]]; name = `${phase} batch ${COLUMN[LATENCY[k]]} <= ${limit} ms`; }
       else if (k === 'failed_docs_max') { value = r.docs_failed; name = `${phase} failed docs <= ${limit}`; }
       else if (k === 'failed_batches_rate_max') { value = r.failed_batches_rate; name = `${phase} failed batch rate <= ${limit}`; }
+      else if (k === 'dropped_iterations_max') { value = merged.dropped_iterations || 0; name = `dropped iterations (all instances) <= ${limit}`; }
       else continue; // abort_on_fail only matters during the run
       out.push({ name, value, limit, ok: value <= limit });
     }
@@ -123,7 +129,21 @@ export function checkThresholds(merged, doc) {
   return out;
 }
 
-const f = (x, n = 1) => (x === null || x === undefined || Number.isNaN(x) ? '-' : Number(x).toFixed(n));
+// A threshold file, checked by lib/thresholds.js: a malformed file or an unknown key stops the
+// merge with one line (exit 107) instead of being skipped. The experiment's phase list is not
+// known here; phases the merged run lacks are skipped by checkThresholds.
+export function readThresholds(given) {
+  const file = path.isAbsolute(given) ? given : path.join(root, given);
+  let text;
+  try { text = readFileSync(file, 'utf8'); } catch (e) { return die(`--thresholds ${given}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`, 107); }
+  let phases = [];
+  try { phases = Object.keys(JSON.parse(text).phases || {}); } catch (_) { /* parseThresholds says what is wrong */ }
+  try {
+    return parseThresholds(text, { path: given, phases });
+  } catch (e) {
+    return die(String(e).replace(/^k6-writepath: /, ''), 107);
+  }
+}
 
 export function renderTable(merged, checks) {
   const lines = [`k6-writepath · ${merged.test_endpoint ? 'TEST ENDPOINT · ' : ''}merged distributed run ${merged.testid} · instances: ${merged.instances.join(', ')}`,
@@ -131,8 +151,8 @@ export function renderTable(merged, checks) {
     `${'phase'.padEnd(10)}${'op'.padEnd(8)}${'batches'.padStart(8)}${'docs ok'.padStart(10)}${'failed'.padStart(8)}${'docs/s'.padStart(10)}  time per batch (ms, raw values of all instances):` +
     `${'min'.padStart(7)}${'median'.padStart(9)}${'average'.padStart(9)}${'p90'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(9)}`];
   for (const r of merged.phases) {
-    lines.push(`${r.phase.padEnd(10)}${r.op.padEnd(8)}${String(r.batches).padStart(8)}${String(r.docs_ok).padStart(10)}${String(r.docs_failed).padStart(8)}${f(r.docs_per_s, 0).padStart(10)}  ${''.padStart(48)}` +
-      `${f(r.batch_ms.min).padStart(7)}${f(r.batch_ms.p50).padStart(9)}${f(r.batch_ms.avg).padStart(9)}${f(r.batch_ms.p90).padStart(9)}${f(r.batch_ms.p99).padStart(9)}${f(r.batch_ms.max).padStart(9)}`);
+    lines.push(`${r.phase.padEnd(10)}${r.op.padEnd(8)}${String(r.batches).padStart(8)}${String(r.docs_ok).padStart(10)}${String(r.docs_failed).padStart(8)}${fmt(r.docs_per_s, 0).padStart(10)}  ${''.padStart(48)}` +
+      `${fmt(r.batch_ms.min).padStart(7)}${fmt(r.batch_ms.p50).padStart(9)}${fmt(r.batch_ms.avg).padStart(9)}${fmt(r.batch_ms.p90).padStart(9)}${fmt(r.batch_ms.p99).padStart(9)}${fmt(r.batch_ms.max).padStart(9)}`);
   }
   lines.push('', 'batches per instance: ' + merged.phases.map((r) => `${r.phase} ${Object.entries(r.batches_by_instance).map(([i, n]) => `${i}:${n}`).join(' ')}`).join(' · '));
   for (const r of merged.phases) if (r.docs_failed > 0) lines.push(`failed ${r.phase}: ${Object.entries(r.failed_by_reason).map(([k, n]) => `${k} ${n}`).join(', ')}`);
@@ -141,7 +161,7 @@ export function renderTable(merged, checks) {
     : 'verification: no points from a DISTRIBUTED=verify run (scripts/verify-distributed)');
   const bad = checks.filter((c) => !c.ok);
   lines.push(bad.length === 0 ? `thresholds (whole run): all ${checks.length} passed` : `thresholds (whole run): ${bad.length} of ${checks.length} FAILED`);
-  for (const c of bad) lines.push(`  ✗ ${c.name}: ${typeof c.value === 'number' ? f(c.value, 2) : c.value}`);
+  for (const c of bad) lines.push(`  ✗ ${c.name}: ${typeof c.value === 'number' ? fmt(c.value, 2) : c.value}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -150,16 +170,13 @@ async function main() {
     testid: { type: 'string' }, influx: { type: 'string' }, thresholds: { type: 'string' }, out: { type: 'string' }, instances: { type: 'string' },
   } });
   if (!values.testid) die('usage: merge-results.mjs --testid <RUN_ID> [--instances N] [--thresholds file] [--out dir] [--influx URL]', 2);
+  // Bad input stops the merge before any query.
+  const doc = values.thresholds ? readThresholds(values.thresholds) : { phases: {}, verify: true };
   const merged = await merge({ influx: influxUrl(values.influx), testid: values.testid });
   if (merged.phases.length === 0) die(`no batch points with testid=${values.testid} in InfluxDB: did the instances run with --out influxdb and --tag testid=${values.testid}?`);
   if (values.instances) {
     const want = Number(values.instances);
     if (merged.instances.length !== want) die(`testid=${values.testid}: points from ${merged.instances.length} instance(s) (${merged.instances.join(', ')}), expected ${want}: tag each instance --tag instance_id=<i>`);
-  }
-  let doc = { phases: {}, verify: true };
-  if (values.thresholds) {
-    const file = path.isAbsolute(values.thresholds) ? values.thresholds : path.join(root, values.thresholds);
-    try { doc = JSON.parse(readFileSync(file, 'utf8')); } catch (e) { die(`--thresholds ${values.thresholds}: ${e.message}`); }
   }
   const checks = checkThresholds(merged, doc);
   const text = renderTable(merged, checks);

@@ -17,6 +17,8 @@ pg_port=${WP_PG_PORT:-55432}
 influx_port=${WP_INFLUX_PORT:-58086}
 
 die() { echo "services: $*" >&2; exit 1; }
+# shellcheck source=scripts/pg-private.sh
+. "$root/scripts/pg-private.sh"
 
 check_port_knob() { # name value
   [[ "$2" =~ ^[0-9]+$ ]] && (( $2 >= 1024 && $2 <= 65533 )) ||
@@ -41,58 +43,22 @@ apt_install() { # packages...
   rm -f /usr/sbin/policy-rc.d
 }
 
-pg_bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
-
 pid_alive() { [ -f "$1" ] && kill -0 "$(head -n 1 "$1")" 2>/dev/null; }
 
-# PostgreSQL refuses to run as root; it runs as the Debian "postgres" user. If that user
-# cannot reach .run/ (a clone under /root), the data lives in /var/tmp and .run/pg links to it.
-pg_dir() {
-  if [ -L "$run/pg" ] || [ -d "$run/pg" ]; then echo "$run/pg"; return; fi
-  mkdir -p "$run"
-  if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$run" 2>/dev/null; then
-    local alt="/var/tmp/k6-writepath-$(echo "$root" | md5sum | cut -c1-12)/pg"
-    mkdir -p "$alt"; ln -sfn "$alt" "$run/pg"
-  else
-    mkdir -p "$run/pg"
-  fi
-  echo "$run/pg"
-}
-
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-
+# The server itself: scripts/pg-private.sh (shared with the tests' and the RAM experiment's
+# own servers), data in .run/pg.
 pg_up() {
-  [ -n "$(pg_bindir)" ] || apt_install postgresql
-  local bin dir; bin=$(pg_bindir); dir=$(pg_dir)
+  [ -n "$(wp_pg_bindir)" ] || apt_install postgresql
+  local dir; dir=$(wp_pg_dir pg)
   if pid_alive "$dir/data/postmaster.pid"; then return 0; fi
   port_busy "$pg_port" && die "WP_PG_PORT=$pg_port is already in use by another program; choose a free port"
-  if [ ! -f "$dir/data/PG_VERSION" ]; then
-    [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
-    umask 077
-    head -c 18 /dev/urandom | base64 | tr -d '/+=' > "$dir/password"
-    [ "$(id -u)" = 0 ] && chown postgres "$dir/password"
-    as_pg "$bin/initdb" -D "$dir/data" -U postgres --auth-host=scram-sha-256 --auth-local=trust \
-      --pwfile="$dir/password" -E UTF8 >"$dir/initdb.log" 2>&1 || die "initdb failed, see $dir/initdb.log"
-    umask 022
-  fi
-  # TCP on loopback only; no unix socket (its path length limit is easy to exceed).
-  as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -c port=$pg_port -c unix_socket_directories= -c max_connections=200" \
-    start >/dev/null || die "PostgreSQL did not start, see $dir/server.log"
-  local pw; pw=$(cat "$dir/password")
-  for _ in $(seq 1 60); do
-    PGPASSWORD=$pw psql -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -Atqc 'select 1' >/dev/null 2>&1 && break
-    sleep 0.5
-  done
-  PGPASSWORD=$pw psql -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -Atqc \
-    "select 1 from pg_database where datname='writepath'" | grep -q 1 ||
-    PGPASSWORD=$pw psql -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -qc 'create database writepath' >/dev/null
+  wp_pg_init "$dir"
+  wp_pg_start "$dir" "$pg_port" "-c max_connections=200"
+  wp_pg_ensure_db "$dir" "$pg_port" writepath
 }
 
 pg_down() {
-  local bin dir; bin=$(pg_bindir); dir="$run/pg"
-  [ -n "$bin" ] && [ -e "$dir/data/postmaster.pid" ] || return 0
-  as_pg "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+  wp_pg_stop "$run/pg"
 }
 
 influx_up() {
@@ -135,7 +101,6 @@ influx_down() {
 }
 
 write_env() {
-  local pw; pw=$(cat "$run/pg/password")
   # Ports of the servers actually running (an earlier `up` may have used other WP_*_PORTs):
   # line 4 of postmaster.pid is PostgreSQL's port; InfluxDB's is in the config we wrote.
   pg_port=$(sed -n 4p "$run/pg/data/postmaster.pid")
@@ -143,7 +108,7 @@ write_env() {
   umask 077
   cat > "$run/env" <<ENV
 # Written by scripts/services.sh up: the private services of this checkout.
-PG_URL=postgres://postgres:$pw@127.0.0.1:$pg_port/writepath?sslmode=disable
+PG_URL=$(wp_pg_url "$run/pg" "$pg_port" writepath)
 INFLUX_URL=http://127.0.0.1:$influx_port/k6
 ENV
 }

@@ -19,22 +19,26 @@ import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCgroup } from './cgroup.mjs';
-import { PgServer } from './pgserver.mjs';
+import { PgServer } from '../../scripts/pg-private.mjs';
 import { renderMarkdown } from './report.mjs';
+import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
+import { readRunEnv } from '../../scripts/run-env.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const POLL_MS = 100;
 const MB = 1024 * 1024;
 
 // The driver's knobs. DOCS, DOC_BYTES, BATCH_SIZE, OVERWRITE_BATCHES and SEED are the
-// pack's own k6 knobs (same ranges as lib/config.js) with larger defaults here; the RAM_*
-// knobs belong to this driver only, so they live here and not in lib/config.js.
+// pack's own k6 knobs: their ranges come from lib/config.js (the one home), with larger
+// defaults here, and OVERWRITE_BATCHES at least 1 (the experiment measures the overwrite
+// phase). The RAM_* knobs belong to this driver only, so they live here.
+const pack = (name, def, doc, min = PACK_KNOBS[name].min) => ({ min, max: PACK_KNOBS[name].max, def, doc });
 const KNOBS = {
-  DOCS:              { min: 1000, max: 100000000, def: 1000000, doc: 'documents loaded per cell' },
-  DOC_BYTES:         { min: 100, max: 1000000, def: 1200, doc: 'approximate document size (E1: ~1200)' },
-  BATCH_SIZE:        { min: 1, max: 100000, def: 1000, doc: 'documents per statement (E1: 10000)' },
-  OVERWRITE_BATCHES: { min: 1, max: 10000000, def: 50, doc: 'overwrite batches per cell' },
-  SEED:              { min: 0, max: 4294967295, def: 1, doc: 'seed of keys and payloads' },
+  DOCS:              pack('DOCS', 1000000, 'documents loaded per cell'),
+  DOC_BYTES:         pack('DOC_BYTES', 1200, 'approximate document size (E1: ~1200)'),
+  BATCH_SIZE:        pack('BATCH_SIZE', 1000, 'documents per statement (E1: 10000)'),
+  OVERWRITE_BATCHES: pack('OVERWRITE_BATCHES', 50, 'overwrite batches per cell', 1),
+  SEED:              pack('SEED', 1, 'seed of keys and payloads'),
   RAM_SMALL_MB:      { min: 32, max: 1048576, def: 256, doc: 'memory budget of the "exceeds" regime, MiB' },
   RAM_LARGE_MB:      { min: 64, max: 1048576, def: 4096, doc: 'memory budget of the "fits" regime, MiB' },
   RAM_SHARED_BUFFERS_MB: { min: 1, max: 65536, def: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' },
@@ -151,11 +155,7 @@ function runK6(env, args, logFile) {
 
 function influxUrl() {
   if (process.env.WP_INFLUX === '0') return null;
-  if (process.env.INFLUX_URL) return process.env.INFLUX_URL;
-  const envFile = path.join(repoRoot, '.run', 'env');
-  if (!existsSync(envFile)) return null;
-  const m = /^INFLUX_URL=(.+)$/m.exec(readFileSync(envFile, 'utf8'));
-  return m ? m[1].trim() : null;
+  return process.env.INFLUX_URL || readRunEnv().INFLUX_URL || null;
 }
 
 async function runCell(k, server, indexes, regime, stamp) {
@@ -168,10 +168,11 @@ async function runCell(k, server, indexes, regime, stamp) {
   const cell = { indexes, regime, budget_mib: budgetMb, run_id: runId };
   let pid = null;
   try {
-    pid = server.start(cg.procsFiles(), k.RAM_SHARED_BUFFERS_MB);
+    if (server.running()) throw new Error(`a server already runs on ${server.data} (pid ${server.running()}): a driver still running, or one that was killed: stop it with scripts/pg-private.sh stop ${server.dir}`);
+    pid = server.start(`-c max_connections=20 -c shared_buffers=${k.RAM_SHARED_BUFFERS_MB}MB -c huge_pages=off`, cg.procsFiles());
     if (!cg.contains(pid)) throw new Error(`postmaster ${pid} is not in cgroup ${cgName}`);
     cell.postmaster_in_cgroup = true;
-    server.ensureDatabase();
+    server.ensureDatabase('writepath');
     cell.machine = machine(server.data, cg);
     const jsonOut = path.join(cellDir, 'k6-points.json');
     const samples = [];
@@ -184,7 +185,7 @@ async function runCell(k, server, indexes, regime, stamp) {
       ...process.env,
       PWD: repoRoot,
       K6_INFLUXDB_TAGS_AS_FIELDS: process.env.K6_INFLUXDB_TAGS_AS_FIELDS || 'vu:int,iter:int,url',
-      PG_URL: server.url(),
+      PG_URL: server.url('writepath'),
       RESULTS_DIR: path.join(k.RAM_OUT, 'k6'),
       RUN_ID: runId,
       PHASES: 'load,overwrite',
@@ -236,7 +237,7 @@ async function runCell(k, server, indexes, regime, stamp) {
     cell.error = String(e.message || e);
     console.log(`failed: ${cell.error}`);
   } finally {
-    server.stop();
+    server.stop('fast', 120);
     cell.cgroup_removed = cg.destroy();
   }
   return cell;
@@ -278,8 +279,8 @@ async function main() {
   takeLock(k);
   if (await portBusy(k.RAM_PG_PORT)) die(`RAM_PG_PORT=${k.RAM_PG_PORT} is already in use by another program: choose a free port`);
   mkdirSync(k.RAM_OUT, { recursive: true });
-  const server = new PgServer(repoRoot, k.RAM_PG_PORT);
-  server.init();
+  // The experiment's own server (never the shared one of `make up`): one data directory per port.
+  const server = new PgServer(`experiment-ram/pg-${k.RAM_PG_PORT}`, k.RAM_PG_PORT, { db: 'writepath' }).init();
   const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(4, 12);
   console.log(`experiment-ram: DOCS=${k.DOCS} DOC_BYTES=${k.DOC_BYTES} (~${k.estimatedDataMb} MiB) BATCH_SIZE=${k.BATCH_SIZE} OVERWRITE_BATCHES=${k.OVERWRITE_BATCHES}; budgets fits=${k.RAM_LARGE_MB} MiB exceeds=${k.RAM_SMALL_MB} MiB; shared_buffers=${k.RAM_SHARED_BUFFERS_MB} MiB; indexes ${k.RAM_INDEXES.join(',')}; results in ${path.relative(repoRoot, k.RAM_OUT)}`);
   const started = new Date();

@@ -2,7 +2,7 @@
 // batch) for both regimes side by side, the overwrite/insert ratios, and the reads the
 // server's cgroup did during each phase. Every figure comes from experiment-ram.json.
 
-// E1's published PostgreSQL figures (shared/reference/experiments.md): 9.6, 10 M documents of
+// E1's published PostgreSQL figures (Neunhöffer 2019, docs/experiments.md): 9.6, 10 M documents of
 // ~1200 bytes, batches of 10 000, 4 GB RAM, shared_buffers=256MB, network volume 375 read IOPS.
 export const E1_POSTGRES = {
   insert: { min: 258, median: 310, average: 389, p90: 468, p99: 1841, max: 2300 },

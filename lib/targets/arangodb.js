@@ -429,5 +429,9 @@ export function createTarget(cfg, plan = {}) {
     return out;
   }
 
-  return { name: 'arangodb', reasons: REASONS, distributed: true, bind, setup, write, batchBody, writeBody, updateBatch, removeBatch, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
+  // What workloads may ask of this target (lib/capabilities.js); keyField: the key attribute
+  // of a single-document body.
+  const capabilities = { batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true };
+
+  return { name: 'arangodb', reasons: REASONS, distributed: true, capabilities, keyField: '_key', bind, setup, write, batchBody, writeBody, updateBatch, removeBatch, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
 }

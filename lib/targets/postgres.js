@@ -1,7 +1,8 @@
 // PostgreSQL target: one table (key text primary key, doc jsonb not null) per run, named
 // k6wp_<RUN_ID> in PG_SCHEMA, written through xk6-sql. A batch is ONE statement that gets
 // the whole batch as one JSON text parameter and expands it server-side with
-// jsonb_array_elements (3.4x faster than two array parameters, measurements.md).
+// jsonb_array_elements (measured on a 2-core machine, k6 1.8.1 + xk6-sql 1.0.5, PostgreSQL 15,
+// upserts of 1000 jsonb rows: 27k rows/s, against 8k rows/s with two array parameters and unnest).
 //   insert: INSERT … SELECT …            a duplicate key fails the statement (whole batch)
 //   upsert: INSERT … ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc
 // xk6-sql has no transactions; one statement is atomic, so a failed batch wrote nothing.
@@ -214,5 +215,8 @@ export function createTarget(cfg) {
     return out;
   }
 
-  return { name: 'postgres', reasons: REASONS, distributed: true, bind, setup, write, count, readStamps, teardown };
+  // What workloads may ask of this target (lib/capabilities.js).
+  const capabilities = { batch: ['insert', 'upsert'], count: true, readback: true };
+
+  return { name: 'postgres', reasons: REASONS, distributed: true, capabilities, bind, setup, write, count, readStamps, teardown };
 }

@@ -1,5 +1,8 @@
 // RavenDB target over plain k6/http (no client library): one database k6wp_<RUN_ID> per run,
-// documents in RAVEN_COLLECTION with ids "K<n>". Wire facts: shared/reference/ravendb.md.
+// documents in RAVEN_COLLECTION with ids "K<n>". Wire facts from the server source
+// (ravendb/ravendb, src/Raven.Server/Documents/Handlers/BulkInsert/BulkInsertHandler.cs, the batch
+// handler, src/Raven.Server/Web/Operations/OperationsHandler.cs) and the official clients
+// (npm/PyPI package ravendb 7.2); docs/ravendb.md says what the pack sends.
 //   bulk    GET operations/next-operation-id, then POST bulk_insert?id=<id> with ONE complete
 //           JSON array of {"Id","Type":"PUT","Document"} commands. Always overwrites. NOT one
 //           transaction: the server commits in internal batches (16 MB / 8192 ops / 5 ms idle),
@@ -357,5 +360,8 @@ export function createTarget(cfg) {
     return out;
   }
 
-  return { name: 'ravendb', reasons: REASONS, distributed: true, bind, setup, write, batchBody, count, readStamps, teardown };
+  // What workloads may ask of this target (lib/capabilities.js).
+  const capabilities = { batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null };
+
+  return { name: 'ravendb', reasons: REASONS, distributed: true, capabilities, bind, setup, write, batchBody, count, readStamps, teardown };
 }

@@ -1,4 +1,4 @@
-// E3 (experiments.md): arangobench's test cases over REST, including the two that
+// E3 (docs/experiments.md): arangobench's test cases over REST, including the two that
 // arangobench dropped in 3.10 (multi-collection, random-shapes). One operation is one
 // arangobench "request"; operation n belongs to cycle c = floor(n / L) of the case's
 // sequence (crud: insert, read, update, read, delete on key c), as in arangobench's
@@ -11,8 +11,9 @@
 // finish early. Ramping would change which VU owns a cycle mid-run, so concurrency is
 // fixed at VUS (E3 itself compares fixed concurrency levels 1, 2, 4).
 //
-// This workload only runs on the ArangoDB target (it uses its single-document operations
-// and stream transactions).
+// It runs on any target that offers single-document operations (and, for multi-collection,
+// transactions over two collections; for persistent-index, indexes on its own field):
+// needs() below, lib/capabilities.js. Today that is the ArangoDB target.
 import exec from 'k6/execution';
 import { fail } from '../config.js';
 import { vuBatchCount, keyName } from '../keys.js';
@@ -24,7 +25,8 @@ import { e3Report } from '../report-e3.js';
 export const EXPERIMENT = 'arangobench';
 export const PHASES = ['run'];
 
-// The operations of one cycle per case (shared/reference/arangodb.md §5).
+// The operations of one cycle per case, as arangobench's test cases define them
+// (arangodb/arangodb, arangosh/Benchmark/testcases/*.h).
 export const CASES = {
   document: ['insert'],
   crud: ['insert', 'read', 'update', 'read', 'delete'],
@@ -69,8 +71,6 @@ export function plan(cfg) {
     indexFields: name === 'persistent-index' ? ['value'] : [],
     expectedPerCollection: multi ? R : perCollection,
     expectedDocs: multi ? 2 * R : perCollection,
-    // report.js reads these plan fields for its workload line and summary.json.
-    B: 1, O: 0, M: 0, newPer: 0,
   };
 }
 
@@ -90,6 +90,25 @@ export function opsFor(cfg) {
   return { run: cfg.ARANGOBENCH_CASE };
 }
 
+// What the target must offer (lib/capabilities.js).
+export function needs(cfg, p) {
+  const out = ['count'];
+  if (p.seq.some((op) => op !== 'transaction')) out.push('single');
+  if (p.collections > 1) out.push('transactions', `collections:${p.collections}`);
+  if (p.indexFields.length > 0) out.push('planIndexes');
+  return out;
+}
+
+// The plan as the report shows it (lib/report.js). Verification holds the database against
+// the plan's count (crud deletes what it inserted), not against the acknowledged inserts.
+export function describe(cfg, p) {
+  return {
+    line: `workload: ${p.V} VUs · case ${p.name} · complexity ${cfg.COMPLEXITY} · ${p.R} operations in cycles of ${p.L} (${p.seq.join(', ')})`,
+    plan: { vus: p.V, case: p.name, requests: p.R, cycle: p.seq, cycles: p.cycles, collections: p.collections, expected_docs: p.expectedDocs },
+    plannedBatches: null,
+  };
+}
+
 // Per-operation sub-metrics, so the E3 table can show latency per operation kind.
 export function extraThresholds(cfg) {
   const t = {};
@@ -103,10 +122,10 @@ export function extraThresholds(cfg) {
 
 // Bodies are built from fragments made once per VU; only the key (and, for
 // random-shapes, the attribute names, which is the point of that case) varies.
-function bodies(cfg, p) {
+function bodies(cfg, p, keyField) {
   const C = cfg.COMPLEXITY;
   const attrs = (fmt) => { const a = new Array(C); for (let i = 0; i < C; i++) a[i] = fmt(i + 1); return a.join(','); };
-  const head = (c) => `{"_key":"${keyName(c)}"`;
+  const head = (c) => `{"${keyField}":"${keyName(c)}"`;
   switch (p.name) {
     case 'document':
     case 'multi-collection': {
@@ -114,7 +133,7 @@ function bodies(cfg, p) {
       return { insert: (c) => `${head(c)}${tail}` };
     }
     case 'random-shapes': {
-      const docs = createDocs(Object.assign({}, cfg, { DOC_SHAPE: 'random-shapes' }), { keyField: '_key' });
+      const docs = createDocs(Object.assign({}, cfg, { DOC_SHAPE: 'random-shapes' }), { keyField });
       return { insert: (c) => docs.doc(c, 'b') };
     }
     case 'persistent-index':
@@ -128,7 +147,7 @@ function bodies(cfg, p) {
 }
 
 export function iteration(target, cfg, p, state) {
-  if (!state.bodies) state.bodies = bodies(cfg, p);
+  if (!state.bodies) state.bodies = bodies(cfg, p, target.keyField);
   const v = exec.vu.idInTest - 1;
   const i = exec.vu.iterationInScenario;
   const c = v + p.V * Math.floor(i / p.L);
@@ -158,7 +177,7 @@ export function iteration(target, cfg, p, state) {
 // After the run every collection must hold exactly what the case leaves behind (crud
 // deletes its documents; multi-collection leaves REQUESTS in each of the two collections).
 export function verify(target, cfg, p) {
-  const counts = target.countAll();
+  const counts = p.collections > 1 ? target.countAll() : [target.count()];
   const found = counts.reduce((s, x) => s + x, 0);
   const perCollectionOk = counts.every((x) => x === p.expectedPerCollection);
   verifyExpected.add(p.expectedDocs);
@@ -170,6 +189,6 @@ export function verify(target, cfg, p) {
   return { expected: p.expectedDocs, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
 }
 
-export function report(data, r, meta) {
-  return e3Report(data, r, meta);
+export function sections(data, meta) {
+  return e3Report(data, meta);
 }

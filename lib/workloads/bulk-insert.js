@@ -1,4 +1,4 @@
-// E4 (experiments.md): bulk insert of "user" documents by a growing number of clients. One
+// E4 (docs/experiments.md): bulk insert of "user" documents by a growing number of clients. One
 // phase, `bulk`: VU steps (STAGES = duration:VUs,…) — the closed model — or, with
 // RATE_STAGES = duration:batches-per-second,…, the open model (ramping-arrival-rate: batches
 // start on schedule whether or not earlier ones finished; those k6 cannot start for lack of a
@@ -14,6 +14,7 @@ import { durationMs, fail } from '../config.js';
 import { recordBatch, verifyFound, readbackChecked, readbackStale } from '../metrics.js';
 import { markConsecutive } from '../keys.js';
 import { M } from '../metric-names.js';
+import { fmt, pad } from '../format.js';
 
 export const EXPERIMENT = 'bulk-insert';
 export const PHASES = ['bulk'];
@@ -44,7 +45,7 @@ export function plan(cfg) {
   const steps = [];
   for (const s of stages) steps.push({ duration: '0s', target: s.target }, { duration: s.duration, target: s.target });
   const labels = stages.map((s) => (open ? `${s.target}/s` : String(s.target)));
-  return { V, open, maxVUs: open ? cfg.MAX_VUS : V, B: cfg.BATCH_SIZE, L: 0, O: 0, M: 0, newPer: 0, stages, steps, ends, labels, expectedDocs: null };
+  return { V, open, maxVUs: open ? cfg.MAX_VUS : V, B: cfg.BATCH_SIZE, stages, steps, ends, labels, expectedDocs: null };
 }
 
 export function scenarios(cfg, p) {
@@ -74,6 +75,22 @@ export function scenarios(cfg, p) {
 
 export function opsFor() {
   return { bulk: 'bulk' };
+}
+
+// What the target must offer (lib/capabilities.js).
+export function needs() {
+  return ['batch:bulk', 'count'];
+}
+
+// The plan as the report shows it (lib/report.js). The number of batches is not planned: as
+// many as the server takes in the stages' time.
+export function describe(cfg, p) {
+  const model = p.open ? `open model, arrival rate ${cfg.RATE_STAGES} batches/s (VUs ${p.V}…${p.maxVUs})` : `ramping VUs ${cfg.STAGES}`;
+  return {
+    line: `workload: ${model} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`,
+    plan: { model: p.open ? 'open' : 'closed', stages: p.stages, vus: p.V, max_vus: p.maxVUs, batch_size: p.B, expected_docs: null },
+    plannedBatches: null,
+  };
 }
 
 // Sub-metrics per stage, so that handleSummary sees them (k6 only reports tagged sub-metrics
@@ -117,10 +134,10 @@ export function verify(target) {
   return { expected: null, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
 }
 
-// Per-stage table for handleSummary: docs/s and MB/s over each stage's wall time (first batch
+// Per-stage table for the report: docs/s and MB/s over each stage's wall time (first batch
 // start to last batch end of the batches that started in the stage). MB = 10^6 bytes of
-// uncompressed JSON body (with RAVEN_GZIP fewer bytes cross the network).
-export function report(data, r, { cfg, plan: p }) {
+// uncompressed JSON body (a target that compresses sends fewer bytes over the network).
+export function sections(data, { plan: p, target }) {
   const v = (name) => (data.metrics[name] ? data.metrics[name].values : {});
   const rows = p.stages.map((st, i) => {
     const tag = `{stage:${i + 1}}`;
@@ -136,18 +153,12 @@ export function report(data, r, { cfg, plan: p }) {
       batch_ms_median: d.med ?? null, batch_ms_p99: d['p(99)'] ?? null,
     };
   });
-  const f = (x, n = 1) => (x === null || x === undefined ? '-' : x.toFixed(n));
-  const lines = ['', `per stage (batches of ${p.B}, ${cfg.RAVEN_GZIP ? 'gzip' : 'uncompressed'} bodies; MB/s of uncompressed JSON):`,
-    `${'stage'.padEnd(7)}${(p.open ? 'rate' : 'VUs').padEnd(8)}${'batches'.padStart(8)}${'docs ok'.padStart(10)}${'failed'.padStart(8)}${'docs/s'.padStart(10)}${'MB/s'.padStart(8)}${'median ms'.padStart(11)}${'p99 ms'.padStart(9)}`];
+  const compression = (target.capabilities || {}).compression;
+  const lines = ['', `per stage (batches of ${p.B}, ${compression || 'uncompressed'} bodies; MB/s of uncompressed JSON):`,
+    `${pad('stage', 7, true)}${pad(p.open ? 'rate' : 'VUs', 8, true)}${pad('batches', 8)}${pad('docs ok', 10)}${pad('failed', 8)}${pad('docs/s', 10)}${pad('MB/s', 8)}${pad('median ms', 11)}${pad('p99 ms', 9)}`];
   for (const r of rows) {
-    lines.push(`${String(r.stage).padEnd(7)}${r.vus.padEnd(8)}${String(r.batches).padStart(8)}${String(r.docs_ok).padStart(10)}${String(r.docs_failed).padStart(8)}` +
-      `${f(r.docs_per_s, 0).padStart(10)}${f(r.mb_per_s, 2).padStart(8)}${f(r.batch_ms_median).padStart(11)}${f(r.batch_ms_p99).padStart(9)}`);
+    lines.push(`${pad(r.stage, 7, true)}${pad(r.vus, 8, true)}${pad(r.batches, 8)}${pad(r.docs_ok, 10)}${pad(r.docs_failed, 8)}` +
+      `${pad(fmt(r.docs_per_s, 0), 10)}${pad(fmt(r.mb_per_s, 2), 8)}${pad(fmt(r.batch_ms_median), 11)}${pad(fmt(r.batch_ms_p99), 9)}`);
   }
-  // report.js describes E1's batches; say what this run did instead.
-  const model = p.open ? `open model, arrival rate ${cfg.RATE_STAGES} batches/s (VUs ${p.V}…${p.maxVUs})` : `ramping VUs ${cfg.STAGES}`;
-  const workloadLine = `workload: ${model} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`;
-  const general = r.text.split('\n').map((l) => (l.startsWith('workload: ') ? workloadLine : l)).join('\n');
-  r.text = `${general}${lines.join('\n')}\n`;
-  r.json.stages = rows;
-  return r;
+  return { after: lines, json: { stages: rows } };
 }

@@ -1,4 +1,4 @@
-// E1 (experiments.md): insert vs. insert-with-overwrite. Phases:
+// E1 (docs/experiments.md): insert vs. insert-with-overwrite. Phases:
 //   load       DOCS new documents in batches of BATCH_SIZE (op insert: a duplicate fails)
 //   overwrite  OVERWRITE_BATCHES batches of BATCH_SIZE existing keys picked at random (op upsert)
 //   mixed      MIXED_BATCHES batches with MIXED_NEW_PERCENT new keys, the rest existing (op upsert)
@@ -75,6 +75,27 @@ export function batchKeys(cfg, p, phase, j, pickers) {
 // another load operation (RavenDB: bulk insert) through cfg.LOAD_OP.
 export function opsFor(cfg) {
   return { load: cfg.LOAD_OP || 'insert', overwrite: cfg.OVERWRITE_OP || 'upsert', mixed: cfg.MIXED_OP || 'upsert' };
+}
+
+// What the target must offer (lib/capabilities.js): the batch operation of every phase that
+// runs, the count, and, when overwritten keys are read back, the stored stamps.
+export function needs(cfg, p) {
+  const ops = opsFor(cfg);
+  const out = ['count'];
+  if (p.L > 0) out.push(`batch:${ops.load}`);
+  if (p.O > 0) out.push(`batch:${ops.overwrite}`);
+  if (p.M > 0) out.push(`batch:${ops.mixed}`);
+  if (p.O + p.M > 0 && cfg.READBACK > 0) out.push('readback');
+  return out;
+}
+
+// The plan as the report shows it (lib/report.js): E1's batches, per phase.
+export function describe(cfg, p) {
+  return {
+    line: `workload: ${p.V} VUs · batches of ${p.B} · ${cfg.DOC_SHAPE} documents · keys ${cfg.KEY_DIST} · seed ${cfg.SEED}`,
+    plan: { vus: p.V, batch_size: p.B, load_batches: p.L, overwrite_batches: p.O, mixed_batches: p.M, new_keys_per_mixed_batch: p.newPer, expected_docs: p.expectedDocs },
+    plannedBatches: p.L + p.O + p.M,
+  };
 }
 
 // One iteration of a VU: the next batch of its plan.

@@ -5,19 +5,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './testserver.mjs';
+import { RUN_ENV_FILE, readRunEnv } from '../../scripts/run-env.mjs';
 
 export const k6Bin = path.join(repoRoot, 'bin', 'k6');
 
 // The local services' URLs written by `make up` (scripts/services.sh).
 export function localEnv() {
-  const file = path.join(repoRoot, '.run', 'env');
-  if (!existsSync(file)) throw new Error('.run/env is missing: run "make up" (make test does it for you)');
-  const env = {};
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const m = /^([A-Z_]+)=(.*)$/.exec(line);
-    if (m) env[m[1]] = m[2];
-  }
-  return env;
+  if (!existsSync(RUN_ENV_FILE)) throw new Error('.run/env is missing: run "make up" (make test does it for you)');
+  return readRunEnv();
 }
 
 let counter = 0;

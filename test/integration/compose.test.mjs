@@ -265,7 +265,7 @@ test('constrained: one memory budget for every database container, E1 cache caps
   }
   assert.equal(constrained.services.arangodb.environment.ARANGODB_OVERRIDE_DETECTED_TOTAL_MEMORY, '1536M');
   assert.equal(constrained.services.k6.mem_limit, undefined, 'the load generator is not constrained');
-  // E1's ArangoDB options, verbatim (experiments.md).
+  // E1's ArangoDB options, verbatim (docs/experiments.md).
   const arango = constrained.services.arangodb.command;
   for (const opt of ['--rocksdb.block-cache-size=256000000', '--rocksdb.enforce-block-cache-size-limit=true',
     '--rocksdb.total-write-buffer-size=100000000', '--cache.size=256000000', '--query.memory-limit=100000000']) {

@@ -74,7 +74,11 @@ function fakeSummary({ thresholdOk = true, found = 3000 } = {}) {
   return { metrics: m, setup_data: { runId: 'r1', target: { serverVersion: '15.18', settings: { synchronous_commit: 'on' } } } };
 }
 
-const meta = { cfg: { RESULTS_DIR: 'results', DOC_SHAPE: 'e1', KEY_DIST: 'uniform', SEED: 1 }, plan: { V: 2, B: 1000, L: 2, O: 2, M: 0, newPer: 0, expectedDocs: 2000 }, phases: ['load', 'overwrite'], target: 'postgres', experiment: 'insert-vs-overwrite', reasons: ['connection'], ops: { load: 'insert', overwrite: 'upsert' } };
+const meta = { cfg: { RESULTS_DIR: 'results', DOC_SHAPE: 'e1', KEY_DIST: 'uniform', SEED: 1 }, description: {
+  line: 'workload: 2 VUs · batches of 1000 · e1 documents · keys uniform · seed 1',
+  plan: { vus: 2, batch_size: 1000, load_batches: 2, overwrite_batches: 2, mixed_batches: 0, new_keys_per_mixed_batch: 0, expected_docs: 2000 },
+  plannedBatches: 4,
+}, phases: ['load', 'overwrite'], target: 'postgres', experiment: 'insert-vs-overwrite', reasons: ['connection'], ops: { load: 'insert', overwrite: 'upsert' } };
 
 test('the report has E1\'s table, ratios, verification and failure reasons', () => {
   const r = buildReport(fakeSummary({ found: 2000 }), meta);
@@ -106,4 +110,30 @@ test('failed thresholds and a wrong count show in the text and as JUnit failures
   assert.match(r.junit, /failures="3"/);
   assert.match(r.junit, /<failure message="expected 2000, found 3000"\/>/);
   assert.match(r.junit, /name="writepath_batch_duration\{phase:load\} p\(95\)&lt;=2000"><failure/);
+});
+
+// A workload that is not E1 describes itself: no E1 plan fields, its own header line and
+// sections, and (with no planned batch count) a verification held against the plan's count.
+test('any workload renders from its own description: header line, sections before and after, verification against the plan', () => {
+  const data = fakeSummary({ found: 1 });
+  data.metrics.writepath_verify_expected.values.value = 1;
+  data.metrics.writepath_verify_mismatch = { type: 'gauge', values: { value: 0 }, thresholds: { 'value==0': { ok: true } } };
+  const crud = {
+    ...meta,
+    description: { line: 'workload: 3 VUs · case crud · 52 operations in cycles of 5', plan: { vus: 3, case: 'crud', requests: 52, expected_docs: 1 }, plannedBatches: null },
+    sections: (d) => ({ before: ['E3 table', ''], after: ['', 'per stage'], json: { e3: { metrics: Object.keys(d.metrics).length } } }),
+  };
+  const r = buildReport(data, crud);
+  const lines = r.text.split('\n');
+  assert.deepEqual(lines.slice(0, 3), ['E3 table', '', 'k6-writepath · postgres · insert-vs-overwrite · run r1']);
+  assert.equal(lines.filter((l) => l.startsWith('workload: ')).length, 1);
+  assert.ok(lines.includes('workload: 3 VUs · case crud · 52 operations in cycles of 5'));
+  assert.deepEqual(lines.slice(-3), ['', 'per stage', '']);
+  assert.deepEqual(r.json.plan, crud.description.plan);
+  assert.equal(r.json.e3.metrics, Object.keys(data.metrics).length);
+  // crud deletes what it inserts: 2000 acknowledged new documents, 1 left by the plan.
+  assert.equal(r.json.verification.expected, 1);
+  assert.equal(r.json.verification.count_ok, true);
+  assert.equal(r.json.verification.partial, false);
+  assert.match(r.text, /verification: expected 1, found 1 — OK \(acknowledged new documents: 2000\)/);
 });

@@ -1,0 +1,63 @@
+// Knob scopes (lib/config.js knobScope) are the one home of "which knobs decide what is
+// written": the plan signature of distributed runs, compare's same-workload check, the README
+// table and the experiment driver's ranges are all derived from them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KNOBS, PLAN_KNOBS, knobScope, loadConfig, planSignature } from '../../lib/config.js';
+import { checkSameWorkload, workloadSettings } from '../../scripts/compare.mjs';
+
+const bulk = { target: 'ravendb', experiment: 'bulk-insert', phases: ['bulk'] };
+const e3 = { target: 'arangodb', experiment: 'arangobench', phases: ['run'] };
+
+test('every knob has exactly one scope, and the plan knobs are derived from the scopes', () => {
+  for (const name of Object.keys(KNOBS)) {
+    const s = knobScope(name);
+    assert.match(s.scope, /^(run|workload|target:(postgres|arangodb|ravendb))$/, name);
+    if (s.scope === 'workload') assert.equal(s.plan, true, `${name}: a workload knob is part of the plan`);
+    if (s.scope === 'run') assert.equal(s.plan, false, `${name}: a run knob is not`);
+  }
+  assert.equal(knobScope('timeoutMs'), null, 'derived values are no knobs');
+  // The knobs the hand-kept list forgot (issue 19): instances with other rates joined one database.
+  for (const k of ['RATE_STAGES', 'MAX_VUS', 'STAGES', 'REQUESTS', 'ARANGOBENCH_CASE']) assert.ok(PLAN_KNOBS.includes(k), k);
+  for (const k of ['RUN_ID', 'TIMEOUT', 'KEEP', 'DISTRIBUTED', 'PG_URL', 'ARANGO_PASSWORD', 'RAVEN_GZIP']) assert.ok(!PLAN_KNOBS.includes(k), k);
+  assert.deepEqual(knobScope('PG_INDEXES'), { scope: 'target:postgres', plan: true });
+  assert.deepEqual(knobScope('REQUESTS'), { scope: 'workload', plan: true });
+});
+
+test('the plan signature changes with the arrival rate and the VU ceiling, not with run knobs', () => {
+  const sig = (env) => planSignature(loadConfig({ RUN_ID: 'x1', ...env }, bulk));
+  const base = sig({ RATE_STAGES: '2s:10' });
+  assert.match(base, /^bulk-insert-[0-9a-f]{8}$/);
+  assert.notEqual(sig({ RATE_STAGES: '2s:20' }), base, 'RATE_STAGES is part of the plan');
+  assert.notEqual(sig({ RATE_STAGES: '2s:10', MAX_VUS: '7' }), base, 'MAX_VUS is part of the plan');
+  assert.notEqual(sig({}), base, 'closed vs open model');
+  assert.equal(sig({ RATE_STAGES: '2s:10', TIMEOUT: '5s', KEEP: '1', RAVEN_GZIP: '1' }), base, 'run and transport knobs are not');
+});
+
+test('workload knobs first built for one database are read on every target', () => {
+  const cfg = loadConfig({ PG_URL: 'x', REQUESTS: '1000' }, { target: 'postgres', experiment: 'arangobench', phases: ['run'] });
+  assert.equal(cfg.REQUESTS, 1000);
+  assert.equal(cfg.ARANGOBENCH_CASE, 'document');
+  assert.equal(cfg.ARANGO_INDEXES, undefined, 'target knobs of other databases are not');
+});
+
+// summary.json as buildReport writes it: config is publicConfig(cfg).
+const summary = (env, meta = e3) => ({ experiment: meta.experiment, target: meta.target, ops: { run: 'document' }, config: loadConfig({ RUN_ID: 'x1', ...env }, meta) });
+
+test('compare refuses REQUESTS 1000 vs 100000 as different workloads', () => {
+  const runs = [summary({ REQUESTS: '1000' }), summary({ REQUESTS: '100000' })].map((s, i) => ({ letter: 'AB'[i], summary: s }));
+  assert.throws(() => checkSameWorkload(runs), { message: 'refusing to compare runs with different workload settings: REQUESTS A=1000 B=100000' });
+  const cases = [summary({ ARANGOBENCH_CASE: 'crud' }), summary({})].map((s, i) => ({ letter: 'AB'[i], summary: s }));
+  assert.throws(() => checkSameWorkload(cases), /ARANGOBENCH_CASE A="crud" B="document"/);
+});
+
+test('compare accepts runs that differ only in run and target knobs', () => {
+  const a = summary({ REQUESTS: '1000', TIMEOUT: '5s', ARANGO_INDEXES: '2', RUN_ID: 'a1' });
+  const b = summary({ REQUESTS: '1000', KEEP: '1', ARANGO_WAIT_FOR_SYNC: '1', RUN_ID: 'b1' });
+  assert.doesNotThrow(() => checkSameWorkload([{ letter: 'A', summary: a }, { letter: 'B', summary: b }]));
+  // A summary written before REQUESTS was read on its target had the default.
+  const old = summary({});
+  delete old.config.REQUESTS;
+  assert.equal(workloadSettings(old).REQUESTS, 10000);
+  assert.throws(() => checkSameWorkload([{ letter: 'A', summary: old }, { letter: 'B', summary: a }]), /REQUESTS A=10000 B=1000/);
+});
