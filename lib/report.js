@@ -48,10 +48,19 @@ function ratio(a, b) {
   return a !== null && b !== null && b > 0 ? a / b : null;
 }
 
+// The value a threshold expression judged: "p(99)<=20000" -> values["p(99)"] (null if k6 has none).
+export function observedValue(values, expr) {
+  const m = /^\s*([a-z]+(?:\(\d+(?:\.\d+)?\))?)\s*(?:[<>=!]|$)/.exec(String(expr));
+  const v = m && values ? values[m[1]] : undefined;
+  return num(v);
+}
+
+const showObserved = (t) => (t.observed === null || t.observed === undefined ? '' : ` (observed ${Number.isInteger(t.observed) ? t.observed : t.observed.toFixed(3)})`);
+
 export function thresholdResults(data) {
   const out = [];
   for (const [name, m] of Object.entries(data.metrics)) {
-    for (const [expr, r] of Object.entries(m.thresholds || {})) out.push({ metric: name, threshold: expr, ok: r.ok });
+    for (const [expr, r] of Object.entries(m.thresholds || {})) out.push({ metric: name, threshold: expr, ok: r.ok, observed: observedValue(m.values, expr) });
   }
   out.sort((a, b) => (a.metric + a.threshold).localeCompare(b.metric + b.threshold));
   return out;
@@ -155,13 +164,13 @@ export function buildReport(data, meta) {
   }
   lines.push(!runId ? 'thresholds: not evaluated: the run did not start (see the error above)'
     : failedThresholds.length === 0 ? `thresholds: all ${thresholds.length} passed`
-    : `thresholds: ${failedThresholds.length} of ${thresholds.length} FAILED: ${failedThresholds.map((t) => `${t.metric} ${t.threshold}`).join('; ')}`);
+    : `thresholds: ${failedThresholds.length} of ${thresholds.length} FAILED: ${failedThresholds.map((t) => `${t.metric} ${t.threshold}${showObserved(t)}`).join('; ')}`);
   if (runId && meta.resultsAt) lines.push(`results: ${meta.resultsAt}`);
   const text = `${lines.join('\n')}\n`;
 
   // JUnit: one test case per threshold (so a CI system shows which phase failed) and one
   // per verification check.
-  const cases = thresholds.map((t) => ({ classname: `${meta.target}.${meta.experiment}`, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}` }));
+  const cases = thresholds.map((t) => ({ classname: `${meta.target}.${meta.experiment}`, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}${showObserved(t)}` }));
   if (!runId) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'setup', failure: 'the run did not start (database unreachable, bad input or refused objects)' });
   } else if (!verification.ran) {

@@ -31,7 +31,10 @@ export function knobsTable() {
   for (const [g, rows] of groups) {
     lines.push(`**${g}**`, '', '| knob | default | allowed | meaning |', '|---|---|---|---|');
     for (const [name, spec] of rows) {
-      const def = spec.default === undefined ? '—' : `\`${spec.default === false ? 0 : spec.default === true ? 1 : spec.default}\``;
+      const show = (v) => `\`${v === false ? 0 : v === true ? 1 : v}\``;
+      let def = spec.default === undefined ? '—' : show(spec.default);
+      // Scenarios whose default differs (scenarios/<target>/<name>.js reads KNOBS.<knob>.defaults).
+      for (const [scenario, v] of Object.entries(spec.defaults || {})) def += ` (${scenario}: ${show(v)})`;
       lines.push(`| \`${name}\` | ${def} | ${allowed(spec)} | ${spec.doc.replace(/\|/g, '\\|')} |`);
     }
     lines.push('');
