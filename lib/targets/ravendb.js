@@ -148,7 +148,7 @@ export function createTarget(cfg) {
       const r = http.get(`${dbUrl}/operations/state?id=${opId}`, { timeout: '10s', tags: { name: 'operations/state' } });
       if (r.status === 404) return { known: true, processed: 0, text: 'operation not found (the server never started it)' };
       if (r.status !== 200) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
-      st = JSON.parse(r.body);
+      st = JSON.parse(/** @type {string} */ (r.body));
       if (st.Status !== 'InProgress') break;
       sleep(0.1);
     }
@@ -172,7 +172,7 @@ export function createTarget(cfg) {
       logOnce(reason, `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(idRes)}`);
       return failedAll(n, idRes.timings.duration, 0, reason);
     }
-    const opId = JSON.parse(idRes.body).Id;
+    const opId = JSON.parse(/** @type {string} */ (idRes.body)).Id;
     const body = batchBody('bulk', nums, stamp);
     const t0 = Date.now();
     const res = http.post(`${dbUrl}/bulk_insert?id=${opId}`, body, bulkParams);
@@ -217,14 +217,14 @@ export function createTarget(cfg) {
       abortIfGone(r);
       throw new Error(`${what}: ${errorText(r)}`);
     }
-    return JSON.parse(r.body);
+    return JSON.parse(/** @type {string} */ (r.body));
   }
 
   // 'ours' | 'foreign' | 'absent' (the database does not exist).
   function ownership() {
     const r = http.get(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, { timeout: '60s' });
     if (r.status === 200) {
-      const doc = (JSON.parse(r.body).Results || [])[0];
+      const doc = (JSON.parse(/** @type {string} */ (r.body)).Results || [])[0];
       return doc && doc.tool === MARKER ? 'ours' : 'foreign';
     }
     if (r.status === 404) return 'foreign';
@@ -243,7 +243,7 @@ export function createTarget(cfg) {
 
   function markerDoc() {
     const r = http.get(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, { timeout: '60s' });
-    if (r.status === 200) return (JSON.parse(r.body).Results || [])[0] || null;
+    if (r.status === 200) return (JSON.parse(/** @type {string} */ (r.body)).Results || [])[0] || null;
     if (r.status === 404 || dbMissing(r)) return null;
     throw new Error(`cannot read ${MARKER_ID} in ${db}: ${errorText(r)}`);
   }
@@ -288,7 +288,7 @@ export function createTarget(cfg) {
     const v = http.get(`${base}/build/version`, { timeout: '10s' });
     if (v.status === 0) exec.test.abort(`RAVEN_URL=${base}: cannot reach RavenDB: ${v.error}`);
     if (v.status !== 200) exec.test.abort(`RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`);
-    const build = JSON.parse(v.body);
+    const build = JSON.parse(/** @type {string} */ (v.body));
 
     let reused = false;
     if (distributed) {
@@ -349,7 +349,7 @@ export function createTarget(cfg) {
         abortIfGone(r);
         throw new Error(`read-back GET /docs: ${errorText(r)}`);
       }
-      const results = JSON.parse(r.body).Results || [];
+      const results = JSON.parse(/** @type {string} */ (r.body)).Results || [];
       for (let k = 0; k < chunk.length; k++) if (results[k]) out.set(chunk[k], String(results[k].w));
     }
     return out;
