@@ -181,7 +181,7 @@ test('every bind mount is a path of this repository; Grafana provisioning and th
   const influxDs = ds.find((d) => d.type === 'influxdb');
   assert.ok(influxDs, 'an InfluxDB datasource is provisioned');
   assert.equal(influxDs.url, 'http://influxdb:8086');
-  assert.equal(influxDs.database, base.services.influxdb.environment.INFLUXDB_DB);
+  assert.equal(influxDs.jsonData.dbName, base.services.influxdb.environment.INFLUXDB_DB);
 });
 
 test('Grafana: anonymous read-only Viewer, admin password from the environment', () => {

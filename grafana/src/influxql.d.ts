@@ -1,0 +1,17 @@
+// The InfluxQL query of Grafana's InfluxDB datasource as stored in a dashboard: the fields of
+// InfluxQuery in github.com/grafana/grafana, public/app/plugins/datasource/influxdb/types.ts
+// (main branch, read 2026-11) that raw InfluxQL panels use. The foundation SDK has no InfluxDB
+// query type, so this one is declared here; resultFormat is the source's union exactly.
+import type { DataSourceRef } from '@grafana/grafana-foundation-sdk/common';
+
+export interface InfluxQLQuery {
+  refId: string;
+  datasource?: DataSourceRef;
+  hide?: boolean;
+  /** true: `query` is raw InfluxQL (not the visual editor's model). */
+  rawQuery?: boolean;
+  query?: string;
+  resultFormat?: 'time_series' | 'table' | 'logs';
+  /** Series name pattern: $tag_<key> (a GROUP BY tag), $col, $m/$measurement. */
+  alias?: string;
+}
