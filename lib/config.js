@@ -1,6 +1,6 @@
 // Every knob of the pack, read from the environment (k6's __ENV) in this one place and
 // validated before anything is written. A bad value stops the run with one line that names
-// the knob, the value and what is allowed. README's configuration table lists the same
+// the knob, the value and what is allowed. docs/configuration.md's knob table lists the same
 // knobs (a test keeps the two in step).
 
 export const KNOBS = {

@@ -2,6 +2,7 @@
 // (buildReport's JSON), as one self-contained page — no scripts, fonts or remote assets, so it
 // opens offline, in a CI artifact viewer, and in a headless browser. Pure: tested in Node.
 import { groupedBars } from './svg-chart.js';
+import { settingsText } from './report.js';
 
 function esc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -18,7 +19,7 @@ export function renderHtml(json) {
   const ops = json.ops || {};
   const title = `k6-writepath · ${json.target} · ${json.experiment} · run ${json.run_id || '(none)'}`;
   const server = json.server ? (json.server.serverVersion || json.server.version || '') : 'setup did not finish';
-  const settings = json.server && json.server.settings ? Object.entries(json.server.settings).map(([k, v]) => `${k}=${v}`).join(' · ') : '';
+  const settings = json.server && json.server.settings ? settingsText(json.server.settings) : '';
   const cfg = json.config || {};
   const phases = json.phases || [];
   const failed = (json.thresholds || []).filter((t) => !t.ok);

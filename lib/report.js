@@ -44,6 +44,11 @@ export function phaseStats(data, phase, reasons = []) {
   };
 }
 
+// The server settings line, in a stable (alphabetical) order whatever order the target found them in.
+export function settingsText(settings) {
+  return Object.keys(settings).sort().map((k) => `${k}=${settings[k]}`).join(' · ');
+}
+
 function ratio(a, b) {
   return a !== null && b !== null && b > 0 ? a / b : null;
 }
@@ -137,7 +142,7 @@ export function buildReport(data, meta) {
   lines.push(`k6-writepath · ${meta.target} · ${meta.experiment} · run ${runId || '(none)'}`);
   lines.push(`server: ${server}`);
   if (setup.target && setup.target.settings) {
-    lines.push(`settings: ${Object.entries(setup.target.settings).map(([k, v]) => `${k}=${v}`).join(' · ')}`);
+    lines.push(`settings: ${settingsText(setup.target.settings)}`);
   }
   if (meta.plan) lines.push(`workload: ${meta.plan.V} VUs · batches of ${meta.plan.B} · ${meta.cfg.DOC_SHAPE} documents · keys ${meta.cfg.KEY_DIST} · seed ${meta.cfg.SEED}`);
   lines.push('');

@@ -2,7 +2,7 @@
 // k6/crypto…): they run unchanged on a stock k6 without extensions. bin/k6-stock is stock k6 v2.2.0
 // (k6-stock/go.mod, `make k6-stock`); each scenario runs on it against the API test servers and
 // must verify what it wrote. The PostgreSQL scenario imports k6/x/sql: a stock k6 refuses it at
-// init with exit 107 (README "The pinned k6 build" says what users need instead).
+// init with exit 107 (README "The pinned k6 build, and stock k6" says what users need instead).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
