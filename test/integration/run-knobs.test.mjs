@@ -42,6 +42,14 @@ test('RESULTS_DIR given with -e: scripts/run puts the run folder where k6 writes
   assert.ok(file(path.join(dir, id), 'summary.json'), 'summary.json in RESULTS_DIR from -e');
   assert.ok(!existsSync(path.join(repoRoot, 'results', id)), 'no empty folder left in results/');
   assert.equal(readFileSync(path.join(dir, 'latest', 'summary.json'), 'utf8'), file(path.join(dir, id), 'summary.json'));
+  // scripts/compare too: its output folder follows -e RESULTS_DIR, not the environment.
+  const cmpDir = mkdtempSync(path.join(tmpdir(), 'k6wp-knobs-cmp-'));
+  const c = run(['-e', `RESULTS_DIR=${cmpDir}`, path.join(dir, id), path.join(dir, id)], { RESULTS_DIR: 'results' }, 'compare');
+  assert.equal(c.status, 0, c.stderr);
+  const made = readdirSync(cmpDir);
+  assert.equal(made.length, 1); assert.match(made[0], /^cmp_\d{14}_[0-9a-f]{4}$/);
+  assert.ok(existsSync(path.join(cmpDir, made[0], 'compare.txt')));
+  assert.match(c.stdout, new RegExp(`chart: ${cmpDir}/cmp_`));
 });
 
 test('HTML_REPORTER=k6-reporter with a local module (file:///): -e and the environment both work; all-zero metrics are left out', { timeout: 240000 }, () => {
