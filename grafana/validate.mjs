@@ -3,7 +3,8 @@
 // - panel types: those Grafana's foundation SDK (@grafana/grafana-foundation-sdk, pinned) builds
 //   panels for, plus "row";
 // - transformation ids: Grafana's DataTransformerID (github.com/grafana/grafana,
-//   packages/grafana-data/src/transformations/transformers/ids.ts, commit beaa512eb3cf);
+//   packages/grafana-data/src/transformations/transformers/ids.ts at commit beaa512eb3cf, not
+//   pinned to the 13.2.3 tag: an id Grafana added later is refused until it is added below);
 // - InfluxQL queries: resultFormat from Grafana's InfluxQuery type (time_series | table | logs),
 //   raw queries only, every $tag_<key> of an alias grouped by in the query (else Grafana prints
 //   the pattern literally), every variable resolvable ($timeFilter, $__interval… or a dashboard

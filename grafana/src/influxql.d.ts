@@ -1,7 +1,8 @@
 // The InfluxQL query of Grafana's InfluxDB datasource as stored in a dashboard: the fields of
-// InfluxQuery in github.com/grafana/grafana, public/app/plugins/datasource/influxdb/types.ts
-// (main branch, read 2026-11) that raw InfluxQL panels use. The foundation SDK has no InfluxDB
-// query type, so this one is declared here; resultFormat is the source's union exactly.
+// InfluxQuery in github.com/grafana/grafana, public/app/plugins/datasource/influxdb/types.ts,
+// that raw InfluxQL panels use (read in a recent version of that file; not pinned to the 13.2.3
+// tag). The foundation SDK has no InfluxDB query type, so this one is declared here;
+// resultFormat is that file's union: 'time_series' | 'table' | 'logs'.
 import type { DataSourceRef } from '@grafana/grafana-foundation-sdk/common';
 
 export interface InfluxQLQuery {
