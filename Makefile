@@ -65,6 +65,11 @@ test: bin/k6 testservers up node-deps $(TEST_DEPS)
 test-unit: node-deps
 	node --test $(sort $(wildcard test/unit/*.test.mjs))
 
-## remove bin/ and the runs' results
+## integration tests only: real k6 runs against PostgreSQL, InfluxDB and the API test servers
+test-integration: bin/k6 testservers up node-deps $(TEST_DEPS)
+	node --test --test-concurrency=1 $(sort $(wildcard test/integration/*.test.mjs))
+
+## remove bin/ and every run's results (all of results/ but its README.md)
 clean:
-	rm -rf bin results/[0-9]* results/latest
+	rm -rf bin
+	find results -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +

@@ -1,6 +1,6 @@
 // Every knob of the pack, read from the environment (k6's __ENV) in this one place and
 // validated before anything is written. A bad value stops the run with one line that names
-// the knob, the value and what is allowed. README's configuration table lists the same
+// the knob, the value and what is allowed. docs/configuration.md's knob table lists the same
 // knobs (a test keeps the two in step).
 
 export const KNOBS = {
@@ -18,10 +18,10 @@ export const KNOBS = {
   ZIPF_THETA:   { type: 'number', min: 0.01, max: 0.999, default: 0.99, doc: 'Skew of KEY_DIST=zipfian (YCSB\'s default 0.99).' },
   HOTSPOT_DATA_PERCENT: { type: 'int', min: 1, max: 99, default: 20, doc: 'KEY_DIST=hotspot: share of keys that are hot, in percent.' },
   HOTSPOT_OPS_PERCENT:  { type: 'int', min: 1, max: 99, default: 80, doc: 'KEY_DIST=hotspot: share of picks that go to hot keys, in percent.' },
-  DOC_SHAPE:    { type: 'enum', values: ['e1', 'complexity', 'random-shapes', 'user'], default: 'e1', doc: 'Document generator: e1 = E1\'s non-compressible number-string payload; complexity = COMPLEXITY string attributes (arangobench); random-shapes = COMPLEXITY attributes whose names differ in every document; user = realistic user records (names, email, address, dates; E4, scenarios/ravendb/bulk-insert.js uses it by default).' },
+  DOC_SHAPE:    { type: 'enum', values: ['e1', 'complexity', 'random-shapes', 'user'], default: 'e1', defaults: { 'ravendb/bulk-insert': 'user' }, doc: 'Document generator: e1 = E1\'s non-compressible number-string payload; complexity = COMPLEXITY string attributes (arangobench); random-shapes = COMPLEXITY attributes whose names differ in every document; user = realistic user records (names, email, address, dates; E4, scenarios/ravendb/bulk-insert.js uses it by default).' },
   DOC_BYTES:    { type: 'int', min: 100, max: 1000000, default: 1200, doc: 'DOC_SHAPE=e1: approximate size of one document in bytes (E1: ~1200).' },
   COMPLEXITY:   { type: 'int', min: 1, max: 10000, default: 10, doc: 'DOC_SHAPE=complexity|random-shapes: attributes per document (E3: 100, 1000, 10000).' },
-  DOC_POOL:     { type: 'int', min: 1, max: 100000, default: 1024, doc: 'Distinct payloads pre-generated per VU (outside the timed path); documents reuse them with their own key and stamp.' },
+  DOC_POOL:     { type: 'int', min: 1, max: 100000, default: 1024, defaults: { 'ravendb/bulk-insert': 10000 }, doc: 'Distinct payloads pre-generated per VU (outside the timed path); documents reuse them with their own key and stamp.' },
   SEED:         { type: 'int', min: 0, max: 4294967295, default: 1, doc: 'Seed of every random choice (keys, payloads): same seed, same documents.' },
   THRESHOLDS:   { type: 'string', pattern: /^[^\0]+$/, allowed: 'a path to a JSON file', doc: 'Threshold file, relative to the repository root or absolute. Default: thresholds/<target>/<experiment>.json.' },
   RESULTS_DIR:  { type: 'string', pattern: /^[^\0]+$/, allowed: 'a directory path', default: 'results', doc: 'Where results/<RUN_ID>/ is written, relative to the directory k6 runs in.' },
@@ -34,6 +34,14 @@ export const KNOBS = {
   HTML_REPORTER: { type: 'enum', values: ['builtin', 'k6-reporter', 'none'], default: 'builtin', doc: 'HTML report in results/<RUN_ID>/: builtin = report.html from our own code (offline, self-contained); k6-reporter = also k6-reporter.html from benc-uk/k6-reporter 3.0.4, imported by URL through scripts/run (needs internet; without it scripts/run warns and keeps the builtin report); none = no HTML.' },
   WEB_DASHBOARD: { type: 'bool', default: false, doc: 'scripts/run: also export k6\'s built-in web dashboard to results/<RUN_ID>/k6-dashboard.html (no port opened; k6 skips the export for runs shorter than about 3 x WEB_DASHBOARD_PERIOD).' },
   WEB_DASHBOARD_PERIOD: { type: 'duration', default: '1s', doc: 'scripts/run with WEB_DASHBOARD=1: sampling period of the web dashboard export (k6 default 10s is too coarse for short runs).' },
+  K6_REPORTER_URL: { type: 'string', pattern: /^(https:\/\/|file:\/\/\/)\S+$/, allowed: 'an https:// or file:/// URL (k6 imports remote modules only over https and local ones as file:///absolute/path)', default: 'https://raw.githubusercontent.com/benc-uk/k6-reporter/3.0.4/dist/bundle.js', doc: 'scripts/run with HTML_REPORTER=k6-reporter: where k6 imports benc-uk/k6-reporter from; offline machines point it at a local copy, e.g. file:///opt/k6-reporter/bundle.js (docs/results.md).' },
+  // Read by scripts/run and make up/down only (not by k6): listed here so that they are documented and
+  // validated in one place; loadConfig skips them.
+  INFLUX_URL:   { type: 'string', scope: 'wrapper', pattern: /^https?:\/\/\S+\/\w+$/, allowed: 'http(s)://host:port/<database>', doc: 'scripts/run: stream metrics to this InfluxDB 1.x database (k6 --out influxdb=…, tagged testid=<RUN_ID>). make up writes the local one to .run/env.' },
+  WP_INFLUX:    { type: 'bool', scope: 'wrapper', default: true, doc: 'scripts/run: 0 = do not stream to INFLUX_URL even when it is set.' },
+  K6:           { type: 'string', scope: 'wrapper', pattern: /^\S+$/, allowed: 'path of a k6 binary', default: 'bin/k6', doc: 'scripts/run, scripts/compare: the k6 binary to run (e.g. a stock k6 for the ArangoDB/RavenDB scenarios: bin/k6-stock).' },
+  WP_PG_PORT:   { type: 'int', scope: 'wrapper', min: 1024, max: 65535, default: 55432, doc: 'make up/down/test: port of the private PostgreSQL on 127.0.0.1 (environment only, read by scripts/services.sh).' },
+  WP_INFLUX_PORT: { type: 'int', scope: 'wrapper', min: 1024, max: 65533, default: 58086, doc: 'make up/down/test: port of the private InfluxDB on 127.0.0.1 (its RPC port is this + 2; environment only, read by scripts/services.sh).' },
   DISTRIBUTED: { type: 'enum', values: ['0', '1', 'verify'], default: '0', doc: 'Several k6 instances share one run (--execution-segment, k6-operator): 1 = this process is one instance (needs an explicit RUN_ID, the same on every instance; setup creates or joins the run\'s objects; teardown neither verifies nor drops); verify = after all instances: verify the union and drop the objects (scripts/verify-distributed). 0 = a single process.' },
   // PostgreSQL
   PG_URL:       { type: 'secret', target: 'postgres', doc: 'PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:55432/writepath?sslmode=disable (make up writes one to .run/env). Never printed.' },
@@ -184,6 +192,7 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   const cfg = { target, experiment };
   for (const [name, spec] of Object.entries(KNOBS)) {
     if (!knobApplies(name, target)) continue;
+    if (spec.scope === 'wrapper') continue; // read by scripts/run or make, not by k6
     const raw = env[name];
     if (raw === undefined || raw === '') {
       if (required.includes(name)) fail(`${name} is not set: ${spec.doc}`);

@@ -51,7 +51,7 @@ export function instanceLabel(segment, sequence) {
   return i >= 0 ? String(i + 1) : String(segment).replace(/[^0-9]+/g, '_');
 }
 
-export function experiment(workload, createTarget, env, { target, required = [], configure = () => {} }) {
+export function experiment(workload, createTarget, env, { target, required = [], configure = (/** @type {any} */ _cfg) => {} }) {
   const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES, required });
   configure(cfg);
   const plan = workload.plan(cfg);

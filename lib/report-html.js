@@ -3,6 +3,7 @@
 // opens offline, in a CI artifact viewer, and in a headless browser. Pure: tested in Node.
 import { groupedBars } from './svg-chart.js';
 import { fmt } from './format.js';
+import { settingsText } from './report.js';
 
 function esc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -15,7 +16,7 @@ export function renderHtml(json) {
   const ops = json.ops || {};
   const title = `k6-writepath · ${json.test_endpoint ? 'TEST ENDPOINT · ' : ''}${json.target} · ${json.experiment} · run ${json.run_id || '(none)'}`;
   const server = json.server ? (json.server.serverVersion || json.server.version || '') : 'setup did not finish';
-  const settings = json.server && json.server.settings ? Object.entries(json.server.settings).map(([k, v]) => `${k}=${v}`).join(' · ') : '';
+  const settings = json.server && json.server.settings ? settingsText(json.server.settings) : '';
   const cfg = json.config || {};
   const phases = json.phases || [];
   const failed = (json.thresholds || []).filter((t) => !t.ok);
@@ -33,7 +34,7 @@ export function renderHtml(json) {
     ? `<p class="${v.count_ok ? 'ok' : 'bad'}">documents: expected ${v.expected}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged new documents: ${v.acknowledged_new})</p>
 <p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing — ${v.readback_ok ? 'OK' : 'FAILED'}</p>`
     : '<p class="bad">verification did not run (setup or teardown did not finish)</p>';
-  const thresholds = (json.thresholds || []).map((t) => `<tr class="${t.ok ? 'ok' : 'bad'}"><td>${esc(t.metric)}</td><td>${esc(t.threshold)}</td><td>${t.ok ? 'passed' : 'FAILED'}</td></tr>`).join('\n');
+  const thresholds = (json.thresholds || []).map((t) => `<tr class="${t.ok ? 'ok' : 'bad'}"><td>${esc(t.metric)}</td><td>${esc(t.threshold)}</td><td>${fmt(t.observed, 3)}</td><td>${t.ok ? 'passed' : 'FAILED'}</td></tr>`).join('\n');
 
   const groups = phases.map((p) => p.phase);
   const latencyChart = groupedBars({
@@ -66,10 +67,23 @@ ${ratios ? `<h2>Phase ratios</h2><table id="ratios"><thead><tr><th></th><th>aver
 <h2>Verification</h2>
 ${verification}
 <h2>Thresholds</h2>
-<table id="thresholds"><thead><tr><th>metric</th><th>threshold</th><th>result</th></tr></thead><tbody>
+<table id="thresholds"><thead><tr><th>metric</th><th>threshold</th><th>observed</th><th>result</th></tr></thead><tbody>
 ${thresholds}
 </tbody></table>
 <p class="muted">Percentiles are k6's end-of-run figures over every batch (summary.json); Grafana shows them per time window.</p>
 </body></html>
 `;
+}
+
+// k6's summary data without the metrics that recorded nothing but zeros (the pack declares a
+// sub-metric per phase and failure reason so that they are reported; k6-reporter would show each
+// as a row of zeros). Metrics with a threshold stay: a passed limit is worth showing.
+export function withoutEmptyMetrics(data) {
+  const metrics = {};
+  for (const [name, m] of Object.entries(data.metrics || {})) {
+    const values = Object.values(m.values || {});
+    const empty = values.length > 0 && values.every((v) => v === 0 || v === null);
+    if (!empty || Object.keys(m.thresholds || {}).length > 0) metrics[name] = m;
+  }
+  return { ...data, metrics };
 }

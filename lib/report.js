@@ -46,14 +46,28 @@ export function phaseStats(data, phase, reasons = []) {
   };
 }
 
+// The server settings line, in a stable (alphabetical) order whatever order the target found them in.
+export function settingsText(settings) {
+  return Object.keys(settings).sort().map((k) => `${k}=${settings[k]}`).join(' · ');
+}
+
 function ratio(a, b) {
   return a !== null && b !== null && b > 0 ? a / b : null;
 }
 
+// The value a threshold expression judged: "p(99)<=20000" -> values["p(99)"] (null if k6 has none).
+export function observedValue(values, expr) {
+  const m = /^\s*([a-z]+(?:\(\d+(?:\.\d+)?\))?)\s*(?:[<>=!]|$)/.exec(String(expr));
+  const v = m && values ? values[m[1]] : undefined;
+  return num(v);
+}
+
+const showObserved = (t) => (t.observed === null || t.observed === undefined ? '' : ` (observed ${Number.isInteger(t.observed) ? t.observed : t.observed.toFixed(3)})`);
+
 export function thresholdResults(data) {
   const out = [];
   for (const [name, m] of Object.entries(data.metrics)) {
-    for (const [expr, r] of Object.entries(m.thresholds || {})) out.push({ metric: name, threshold: expr, ok: r.ok });
+    for (const [expr, r] of Object.entries(m.thresholds || {})) out.push({ metric: name, threshold: expr, ok: r.ok, observed: observedValue(m.values, expr) });
   }
   out.sort((a, b) => (a.metric + a.threshold).localeCompare(b.metric + b.threshold));
   return out;
@@ -147,7 +161,7 @@ export function buildReport(data, meta) {
   lines.push(`server: ${server}`);
   if (testEndpoint) lines.push(`${TEST_ENDPOINT}: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.`);
   if (setup.target && setup.target.settings) {
-    lines.push(`settings: ${Object.entries(setup.target.settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(' · ')}`);
+    lines.push(`settings: ${settingsText(setup.target.settings)}`);
   }
   if (described.line) lines.push(described.line);
   lines.push('');
@@ -182,7 +196,7 @@ export function buildReport(data, meta) {
   }
   lines.push(!runId ? 'thresholds: not evaluated: the run did not start (see the error above)'
     : failedThresholds.length === 0 ? `thresholds: all ${thresholds.length} passed`
-    : `thresholds: ${failedThresholds.length} of ${thresholds.length} FAILED: ${failedThresholds.map((t) => `${t.metric} ${t.threshold}${partial && t.metric === M.readbackStale ? ' (not judged: the plan did not finish)' : ''}`).join('; ')}`);
+    : `thresholds: ${failedThresholds.length} of ${thresholds.length} FAILED: ${failedThresholds.map((t) => `${t.metric} ${t.threshold}${showObserved(t)}${partial && t.metric === M.readbackStale ? ' (not judged: the plan did not finish)' : ''}`).join('; ')}`);
   if (runId && meta.resultsAt) lines.push(`results: ${meta.resultsAt}`);
   // A workload's own sections (arangobench: E3's table first; bulk-insert: per stage after).
   const extra = meta.sections ? meta.sections(data) : {};
@@ -191,7 +205,7 @@ export function buildReport(data, meta) {
 
   // JUnit: one test case per threshold (so a CI system shows which phase failed) and one
   // per verification check.
-  const cases = thresholds.map((t) => ({ classname: `${meta.target}.${meta.experiment}`, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}` }));
+  const cases = thresholds.map((t) => ({ classname: `${meta.target}.${meta.experiment}`, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}${showObserved(t)}` }));
   if (!runId) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'setup', failure: 'the run did not start (database unreachable, bad input or refused objects)' });
   } else if (!verification.ran && !(meta.cfg && meta.cfg.DISTRIBUTED === '1')) {

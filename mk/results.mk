@@ -13,7 +13,7 @@ test-deps-results:
 	  else echo "make test-deps-results: chromium is missing: sudo apt-get install chromium (or set CHROMIUM=/path/to/chrome)" >&2; exit 1; fi; }
 
 ## regenerate grafana/provisioning/dashboards/*.json from grafana/src/ (a unit test checks they match)
-dashboards:
+dashboards: node-deps
 	node grafana/src/k6-writepath.mjs > grafana/provisioning/dashboards/k6-writepath.json
 
 ## side by side (E3's shape + chart); COMPARE= scenarios or result folders

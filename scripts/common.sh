@@ -28,11 +28,11 @@ WP_RUN_ID_RE='^[a-z0-9][a-z0-9_]{0,31}$'
 wp_new_run_id() {
   echo "$(date -u +%Y%m%d%H%M%S)_$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')"
 }
-# wp_check_run_id <who> <id>: one line and exit 2 unless id is a valid RUN_ID.
+# wp_check_run_id <who> <id>: one line and exit 107 (bad input) unless id is a valid RUN_ID.
 wp_check_run_id() {
   [[ "$2" =~ $WP_RUN_ID_RE ]] && return 0
-  echo "$1: RUN_ID=$2 is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)" >&2
-  exit 2
+  echo "$1: RUN_ID=\"$2\" is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)" >&2
+  exit 107
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

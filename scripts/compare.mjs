@@ -65,7 +65,10 @@ export function buildComparison(runs) {
   const s0 = runs[0].summary;
   lines.push(`k6-writepath comparison · ${s0.experiment}`);
   const c = s0.config || {};
-  lines.push(`workload: ${c.VUS} VUs · batches of ${c.BATCH_SIZE} · DOCS ${c.DOCS} · ${c.DOC_SHAPE} documents · keys ${c.KEY_DIST} · seed ${c.SEED} · phases ${phases.join(',')} (identical in every run)`);
+  const e3 = runs.every((r) => r.summary.e3);
+  lines.push(e3
+    ? `workload: arangobench case ${c.ARANGOBENCH_CASE} · complexity ${c.COMPLEXITY} · ${c.REQUESTS} operations · ${c.VUS} VUs · seed ${c.SEED} (identical in every run)`
+    : `workload: ${c.VUS} VUs · batches of ${c.BATCH_SIZE} · DOCS ${c.DOCS} · ${c.DOC_SHAPE} documents · keys ${c.KEY_DIST} · seed ${c.SEED} · phases ${phases.join(',')} (identical in every run)`);
   for (const r of runs) {
     const srv = r.summary.server ? (r.summary.server.serverVersion || r.summary.server.version) : 'setup did not finish';
     const verdict = r.summary.passed ? 'thresholds passed' : 'thresholds FAILED';
@@ -78,6 +81,32 @@ export function buildComparison(runs) {
   }
   lines.push('');
   const others = runs.slice(1);
+  const ratioOf = (a, b) => (typeof a === 'number' && typeof b === 'number' && b > 0 ? a / b : null);
+  const align = (head, rows, leftCols) => {
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+    const line = (cells) => cells.map((cell, i) => (i < leftCols ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ');
+    return [line(head), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(line)];
+  };
+  let e3json = null;
+  if (e3) {
+    // E3's own table: Complexity | Requests | Concurrency | Time A | Time B | A/B (total wall time
+    // of all operations, as arangobench reports it), plus ops/s.
+    const x = runs.map((r) => r.summary.e3);
+    const head = ['Complexity', 'Requests', 'Concurrency', ...runs.map((r) => `Time ${r.letter} (s)`), ...others.map((r) => `A/${r.letter}`),
+      ...runs.map((r) => `ops/s ${r.letter}`)];
+    const row = [String(x[0].complexity), String(x[0].requests), String(x[0].concurrency), ...x.map((e) => fmt(e.time_s, 2)),
+      ...others.map((_, i) => fmt(ratioOf(x[0].time_s, x[i + 1].time_s), 2)), ...x.map((e) => fmt(e.ops_per_s, 0))];
+    lines.push(...align(head, [row], 0));
+    for (const [i, e] of x.entries()) {
+      if (e.requests_done !== e.requests || e.failed_operations > 0) lines.push(`${runs[i].letter}: ${e.requests_done} of ${e.requests} operations done, ${e.failed_operations} failed`);
+    }
+    lines.push('');
+    lines.push('Time: wall time of all operations (first start to last end), in seconds; A/B < 1: A is faster. Per phase:');
+    lines.push('');
+    e3json = { complexity: x[0].complexity, requests: x[0].requests, concurrency: x[0].concurrency, test_case: x[0].test_case,
+      time_s: Object.fromEntries(runs.map((r, i) => [r.letter, x[i].time_s])), ops_per_s: Object.fromEntries(runs.map((r, i) => [r.letter, x[i].ops_per_s])),
+      ratios: Object.fromEntries(others.map((r, i) => [`A/${r.letter}`, ratioOf(x[0].time_s, x[i + 1].time_s)])) };
+  }
   const head = ['phase', 'metric', ...runs.map((r) => r.letter), ...others.map((r) => `A/${r.letter}`)];
   const rows = [];
   const table = [];
@@ -89,25 +118,26 @@ export function buildComparison(runs) {
       table.push({ phase: ph, metric: name, values: Object.fromEntries(runs.map((r, i) => [r.letter, vals[i]])), ratios: Object.fromEntries(others.map((r, i) => [`A/${r.letter}`, ratios[i]])) });
     }
   }
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells) => cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ');
-  lines.push(line(head));
-  lines.push(widths.map((w) => '-'.repeat(w)).join('-|-'));
-  for (const row of rows) lines.push(line(row));
+  lines.push(...align(head, rows, 2));
   lines.push('');
   lines.push('p50/p99: time per batch (ms); docs/s: acknowledged documents per second of phase wall time; A/B < 1: A is faster (ms) or slower (docs/s).');
   const text = `${lines.join('\n')}\n`;
 
   const legend = (r) => `${r.letter}: ${title(r)}`;
+  // One colour per run (A, B, …) in every group, as in E3's charts: groups are phase × statistic.
+  const stats = [['p50', 'median'], ['p99', 'p99']];
   const latency = groupedBars({
-    title: 'Time per batch: p50 and p99', unit: 'ms', groups: phases,
-    series: runs.flatMap((r) => [['p50', 'median'], ['p99', 'p99']].map(([n, k]) => ({ name: `${legend(r)} ${n}`, values: r.summary.phases.map((p) => p.batch_ms[k]) }))),
+    title: e3 ? 'Time per operation: p50 and p99' : 'Time per batch: p50 and p99', unit: 'ms', groups: phases.flatMap((ph) => stats.map(([n]) => `${ph} ${n}`)),
+    series: runs.map((r) => ({ name: legend(r), values: r.summary.phases.flatMap((p) => stats.map(([, k]) => p.batch_ms[k])) })),
     width: 760, height: 300,
   });
-  const rate = groupedBars({
-    title: 'Documents written per second', unit: 'docs/s', groups: phases,
-    series: runs.map((r) => ({ name: legend(r), values: r.summary.phases.map((p) => p.docs_per_s) })), width: 760, height: 280,
-  });
+  const rate = e3
+    ? groupedBars({ title: 'Total time (E3)', unit: 's', groups: [`complexity ${runs[0].summary.e3.complexity}`],
+      series: runs.map((r) => ({ name: legend(r), values: [r.summary.e3.time_s] })), width: 760, height: 280 })
+    : groupedBars({
+      title: 'Documents written per second', unit: 'docs/s', groups: phases,
+      series: runs.map((r) => ({ name: legend(r), values: r.summary.phases.map((p) => p.docs_per_s) })), width: 760, height: 280,
+    });
   const h1 = Number(/height="(\d+)"/.exec(latency)[1]); const h2 = Number(/height="(\d+)"/.exec(rate)[1]);
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${h1 + h2 + 10}" viewBox="0 0 760 ${h1 + h2 + 10}">\n` +
     `<rect width="100%" height="100%" fill="white"/>\n${latency.replace('<svg ', '<svg y="0" ')}\n${rate.replace('<svg ', `<svg y="${h1 + 10}" `)}\n</svg>\n`;
@@ -115,6 +145,7 @@ export function buildComparison(runs) {
     tool: 'k6-writepath compare', experiment: s0.experiment, phases,
     runs: runs.map((r) => ({ letter: r.letter, label: r.label, test_endpoint: r.testEndpoint, target: r.summary.target, run_id: r.summary.run_id, source: r.source, passed: r.summary.passed })),
     table,
+    ...(e3json ? { e3: e3json } : {}),
   };
   return { text, json, svg };
 }
@@ -184,7 +215,9 @@ export async function main(argv) {
   const o = parseArgs(argv);
   if (o.help) { process.stdout.write(usage); return 0; }
   const cmpId = newRunId('cmp_');
-  const resultsDir = process.env.RESULTS_DIR || 'results';
+  // Like every knob: -e RESULTS_DIR=… (wins) or the environment.
+  const fromE = o.env.filter((e) => e.startsWith('RESULTS_DIR=')).pop();
+  const resultsDir = (fromE && fromE.slice('RESULTS_DIR='.length)) || process.env.RESULTS_DIR || 'results';
   const outDir = o.out || path.join(resultsDir, cmpId);
   let arango = null;
   const runs = [];

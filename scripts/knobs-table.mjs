@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Prints README's configuration table from lib/config.js KNOBS, or with --write replaces
-// the table between the knobs markers in README.md. A unit test fails when they differ.
+// Prints the knob table of docs/configuration.md from lib/config.js KNOBS, or with --write replaces
+// the table between the knobs markers there. A unit test fails when they differ.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -37,7 +37,10 @@ export function knobsTable() {
   for (const [g, rows] of groups) {
     lines.push(`**${TITLES[g] || g.replace(/^target:/, '')}**`, '', '| knob | default | allowed | plan | meaning |', '|---|---|---|---|---|');
     for (const [name, spec] of rows) {
-      const def = spec.default === undefined ? '—' : `\`${spec.default === false ? 0 : spec.default === true ? 1 : spec.default}\``;
+      const show = (v) => `\`${v === false ? 0 : v === true ? 1 : v}\``;
+      let def = spec.default === undefined ? '—' : show(spec.default);
+      // Scenarios whose default differs (scenarios/<target>/<name>.js reads KNOBS.<knob>.defaults).
+      for (const [scenario, v] of Object.entries(spec.defaults || {})) def += ` (${scenario}: ${show(v)})`;
       lines.push(`| \`${name}\` | ${def} | ${allowed(spec)} | ${knobScope(name).plan ? 'yes' : '—'} | ${spec.doc.replace(/\|/g, '\\|')} |`);
     }
     lines.push('');
@@ -51,10 +54,10 @@ export const END = '<!-- knobs:end -->';
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const table = knobsTable();
   if (process.argv.includes('--write')) {
-    const file = path.join(root, 'README.md');
+    const file = path.join(root, 'docs', 'configuration.md');
     const text = readFileSync(file, 'utf8');
     const a = text.indexOf(START); const b = text.indexOf(END);
-    if (a < 0 || b < a) { console.error('README.md has no knobs markers'); process.exit(1); }
+    if (a < 0 || b < a) { console.error('docs/configuration.md has no knobs markers'); process.exit(1); }
     writeFileSync(file, `${text.slice(0, a + START.length)}\n${table}\n${text.slice(b)}`);
   } else {
     process.stdout.write(`${table}\n`);

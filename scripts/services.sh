@@ -36,11 +36,15 @@ apt_install() { # packages...
     apt-get update -qq >/dev/null
     mkdir -p "$run"; touch "$run/.apt-updated"
   fi
-  # The Debian packages try to start system-wide services; we run our own private ones.
+  # The Debian packages try to start system-wide services; we run our own private ones. A
+  # policy-rc.d that was already there is put back afterwards.
+  local saved=
+  if [ -e /usr/sbin/policy-rc.d ]; then saved=$(mktemp); cp -p /usr/sbin/policy-rc.d "$saved"; fi
+  restore_policy() { if [ -n "$saved" ]; then cp -p "$saved" /usr/sbin/policy-rc.d; rm -f "$saved"; else rm -f /usr/sbin/policy-rc.d; fi; }
   printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null ||
-    { rm -f /usr/sbin/policy-rc.d; die "apt-get install $* failed"; }
-  rm -f /usr/sbin/policy-rc.d
+    { restore_policy; die "apt-get install $* failed"; }
+  restore_policy
 }
 
 pid_alive() { [ -f "$1" ] && kill -0 "$(head -n 1 "$1")" 2>/dev/null; }

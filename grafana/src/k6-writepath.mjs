@@ -1,66 +1,131 @@
-// Source of grafana/provisioning/dashboards/k6-writepath.json (Grafana 9.5.21, InfluxQL).
+// @ts-check
+// Source of grafana/provisioning/dashboards/k6-writepath.json (Grafana 13.2.3, InfluxQL).
 //   node grafana/src/k6-writepath.mjs > grafana/provisioning/dashboards/k6-writepath.json
 // (`make dashboards` does it; test/unit/grafana.test.mjs fails when the JSON is stale.)
+// Typed with Grafana's foundation SDK (@grafana/grafana-foundation-sdk, pinned in package.json):
+// every object below is checked by tsc (grafana/jsconfig.json, part of make test) against the
+// SDK's dashboard, panel, field config and option types, and every enumerated setting comes from
+// the SDK's enums, so a misspelt key or value does not type-check. What the types leave open
+// (panel type strings, transformation ids, InfluxQL aliases, variables) is checked by
+// test/helpers/grafana-validate.mjs.
 // Every latency figure is a percentile of the raw batch times in a window (percentile("value", N)
-// GROUP BY time): averaging per-interval percentiles lies (grafana#6053), so no panel does it.
+// GROUP BY time): averaging per-interval percentiles lies (grafana#6053), so no panel and no
+// legend does it (latency legends show max and last, never mean).
+import * as common from '@grafana/grafana-foundation-sdk/common';
+import * as dash from '@grafana/grafana-foundation-sdk/dashboard';
 import { M } from '../../lib/metric-names.js';
 
+/** @typedef {import('@grafana/grafana-foundation-sdk/dashboard').Dashboard} Dashboard */
+/** @typedef {import('@grafana/grafana-foundation-sdk/dashboard').Panel} Panel */
+/** @typedef {import('@grafana/grafana-foundation-sdk/dashboard').RowPanel} RowPanel */
+/** @typedef {import('@grafana/grafana-foundation-sdk/dashboard').GridPos} GridPos */
+/** @typedef {import('@grafana/grafana-foundation-sdk/dashboard').VariableModel} VariableModel */
+/** @typedef {import('@grafana/grafana-foundation-sdk/dashboard').AnnotationQuery} AnnotationQuery */
+/** @typedef {import('@grafana/grafana-foundation-sdk/common').DataSourceRef} DataSourceRef */
+/** @typedef {import('@grafana/grafana-foundation-sdk/timeseries').Options} TimeseriesOptions */
+/** @typedef {import('@grafana/grafana-foundation-sdk/timeseries').FieldConfig} TimeseriesFieldConfig */
+/** @typedef {import('@grafana/grafana-foundation-sdk/table').Options} TableOptions */
+/** @typedef {import('./influxql').InfluxQLQuery} InfluxQLQuery */
+
+/** @type {DataSourceRef} */
 const DS = { type: 'influxdb', uid: 'k6-influxdb' };
 const RUN = '"testid" =~ /^$testid$/ AND $timeFilter';
 const WRITES = '"testid" =~ /^$testid$/ AND "target" =~ /^$target$/ AND "phase" =~ /^$phase$/ AND $timeFilter';
 
 let nextId = 1;
-function target(refId, query, alias) {
-  return { refId, datasource: DS, rawQuery: true, resultFormat: 'time_series', query, ...(alias ? { alias } : {}) };
+/**
+ * @param {string} refId @param {string} query @param {string} [alias]
+ * @param {InfluxQLQuery['resultFormat']} [resultFormat]
+ * @returns {InfluxQLQuery}
+ */
+function target(refId, query, alias, resultFormat = 'time_series') {
+  return { refId, datasource: DS, rawQuery: true, resultFormat, query, ...(alias ? { alias } : {}) };
 }
 
-function timeseries(title, description, gridPos, targets, { unit = 'short', bars = false, stack = false } = {}) {
+/**
+ * @param {string} title @param {string} description @param {GridPos} gridPos @param {InfluxQLQuery[]} targets
+ * @param {{ unit?: string, bars?: boolean, stack?: boolean, latency?: boolean }} [opts]
+ * @returns {Panel}
+ */
+function timeseries(title, description, gridPos, targets, { unit = 'short', bars = false, stack = false, latency = false } = {}) {
+  /** @type {TimeseriesFieldConfig} */
+  const custom = {
+    drawStyle: bars ? common.GraphDrawStyle.Bars : common.GraphDrawStyle.Line, lineWidth: 1, pointSize: 5, showPoints: common.VisibilityMode.Always,
+    spanNulls: false, fillOpacity: bars ? 80 : 10, stacking: { mode: stack ? common.StackingMode.Normal : common.StackingMode.None, group: 'A' },
+  };
+  /** @type {TimeseriesOptions} */
+  const options = {
+    // A mean of per-window percentiles is no percentile: latency legends show max and last only.
+    legend: { displayMode: common.LegendDisplayMode.Table, placement: common.LegendPlacement.Bottom, showLegend: true, calcs: latency ? ['max', 'lastNotNull'] : ['max', 'mean'] },
+    tooltip: { mode: common.TooltipDisplayMode.Multi, sort: common.SortOrder.Descending },
+  };
   return {
-    id: nextId++, type: 'timeseries', title, description, datasource: DS, gridPos, targets,
-    fieldConfig: {
-      defaults: {
-        unit,
-        custom: { drawStyle: bars ? 'bars' : 'line', lineWidth: 1, pointSize: 5, showPoints: 'always', spanNulls: false, fillOpacity: bars ? 80 : 10, stacking: { mode: stack ? 'normal' : 'none', group: 'A' } },
-      },
-      overrides: [],
-    },
-    options: { legend: { displayMode: 'table', placement: 'bottom', calcs: ['max', 'mean'] }, tooltip: { mode: 'multi', sort: 'desc' } },
+    id: nextId++, type: 'timeseries', title, description, datasource: DS, gridPos, targets: /** @type {any[]} */ (targets),
+    fieldConfig: { defaults: { unit, custom }, overrides: [] },
+    options,
   };
 }
 
+/**
+ * @param {string} title @param {string} description @param {GridPos} gridPos @param {InfluxQLQuery[]} targets
+ * @param {string} [unit]
+ * @returns {Panel}
+ */
 function table(title, description, gridPos, targets, unit = 'short') {
+  /** @type {TableOptions} */
+  const options = { frameIndex: 0, showHeader: true };
   return {
-    id: nextId++, type: 'table', title, description, datasource: DS, gridPos, targets,
+    id: nextId++, type: 'table', title, description, datasource: DS, gridPos, targets: /** @type {any[]} */ (targets),
     fieldConfig: { defaults: { unit }, overrides: [] },
-    options: { showHeader: true },
+    options,
     transformations: [{ id: 'seriesToRows', options: {} }],
   };
 }
 
-function row(title, y, extra = {}) {
-  return { id: nextId++, type: 'row', title, collapsed: false, gridPos: { h: 1, w: 24, x: 0, y }, panels: [], ...extra };
+/** @param {string} title @param {number} y @param {string} [repeat] @returns {RowPanel} */
+function row(title, y, repeat) {
+  return { id: nextId++, type: 'row', title, collapsed: false, gridPos: { h: 1, w: 24, x: 0, y }, panels: [], ...(repeat ? { repeat } : {}) };
 }
 
+/** @param {string} name @param {string} label @param {string} query @param {{ multi: boolean }} opts @returns {VariableModel} */
 function tagVar(name, label, query, { multi }) {
   return {
-    name, label, type: 'query', datasource: DS, query, definition: query, refresh: 2,
+    name, label, type: dash.VariableType.Query, datasource: DS, query, definition: query, refresh: dash.VariableRefresh.OnTimeRangeChanged,
     // Newest run first: RUN_IDs start with a UTC timestamp.
-    sort: name === 'testid' ? 2 : 1,
-    multi, includeAll: multi, current: {}, options: [], hide: 0,
+    sort: name === 'testid' ? dash.VariableSort.AlphabeticalDesc : dash.VariableSort.AlphabeticalAsc,
+    multi, includeAll: multi, options: [], hide: dash.VariableHide.DontHide,
+  };
+}
+
+/**
+ * Current Grafana's annotation form: an InfluxQL query in `target` (table format) and `mappings`
+ * from its columns to the annotation's fields (tag columns are named after the tag key).
+ * @param {string} name @param {string} iconColor @param {string} query @returns {AnnotationQuery}
+ */
+function annotation(name, iconColor, query) {
+  return {
+    name, datasource: DS, enable: true, hide: false, iconColor,
+    target: /** @type {any} */ (target('Anno', query, undefined, 'table')),
+    mappings: {
+      text: { source: dash.AnnotationEventFieldSource.Field, value: 'phase' },
+      tags: { source: dash.AnnotationEventFieldSource.Field, value: 'target' },
+    },
   };
 }
 
 const pct = (n, measurementFilter, groupBy) =>
   `SELECT percentile("value", ${n}) FROM "${M.batchDuration}" WHERE ${measurementFilter} GROUP BY time($__interval), ${groupBy} fill(none)`;
 
+/** @returns {Dashboard} */
 export function dashboard() {
   nextId = 1;
+  /** @type {(Panel | RowPanel)[]} */
   const panels = [];
   panels.push(row('Writes (all selected phases and targets)', 0));
   panels.push(timeseries('Batch latency p50 / p90 / p99 per phase',
     'Percentiles of the raw batch times (one sample per batch request/statement) in each window, per phase and target. End-of-run figures: results/<RUN_ID>/summary.json.',
     { h: 9, w: 12, x: 0, y: 1 },
-    [50, 90, 99].map((n, i) => target('ABC'[i], pct(n, WRITES, '"phase", "target"'), `p${n} $tag_phase $tag_target`)), { unit: 'ms' }));
+    [50, 90, 99].map((n, i) => target('ABC'[i], pct(n, WRITES, '"phase", "target"'), `p${n} $tag_phase $tag_target`)), { unit: 'ms', latency: true }));
   panels.push(timeseries('Documents written per second, per phase and target',
     'Acknowledged documents (writepath_docs_ok) summed per window and divided by the window length.',
     { h: 9, w: 12, x: 12, y: 1 },
@@ -104,13 +169,13 @@ export function dashboard() {
     [target('A', `SELECT last("value") FROM "${M.verifyExpected}", "${M.verifyFound}", "${M.verifyMismatch}", "${M.readbackChecked}", "${M.readbackStale}" WHERE ${RUN}`)]));
 
   // One row per selected phase (Grafana repeats the row for each value of $phase).
-  panels.push(row('Phase $phase', 41, { repeat: 'phase', repeatDirection: 'h' }));
+  panels.push(row('Phase $phase', 41, 'phase'));
   panels.push(timeseries('Batch latency in $phase: p50 / p90 / p99 / max',
     'Raw-value percentiles of the batch times of this phase, per target.',
     { h: 8, w: 12, x: 0, y: 42 },
-    [[50, 'A'], [90, 'B'], [99, 'C']].map(([n, id]) => target(id, pct(n, WRITES, '"target"'), `p${n} $tag_target`))
+    /** @type {[number, string][]} */ ([[50, 'A'], [90, 'B'], [99, 'C']]).map(([n, id]) => target(id, pct(n, WRITES, '"target"'), `p${n} $tag_target`))
       .concat([target('D', `SELECT max("value") FROM "${M.batchDuration}" WHERE ${WRITES} GROUP BY time($__interval), "target" fill(none)`, 'max $tag_target')]),
-    { unit: 'ms' }));
+    { unit: 'ms', latency: true }));
   panels.push(timeseries('Documents/s in $phase',
     'Acknowledged documents per second in this phase, per target and operation.',
     { h: 8, w: 12, x: 12, y: 42 },
@@ -122,12 +187,12 @@ export function dashboard() {
     description: 'Batch latency, documents/s and failures per phase and target of k6-writepath runs (InfluxDB 1.x, k6 --out influxdb). Pick a run with testid.',
     tags: ['k6', 'k6-writepath'],
     editable: false,
-    schemaVersion: 38,
+    schemaVersion: 42,
     version: 1,
     time: { from: 'now-30m', to: 'now' },
     refresh: '',
     timezone: 'browser',
-    graphTooltip: 1,
+    graphTooltip: dash.DashboardCursorSync.Crosshair,
     links: [],
     templating: {
       list: [
@@ -138,17 +203,12 @@ export function dashboard() {
     },
     annotations: {
       list: [
-        { builtIn: 1, datasource: { type: 'grafana', uid: '-- Grafana --' }, enable: true, hide: true, iconColor: 'rgba(0, 211, 255, 1)', name: 'Annotations & Alerts', type: 'dashboard' },
         {
-          name: 'Phase start', datasource: DS, enable: true, hide: false, iconColor: 'green',
-          query: `SELECT first("value") FROM "${M.phaseClock}" WHERE ${WRITES} GROUP BY "phase", "target"`,
-          tagsColumn: 'phase,target', textColumn: '',
+          builtIn: 1, datasource: { type: 'grafana', uid: '-- Grafana --' }, enable: true, hide: true, iconColor: 'rgba(0, 211, 255, 1)',
+          name: 'Annotations & Alerts', type: 'dashboard',
         },
-        {
-          name: 'Phase end', datasource: DS, enable: true, hide: false, iconColor: 'red',
-          query: `SELECT last("value") FROM "${M.phaseClock}" WHERE ${WRITES} GROUP BY "phase", "target"`,
-          tagsColumn: 'phase,target', textColumn: '',
-        },
+        annotation('Phase start', 'green', `SELECT first("value") FROM "${M.phaseClock}" WHERE ${WRITES} GROUP BY "phase", "target"`),
+        annotation('Phase end', 'red', `SELECT last("value") FROM "${M.phaseClock}" WHERE ${WRITES} GROUP BY "phase", "target"`),
       ],
     },
     panels,

@@ -145,7 +145,7 @@ export function createTarget(cfg) {
       const r = http.get(`${dbUrl}/operations/state?id=${opId}`, { timeout: '10s', tags: { name: 'operations/state' } });
       if (r.status === 404) return { known: true, processed: 0, text: 'operation not found (the server never started it)' };
       if (r.status !== 200) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
-      st = JSON.parse(r.body);
+      st = JSON.parse(/** @type {string} */ (r.body));
       if (st.Status !== 'InProgress') break;
       sleep(0.1);
     }
@@ -160,7 +160,7 @@ export function createTarget(cfg) {
       return outcome.failed({ n, ms: idRes.timings.duration, bytes: 0, reason, fatal: gone(idRes),
         log: `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(idRes)}` });
     }
-    const opId = JSON.parse(idRes.body).Id;
+    const opId = JSON.parse(/** @type {string} */ (idRes.body)).Id;
     const body = batchBody('bulk', nums, stamp);
     const t0 = Date.now();
     const res = http.post(`${dbUrl}/bulk_insert?id=${opId}`, body, bulkParams);

@@ -181,7 +181,7 @@ export function verify(target, cfg, p) {
     const ops = opsFor(cfg);
     for (let b = 0; b < batches.length; b++) {
       const [phase, j] = batches[b];
-      if (!vus.has(j % p.V)) continue;
+      if (!vus.has(Number(j) % p.V)) continue;
       const keys = keysOf(b);
       cache.delete(b);
       for (let t = 0; t < keys.length; t++) {

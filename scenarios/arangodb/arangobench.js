@@ -1,7 +1,7 @@
 // E3 on ArangoDB: arangobench's test cases over REST, including multi-collection and
 // random-shapes (dropped from arangobench in 3.10).
 //   scripts/run scenarios/arangodb/arangobench.js -e ARANGOBENCH_CASE=crud -e REQUESTS=100000 -e VUS=4 -e COMPLEXITY=100
-// Knobs: README "Configuration", docs/arangodb.md. Thresholds: thresholds/arangodb/arangobench.json.
+// Knobs: docs/configuration.md, docs/arangodb.md. Thresholds: thresholds/arangodb/arangobench.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/arangobench.js';
 import { createTarget } from '../../lib/targets/arangodb.js';

@@ -2,7 +2,7 @@
 // (overwriteMode=replace, or update/ignore with OVERWRITE_OP) over REST.
 //   scripts/run scenarios/arangodb/insert-vs-overwrite.js -e ARANGO_URL=http://127.0.0.1:8529
 //   ARANGO_PASSWORD=… bin/k6 run -e DOCS=100000 scenarios/arangodb/insert-vs-overwrite.js
-// Knobs: README "Configuration", docs/arangodb.md. Thresholds: thresholds/arangodb/insert-vs-overwrite.json.
+// Knobs: docs/configuration.md, docs/arangodb.md. Thresholds: thresholds/arangodb/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
 import { createTarget } from '../../lib/targets/arangodb.js';

@@ -2,7 +2,7 @@
 //   make demo                      (builds bin/k6, starts the local services, runs this)
 //   scripts/run scenarios/postgres/insert-vs-overwrite.js -e DOCS=100000
 //   PG_URL=postgres://… bin/k6 run scenarios/postgres/insert-vs-overwrite.js
-// Knobs: README "Configuration". Thresholds: thresholds/postgres/insert-vs-overwrite.json.
+// Knobs: docs/configuration.md. Thresholds: thresholds/postgres/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
 import { createTarget } from '../../lib/targets/postgres.js';

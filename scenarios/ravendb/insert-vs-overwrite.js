@@ -2,7 +2,7 @@
 // then overwrite and mixed phases as bulk_docs upserts (ChangeVector null). docs/ravendb.md.
 //   RAVEN_URL=http://127.0.0.1:8080 scripts/run scenarios/ravendb/insert-vs-overwrite.js
 //   scripts/run scenarios/ravendb/insert-vs-overwrite.js -e LOAD_OP=bulk -e RAVEN_INDEXES=3
-// Knobs: README "Configuration". Thresholds: thresholds/ravendb/insert-vs-overwrite.json.
+// Knobs: docs/configuration.md. Thresholds: thresholds/ravendb/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
 import { createTarget } from '../../lib/targets/ravendb.js';

@@ -147,7 +147,7 @@ export function dashboardQueries(dashboard) {
   visit(dashboard.panels || []);
   for (const a of (dashboard.annotations || {}).list || []) {
     if (a.builtIn) continue;
-    out.push({ title: `annotation: ${a.name}`, refId: 'annotation', query: a.query, repeat: null });
+    out.push({ title: `annotation: ${a.name}`, refId: 'annotation', query: a.target ? a.target.query : a.query, repeat: null });
   }
   return out;
 }

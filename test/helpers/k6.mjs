@@ -24,13 +24,14 @@ export function uniqueRunId(prefix = 't') {
 // runK6('scenarios/postgres/insert-vs-overwrite.js', { DOCS: '2000' }, { args: ['--out', …] })
 // -> { code, stdout, stderr, runId, dir, summary, junit }
 // --address= : no REST API listener, so parallel runs do not fight over port 6565.
+// k6: another binary (bin/k6-stock for the stock-k6 test).
 export async function runK6(scenario, env = {}, opts = {}) {
   return startK6(scenario, env, opts).done;
 }
 
 // startK6(…) -> { runId, dir, waitFor(regex, ms), done }: the same run, for tests that act
 // while it is under way (waitFor resolves with the first output line matching regex).
-export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, runId = env.RUN_ID || uniqueRunId() } = {}) {
+export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, runId = env.RUN_ID || uniqueRunId(), k6 = k6Bin } = {}) {
   const resultsDir = mkdtempSync(path.join(tmpdir(), 'k6wp-results-'));
   const dir = path.join(resultsDir, runId);
   mkdirSync(dir, { recursive: true });
@@ -44,7 +45,7 @@ export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, run
     ...env,
   };
   for (const [k, v] of Object.entries(fullEnv)) if (v === undefined || v === null) delete fullEnv[k];
-  const child = spawn(k6Bin, ['run', '--quiet', '--address=', ...args, path.join(repoRoot, scenario)], { cwd: repoRoot, env: fullEnv });
+  const child = spawn(k6, ['run', '--quiet', '--address=', ...args, path.join(repoRoot, scenario)], { cwd: repoRoot, env: fullEnv });
   let stdout = '';
   let stderr = '';
   const waiters = [];

@@ -43,7 +43,11 @@ test('PostgreSQL vs PostgreSQL: E3-shaped table, chart, and the same figures aga
   assert.equal(load[4], (sa.phases[0].batch_ms.median / sb.phases[0].batch_ms.median).toFixed(2));
   const svg = readFileSync(path.join(dir, 'cmp1', 'compare.svg'), 'utf8');
   assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-  assert.equal((svg.match(/<rect x=/g) || []).length, 3 * 4 + 3 * 2 + 6, 'bars: 3 phases × (2 runs × p50,p99) + 3 × 2 docs/s, plus 6 legend swatches');
+  assert.equal((svg.match(/<rect x=/g) || []).length, 3 * 4 + 3 * 2 + 4, 'bars: 3 phases × (2 runs × p50,p99) + 3 × 2 docs/s, plus 2 + 2 legend swatches');
+  // One colour per run across all groups (E3's charts): A's bars share one fill, B's another.
+  const fills = (letter) => new Set([...svg.matchAll(/<rect x="[^"]*" y="[^"]*" width="[^"]*" height="[^"]*" fill="([^"]+)"><title>[^<]* · ([AB]): /g)].filter((m) => m[2] === letter).map((m) => m[1]));
+  assert.equal(fills('A').size, 1); assert.equal(fills('B').size, 1);
+  assert.notDeepEqual([...fills('A')], [...fills('B')]);
 
   // Existing result folders compare without running anything, with the same numbers.
   const again = compare(['--label', 'A=pg-a', '--label', 'B=pg-b', '--out', path.join(dir, 'cmp2'), a.source, b.source], dir);
@@ -82,4 +86,34 @@ test('PostgreSQL vs the ArangoDB test endpoint: labelled TEST ENDPOINT everywher
   const again = compare([json.runs[0].source, json.runs[1].source, '--out', path.join(dir, 'cmp2')], dir);
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /^B: arangodb \(TEST ENDPOINT\)/m);
+});
+
+test('arangobench A/B: E3 table (Complexity | Requests | Concurrency | Time A | Time B | A/B, ops/s), its workload line, refusals', { timeout: 240000 }, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
+  const e3 = 'scenarios/arangodb/arangobench.js';
+  const knobs = ['-e', 'ARANGOBENCH_CASE=crud', '-e', 'REQUESTS=200', '-e', 'COMPLEXITY=20', '-e', 'VUS=2'];
+  const r = compare([...knobs, '--arango-testserver', '--out', path.join(dir, 'e3'), e3, e3], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^workload: arangobench case crud · complexity 20 · 200 operations · 2 VUs · seed 1 \(identical in every run\)$/m);
+  const lines = r.stdout.split('\n');
+  const at = lines.findIndex((l) => /^Complexity \| Requests \| Concurrency \| Time A \(s\) \| Time B \(s\) \|\s+A\/B \| ops\/s A \| ops\/s B$/.test(l));
+  assert.ok(at >= 0, r.stdout);
+  const cells = lines[at + 2].split('|').map((c) => c.trim());
+  assert.deepEqual(cells.slice(0, 3), ['20', '200', '2']);
+  const json = JSON.parse(readFileSync(path.join(dir, 'e3', 'compare.json'), 'utf8'));
+  const [ta, tb] = [json.e3.time_s.A, json.e3.time_s.B];
+  assert.ok(ta > 0 && tb > 0);
+  assert.equal(cells[3], ta.toFixed(2));
+  assert.equal(cells[5], (ta / tb).toFixed(2), 'A/B is the ratio of the total times');
+  assert.equal(Math.round(json.e3.ops_per_s.A), Math.round(200 / ta), 'ops/s = requests / total time');
+  for (const run of json.runs) {
+    const s = JSON.parse(readFileSync(path.join(run.source, 'summary.json'), 'utf8'));
+    assert.equal(s.e3.time_s, json.e3.time_s[run.letter], 'Time is the run\'s own E3 total time');
+  }
+  // Runs whose REQUESTS, COMPLEXITY or case differ are refused.
+  const [a, b] = json.runs.map((x) => x.source);
+  const other = compare(['-e', 'ARANGOBENCH_CASE=document', '-e', 'REQUESTS=100', '-e', 'COMPLEXITY=20', '-e', 'VUS=2', '--arango-testserver', '--out', path.join(dir, 'e3b'), e3, a], dir);
+  assert.equal(other.code, 2, other.stdout);
+  assert.equal(other.stderr.trim().split('\n').pop(), 'scripts/compare: refusing to compare runs with different workload settings: ARANGOBENCH_CASE A="document" B="crud"; REQUESTS A=100 B=200; ops A={"run":"document"} B={"run":"crud"}');
+  assert.equal(compare([a, b, '--out', path.join(dir, 'e3c')], dir).code, 0, 'the same two folders compare again');
 });

@@ -31,6 +31,11 @@ test('every dashboard panel and annotation returns data for a real run', { timeo
   assert.equal(mixed.docs_failed, 4 * 500, 'each mixed batch holds existing keys, so PostgreSQL fails the whole statement');
   assert.deepEqual(mixed.failed_by_reason, { unique_violation: 2000 });
 
+  const allFailedId = uniqueRunId('dashz');
+  const allFailed = await runK6('scenarios/postgres/insert-vs-overwrite.js', { ...workload, DOCS: '1000', PHASES: 'load,mixed', MIXED_OP: 'insert', MIXED_NEW_PERCENT: '0', MIXED_BATCHES: '2' },
+    { args: ['--out', `influxdb=${env.INFLUX_URL}`, '--tag', `testid=${allFailedId}`], runId: allFailedId });
+  assert.equal(allFailed.code, 99, allFailed.stderr);
+  assert.equal(allFailed.summary.phases.find((p) => p.phase === 'mixed').docs_ok, 0, 'every mixed batch failed');
   const open = await runK6('test/integration/fixtures/open-model-drops.js', tagsAsFields, { args: influx, runId: uniqueRunId('drop') });
   assert.equal(open.code, 0, open.stderr);
   assert.match(open.stdout, /dropped_iterations=[1-9]\d*/);
@@ -75,6 +80,13 @@ test('every dashboard panel and annotation returns data for a real run', { timeo
     const failed = seriesOf(await influxQuery(env.INFLUX_URL, interpolate(failedPanel.query, vars, range)), failedPanel.query);
     assert.deepEqual(failed.map((s) => `${s.tags.reason}/${s.tags.phase}`), ['unique_violation/mixed']);
     assert.equal(failed[0].values.reduce((a, [, v]) => a + (v || 0), 0), 2000);
+    // A phase in which every batch failed: its own run (own testid), docs/s shows 0, not nothing.
+    const docsIn = dashboardQueries(dashboard).find((q) => q.title === 'Documents/s in $phase');
+    const onlyFailed = { ...vars, testid: [allFailed.runId], phase: ['mixed'] };
+    const zero = seriesOf(await influxQuery(env.INFLUX_URL, interpolate(docsIn.query, onlyFailed, range)), docsIn.query);
+    assert.ok(zero.length > 0, 'the all-failed phase has a docs/s series');
+    const points = zero.flatMap((ser) => ser.values.map(([, v]) => v));
+    assert.ok(points.length > 0 && points.every((v) => v === 0), `every docs/s point is 0: ${points}`);
     const p99 = panel('Batch latency p50 / p90 / p99 per phase');
     assert.ok(p99, 'latency panel exists');
     assert.equal(formatVar(vars.phase), '(load|mixed|overwrite)');

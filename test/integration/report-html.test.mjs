@@ -66,15 +66,21 @@ test('scripts/run WEB_DASHBOARD=1 exports k6\'s web dashboard next to report.htm
   const runId = `wd${process.pid}_${Date.now().toString(36)}`;
   // Long enough for k6 to keep the export (it skips runs shorter than ~3 sampling periods).
   const r = spawnSync(path.join(repoRoot, 'scripts', 'run'),
-    ['scenarios/postgres/insert-vs-overwrite.js', '-q', '-e', 'DOCS=150000', '-e', 'OVERWRITE_BATCHES=40', '-e', `RUN_ID=${runId}`],
+    // Given with -e, like every knob (the environment works too: the bad value below).
+    ['scenarios/postgres/insert-vs-overwrite.js', '-q', '-e', 'DOCS=150000', '-e', 'OVERWRITE_BATCHES=40', '-e', `RUN_ID=${runId}`,
+      '-e', 'WEB_DASHBOARD=1', '--env', 'WEB_DASHBOARD_PERIOD=1s', '-e', 'WP_INFLUX=0'],
     { cwd: repoRoot, encoding: 'utf8', timeout: 170000,
-      env: { ...process.env, RESULTS_DIR: resultsDir, WEB_DASHBOARD: '1', WEB_DASHBOARD_PERIOD: '1s', WP_INFLUX: '0', PG_URL: env.PG_URL, K6_NO_USAGE_REPORT: 'true' } });
+      env: { ...process.env, RESULTS_DIR: resultsDir, WEB_DASHBOARD: '0', PG_URL: env.PG_URL, K6_NO_USAGE_REPORT: 'true' } });
   assert.equal(r.status, 0, r.stderr);
   const exported = path.join(resultsDir, runId, 'k6-dashboard.html');
   assert.ok(existsSync(exported), `k6-dashboard.html exported: ${r.stderr.slice(-500)}`);
   assert.ok(existsSync(path.join(resultsDir, runId, 'report.html')));
   const bad = spawnSync(path.join(repoRoot, 'scripts', 'run'), ['scenarios/postgres/insert-vs-overwrite.js'],
     { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, RESULTS_DIR: resultsDir, WEB_DASHBOARD: 'maybe' } });
-  assert.equal(bad.status, 2);
-  assert.equal(bad.stderr.trim(), 'scripts/run: WEB_DASHBOARD=maybe is not allowed: one of 1, 0, true, false');
+  assert.equal(bad.status, 107, 'bad input');
+  assert.equal(bad.stderr.trim(), 'scripts/run: WEB_DASHBOARD="maybe" is not allowed: one of 1, 0, true, false');
+  const badE = spawnSync(path.join(repoRoot, 'scripts', 'run'), ['scenarios/postgres/insert-vs-overwrite.js', '-e', 'WEB_DASHBOARD=maybe'],
+    { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, RESULTS_DIR: resultsDir, WEB_DASHBOARD: '1' } });
+  assert.equal(badE.status, 107, '-e wins over the environment');
+  assert.equal(badE.stderr.trim(), 'scripts/run: WEB_DASHBOARD="maybe" is not allowed: one of 1, 0, true, false');
 });

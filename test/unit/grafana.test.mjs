@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { repoRoot } from '../helpers/testserver.mjs';
+import { groupByTags, validateDashboard } from '../../grafana/validate.mjs';
 import { dashboardQueries, grafanaDir, interpolate, loadDashboards, parseYamlSubset } from '../helpers/grafana.mjs';
 import { dashboard as generated } from '../../grafana/src/k6-writepath.mjs';
 
@@ -10,7 +13,7 @@ const versions = Object.fromEntries(readFileSync(path.join(grafanaDir, 'VERSIONS
 const yaml = (rel) => parseYamlSubset(readFileSync(path.join(grafanaDir, 'provisioning', rel), 'utf8'));
 
 test('VERSIONS pins Grafana and InfluxDB images by exact version', () => {
-  assert.match(versions.GRAFANA_IMAGE, /^grafana\/grafana:\d+\.\d+\.\d+$/);
+  assert.match(versions.GRAFANA_IMAGE, /^grafana\/grafana:1[23]\.\d+\.\d+$/, 'a current Grafana (12.x or 13.x)');
   assert.match(versions.INFLUXDB_IMAGE, /^influxdb:1\.\d+\.\d+$/, 'k6\'s built-in output speaks InfluxDB 1.x only');
   assert.match(versions.DASHBOARD_SCHEMA_VERSION, /^\d+$/);
 });
@@ -25,16 +28,18 @@ test('the YAML reader is strict: tabs, duplicate keys, bad indentation and flow 
   assert.throws(() => parseYamlSubset('a 1\n'), /line 1: expected "key: value"/);
 });
 
-test('datasource provisioning: one InfluxQL datasource on the compose service, database k6, fixed uid', () => {
+test('datasource provisioning: one InfluxQL datasource on the compose service, jsonData.dbName k6, fixed uid', () => {
   const doc = yaml('datasources/influxdb.yml');
   assert.equal(doc.apiVersion, 1);
   assert.equal(doc.datasources.length, 1);
   const ds = doc.datasources[0];
-  assert.deepEqual(Object.keys(ds).sort(), ['access', 'database', 'editable', 'isDefault', 'jsonData', 'name', 'type', 'uid', 'url']);
+  // Grafana's InfluxDB docs ("Provision the data source", InfluxQL): the database goes in jsonData.dbName.
+  assert.deepEqual(Object.keys(ds).sort(), ['access', 'editable', 'isDefault', 'jsonData', 'name', 'type', 'uid', 'url']);
   assert.equal(ds.type, 'influxdb');
   assert.equal(ds.uid, versions.DATASOURCE_UID);
   assert.equal(ds.url, 'http://influxdb:8086');
-  assert.equal(ds.database, 'k6');
+  assert.equal(ds.jsonData.dbName, 'k6');
+  assert.equal(ds.jsonData.httpMode, 'GET');
   assert.equal(ds.access, 'proxy');
   assert.equal(ds.jsonData.version, undefined, 'no Flux: the dashboards are InfluxQL');
 });
@@ -103,3 +108,70 @@ test('interpolation matches Grafana: regex-escaped values, (a|b) for several, $_
     'SELECT sum("value") * 1000 / 2000 FROM m WHERE "phase" =~ /^(load|mixed)$/ AND "t" =~ /^a\\.b$/ AND time >= 10ms and time <= 20ms GROUP BY time(2000ms), "x" -- $tag_phase');
   assert.throws(() => interpolate('x = $nope', {}, { fromMs: 0, toMs: 1, intervalMs: 1 }), /\$nope, which is no variable/);
 });
+
+// --- Grafana's own terms: the SDK types (tsc) and the validator, each shown to catch mutations ---
+const DS = () => ({ type: 'influxdb', uid: versions.DATASOURCE_UID });
+const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+
+test('the dashboard source type-checks against Grafana\'s foundation SDK (tsc -p grafana/jsconfig.json)', { timeout: 120000 }, () => {
+  const r = spawnSync(process.execPath, [tsc, '-p', 'grafana/jsconfig.json'], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(r.stdout + r.stderr, '');
+  assert.equal(r.status, 0);
+});
+
+// A copy of grafana/src at the same depth (its imports are relative), mutated, checked by tsc.
+function tscOnMutatedSource(from, to) {
+  const dir = mkdtempSync(path.join(grafanaDir, 'src-mutant-'));
+  try {
+    const src = readFileSync(path.join(grafanaDir, 'src', 'k6-writepath.mjs'), 'utf8');
+    assert.ok(src.includes(from), `the source contains ${from}`);
+    writeFileSync(path.join(dir, 'k6-writepath.mjs'), src.replace(from, to));
+    copyFileSync(path.join(grafanaDir, 'src', 'influxql.d.ts'), path.join(dir, 'influxql.d.ts'));
+    const r = spawnSync(process.execPath, [tsc, '--noEmit', '--allowJs', '--checkJs', '--module', 'esnext', '--moduleResolution', 'bundler',
+      '--target', 'es2022', '--skipLibCheck', path.join(dir, 'k6-writepath.mjs'), path.join(grafanaDir, 'process.d.ts')], { cwd: repoRoot, encoding: 'utf8' });
+    return r.stdout.split('\n').filter((l) => / error TS/.test(l)).map((l) => l.replace(/^.*k6-writepath\.mjs\(\d+,\d+\): /, ''));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('mutations of the source are type errors: misspelt field config key, wrong resultFormat, misspelt legend option', { timeout: 180000 }, () => {
+  assert.deepEqual(tscOnMutatedSource('spanNulls: false, fillOpacity:', 'spanNulls: false, fillOpacty:').map((e) => e.slice(0, 16)), ['error TS2561: Ob'], 'fillOpacty');
+  const rf = tscOnMutatedSource("resultFormat = 'time_series'", "resultFormat = 'timeseries'");
+  assert.equal(rf.length, 1); assert.match(rf[0], /error TS(2322|2820): Type '"timeseries"' is not assignable to type '"time_series" \| "table" \| "logs"'/);
+  const lg = tscOnMutatedSource('showLegend: true,', 'showLegends: true,');
+  assert.ok(lg.length >= 1 && lg.every((e) => /TS2561|TS2353|TS2741/.test(e)), lg.join('\n'));
+});
+
+test('every provisioned dashboard passes the validator', async () => {
+  for (const { file, dashboard: d } of loadDashboards()) assert.deepEqual(await validateDashboard(d, { datasource: DS() }), [], file);
+});
+
+test('GROUP BY tags are read from InfluxQL as Grafana names series', () => {
+  assert.deepEqual(groupByTags('SELECT x FROM m WHERE a GROUP BY time($__interval), "phase", target fill(none)'), ['phase', 'target']);
+  assert.deepEqual(groupByTags('SELECT x FROM m GROUP BY "phase"'), ['phase']);
+  assert.deepEqual(groupByTags('SELECT x FROM m'), []);
+});
+
+// Each mutation of the generated JSON must turn the validator red with a message naming it.
+const MUTATIONS = [
+  ['misspelt panel type', (d) => { d.panels.find((p) => p.type === 'timeseries').type = 'timeserie'; }, /type "timeserie" is no Grafana panel type/],
+  ['unknown transformation id', (d) => { d.panels.find((p) => p.transformations).transformations[0].id = 'seriesToRow'; }, /transformation id "seriesToRow" is not a Grafana transformation/],
+  ['wrong resultFormat', (d) => { d.panels.find((p) => p.targets).targets[0].resultFormat = 'timeseries'; }, /resultFormat "timeseries" is not one of time_series, table, logs/],
+  ['alias naming a tag the query does not group by', (d) => { const t = d.panels.find((p) => p.title === 'Documents written per second, per phase and target').targets[0]; t.alias = '$tag_reason $tag_target'; }, /alias uses \$tag_reason but the query does not GROUP BY "reason"/],
+  ['unresolved variable in a query', (d) => { const t = d.panels.find((p) => p.targets).targets[0]; t.query = t.query.replace('$testid', '$testidd'); }, /query uses \$testidd, which is no variable/],
+  ['unresolved variable in a title', (d) => { d.panels.find((p) => /\$phase/.test(p.title) && p.type !== 'row').title = 'Latency in $phases'; }, /title uses \$phases, which is no variable/],
+  ['variable used before it is defined', (d) => { d.templating.list.reverse(); }, /its query uses \$testid, which is not defined before it/],
+  ['repeat over an unknown variable', (d) => { d.panels.find((p) => p.repeat).repeat = 'phases'; }, /repeats over "phases"/],
+  ['datasource uid not provisioned', (d) => { d.panels.find((p) => p.targets).targets[0].datasource = { type: 'influxdb', uid: 'influx' }; }, /datasource \{"type":"influxdb","uid":"influx"\} is not the provisioned/],
+  ['legend averaging percentiles', (d) => { d.panels.find((p) => /Batch latency p50/.test(p.title)).options.legend.calcs = ['max', 'mean']; }, /legend max, mean averages or adds percentiles/],
+  ['annotation mapping a column the query does not return', (d) => { d.annotations.list.find((a) => !a.builtIn).mappings.text.value = 'op'; }, /mapping text <- column "op"/],
+];
+for (const [name, mutate, expected] of MUTATIONS) {
+  test(`mutation turns the validator red: ${name}`, async () => {
+    const d = JSON.parse(JSON.stringify(generated()));
+    mutate(d);
+    const problems = await validateDashboard(d, { datasource: DS() });
+    assert.ok(problems.some((p) => expected.test(p)), `expected ${expected} in:\n${problems.join('\n')}`);
+  });
+}

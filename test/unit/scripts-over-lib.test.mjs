@@ -38,8 +38,8 @@ test('one RUN_ID rule: the bash scripts check exactly what lib/config.js checks,
 test('scripts/run refuses a RUN_ID lib/config.js refuses, before k6 starts', () => {
   const r = spawnSync(path.join(repoRoot, 'scripts', 'run'), ['scenarios/postgres/insert-vs-overwrite.js', '-e', 'RUN_ID=_starts_with_underscore'],
     { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, K6: '/bin/false' } });
-  assert.equal(r.status, 2);
-  assert.equal(r.stderr, 'scripts/run: RUN_ID=_starts_with_underscore is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)\n');
+  assert.equal(r.status, 107);
+  assert.equal(r.stderr, 'scripts/run: RUN_ID="_starts_with_underscore" is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)\n');
 });
 
 test('one .run/env reader: KEY=value lines, comments and other lines ignored, the environment wins', () => {

@@ -1,0 +1,38 @@
+// Declarations for the extension modules bin/k6 adds (xk6/: xk6-sql v1.0.5 and its PostgreSQL
+// driver), so that editors and `make typecheck` check lib/targets/postgres.js. Written after
+// xk6-sql's own declarations (github.com/grafana/xk6-sql, index.d.ts, v1.0.5, Apache-2.0), with
+// one difference: the fields of Options are optional, as the Go side treats them (sql/module.go).
+declare module 'k6/x/sql' {
+  /** Connection pool settings (Go database/sql); unset fields keep Go's defaults. */
+  export interface Options {
+    conn_max_idle_time?: string;
+    conn_max_lifetime?: string;
+    max_idle_conns?: number;
+    max_open_conns?: number;
+  }
+  /** One row of a query result: column name -> value. */
+  export interface Row {
+    [key: string]: unknown;
+  }
+  export interface Result {
+    lastInsertId(): number;
+    rowsAffected(): number;
+  }
+  export interface Database {
+    close(): void;
+    exec(query: string, ...args: any[]): Result;
+    execWithTimeout(timeout: string, query: string, ...args: any[]): Result;
+    query(query: string, ...args: any[]): Row[];
+    queryWithTimeout(timeout: string, query: string, ...args: any[]): Row[];
+  }
+  /** Opens a database with a driver module's default export (its identifier). */
+  export function open(driverID: symbol, dataSourceName: string, options?: Options): Database;
+  const sql: { open: typeof open };
+  export default sql;
+}
+
+declare module 'k6/x/sql/driver/postgres' {
+  /** Driver identifier for sql.open (registered by bin/k6 under this import path). */
+  const driver: symbol;
+  export default driver;
+}
