@@ -80,6 +80,7 @@ export function shapeDiff(planned, actual) {
   return out;
 }
 
+/** @returns {never} */
 function refuse(message) {
   exec.test.abort(message);
   throw message; // not reached in k6; keeps plain-JS callers (unit tests) honest

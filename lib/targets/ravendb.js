@@ -50,7 +50,7 @@ export function classify(res) {
 function errorText(res) {
   if (res.status === 0) return String(res.error || 'no response');
   try {
-    const e = JSON.parse(res.body);
+    const e = JSON.parse(/** @type {string} */ (res.body));
     if (e && e.Message) return `${res.status} ${e.Type}: ${e.Message}`;
   } catch (_) { /* not JSON: show the start of the body */ }
   return `${res.status} ${String(res.body || '').slice(0, 300)}`;
@@ -205,7 +205,7 @@ export function createTarget(cfg) {
   function getJson(url, what) {
     const r = http.get(url, { timeout: '60s' });
     if (r.status !== 200) throw new Error(`${what}: ${gone(r) || errorText(r)}`);
-    return JSON.parse(r.body);
+    return JSON.parse(/** @type {string} */ (r.body));
   }
 
   function createDatabase() {
@@ -223,7 +223,7 @@ export function createTarget(cfg) {
     if (v.status === 0) throw `RAVEN_URL=${base}: cannot reach RavenDB within ${probeTimeout}: ${v.error}`;
     if (v.status !== 200) throw `RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`;
     let build;
-    try { build = JSON.parse(v.body); } catch (_) { build = null; }
+    try { build = JSON.parse(/** @type {string} */ (v.body)); } catch (_) { build = null; }
     if (!build || !(build.FullVersion || build.ProductVersion)) throw `RAVEN_URL=${base} does not look like RavenDB: GET /build/version answered ${String(v.body).slice(0, 200)}`;
     return markTestEndpoint({
       version: `RavenDB ${build.FullVersion || build.ProductVersion}`,
@@ -263,9 +263,9 @@ export function createTarget(cfg) {
   function elsewhere(created) {
     let answer = null;
     let tag = null;
-    try { answer = JSON.parse(created.body); } catch (_) { return; }
+    try { answer = JSON.parse(/** @type {string} */ (created.body)); } catch (_) { return; }
     const info = http.get(`${base}/cluster/node-info`, { timeout: probeTimeout });
-    if (info.status === 200) { try { tag = JSON.parse(info.body).NodeTag; } catch (_) { return; } }
+    if (info.status === 200) { try { tag = JSON.parse(/** @type {string} */ (info.body)).NodeTag; } catch (_) { return; } }
     const problem = placementProblem(answer, tag);
     if (problem) throw `${problem}. k6-writepath sends every request to RAVEN_URL and does not follow the database topology: point RAVEN_URL at a node of the database group, or run against a single node (docs/ravendb.md)`;
   }
@@ -279,7 +279,7 @@ export function createTarget(cfg) {
   // undefined: no such database; null: no marker document.
   function readMarker() {
     const r = http.get(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, adminParams);
-    if (r.status === 200) return (JSON.parse(r.body).Results || [])[0] || null;
+    if (r.status === 200) return (JSON.parse(/** @type {string} */ (r.body)).Results || [])[0] || null;
     if (dbMissing(r)) return undefined;
     if (r.status === 404) return null;
     throw `cannot read ${MARKER_ID} in ${db}: ${errorText(r)}`;
@@ -290,7 +290,7 @@ export function createTarget(cfg) {
     const r = http.get(`${dbUrl}/indexes`, adminParams);
     if (r.status !== 200) throw `cannot read the indexes of ${db}: ${errorText(r)}`;
     const out = [];
-    for (const ix of JSON.parse(r.body).Results || []) {
+    for (const ix of JSON.parse(/** @type {string} */ (r.body)).Results || []) {
       const m = ix.Name === INDEX_NAME && (ix.Maps || []).length === 1 ? /^from d in docs\.(\w+) select new \{ (.*) \}$/.exec(ix.Maps[0]) : null;
       if (m) out.push(`${m[2].split(', ').map((f) => f.replace(/^d\./, '')).join('+')} (collection ${m[1]})`);
       else out.push(`index ${ix.Name}`);
@@ -354,7 +354,7 @@ export function createTarget(cfg) {
       const r = http.get(`${dbUrl}/docs?${chunk.map((n) => `id=${keyName(n)}`).join('&')}`, { timeout: '60s' });
       if (r.status === 404 && chunk.length === 1) continue; // one missing id answers 404
       if (r.status !== 200) throw new Error(`read-back GET /docs: ${gone(r) || errorText(r)}`);
-      const results = JSON.parse(r.body).Results || [];
+      const results = JSON.parse(/** @type {string} */ (r.body)).Results || [];
       for (let k = 0; k < chunk.length; k++) if (results[k]) out.set(chunk[k], String(results[k].w));
     }
     return out;

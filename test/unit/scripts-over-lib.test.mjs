@@ -26,7 +26,7 @@ test('one RUN_ID rule: the bash scripts check exactly what lib/config.js checks,
   for (const id of ['a', '0_x', 'abc_def_123', 'a'.repeat(32), '_x', 'A1', 'a-b', 'a'.repeat(33), 'a b']) {
     const r = bash(`wp_check_run_id t '${id}'`);
     assert.equal(r.status === 0, KNOBS.RUN_ID.pattern.test(id), `${id}: ${r.stderr}`);
-    if (r.status !== 0) assert.equal(r.stderr, `t: RUN_ID=${id} is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)\n`);
+    if (r.status !== 0) assert.equal(r.stderr, `t: RUN_ID="${id}" is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)\n`);
   }
   const generated = bash('wp_new_run_id').stdout.trim();
   const shape = /^\d{14}_[0-9a-f]{4}$/;
