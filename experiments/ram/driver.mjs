@@ -11,20 +11,16 @@
 // taken from k6's JSON output). One k6 run per cell, not one per phase, because a separate
 // load run would end with the pack's verification (count(*) reads the whole table) and that
 // would both pollute the I/O figures and warm the cache before the overwrite phase.
-import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream, unlinkSync } from 'node:fs';
-import net from 'node:net';
-import { cpus, totalmem, release } from 'node:os';
-import { createInterface } from 'node:readline';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createCgroup } from './cgroup.mjs';
+import { capText, createCgroup, readCapProblem } from './cgroup.mjs';
 import { PgServer } from './pgserver.mjs';
 import { renderMarkdown } from './report.mjs';
+import { MB, counterAt, dieWith, influxUrl, load1, machineFacts, phaseWindows, portBusy, readIntKnobs, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const POLL_MS = 100;
-const MB = 1024 * 1024;
+const TOOL = 'experiment-ram';
 
 // The driver's knobs. DOCS, DOC_BYTES, BATCH_SIZE, OVERWRITE_BATCHES and SEED are the
 // pack's own k6 knobs (same ranges as lib/config.js) with larger defaults here; the RAM_*
@@ -40,23 +36,14 @@ const KNOBS = {
   RAM_SHARED_BUFFERS_MB: { min: 1, max: 65536, def: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' },
   RAM_MIN_RATIO:     { min: 1, max: 1000, def: 3, doc: 'the estimated data must be at least this many times RAM_SMALL_MB' },
   RAM_PG_PORT:       { min: 1024, max: 65533, def: 55532, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
+  RAM_READ_IOPS:     { min: 0, max: 10000000, def: 0, doc: 'cap on the server\'s read operations per second on the data disk, 0 = none (E1\'s volume: 375)' },
+  RAM_READ_MBPS:     { min: 0, max: 100000, def: 0, doc: 'cap on the server\'s read MB/s (10^6 bytes) on the data disk, 0 = none (E1\'s volume: 60)' },
 };
 
-function die(msg) {
-  console.error(`experiment-ram: ${msg}`);
-  process.exit(2);
-}
+const die = dieWith(TOOL);
 
 function readKnobs(env) {
-  const k = {};
-  for (const [name, spec] of Object.entries(KNOBS)) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') { k[name] = spec.def; continue; }
-    if (!/^\d+$/.test(raw) || Number(raw) < spec.min || Number(raw) > spec.max) {
-      die(`${name}=${JSON.stringify(raw)} is not allowed: a whole number from ${spec.min} to ${spec.max} (${spec.doc})`);
-    }
-    k[name] = Number(raw);
-  }
+  const k = readIntKnobs(TOOL, KNOBS, env);
   const idx = env.RAM_INDEXES === undefined || env.RAM_INDEXES === '' ? '0,3' : env.RAM_INDEXES;
   k.RAM_INDEXES = idx.split(',').map((s) => s.trim());
   if (k.RAM_INDEXES.some((s) => !/^[0-9]$/.test(s)) || new Set(k.RAM_INDEXES).size !== k.RAM_INDEXES.length) {
@@ -91,71 +78,8 @@ function readKnobs(env) {
   const out = env.RAM_OUT || path.join('results', 'experiment-ram', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_'));
   k.RAM_OUT = path.resolve(repoRoot, out);
   k.RAM_REPORT = env.RAM_REPORT ? path.resolve(repoRoot, env.RAM_REPORT) : path.join(k.RAM_OUT, 'report.md');
+  k.readCap = { iops: k.RAM_READ_IOPS, bps: k.RAM_READ_MBPS * 1e6 };
   return k;
-}
-
-function machine(dataDir, cg) {
-  const meminfo = readFileSync('/proc/meminfo', 'utf8');
-  const disk = cg.disk.name;
-  let rotational = '?';
-  try { rotational = readFileSync(`/sys/block/${disk}/queue/rotational`, 'utf8').trim() === '1' ? 'rotational' : 'non-rotational'; } catch (_) { /* partition or unknown */ }
-  return {
-    cpus: cpus().length,
-    cpu_model: cpus()[0] ? cpus()[0].model : '?',
-    mem_total_mib: Math.round(Number(/MemTotal:\s+(\d+)/.exec(meminfo)[1]) / 1024),
-    kernel: release(),
-    disk: `${disk} (${cg.disk.dev}, ${rotational} as reported by the kernel)`,
-    cgroup: `v${cg.version}`,
-    io_source: cg.ioSource,
-    data_dir: dataDir,
-  };
-}
-
-// Counter value at time t (epoch ms), linearly interpolated between the polled samples.
-export function counterAt(samples, t, field) {
-  if (samples.length === 0) return NaN;
-  if (t <= samples[0].t) return samples[0][field];
-  for (let i = 1; i < samples.length; i++) {
-    const a = samples[i - 1]; const b = samples[i];
-    if (t <= b.t) return b.t === a.t ? b[field] : a[field] + (b[field] - a[field]) * (t - a.t) / (b.t - a.t);
-  }
-  return samples[samples.length - 1][field];
-}
-
-async function phaseWindows(jsonOut) {
-  const win = {};
-  const rl = createInterface({ input: createReadStream(jsonOut) });
-  for await (const line of rl) {
-    if (!line.includes('"writepath_phase_clock"') || !line.includes('"Point"')) continue;
-    const p = JSON.parse(line);
-    const phase = p.data.tags.phase;
-    const v = p.data.value;
-    if (!win[phase]) win[phase] = { start: v, end: v };
-    win[phase].start = Math.min(win[phase].start, v);
-    win[phase].end = Math.max(win[phase].end, v);
-  }
-  return win;
-}
-
-// bin/k6 directly rather than scripts/run: the driver picks RUN_ID and the result folder
-// itself, and needs k6's JSON output next to InfluxDB's (when .run/env names one).
-function runK6(env, args, logFile) {
-  return new Promise((resolve) => {
-    const log = createWriteStream(logFile);
-    const child = spawn(path.join(repoRoot, 'bin', 'k6'), ['run', ...args], { cwd: repoRoot, env });
-    child.stdout.pipe(log, { end: false });
-    child.stderr.pipe(log, { end: false });
-    child.on('exit', (code) => { log.end(); resolve(code); });
-  });
-}
-
-function influxUrl() {
-  if (process.env.WP_INFLUX === '0') return null;
-  if (process.env.INFLUX_URL) return process.env.INFLUX_URL;
-  const envFile = path.join(repoRoot, '.run', 'env');
-  if (!existsSync(envFile)) return null;
-  const m = /^INFLUX_URL=(.+)$/m.exec(readFileSync(envFile, 'utf8'));
-  return m ? m[1].trim() : null;
 }
 
 async function runCell(k, server, indexes, regime, stamp) {
@@ -168,11 +92,18 @@ async function runCell(k, server, indexes, regime, stamp) {
   const cell = { indexes, regime, budget_mib: budgetMb, run_id: runId };
   let pid = null;
   try {
+    if (k.readCap.iops || k.readCap.bps) {
+      // Read back from the kernel: the report states the rule in force, not the one intended.
+      const inForce = cg.setReadCap(k.readCap);
+      cell.read_cap = { requested: k.readCap, in_force: inForce };
+      if (inForce.iops !== k.readCap.iops || inForce.bps !== k.readCap.bps) throw new Error(`the read cap did not take: asked ${JSON.stringify(k.readCap)}, the kernel shows ${JSON.stringify(inForce)}`);
+    }
     pid = server.start(cg.procsFiles(), k.RAM_SHARED_BUFFERS_MB);
     if (!cg.contains(pid)) throw new Error(`postmaster ${pid} is not in cgroup ${cgName}`);
     cell.postmaster_in_cgroup = true;
     server.ensureDatabase();
-    cell.machine = machine(server.data, cg);
+    cell.machine = { ...machineFacts(cg), data_dir: server.data };
+    cell.load1_start = load1();
     const jsonOut = path.join(cellDir, 'k6-points.json');
     const samples = [];
     const poll = () => samples.push({ t: Date.now(), ...cg.sample() });
@@ -203,6 +134,7 @@ async function runCell(k, server, indexes, regime, stamp) {
     clearInterval(timer);
     poll();
     cell.wall_s = (Date.now() - t0) / 1000;
+    cell.load1_end = load1();
     console.log(`exit ${cell.k6_exit} in ${cell.wall_s.toFixed(0)} s`);
     const summaryFile = path.join(k.RAM_OUT, 'k6', runId, 'summary.json');
     if (!existsSync(summaryFile)) throw new Error(`k6 left no summary (exit ${cell.k6_exit}); see ${path.join(cellDir, 'k6.log')}`);
@@ -216,10 +148,15 @@ async function runCell(k, server, indexes, regime, stamp) {
       const d = (f) => (w ? counterAt(samples, w.end, f) - counterAt(samples, w.start, f) : null);
       const readBytes = d('readBytes');
       const readOps = d('readOps');
+      const wallS = w ? (w.end - w.start) / 1000 : null;
       return {
         phase: ph.phase, batches: ph.batches, docs_ok: ph.docs_ok, docs_failed: ph.docs_failed, batch_ms: ph.batch_ms,
-        wall_s: w ? (w.end - w.start) / 1000 : null,
+        wall_s: wallS,
         read_mib: readBytes / MB, read_ops: Math.round(readOps), reads_per_doc: ph.docs_ok ? readOps / ph.docs_ok : null,
+        // Observed, so that a cap is proven rather than assumed: the group's read operations
+        // and bytes over the phase's wall time.
+        read_iops: wallS ? readOps / wallS : null, read_mbps: wallS ? readBytes / 1e6 / wallS : null,
+        server_cpu_s: d('cpuNs') / 1e9,
         sync_write_mib: d('writeBytes') / MB,
       };
     });
@@ -237,51 +174,31 @@ async function runCell(k, server, indexes, regime, stamp) {
     console.log(`failed: ${cell.error}`);
   } finally {
     server.stop();
+    if (cell.read_cap) {
+      try { cell.read_cap.after_removal = cg.clearReadCap(); } catch (e) { cell.read_cap.after_removal = String(e.message || e); }
+    }
     cell.cgroup_removed = cg.destroy();
   }
   return cell;
 }
 
-// One driver per port at a time: the port names the server, its data directory and the
-// cgroup, and the tree is shared (another engineer's `make test` runs the scaled-down test).
-function takeLock(k) {
-  const dir = path.join(repoRoot, '.run', 'experiment-ram');
-  mkdirSync(dir, { recursive: true });
-  const lock = path.join(dir, `pg-${k.RAM_PG_PORT}.lock`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(lock, String(process.pid), { flag: 'wx' });
-      process.on('exit', () => { try { unlinkSync(lock); } catch (_) { /* gone */ } });
-      return;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      const pid = Number(readFileSync(lock, 'utf8'));
-      let alive = false;
-      try { process.kill(pid, 0); alive = true; } catch (_) { /* stale */ }
-      if (alive) die(`RAM_PG_PORT=${k.RAM_PG_PORT} is in use by another experiment-ram run (pid ${pid}): wait for it, or choose another RAM_PG_PORT`);
-      unlinkSync(lock);
-    }
-  }
-}
-
-function portBusy(port) {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: '127.0.0.1', port }, () => { s.destroy(); resolve(true); });
-    s.on('error', () => resolve(false));
-  });
-}
-
 async function main() {
   const k = readKnobs(process.env);
-  if (process.getuid && process.getuid() !== 0) die('needs root: it creates a cgroup and writes its memory limit (run as root, or use the compose constrained profile)');
-  if (!existsSync(path.join(repoRoot, 'bin', 'k6'))) die('bin/k6 is missing: run "make k6"');
-  takeLock(k);
-  if (await portBusy(k.RAM_PG_PORT)) die(`RAM_PG_PORT=${k.RAM_PG_PORT} is already in use by another program: choose a free port`);
+  const refuse = dieWith(TOOL, 1);
+  if (process.getuid && process.getuid() !== 0) refuse('needs root: it creates a cgroup and writes its memory limit (run as root, or use the compose constrained profile)');
+  if (!existsSync(path.join(repoRoot, 'bin', 'k6'))) refuse('bin/k6 is missing: run "make k6"');
+  takeLock(TOOL, 'RAM_PG_PORT', k.RAM_PG_PORT);
+  if (await portBusy(k.RAM_PG_PORT)) refuse(`RAM_PG_PORT=${k.RAM_PG_PORT} is already in use by another program: choose a free port`);
   mkdirSync(k.RAM_OUT, { recursive: true });
   const server = new PgServer(repoRoot, k.RAM_PG_PORT);
+  if (k.readCap.iops || k.readCap.bps) {
+    const problem = readCapProblem(server.dir);
+    if (problem) refuse(`RAM_READ_IOPS/RAM_READ_MBPS cannot apply: ${problem}`);
+  }
   server.init();
-  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(4, 12);
-  console.log(`experiment-ram: DOCS=${k.DOCS} DOC_BYTES=${k.DOC_BYTES} (~${k.estimatedDataMb} MiB) BATCH_SIZE=${k.BATCH_SIZE} OVERWRITE_BATCHES=${k.OVERWRITE_BATCHES}; budgets fits=${k.RAM_LARGE_MB} MiB exceeds=${k.RAM_SMALL_MB} MiB; shared_buffers=${k.RAM_SHARED_BUFFERS_MB} MiB; indexes ${k.RAM_INDEXES.join(',')}; results in ${path.relative(repoRoot, k.RAM_OUT)}`);
+  const stamp = stampNow();
+  const cap = k.readCap.iops || k.readCap.bps ? `; read cap ${capText(k.readCap)} in both regimes` : '';
+  console.log(`experiment-ram: DOCS=${k.DOCS} DOC_BYTES=${k.DOC_BYTES} (~${k.estimatedDataMb} MiB) BATCH_SIZE=${k.BATCH_SIZE} OVERWRITE_BATCHES=${k.OVERWRITE_BATCHES}; budgets fits=${k.RAM_LARGE_MB} MiB exceeds=${k.RAM_SMALL_MB} MiB; shared_buffers=${k.RAM_SHARED_BUFFERS_MB} MiB; indexes ${k.RAM_INDEXES.join(',')}${cap}; results in ${path.relative(repoRoot, k.RAM_OUT)}`);
   const started = new Date();
   const cells = [];
   let interrupted = false;

@@ -1,5 +1,5 @@
 // The experiment's own PostgreSQL server (never the shared one of `make up`): Debian's
-// binaries, initdb'd once under .run/experiment-ram/pg, started as the `postgres` user
+// binaries, initdb'd once under .run/<experiment>/pg-<port>, started as the `postgres` user
 // (PostgreSQL refuses root) from a shell that first moves itself into the memory-limited
 // cgroup, so the postmaster and every backend it forks are charged to that cgroup.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -30,15 +30,15 @@ function asPg(cmd, args, opts = {}) {
   return spawnSync(c, a, { encoding: 'utf8', timeout: 120000, ...opts });
 }
 
-// .run/experiment-ram/pg-<port>, or /var/tmp/… with a link when `postgres` cannot traverse
+// .run/<experiment>/pg-<port>, or /var/tmp/… with a link when `postgres` cannot traverse
 // the repo. One directory per port, so the test's scaled-down run and a full run can coexist.
-function dataRoot(repoRoot, port) {
-  const parent = path.join(repoRoot, '.run', 'experiment-ram');
+function dataRoot(repoRoot, port, experiment) {
+  const parent = path.join(repoRoot, '.run', experiment);
   mkdirSync(parent, { recursive: true });
   const link = path.join(parent, `pg-${port}`);
   if (existsSync(link) || (() => { try { lstatSync(link); return true; } catch (_) { return false; } })()) return link;
   if (isRoot && asPg('test', ['-x', parent]).status !== 0) {
-    const alt = `/var/tmp/k6-writepath-${createHash('md5').update(repoRoot).digest('hex').slice(0, 12)}/experiment-ram-pg-${port}`;
+    const alt = `/var/tmp/k6-writepath-${createHash('md5').update(repoRoot).digest('hex').slice(0, 12)}/${experiment}-pg-${port}`;
     mkdirSync(alt, { recursive: true });
     symlinkSync(alt, link);
   } else {
@@ -48,10 +48,10 @@ function dataRoot(repoRoot, port) {
 }
 
 export class PgServer {
-  constructor(repoRoot, port) {
+  constructor(repoRoot, port, experiment = 'experiment-ram') {
     this.bin = pgBindir();
     this.port = port;
-    this.dir = dataRoot(repoRoot, port);
+    this.dir = dataRoot(repoRoot, port, experiment);
     this.data = path.join(this.dir, 'data');
     this.log = path.join(this.dir, 'server.log');
   }
@@ -79,11 +79,13 @@ export class PgServer {
     try { process.kill(pid, 0); return pid; } catch (_) { return null; }
   }
 
-  // Starts the server inside the cgroup(s) whose cgroup.procs files are given.
-  start(procsFiles, sharedBuffersMb) {
+  // Starts the server inside the cgroup(s) whose cgroup.procs files are given. settings:
+  // more server settings as 'name=value' (pg_ctl hands -o to a shell: plain words only).
+  start(procsFiles, sharedBuffersMb, settings = []) {
+    for (const s of settings) if (!/^[a-z_]+=[A-Za-z0-9.]+$/.test(s)) throw new Error(`server setting ${JSON.stringify(s)} is not name=value`);
     if (this.running()) throw new Error(`a server already runs on ${this.data} (pid ${this.running()}): a driver still running, or one that was killed: stop it with ${isRoot ? 'runuser -u postgres -- ' : ''}${path.join(this.bin, 'pg_ctl')} -D ${this.data} stop`);
     const opts = [`-c listen_addresses=127.0.0.1`, `-c port=${this.port}`, '-c unix_socket_directories=', '-c max_connections=20',
-      `-c shared_buffers=${sharedBuffersMb}MB`, '-c huge_pages=off'].join(' ');
+      `-c shared_buffers=${sharedBuffersMb}MB`, '-c huge_pages=off', ...settings.map((s) => `-c ${s}`)].join(' ');
     const [c, a] = asPgArgs(path.join(this.bin, 'pg_ctl'), ['-D', this.data, '-l', this.log, '-w', '-t', '90', '-o', opts, 'start']);
     const join = procsFiles.map((f) => `echo $$ > '${f}'`).join(' && ');
     const quoted = [c, ...a].map((s) => `'${s.replace(/'/g, "'\\''")}'`).join(' ');
