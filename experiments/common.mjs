@@ -38,6 +38,19 @@ export function readIntKnobs(tool, spec, env) {
   return k;
 }
 
+// One of the pack's own knobs (lib/config.js KNOBS), validated by the pack's own parser, with
+// a default of the driver's when the environment leaves it unset.
+export async function readPackKnob(tool, env, name, def) {
+  const { KNOBS: PACK, parseKnob } = await import('../lib/config.js');
+  const raw = env[name] === undefined || env[name] === '' ? def : env[name];
+  try {
+    parseKnob(name, raw, PACK[name]);
+  } catch (e) {
+    dieWith(tool)(String(e).replace(/^k6-writepath: /, ''));
+  }
+  return raw;
+}
+
 // Counter value at time t (epoch ms), linearly interpolated between the polled samples.
 export function counterAt(samples, t, field) {
   if (samples.length === 0) return NaN;

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { capText, createCgroup, readCapProblem } from './cgroup.mjs';
 import { PgServer } from './pgserver.mjs';
 import { renderMarkdown } from './report.mjs';
-import { MB, counterAt, dieWith, influxUrl, load1, machineFacts, phaseWindows, portBusy, readIntKnobs, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
+import { MB, counterAt, dieWith, influxUrl, load1, machineFacts, phaseWindows, portBusy, readIntKnobs, readPackKnob, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
 
 const POLL_MS = 100;
 const TOOL = 'experiment-ram';
@@ -123,6 +123,7 @@ async function runCell(k, server, indexes, regime, stamp) {
       KEY_DIST: 'uniform',
       DOCS: String(k.DOCS), DOC_BYTES: String(k.DOC_BYTES), BATCH_SIZE: String(k.BATCH_SIZE),
       OVERWRITE_BATCHES: String(k.OVERWRITE_BATCHES), SEED: String(k.SEED), PG_INDEXES: String(indexes),
+      TIMEOUT: k.TIMEOUT, MAX_DURATION: k.MAX_DURATION,
       THRESHOLDS: 'thresholds/postgres/experiment-ram.json',
       KEEP: '1', // the driver measures the table's size, then drops it
       K6_NO_USAGE_REPORT: 'true',
@@ -184,6 +185,11 @@ async function runCell(k, server, indexes, regime, stamp) {
 
 async function main() {
   const k = readKnobs(process.env);
+  // The pack's per-batch timeout and scenario bound, wide by default here: with E1's disk one
+  // overwrite batch of 10 000 took up to 125 s in E1, and longer on a slower read path. A batch
+  // that still exceeds TIMEOUT is a failed batch in the report, never hidden.
+  k.TIMEOUT = await readPackKnob(TOOL, process.env, 'TIMEOUT', '1800s');
+  k.MAX_DURATION = await readPackKnob(TOOL, process.env, 'MAX_DURATION', '6h');
   const refuse = dieWith(TOOL, 1);
   if (process.getuid && process.getuid() !== 0) refuse('needs root: it creates a cgroup and writes its memory limit (run as root, or use the compose constrained profile)');
   if (!existsSync(path.join(repoRoot, 'bin', 'k6'))) refuse('bin/k6 is missing: run "make k6"');
@@ -214,7 +220,7 @@ async function main() {
   const knobs = Object.fromEntries(Object.keys(KNOBS).map((n) => [n, k[n]]));
   const result = {
     tool: 'k6-writepath experiment-ram', started_at: started.toISOString(), finished_at: new Date().toISOString(),
-    knobs: { ...knobs, RAM_INDEXES: k.RAM_INDEXES, RAM_REGIMES: k.RAM_REGIMES, VUS: 1, KEY_DIST: 'uniform', PHASES: ['load', 'overwrite'] },
+    knobs: { ...knobs, TIMEOUT: k.TIMEOUT, MAX_DURATION: k.MAX_DURATION, RAM_INDEXES: k.RAM_INDEXES, RAM_REGIMES: k.RAM_REGIMES, VUS: 1, KEY_DIST: 'uniform', PHASES: ['load', 'overwrite'] },
     estimated_data_mib: k.estimatedDataMb, poll_ms: POLL_MS,
     machine: (cells.find((c) => c.machine) || {}).machine || null,
     cells: cells.map(({ machine: _m, ...rest }) => rest),
