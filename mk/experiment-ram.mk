@@ -20,7 +20,7 @@ E1_ENV = BATCH_SIZE=$${BATCH_SIZE:-10000} DOC_BYTES=$${DOC_BYTES:-1200} DOCS=$${
   OVERWRITE_BATCHES=$${OVERWRITE_BATCHES:-10} RAM_READ_IOPS=$${RAM_READ_IOPS:-375} \
   RAM_READ_MBPS=$${RAM_READ_MBPS:-60} RAM_INDEXES=$${RAM_INDEXES:-0}
 
-## E1 with E1's disk emulated (375 read IOPS, 60 MB/s, batches of 10 000; ~12 min)
+## E1 with E1's disk emulated (375 read IOPS, 60 MB/s, batches of 10 000; ~15 min)
 experiment-ram-e1: bin/k6
 	@$(E1_ENV) RAM_COMMAND="make experiment-ram-e1" scripts/experiment-ram
 
