@@ -8,6 +8,13 @@
 // throttles anything and turns the accounting on. Writeback of dirty page cache is done by
 // kernel flusher threads and is not charged to the group on v1: the write figures are the
 // group's synchronous writes (WAL fsyncs, direct writes) only; reads are complete.
+//
+// A read cap (E1's disk: 375 read IOPS, 60 MB/s) is a real throttle rule on the same device:
+// v1 blkio.throttle.read_iops_device / read_bps_device, v2 io.max riops=/rbps= (Linux
+// Documentation/admin-guide/cgroup-v1/blkio-controller.rst and cgroup-v2.rst). blk-throttle
+// acts on the bios the group's tasks submit, so it caps the server's own reads (page-cache
+// misses, readahead); writeback is not the group's on v1 and is never capped here.
+// CPU time: v1 cpuacct.usage (ns), v2 cpu.stat usage_usec; it includes exited processes.
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -31,12 +38,28 @@ export function diskOf(dir) {
   for (const b of readdirSync('/sys/class/block')) {
     try { if (readFileSync(`/sys/class/block/${b}/dev`, 'utf8').trim() === `${major}:${minor}`) { name = b; break; } } catch (_) { /* skip */ }
   }
-  if (!name) return { dev: `${major}:${minor}`, name: '?' };
+  if (!name) return { dev: `${major}:${minor}`, name: '?', throttleable: false };
   if (existsSync(`/sys/class/block/${name}/partition`)) {
     const parent = path.basename(path.dirname(realpathSync(`/sys/class/block/${name}`)));
-    return { dev: readFileSync(`/sys/class/block/${parent}/dev`, 'utf8').trim(), name: parent };
+    return { dev: readFileSync(`/sys/class/block/${parent}/dev`, 'utf8').trim(), name: parent, throttleable: existsSync(`/sys/class/block/${parent}/queue`) };
   }
-  return { dev: `${major}:${minor}`, name };
+  return { dev: `${major}:${minor}`, name, throttleable: existsSync(`/sys/class/block/${name}/queue`) };
+}
+
+// Why a read cap cannot work for `dir`, or null when it can: the data must sit on a block
+// device with a request queue (not tmpfs/overlay without one, whose st_dev is anonymous).
+export function readCapProblem(dir) {
+  const d = diskOf(dir);
+  if (d.name === '?') return `the data directory ${dir} is on device ${d.dev}, which is no block device (tmpfs, overlay or another virtual file system): blk-throttle has nothing to cap`;
+  if (!d.throttleable) return `the data directory ${dir} is on ${d.name} (${d.dev}), which has no request queue: blk-throttle cannot cap it`;
+  return null;
+}
+
+function capText(cap) {
+  const parts = [];
+  if (cap.iops) parts.push(`${cap.iops} read IOPS`);
+  if (cap.bps) parts.push(`${(cap.bps / 1e6).toFixed(1)} MB/s read`);
+  return parts.join(', ');
 }
 
 // Exiting processes stay members for a moment after the server's stop returns.
@@ -66,11 +89,18 @@ class CgroupV1 {
     this.disk = disk;
     this.mem = path.join(ROOT, 'memory', name);
     this.blk = path.join(ROOT, 'blkio', name);
+    this.cpu = path.join(ROOT, 'cpuacct', name);
     this.ioSource = `cgroup v1 ${this.blk}/blkio.throttle.io_service_bytes and io_serviced (device ${disk.dev} ${disk.name}, accounting enabled by a 1 TiB/s throttle rule)`;
   }
 
   create(limitBytes) {
-    for (const d of [this.mem, this.blk]) if (!existsSync(d)) mkdirSync(d);
+    for (const d of [this.mem, this.blk, this.cpu]) if (!existsSync(d)) mkdirSync(d);
+    if (limitBytes !== null) this.limitMemory(limitBytes);
+    writeFileSync(path.join(this.blk, 'blkio.throttle.read_bps_device'), `${this.disk.dev} ${UNLIMITED_BPS}`);
+    writeFileSync(path.join(this.blk, 'blkio.throttle.write_bps_device'), `${this.disk.dev} ${UNLIMITED_BPS}`);
+  }
+
+  limitMemory(limitBytes) {
     // No swap on the machine is the usual case; where there is, swap must not extend the
     // budget. memsw must stay >= the memory limit at every step, hence -1 first.
     const memsw = path.join(this.mem, 'memory.memsw.limit_in_bytes');
@@ -78,17 +108,39 @@ class CgroupV1 {
     if (hasMemsw) { try { writeFileSync(memsw, '-1'); } catch (_) { /* swap accounting off */ } }
     writeFileSync(path.join(this.mem, 'memory.limit_in_bytes'), String(limitBytes));
     if (hasMemsw) { try { writeFileSync(memsw, String(limitBytes)); } catch (_) { /* swap accounting off */ } }
-    writeFileSync(path.join(this.blk, 'blkio.throttle.read_bps_device'), `${this.disk.dev} ${UNLIMITED_BPS}`);
-    writeFileSync(path.join(this.blk, 'blkio.throttle.write_bps_device'), `${this.disk.dev} ${UNLIMITED_BPS}`);
   }
 
-  procsFiles() { return [path.join(this.mem, 'cgroup.procs'), path.join(this.blk, 'cgroup.procs')]; }
+  // The rules in force for this group's disk, read back from the kernel's files (0 = none).
+  readCap() {
+    const rule = (file) => {
+      for (const line of readFileSync(path.join(this.blk, file), 'utf8').split('\n')) {
+        const [dev, v] = line.trim().split(/\s+/);
+        if (dev === this.disk.dev) return Number(v);
+      }
+      return 0;
+    };
+    const bps = rule('blkio.throttle.read_bps_device');
+    return { iops: rule('blkio.throttle.read_iops_device'), bps: bps === 2 ** 40 ? 0 : bps };
+  }
+
+  // cap = { iops, bps } (0 or absent = no limit on that one). On v1 the bps rule also keeps the
+  // I/O accounting on, so "no bps limit" is the 1 TiB/s rule again, never a deleted rule.
+  setReadCap(cap) {
+    writeFileSync(path.join(this.blk, 'blkio.throttle.read_iops_device'), `${this.disk.dev} ${cap.iops || 0}`);
+    writeFileSync(path.join(this.blk, 'blkio.throttle.read_bps_device'), `${this.disk.dev} ${cap.bps || UNLIMITED_BPS}`);
+    return this.readCap();
+  }
+
+  clearReadCap() { return this.setReadCap({}); }
+
+  procsFiles() { return [path.join(this.mem, 'cgroup.procs'), path.join(this.blk, 'cgroup.procs'), path.join(this.cpu, 'cgroup.procs')]; }
 
   limit() { return num(path.join(this.mem, 'memory.limit_in_bytes')); }
 
   contains(pid) {
     const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8');
-    return new RegExp(`:memory:/${this.name}$`, 'm').test(lines) && new RegExp(`:blkio:/${this.name}$`, 'm').test(lines);
+    return new RegExp(`:memory:/${this.name}$`, 'm').test(lines) && new RegExp(`:blkio:/${this.name}$`, 'm').test(lines)
+      && new RegExp(`:(cpu,)?cpuacct(,cpu)?:/${this.name}$`, 'm').test(lines);
   }
 
   sample() {
@@ -103,6 +155,7 @@ class CgroupV1 {
     return {
       readBytes: bytes.Read || 0, readOps: ops.Read || 0, writeBytes: bytes.Write || 0, writeOps: ops.Write || 0,
       usage: num(path.join(this.mem, 'memory.usage_in_bytes')), cache: st.cache || 0, rss: st.rss || 0,
+      cpuNs: num(path.join(this.cpu, 'cpuacct.usage')),
     };
   }
 
@@ -115,8 +168,9 @@ class CgroupV1 {
     // force_empty reclaims the group's page cache now, so nothing it cached lingers charged
     // to the parent and served from RAM to the next regime.
     try { writeFileSync(path.join(this.mem, 'memory.force_empty'), '0'); } catch (_) { /* still has tasks */ }
-    for (const d of [this.mem, this.blk]) { try { rmdirSync(d); } catch (_) { /* reported by the caller */ } }
-    return !existsSync(this.mem) && !existsSync(this.blk);
+    try { this.clearReadCap(); } catch (_) { /* the rules go with the group */ }
+    for (const d of [this.mem, this.blk, this.cpu]) { try { rmdirSync(d); } catch (_) { /* reported by the caller */ } }
+    return !existsSync(this.mem) && !existsSync(this.blk) && !existsSync(this.cpu);
   }
 }
 
@@ -131,13 +185,32 @@ class CgroupV2 {
 
   create(limitBytes) {
     const ctl = readFileSync(path.join(ROOT, 'cgroup.subtree_control'), 'utf8');
-    for (const c of ['memory', 'io']) {
+    for (const c of ['memory', 'io', 'cpu']) {
       if (!ctl.split(/\s+/).includes(c)) writeFileSync(path.join(ROOT, 'cgroup.subtree_control'), `+${c}`);
     }
     if (!existsSync(this.dir)) mkdirSync(this.dir);
+    if (limitBytes === null) return;
     writeFileSync(path.join(this.dir, 'memory.max'), String(limitBytes));
     if (existsSync(path.join(this.dir, 'memory.swap.max'))) writeFileSync(path.join(this.dir, 'memory.swap.max'), '0');
   }
+
+  readCap() {
+    for (const line of readFileSync(path.join(this.dir, 'io.max'), 'utf8').split('\n')) {
+      const parts = line.trim().split(/\s+/);
+      if (parts[0] !== this.disk.dev) continue;
+      const kvs = Object.fromEntries(parts.slice(1).map((p) => p.split('=')));
+      const n = (v) => (v === undefined || v === 'max' ? 0 : Number(v));
+      return { iops: n(kvs.riops), bps: n(kvs.rbps) };
+    }
+    return { iops: 0, bps: 0 };
+  }
+
+  setReadCap(cap) {
+    writeFileSync(path.join(this.dir, 'io.max'), `${this.disk.dev} riops=${cap.iops || 'max'} rbps=${cap.bps || 'max'}`);
+    return this.readCap();
+  }
+
+  clearReadCap() { return this.setReadCap({}); }
 
   procsFiles() { return [path.join(this.dir, 'cgroup.procs')]; }
 
@@ -158,6 +231,7 @@ class CgroupV2 {
     return {
       readBytes: io.rbytes || 0, readOps: io.rios || 0, writeBytes: io.wbytes || 0, writeOps: io.wios || 0,
       usage: num(path.join(this.dir, 'memory.current')), cache: st.file || 0, rss: st.anon || 0,
+      cpuNs: kv(path.join(this.dir, 'cpu.stat')).usage_usec * 1000,
     };
   }
 
@@ -170,14 +244,30 @@ class CgroupV2 {
   destroy() {
     waitEmpty(path.join(this.dir, 'cgroup.procs'));
     try { writeFileSync(path.join(this.dir, 'memory.reclaim'), String(this.limit())); } catch (_) { /* older kernel */ }
+    try { this.clearReadCap(); } catch (_) { /* the rules go with the group */ }
     try { rmdirSync(this.dir); } catch (_) { /* reported by the caller */ }
     return !existsSync(this.dir);
   }
 }
 
+// limitBytes null = no memory limit (the group then only counts I/O and CPU).
 export function createCgroup(name, limitBytes, dataDir) {
   const disk = diskOf(dataDir);
   const cg = cgroupVersion() === 2 ? new CgroupV2(name, disk) : new CgroupV1(name, disk);
   cg.create(limitBytes);
   return cg;
+}
+
+export { capText };
+
+// A CPU-accounting-only group, for the load generator (k6): its CPU time is the client's share.
+export function createCpuGroup(name) {
+  const v2 = cgroupVersion() === 2;
+  const dir = v2 ? path.join(ROOT, name) : path.join(ROOT, 'cpuacct', name);
+  if (!existsSync(dir)) mkdirSync(dir);
+  return {
+    procsFiles: () => [path.join(dir, 'cgroup.procs')],
+    cpuNs: () => (v2 ? kv(path.join(dir, 'cpu.stat')).usage_usec * 1000 : num(path.join(dir, 'cpuacct.usage'))),
+    destroy: () => { waitEmpty(path.join(dir, 'cgroup.procs')); try { rmdirSync(dir); } catch (_) { /* reported by the caller */ } return !existsSync(dir); },
+  };
 }

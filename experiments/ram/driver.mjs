@@ -11,56 +11,39 @@
 // taken from k6's JSON output). One k6 run per cell, not one per phase, because a separate
 // load run would end with the pack's verification (count(*) reads the whole table) and that
 // would both pollute the I/O figures and warm the cache before the overwrite phase.
-import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync, createWriteStream, unlinkSync } from 'node:fs';
-import net from 'node:net';
-import { cpus, totalmem, release } from 'node:os';
-import { createInterface } from 'node:readline';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createCgroup } from './cgroup.mjs';
-import { PgServer } from '../../scripts/pg-private.mjs';
+import { capText, createCgroup, readCapProblem } from './cgroup.mjs';
+import { PgServer } from './pgserver.mjs';
 import { renderMarkdown } from './report.mjs';
-import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
-import { readRunEnv } from '../../scripts/run-env.mjs';
+import { MB, counterAt, dieWith, influxUrl, load1, machineFacts, phaseWindows, portBusy, readIntKnobs, readPackKnob, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const POLL_MS = 100;
-const MB = 1024 * 1024;
+const TOOL = 'experiment-ram';
 
 // The driver's knobs. DOCS, DOC_BYTES, BATCH_SIZE, OVERWRITE_BATCHES and SEED are the
-// pack's own k6 knobs: their ranges come from lib/config.js (the one home), with larger
-// defaults here, and OVERWRITE_BATCHES at least 1 (the experiment measures the overwrite
-// phase). The RAM_* knobs belong to this driver only, so they live here.
-const pack = (name, def, doc, min = PACK_KNOBS[name].min) => ({ min, max: PACK_KNOBS[name].max, def, doc });
+// pack's own k6 knobs (same ranges as lib/config.js) with larger defaults here; the RAM_*
+// knobs belong to this driver only, so they live here and not in lib/config.js.
 const KNOBS = {
-  DOCS:              pack('DOCS', 1000000, 'documents loaded per cell'),
-  DOC_BYTES:         pack('DOC_BYTES', 1200, 'approximate document size (E1: ~1200)'),
-  BATCH_SIZE:        pack('BATCH_SIZE', 1000, 'documents per statement (E1: 10000)'),
-  OVERWRITE_BATCHES: pack('OVERWRITE_BATCHES', 50, 'overwrite batches per cell', 1),
-  SEED:              pack('SEED', 1, 'seed of keys and payloads'),
+  DOCS:              { min: 1000, max: 100000000, def: 1000000, doc: 'documents loaded per cell' },
+  DOC_BYTES:         { min: 100, max: 1000000, def: 1200, doc: 'approximate document size (E1: ~1200)' },
+  BATCH_SIZE:        { min: 1, max: 100000, def: 1000, doc: 'documents per statement (E1: 10000)' },
+  OVERWRITE_BATCHES: { min: 1, max: 10000000, def: 50, doc: 'overwrite batches per cell' },
+  SEED:              { min: 0, max: 4294967295, def: 1, doc: 'seed of keys and payloads' },
   RAM_SMALL_MB:      { min: 32, max: 1048576, def: 256, doc: 'memory budget of the "exceeds" regime, MiB' },
   RAM_LARGE_MB:      { min: 64, max: 1048576, def: 4096, doc: 'memory budget of the "fits" regime, MiB' },
   RAM_SHARED_BUFFERS_MB: { min: 1, max: 65536, def: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' },
   RAM_MIN_RATIO:     { min: 1, max: 1000, def: 3, doc: 'the estimated data must be at least this many times RAM_SMALL_MB' },
   RAM_PG_PORT:       { min: 1024, max: 65533, def: 55532, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
+  RAM_READ_IOPS:     { min: 0, max: 10000000, def: 0, doc: 'cap on the server\'s read operations per second on the data disk, 0 = none (E1\'s volume: 375)' },
+  RAM_READ_MBPS:     { min: 0, max: 100000, def: 0, doc: 'cap on the server\'s read MB/s (10^6 bytes) on the data disk, 0 = none (E1\'s volume: 60)' },
 };
 
-function die(msg) {
-  console.error(`experiment-ram: ${msg}`);
-  process.exit(2);
-}
+const die = dieWith(TOOL);
 
 function readKnobs(env) {
-  const k = {};
-  for (const [name, spec] of Object.entries(KNOBS)) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') { k[name] = spec.def; continue; }
-    if (!/^\d+$/.test(raw) || Number(raw) < spec.min || Number(raw) > spec.max) {
-      die(`${name}=${JSON.stringify(raw)} is not allowed: a whole number from ${spec.min} to ${spec.max} (${spec.doc})`);
-    }
-    k[name] = Number(raw);
-  }
+  const k = readIntKnobs(TOOL, KNOBS, env);
   const idx = env.RAM_INDEXES === undefined || env.RAM_INDEXES === '' ? '0,3' : env.RAM_INDEXES;
   k.RAM_INDEXES = idx.split(',').map((s) => s.trim());
   if (k.RAM_INDEXES.some((s) => !/^[0-9]$/.test(s)) || new Set(k.RAM_INDEXES).size !== k.RAM_INDEXES.length) {
@@ -95,67 +78,8 @@ function readKnobs(env) {
   const out = env.RAM_OUT || path.join('results', 'experiment-ram', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_'));
   k.RAM_OUT = path.resolve(repoRoot, out);
   k.RAM_REPORT = env.RAM_REPORT ? path.resolve(repoRoot, env.RAM_REPORT) : path.join(k.RAM_OUT, 'report.md');
+  k.readCap = { iops: k.RAM_READ_IOPS, bps: k.RAM_READ_MBPS * 1e6 };
   return k;
-}
-
-function machine(dataDir, cg) {
-  const meminfo = readFileSync('/proc/meminfo', 'utf8');
-  const disk = cg.disk.name;
-  let rotational = '?';
-  try { rotational = readFileSync(`/sys/block/${disk}/queue/rotational`, 'utf8').trim() === '1' ? 'rotational' : 'non-rotational'; } catch (_) { /* partition or unknown */ }
-  return {
-    cpus: cpus().length,
-    cpu_model: cpus()[0] ? cpus()[0].model : '?',
-    mem_total_mib: Math.round(Number(/MemTotal:\s+(\d+)/.exec(meminfo)[1]) / 1024),
-    kernel: release(),
-    disk: `${disk} (${cg.disk.dev}, ${rotational} as reported by the kernel)`,
-    cgroup: `v${cg.version}`,
-    io_source: cg.ioSource,
-    data_dir: dataDir,
-  };
-}
-
-// Counter value at time t (epoch ms), linearly interpolated between the polled samples.
-export function counterAt(samples, t, field) {
-  if (samples.length === 0) return NaN;
-  if (t <= samples[0].t) return samples[0][field];
-  for (let i = 1; i < samples.length; i++) {
-    const a = samples[i - 1]; const b = samples[i];
-    if (t <= b.t) return b.t === a.t ? b[field] : a[field] + (b[field] - a[field]) * (t - a.t) / (b.t - a.t);
-  }
-  return samples[samples.length - 1][field];
-}
-
-async function phaseWindows(jsonOut) {
-  const win = {};
-  const rl = createInterface({ input: createReadStream(jsonOut) });
-  for await (const line of rl) {
-    if (!line.includes('"writepath_phase_clock"') || !line.includes('"Point"')) continue;
-    const p = JSON.parse(line);
-    const phase = p.data.tags.phase;
-    const v = p.data.value;
-    if (!win[phase]) win[phase] = { start: v, end: v };
-    win[phase].start = Math.min(win[phase].start, v);
-    win[phase].end = Math.max(win[phase].end, v);
-  }
-  return win;
-}
-
-// bin/k6 directly rather than scripts/run: the driver picks RUN_ID and the result folder
-// itself, and needs k6's JSON output next to InfluxDB's (when .run/env names one).
-function runK6(env, args, logFile) {
-  return new Promise((resolve) => {
-    const log = createWriteStream(logFile);
-    const child = spawn(path.join(repoRoot, 'bin', 'k6'), ['run', ...args], { cwd: repoRoot, env });
-    child.stdout.pipe(log, { end: false });
-    child.stderr.pipe(log, { end: false });
-    child.on('exit', (code) => { log.end(); resolve(code); });
-  });
-}
-
-function influxUrl() {
-  if (process.env.WP_INFLUX === '0') return null;
-  return process.env.INFLUX_URL || readRunEnv().INFLUX_URL || null;
 }
 
 async function runCell(k, server, indexes, regime, stamp) {
@@ -168,12 +92,18 @@ async function runCell(k, server, indexes, regime, stamp) {
   const cell = { indexes, regime, budget_mib: budgetMb, run_id: runId };
   let pid = null;
   try {
-    if (server.running()) throw new Error(`a server already runs on ${server.data} (pid ${server.running()}): a driver still running, or one that was killed: stop it with scripts/pg-private.sh stop ${server.dir}`);
-    pid = server.start(`-c max_connections=20 -c shared_buffers=${k.RAM_SHARED_BUFFERS_MB}MB -c huge_pages=off`, cg.procsFiles());
+    if (k.readCap.iops || k.readCap.bps) {
+      // Read back from the kernel: the report states the rule in force, not the one intended.
+      const inForce = cg.setReadCap(k.readCap);
+      cell.read_cap = { requested: k.readCap, in_force: inForce };
+      if (inForce.iops !== k.readCap.iops || inForce.bps !== k.readCap.bps) throw new Error(`the read cap did not take: asked ${JSON.stringify(k.readCap)}, the kernel shows ${JSON.stringify(inForce)}`);
+    }
+    pid = server.start(cg.procsFiles(), k.RAM_SHARED_BUFFERS_MB);
     if (!cg.contains(pid)) throw new Error(`postmaster ${pid} is not in cgroup ${cgName}`);
     cell.postmaster_in_cgroup = true;
-    server.ensureDatabase('writepath');
-    cell.machine = machine(server.data, cg);
+    server.ensureDatabase();
+    cell.machine = { ...machineFacts(cg), data_dir: server.data };
+    cell.load1_start = load1();
     const jsonOut = path.join(cellDir, 'k6-points.json');
     const samples = [];
     const poll = () => samples.push({ t: Date.now(), ...cg.sample() });
@@ -185,7 +115,7 @@ async function runCell(k, server, indexes, regime, stamp) {
       ...process.env,
       PWD: repoRoot,
       K6_INFLUXDB_TAGS_AS_FIELDS: process.env.K6_INFLUXDB_TAGS_AS_FIELDS || 'vu:int,iter:int,url',
-      PG_URL: server.url('writepath'),
+      PG_URL: server.url(),
       RESULTS_DIR: path.join(k.RAM_OUT, 'k6'),
       RUN_ID: runId,
       PHASES: 'load,overwrite',
@@ -193,6 +123,7 @@ async function runCell(k, server, indexes, regime, stamp) {
       KEY_DIST: 'uniform',
       DOCS: String(k.DOCS), DOC_BYTES: String(k.DOC_BYTES), BATCH_SIZE: String(k.BATCH_SIZE),
       OVERWRITE_BATCHES: String(k.OVERWRITE_BATCHES), SEED: String(k.SEED), PG_INDEXES: String(indexes),
+      TIMEOUT: k.TIMEOUT, MAX_DURATION: k.MAX_DURATION,
       THRESHOLDS: 'thresholds/postgres/experiment-ram.json',
       KEEP: '1', // the driver measures the table's size, then drops it
       K6_NO_USAGE_REPORT: 'true',
@@ -204,6 +135,7 @@ async function runCell(k, server, indexes, regime, stamp) {
     clearInterval(timer);
     poll();
     cell.wall_s = (Date.now() - t0) / 1000;
+    cell.load1_end = load1();
     console.log(`exit ${cell.k6_exit} in ${cell.wall_s.toFixed(0)} s`);
     const summaryFile = path.join(k.RAM_OUT, 'k6', runId, 'summary.json');
     if (!existsSync(summaryFile)) throw new Error(`k6 left no summary (exit ${cell.k6_exit}); see ${path.join(cellDir, 'k6.log')}`);
@@ -217,10 +149,15 @@ async function runCell(k, server, indexes, regime, stamp) {
       const d = (f) => (w ? counterAt(samples, w.end, f) - counterAt(samples, w.start, f) : null);
       const readBytes = d('readBytes');
       const readOps = d('readOps');
+      const wallS = w ? (w.end - w.start) / 1000 : null;
       return {
         phase: ph.phase, batches: ph.batches, docs_ok: ph.docs_ok, docs_failed: ph.docs_failed, batch_ms: ph.batch_ms,
-        wall_s: w ? (w.end - w.start) / 1000 : null,
+        wall_s: wallS,
         read_mib: readBytes / MB, read_ops: Math.round(readOps), reads_per_doc: ph.docs_ok ? readOps / ph.docs_ok : null,
+        // Observed, so that a cap is proven rather than assumed: the group's read operations
+        // and bytes over the phase's wall time.
+        read_iops: wallS ? readOps / wallS : null, read_mbps: wallS ? readBytes / 1e6 / wallS : null,
+        server_cpu_s: d('cpuNs') / 1e9,
         sync_write_mib: d('writeBytes') / MB,
       };
     });
@@ -237,52 +174,37 @@ async function runCell(k, server, indexes, regime, stamp) {
     cell.error = String(e.message || e);
     console.log(`failed: ${cell.error}`);
   } finally {
-    server.stop('fast', 120);
+    server.stop();
+    if (cell.read_cap) {
+      try { cell.read_cap.after_removal = cg.clearReadCap(); } catch (e) { cell.read_cap.after_removal = String(e.message || e); }
+    }
     cell.cgroup_removed = cg.destroy();
   }
   return cell;
 }
 
-// One driver per port at a time: the port names the server, its data directory and the
-// cgroup, and the tree is shared (another engineer's `make test` runs the scaled-down test).
-function takeLock(k) {
-  const dir = path.join(repoRoot, '.run', 'experiment-ram');
-  mkdirSync(dir, { recursive: true });
-  const lock = path.join(dir, `pg-${k.RAM_PG_PORT}.lock`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(lock, String(process.pid), { flag: 'wx' });
-      process.on('exit', () => { try { unlinkSync(lock); } catch (_) { /* gone */ } });
-      return;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      const pid = Number(readFileSync(lock, 'utf8'));
-      let alive = false;
-      try { process.kill(pid, 0); alive = true; } catch (_) { /* stale */ }
-      if (alive) die(`RAM_PG_PORT=${k.RAM_PG_PORT} is in use by another experiment-ram run (pid ${pid}): wait for it, or choose another RAM_PG_PORT`);
-      unlinkSync(lock);
-    }
-  }
-}
-
-function portBusy(port) {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: '127.0.0.1', port }, () => { s.destroy(); resolve(true); });
-    s.on('error', () => resolve(false));
-  });
-}
-
 async function main() {
   const k = readKnobs(process.env);
-  if (process.getuid && process.getuid() !== 0) die('needs root: it creates a cgroup and writes its memory limit (run as root, or use the compose constrained profile)');
-  if (!existsSync(path.join(repoRoot, 'bin', 'k6'))) die('bin/k6 is missing: run "make k6"');
-  takeLock(k);
-  if (await portBusy(k.RAM_PG_PORT)) die(`RAM_PG_PORT=${k.RAM_PG_PORT} is already in use by another program: choose a free port`);
+  // The pack's per-batch timeout and scenario bound, wide by default here: with E1's disk one
+  // overwrite batch of 10 000 took up to 125 s in E1, and longer on a slower read path. A batch
+  // that still exceeds TIMEOUT is a failed batch in the report, never hidden.
+  k.TIMEOUT = await readPackKnob(TOOL, process.env, 'TIMEOUT', '1800s');
+  k.MAX_DURATION = await readPackKnob(TOOL, process.env, 'MAX_DURATION', '6h');
+  const refuse = dieWith(TOOL, 1);
+  if (process.getuid && process.getuid() !== 0) refuse('needs root: it creates a cgroup and writes its memory limit (run as root, or use the compose constrained profile)');
+  if (!existsSync(path.join(repoRoot, 'bin', 'k6'))) refuse('bin/k6 is missing: run "make k6"');
+  takeLock(TOOL, 'RAM_PG_PORT', k.RAM_PG_PORT);
+  if (await portBusy(k.RAM_PG_PORT)) refuse(`RAM_PG_PORT=${k.RAM_PG_PORT} is already in use by another program: choose a free port`);
   mkdirSync(k.RAM_OUT, { recursive: true });
-  // The experiment's own server (never the shared one of `make up`): one data directory per port.
-  const server = new PgServer(`experiment-ram/pg-${k.RAM_PG_PORT}`, k.RAM_PG_PORT, { db: 'writepath' }).init();
-  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(4, 12);
-  console.log(`experiment-ram: DOCS=${k.DOCS} DOC_BYTES=${k.DOC_BYTES} (~${k.estimatedDataMb} MiB) BATCH_SIZE=${k.BATCH_SIZE} OVERWRITE_BATCHES=${k.OVERWRITE_BATCHES}; budgets fits=${k.RAM_LARGE_MB} MiB exceeds=${k.RAM_SMALL_MB} MiB; shared_buffers=${k.RAM_SHARED_BUFFERS_MB} MiB; indexes ${k.RAM_INDEXES.join(',')}; results in ${path.relative(repoRoot, k.RAM_OUT)}`);
+  const server = new PgServer(repoRoot, k.RAM_PG_PORT);
+  if (k.readCap.iops || k.readCap.bps) {
+    const problem = readCapProblem(server.dir);
+    if (problem) refuse(`RAM_READ_IOPS/RAM_READ_MBPS cannot apply: ${problem}`);
+  }
+  server.init();
+  const stamp = stampNow();
+  const cap = k.readCap.iops || k.readCap.bps ? `; read cap ${capText(k.readCap)} in both regimes` : '';
+  console.log(`experiment-ram: DOCS=${k.DOCS} DOC_BYTES=${k.DOC_BYTES} (~${k.estimatedDataMb} MiB) BATCH_SIZE=${k.BATCH_SIZE} OVERWRITE_BATCHES=${k.OVERWRITE_BATCHES}; budgets fits=${k.RAM_LARGE_MB} MiB exceeds=${k.RAM_SMALL_MB} MiB; shared_buffers=${k.RAM_SHARED_BUFFERS_MB} MiB; indexes ${k.RAM_INDEXES.join(',')}${cap}; results in ${path.relative(repoRoot, k.RAM_OUT)}`);
   const started = new Date();
   const cells = [];
   let interrupted = false;
@@ -298,7 +220,7 @@ async function main() {
   const knobs = Object.fromEntries(Object.keys(KNOBS).map((n) => [n, k[n]]));
   const result = {
     tool: 'k6-writepath experiment-ram', started_at: started.toISOString(), finished_at: new Date().toISOString(),
-    knobs: { ...knobs, RAM_INDEXES: k.RAM_INDEXES, RAM_REGIMES: k.RAM_REGIMES, VUS: 1, KEY_DIST: 'uniform', PHASES: ['load', 'overwrite'] },
+    knobs: { ...knobs, TIMEOUT: k.TIMEOUT, MAX_DURATION: k.MAX_DURATION, RAM_INDEXES: k.RAM_INDEXES, RAM_REGIMES: k.RAM_REGIMES, VUS: 1, KEY_DIST: 'uniform', PHASES: ['load', 'overwrite'] },
     estimated_data_mib: k.estimatedDataMb, poll_ms: POLL_MS,
     machine: (cells.find((c) => c.machine) || {}).machine || null,
     cells: cells.map(({ machine: _m, ...rest }) => rest),

@@ -2,13 +2,21 @@
 // batch) for both regimes side by side, the overwrite/insert ratios, and the reads the
 // server's cgroup did during each phase. Every figure comes from experiment-ram.json.
 
-// E1's published PostgreSQL figures (Neunhöffer 2019, docs/experiments.md): 9.6, 10 M documents of
-// ~1200 bytes, batches of 10 000, 4 GB RAM, shared_buffers=256MB, network volume 375 read IOPS.
+// E1's published figures (Max Neunhöffer, "Surprisingly slow UPSERT performance: A Quest for
+// Clarity", ArangoDB blog, Feb 2019): PostgreSQL 9.6 and ArangoDB 3.4, 10 M documents of ~1200
+// bytes, batches of 10 000, 4 GB RAM, network volume of 60 MB/s and 375 read IOPS.
 export const E1_POSTGRES = {
   insert: { min: 258, median: 310, average: 389, p90: 468, p99: 1841, max: 2300 },
   upsert: { min: 96178, median: 108445, average: 109383, p90: 116039, p99: 125041, max: 125041 },
   ratio: 281,
 };
+export const E1_ARANGODB = {
+  insert: { min: 415, median: 571, average: 659, p90: 948, p99: 1538, max: 1857 },
+  upsert: { min: 1358, median: 7807, average: 9783, p90: 21212, p99: 44423, max: 44423 },
+  ratio: 15,
+};
+export const E1_READ_IOPS = 375;
+export const E1_BATCH = 10000;
 
 const STATS = ['min', 'median', 'average', 'p90', 'p99', 'max'];
 
@@ -28,6 +36,16 @@ function phaseOf(cell, name) {
   return (cell.phases || []).find((p) => p.phase === name);
 }
 
+function capLine(r) {
+  const k = r.knobs;
+  if (!k.RAM_READ_IOPS && !k.RAM_READ_MBPS) return 'none (the disk as it is)';
+  const asked = [k.RAM_READ_IOPS ? `${k.RAM_READ_IOPS} read IOPS` : null, k.RAM_READ_MBPS ? `${k.RAM_READ_MBPS} MB/s read` : null].filter(Boolean).join(' and ');
+  const capped = r.cells.filter((c) => c.read_cap);
+  const inForce = capped.every((c) => c.read_cap.in_force && c.read_cap.in_force.iops === k.RAM_READ_IOPS && c.read_cap.in_force.bps === k.RAM_READ_MBPS * 1e6);
+  const removed = capped.every((c) => c.read_cap.after_removal && c.read_cap.after_removal.iops === 0 && c.read_cap.after_removal.bps === 0);
+  return `${asked} on the data disk for the server's cgroup, in every cell (${r.machine ? r.machine.cgroup : '?'} throttle rule, read back from the kernel: ${inForce && capped.length === r.cells.length ? 'in force in every cell' : 'NOT in force in every cell'}; cleared before the cgroup was removed: ${removed ? 'yes' : 'NO'}); the observed read IOPS per phase are in the table`;
+}
+
 export function renderMarkdown(r, { command }) {
   const k = r.knobs;
   const m = r.machine || {};
@@ -40,6 +58,8 @@ export function renderMarkdown(r, { command }) {
   out.push('');
   out.push(`- machine: ${m.cpus} CPUs (${m.cpu_model}), ${m.mem_total_mib} MiB RAM, Linux ${m.kernel}, data on ${m.disk}; shared with other work while this ran`);
   out.push(`- memory budget: cgroup ${m.cgroup} memory limit on the PostgreSQL server (postmaster and backends started inside the group; page cache counts against it): fits = ${k.RAM_LARGE_MB} MiB, exceeds = ${k.RAM_SMALL_MB} MiB; shared_buffers = ${k.RAM_SHARED_BUFFERS_MB} MiB in both`);
+  out.push(`- read cap (E1's disk): ${capLine(r)}`);
+  out.push(`- machine load: 1-minute load average ${r.cells.map((c) => `${c.load1_start ?? '?'}→${c.load1_end ?? '?'}`).join(', ')} at the start→end of each cell (2 cores: above 2 means others were queueing for the CPUs too)`);
   out.push(`- read I/O source: ${m.io_source}; polled every ${r.poll_ms} ms and cut at each phase's first batch start and last batch end (writepath_phase_clock)`);
   const server = (r.cells.find((c) => c.server) || {}).server || {};
   const st = server.settings || {};
@@ -48,15 +68,15 @@ export function renderMarkdown(r, { command }) {
   out.push('');
   out.push(`## Time per batch of ${k.BATCH_SIZE} documents (ms) and reads during each phase`);
   out.push('');
-  out.push('| indexes | regime | budget MiB | table MiB | phase | batches | min | median | average | p90 | p99 | max | read MiB | read ops | reads / doc |');
-  out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  out.push('| indexes | regime | budget MiB | table MiB | phase | batches | min | median | average | p90 | p99 | max | read MiB | read ops | reads / doc | read IOPS observed |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const c of r.cells) {
     if (c.error && !c.phases) {
-      out.push(`| ${c.indexes} | ${c.regime} | ${c.budget_mib} | – | failed: ${c.error.replace(/\|/g, '/').split('\n')[0]} |||||||||||`);
+      out.push(`| ${c.indexes} | ${c.regime} | ${c.budget_mib} | – | failed: ${c.error.replace(/\|/g, '/').split('\n')[0]} ||||||||||||`);
       continue;
     }
     for (const p of c.phases) {
-      out.push(`| ${c.indexes} | ${c.regime} | ${c.budget_mib} | ${f(c.table_total_mib, 0)} | ${p.phase === 'load' ? 'insert' : 'overwrite'} | ${p.batches} | ${STATS.map((s) => f(p.batch_ms[s])).join(' | ')} | ${f(p.read_mib)} | ${p.read_ops} | ${f(p.reads_per_doc, 2)} |`);
+      out.push(`| ${c.indexes} | ${c.regime} | ${c.budget_mib} | ${f(c.table_total_mib, 0)} | ${p.phase === 'load' ? 'insert' : 'overwrite'} | ${p.batches} | ${STATS.map((s) => f(p.batch_ms[s])).join(' | ')} | ${f(p.read_mib)} | ${p.read_ops} | ${f(p.reads_per_doc, 2)} | ${f(p.read_iops, 0)} |`);
     }
   }
   out.push('');
@@ -72,14 +92,28 @@ export function renderMarkdown(r, { command }) {
     out.push(`| ${idx} | ${ratios.join(' | ')} | ${reads.join(' | ')} |`);
   }
   out.push('');
-  out.push(`E1 as published (PostgreSQL 9.6, 10 M documents, batches of 10 000, 4 GB RAM, 375 read IOPS): insert average ${E1_POSTGRES.insert.average} ms, upsert average ${E1_POSTGRES.upsert.average} ms per batch, ratio ${E1_POSTGRES.ratio}x.`);
+  out.push('## Against E1 as published');
+  out.push('');
+  out.push(`E1: 10 M documents, batches of ${E1_BATCH}, 4 GB RAM, a network volume of 60 MB/s and ${E1_READ_IOPS} read IOPS (saturated during the overwrite phase). "Reads per overwritten doc" for E1 is derived, not published: average upsert time × ${E1_READ_IOPS} reads/s ÷ ${E1_BATCH} documents. "Cap predicts" is the overwrite time per batch if every read waited for the cap: reads per doc × BATCH_SIZE ÷ the read IOPS cap.`);
+  out.push('');
+  out.push('| | insert average ms | overwrite average ms | overwrite / insert | reads per overwritten doc | read IOPS during overwrite | cap predicts ms per overwrite batch |');
+  out.push('|---|---|---|---|---|---|---|');
+  out.push(`| E1 PostgreSQL 9.6 (published) | ${E1_POSTGRES.insert.average} | ${E1_POSTGRES.upsert.average} | ${E1_POSTGRES.ratio}x | ~${f(E1_POSTGRES.upsert.average / 1000 * E1_READ_IOPS / E1_BATCH, 1)} (derived) | ${E1_READ_IOPS} (volume limit) | – |`);
+  out.push(`| E1 ArangoDB 3.4 (published) | ${E1_ARANGODB.insert.average} | ${E1_ARANGODB.upsert.average} | ${E1_ARANGODB.ratio}x | – | ${E1_READ_IOPS} (volume limit) | – |`);
+  for (const c of r.cells) {
+    const l = phaseOf(c, 'load');
+    const o = phaseOf(c, 'overwrite');
+    if (!l || !o) continue;
+    const predicted = k.RAM_READ_IOPS ? o.reads_per_doc * k.BATCH_SIZE / k.RAM_READ_IOPS * 1000 : null;
+    out.push(`| this run: PostgreSQL, indexes=${c.indexes}, ${c.regime} | ${f(l.batch_ms.average)} | ${f(o.batch_ms.average)} | ${f(ratio(c, 'average'), 2)}x | ${f(o.reads_per_doc, 2)} | ${f(o.read_iops, 0)} | ${predicted === null ? '–' : f(predicted, 0)} |`);
+  }
   out.push('');
   out.push('## Checks');
   out.push('');
   for (const c of r.cells) {
     const v = c.verification || {};
     const mem = c.memory || {};
-    out.push(`- indexes=${c.indexes} ${c.regime}: k6 exit ${c.k6_exit ?? '–'}; expected ${v.expected ?? '–'} documents, found ${v.found ?? '–'}; read-back ${v.readback_checked ?? '–'} overwritten keys, ${v.readback_stale_or_missing ?? '–'} stale or missing; postmaster in the cgroup: ${c.postmaster_in_cgroup ? 'yes' : 'no'}; peak memory of the cgroup ${f(mem.peak_mib, 0)} of ${c.budget_mib} MiB; table ${f(c.table_mib, 0)} MiB heap, ${f(c.table_total_mib, 0)} MiB with indexes = ${f(c.table_total_mib / c.budget_mib, 1)}x the budget${c.error ? `; ERROR: ${c.error}` : ''}`);
+    out.push(`- indexes=${c.indexes} ${c.regime}: k6 exit ${c.k6_exit ?? '–'}; expected ${v.expected ?? '–'} documents, found ${v.found ?? '–'}; read-back ${v.readback_checked ?? '–'} overwritten keys, ${v.readback_stale_or_missing ?? '–'} stale or missing; postmaster in the cgroup: ${c.postmaster_in_cgroup ? 'yes' : 'no'};${c.read_cap ? ` read cap in force ${JSON.stringify(c.read_cap.in_force)}, after clearing ${JSON.stringify(c.read_cap.after_removal)};` : ''} peak memory of the cgroup ${f(mem.peak_mib, 0)} of ${c.budget_mib} MiB; table ${f(c.table_mib, 0)} MiB heap, ${f(c.table_total_mib, 0)} MiB with indexes = ${f(c.table_total_mib / c.budget_mib, 1)}x the budget${c.error ? `; ERROR: ${c.error}` : ''}`);
   }
   out.push('');
   return out.join('\n');

@@ -1,6 +1,7 @@
-// make experiment-ram at a scale that takes well under a minute: the real driver, a real
-// private PostgreSQL in a real memory-limited cgroup, real k6 runs. Asserts the two-regime
-// table with ratios and read I/O, the exact counts, and that the budget was enforced.
+// make experiment-ram at a scale that takes about a minute: the real driver, a real private
+// PostgreSQL in a real memory-limited cgroup with a real read cap (RAM_READ_IOPS), real k6
+// runs. Asserts the two-regime table with ratios and read I/O, the exact counts, that the
+// budget was enforced, and that the read cap was in force and removed. Never a speed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -14,6 +15,9 @@ const BATCH_SIZE = 1000;
 const OVERWRITE_BATCHES = 12;
 const SMALL_MB = 52;
 const LARGE_MB = 512;
+// Low enough that the out-of-memory overwrite (~1 read per document, 12 000 reads) meets it,
+// high enough to cost only seconds.
+const READ_IOPS = 1500;
 // Not the driver's default, and one per test process: engineers share the tree and may run
 // `make test` at the same time; the driver refuses a port another run holds.
 const PORT = 56000 + (process.pid % 1000);
@@ -31,21 +35,28 @@ function runDriver(env, timeoutMs = 240000) {
 
 const canCgroup = process.getuid && process.getuid() === 0 && existsSync('/sys/fs/cgroup');
 
-test('experiment-ram: a bad knob stops the driver with one line naming it', async () => {
+test('experiment-ram: a bad knob stops the driver with one line naming it, exit 107', async () => {
   const r = await runDriver({ RAM_SMALL_MB: 'lots' });
-  assert.equal(r.code, 2);
+  assert.equal(r.code, 107);
   assert.match(r.out, /^experiment-ram: RAM_SMALL_MB="lots" is not allowed: a whole number from 32 to 1048576/m);
+  const r1 = await runDriver({ RAM_READ_IOPS: '-375' });
+  assert.equal(r1.code, 107);
+  assert.match(r1.out, /^experiment-ram: RAM_READ_IOPS="-375" is not allowed: a whole number from 0 to 10000000 \(cap on the server's read operations per second/m);
+  // The pack's own knobs the driver passes on are checked by the pack's parser, before anything starts.
+  const rt = await runDriver({ TIMEOUT: '5x' });
+  assert.equal(rt.code, 107);
+  assert.match(rt.out, /^experiment-ram: TIMEOUT="5x" is not allowed: a positive duration such as 500ms, 60s, 5m, 1h30m$/m);
   const r2 = await runDriver({ DOCS: '80000', RAM_SMALL_MB: '100', RAM_LARGE_MB: '512' }); // ~120 MiB is not 3x 100
-  assert.equal(r2.code, 2);
+  assert.equal(r2.code, 107);
   assert.match(r2.out, /RAM_SMALL_MB=100 is not allowed with DOCS=80000 and DOC_BYTES=1200: the data \(~\d+ MiB\) must be at least RAM_MIN_RATIO=3 times the budget/);
 });
 
-test('experiment-ram: two regimes x two index variants, ratios, reads and exact counts', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to put the server in a memory-limited cgroup' }, async () => {
+test('experiment-ram: two regimes x two index variants, ratios, reads, exact counts, read cap applied and removed', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to put the server in a memory-limited cgroup' }, async () => {
   const out = mkdtempSync(path.join(tmpdir(), 'k6wp-ram-'));
   const r = await runDriver({
     DOCS: String(DOCS), BATCH_SIZE: String(BATCH_SIZE), OVERWRITE_BATCHES: String(OVERWRITE_BATCHES),
     RAM_SMALL_MB: String(SMALL_MB), RAM_LARGE_MB: String(LARGE_MB), RAM_SHARED_BUFFERS_MB: '4', RAM_MIN_RATIO: '2',
-    RAM_INDEXES: '0,2', RAM_PG_PORT: String(PORT), RAM_OUT: out, WP_INFLUX: '0',
+    RAM_INDEXES: '0,2', RAM_PG_PORT: String(PORT), RAM_OUT: out, WP_INFLUX: '0', RAM_READ_IOPS: String(READ_IOPS),
   });
   assert.equal(r.code, 0, r.out);
   const res = JSON.parse(readFileSync(path.join(out, 'experiment-ram.json'), 'utf8'));
@@ -57,7 +68,9 @@ test('experiment-ram: two regimes x two index variants, ratios, reads and exact 
     assert.equal(c.k6_exit, 0, name);
     assert.equal(c.postmaster_in_cgroup, true, name);
     assert.equal(c.cgroup_removed, true, name);
-    assert.equal(c.server.settings.PG_INDEXES, c.indexes ? ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8'].slice(0, c.indexes).join('+') : '0', name);
+    assert.equal(c.server.settings.secondary_indexes, c.indexes, name);
+    // The cap, as the kernel showed it after the driver wrote it, and after it cleared it.
+    assert.deepEqual(c.read_cap, { requested: { iops: READ_IOPS, bps: 0 }, in_force: { iops: READ_IOPS, bps: 0 }, after_removal: { iops: 0, bps: 0 } }, name);
     const [load, over] = c.phases;
     assert.equal(load.phase, 'load');
     assert.equal(load.batches, DOCS / BATCH_SIZE, name);
@@ -93,9 +106,22 @@ test('experiment-ram: two regimes x two index variants, ratios, reads and exact 
     const over = (g) => res.cells.find((c) => c.indexes === idx && c.regime === g).phases[1];
     assert.ok(over('exceeds').reads_per_doc > 0.3, `indexes=${idx}: ${over('exceeds').reads_per_doc} reads per overwritten doc with data > budget`);
     assert.ok(over('fits').reads_per_doc < 0.05, `indexes=${idx}: ${over('fits').reads_per_doc} reads per overwritten doc with data in memory`);
+    // The cap held: an upper bound, never a lower one (a slow or busy machine reads less).
+    // blk-throttle lets the first slice's reads through at once and the 100 ms polling cut
+    // adds up to one interval at each end of the phase, hence 25% over the cap.
+    const o = over('exceeds');
+    assert.ok(o.read_iops > 0 && o.read_iops <= READ_IOPS * 1.25, `indexes=${idx}: ${o.read_iops} read IOPS observed under a cap of ${READ_IOPS}`);
+    assert.ok(Math.abs(o.read_iops - o.read_ops / o.wall_s) < 1, `indexes=${idx}: read IOPS is read ops over the phase's wall time`);
   }
+  assert.equal(res.knobs.RAM_READ_IOPS, READ_IOPS);
   const md = readFileSync(path.join(out, 'report.md'), 'utf8');
-  assert.match(md, /\| indexes \| regime \| budget MiB \| table MiB \| phase \| batches \| min \| median \| average \| p90 \| p99 \| max \| read MiB \| read ops \| reads \/ doc \|/);
+  assert.match(md, /\| indexes \| regime \| budget MiB \| table MiB \| phase \| batches \| min \| median \| average \| p90 \| p99 \| max \| read MiB \| read ops \| reads \/ doc \| read IOPS observed \|/);
+  assert.match(md, new RegExp(`^- read cap \\(E1's disk\\): ${READ_IOPS} read IOPS on the data disk for the server's cgroup, in every cell \\(v\\d throttle rule, read back from the kernel: in force in every cell; cleared before the cgroup was removed: yes\\)`, 'm'));
+  assert.match(md, /^\| E1 PostgreSQL 9\.6 \(published\) \| 389 \| 109383 \| 281x \|/m);
+  assert.match(md, /^\| E1 ArangoDB 3\.4 \(published\) \| 659 \| 9783 \| 15x \|/m);
+  for (const idx of [0, 2]) {
+    assert.match(md, new RegExp(`^\\| this run: PostgreSQL, indexes=${idx}, exceeds \\| [\\d.]+ \\| [\\d.]+ \\| [\\d.]+x \\| [\\d.]+ \\| \\d+ \\| \\d+ \\|$`, 'm'));
+  }
   for (const idx of [0, 2]) {
     for (const g of ['fits', 'exceeds']) {
       assert.match(md, new RegExp(`^\\| ${idx} \\| ${g} \\| \\d+ \\| \\d+ \\| insert \\| ${DOCS / BATCH_SIZE} \\|`, 'm'));
@@ -105,7 +131,8 @@ test('experiment-ram: two regimes x two index variants, ratios, reads and exact 
   }
   // Nothing left behind: no cgroup of this port, no server.
   const cg = (d) => existsSync(d) && readdirSync(d).some((n) => n === `k6wp_ram_${PORT}`);
-  assert.equal(cg('/sys/fs/cgroup/memory') || cg('/sys/fs/cgroup/blkio') || cg('/sys/fs/cgroup'), false);
+  assert.equal(cg('/sys/fs/cgroup/memory') || cg('/sys/fs/cgroup/blkio') || cg('/sys/fs/cgroup/cpuacct') || cg('/sys/fs/cgroup'), false);
+  assert.equal(existsSync(path.join(repoRoot, '.run', `experiment-pg-${PORT}.lock`)), false);
   assert.equal(existsSync(path.join(repoRoot, '.run', 'experiment-ram', `pg-${PORT}`, 'data', 'postmaster.pid')), false);
   rmSync(out, { recursive: true, force: true });
   // The per-port data directory (a symlink to /var/tmp/… where postgres cannot traverse the repo).

@@ -1,0 +1,166 @@
+// What the experiment drivers (experiments/ram, experiments/e2) share: knob validation with
+// the pack's exit code, the one-run-per-port lock, k6 runs (optionally inside a cgroup), k6's
+// phase clock, and counter interpolation. The private PostgreSQL is experiments/ram/pgserver.mjs
+// and the cgroups experiments/ram/cgroup.mjs; nothing here knows about either.
+import { spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { cpus, loadavg, release } from 'node:os';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const MB = 1024 * 1024;
+// The pack's exit codes (README "Exit codes"): bad input is 107, before anything starts.
+export const EXIT_BAD_INPUT = 107;
+
+export function dieWith(tool, code = EXIT_BAD_INPUT) {
+  return (msg) => {
+    console.error(`${tool}: ${msg}`);
+    process.exit(code);
+  };
+}
+
+// Whole-number knobs: { NAME: { min, max, def, doc } }; one line naming the knob, the value
+// and what is allowed, exit 107.
+export function readIntKnobs(tool, spec, env) {
+  const bad = dieWith(tool);
+  const k = {};
+  for (const [name, s] of Object.entries(spec)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') { k[name] = s.def; continue; }
+    if (!/^\d+$/.test(raw) || Number(raw) < s.min || Number(raw) > s.max) {
+      bad(`${name}=${JSON.stringify(raw)} is not allowed: a whole number from ${s.min} to ${s.max} (${s.doc})`);
+    }
+    k[name] = Number(raw);
+  }
+  return k;
+}
+
+// One of the pack's own knobs (lib/config.js KNOBS), validated by the pack's own parser, with
+// a default of the driver's when the environment leaves it unset.
+export async function readPackKnob(tool, env, name, def) {
+  const { KNOBS: PACK, parseKnob } = await import('../lib/config.js');
+  const raw = env[name] === undefined || env[name] === '' ? def : env[name];
+  try {
+    parseKnob(name, raw, PACK[name]);
+  } catch (e) {
+    dieWith(tool)(String(e).replace(/^k6-writepath: /, ''));
+  }
+  return raw;
+}
+
+// Counter value at time t (epoch ms), linearly interpolated between the polled samples.
+export function counterAt(samples, t, field) {
+  if (samples.length === 0) return NaN;
+  if (t <= samples[0].t) return samples[0][field];
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1]; const b = samples[i];
+    if (t <= b.t) return b.t === a.t ? b[field] : a[field] + (b[field] - a[field]) * (t - a.t) / (b.t - a.t);
+  }
+  return samples[samples.length - 1][field];
+}
+
+// First batch start and last batch end of each phase, from writepath_phase_clock (epoch ms)
+// in k6's JSON output.
+export async function phaseWindows(jsonOut) {
+  const win = {};
+  const rl = createInterface({ input: createReadStream(jsonOut) });
+  for await (const line of rl) {
+    if (!line.includes('"writepath_phase_clock"') || !line.includes('"Point"')) continue;
+    const p = JSON.parse(line);
+    const phase = p.data.tags.phase;
+    const v = p.data.value;
+    if (!win[phase]) win[phase] = { start: v, end: v };
+    win[phase].start = Math.min(win[phase].start, v);
+    win[phase].end = Math.max(win[phase].end, v);
+  }
+  return win;
+}
+
+// bin/k6 directly rather than scripts/run: the driver picks RUN_ID and the result folder
+// itself, and needs k6's JSON output next to InfluxDB's. With procsFiles, k6 starts from a
+// shell that first joined those cgroups (to count the client's CPU time).
+export function runK6(env, args, logFile, procsFiles = []) {
+  return new Promise((resolve) => {
+    const log = createWriteStream(logFile);
+    const k6 = path.join(repoRoot, 'bin', 'k6');
+    const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
+    const child = procsFiles.length === 0
+      ? spawn(k6, ['run', ...args], { cwd: repoRoot, env })
+      : spawn('bash', ['-c', `${procsFiles.map((f) => `echo $$ > ${q(f)}`).join(' && ')} && exec ${[k6, 'run', ...args].map(q).join(' ')}`], { cwd: repoRoot, env });
+    child.stdout.pipe(log, { end: false });
+    child.stderr.pipe(log, { end: false });
+    child.on('exit', (code) => { log.end(); resolve(code); });
+  });
+}
+
+export function influxUrl() {
+  if (process.env.WP_INFLUX === '0') return null;
+  if (process.env.INFLUX_URL) return process.env.INFLUX_URL;
+  const envFile = path.join(repoRoot, '.run', 'env');
+  if (!existsSync(envFile)) return null;
+  const m = /^INFLUX_URL=(.+)$/m.exec(readFileSync(envFile, 'utf8'));
+  return m ? m[1].trim() : null;
+}
+
+// One driver per port at a time, whichever experiment: the port names the server, its data
+// directory and the cgroups, and the tree is shared (another engineer's `make test` runs the
+// scaled-down tests). The lock lives in .run/experiment-pg-<port>.lock for every experiment.
+export function takeLock(tool, knob, port) {
+  const dir = path.join(repoRoot, '.run');
+  mkdirSync(dir, { recursive: true });
+  const lock = path.join(dir, `experiment-pg-${port}.lock`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, `${process.pid} ${tool}`, { flag: 'wx' });
+      process.on('exit', () => { try { unlinkSync(lock); } catch (_) { /* gone */ } });
+      return;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      const [pidText, owner] = readFileSync(lock, 'utf8').split(' ');
+      const pid = Number(pidText);
+      let alive = false;
+      try { process.kill(pid, 0); alive = true; } catch (_) { /* stale */ }
+      if (alive) dieWith(tool, 1)(`${knob}=${port} is in use by another ${owner || 'experiment'} run (pid ${pid}): wait for it, or choose another ${knob}`);
+      unlinkSync(lock);
+    }
+  }
+}
+
+export function portBusy(port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port }, () => { s.destroy(); resolve(true); });
+    s.on('error', () => resolve(false));
+  });
+}
+
+// Busy and total jiffies of the whole machine (/proc/stat "cpu" line), to state how much
+// of the machine others used while a cell ran.
+export function machineCpu() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  const idle = f[3] + (f[4] || 0);
+  return { busy: total - idle, total };
+}
+
+export function machineFacts(cg) {
+  const meminfo = readFileSync('/proc/meminfo', 'utf8');
+  const disk = cg.disk.name;
+  let rotational = '?';
+  try { rotational = readFileSync(`/sys/block/${disk}/queue/rotational`, 'utf8').trim() === '1' ? 'rotational' : 'non-rotational'; } catch (_) { /* partition or unknown */ }
+  return {
+    cpus: cpus().length,
+    cpu_model: cpus()[0] ? cpus()[0].model : '?',
+    mem_total_mib: Math.round(Number(/MemTotal:\s+(\d+)/.exec(meminfo)[1]) / 1024),
+    kernel: release(),
+    disk: `${disk} (${cg.disk.dev}, ${rotational} as reported by the kernel)`,
+    cgroup: `v${cg.version}`,
+    io_source: cg.ioSource,
+  };
+}
+
+export function load1() { return Number(loadavg()[0].toFixed(2)); }
+
+export function stampNow() { return new Date().toISOString().replace(/[-:T]/g, '').slice(4, 12); }

@@ -1,0 +1,197 @@
+// make experiment-e2: E2's tuning matrix (PostgreSQL upserts tuned for throughput) on a
+// private PostgreSQL that this driver starts with each cell's server settings, through the
+// pack's own scenario (scenarios/postgres/insert-vs-overwrite.js). docs/experiment-e2.md.
+//
+// One cell = one configuration of experiments/e2/cells.mjs × one batch size: a fresh server
+// start with the cell's settings inside a cgroup that only counts (CPU time, block I/O; no
+// memory limit), one k6 run inside a CPU-accounting cgroup of its own, PHASES=load,mixed:
+// E2_DOCS rows loaded, then E2_UPSERTS rows upserted (INSERT … ON CONFLICT DO UPDATE, a share
+// E2_NEW_PERCENT of them new keys) by E2_VUS clients. The figure is upserts/s of the mixed phase,
+// cut at its first batch start and last batch end (writepath_phase_clock); server and client
+// CPU over the same window come from the cgroups, polled every POLL_MS.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { cpus } from 'node:os';
+import { createCgroup, createCpuGroup } from '../ram/cgroup.mjs';
+import { PgServer } from '../ram/pgserver.mjs';
+import { CELLS, CELL_NAMES } from './cells.mjs';
+import { renderE2 } from './report.mjs';
+import { counterAt, dieWith, influxUrl, load1, machineCpu, machineFacts, phaseWindows, portBusy, readIntKnobs, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
+
+const TOOL = 'experiment-e2';
+const POLL_MS = 100;
+const die = dieWith(TOOL);
+
+const KNOBS = {
+  E2_DOCS:        { min: 1000, max: 100000000, def: 200000, doc: 'rows loaded per cell before the upserts' },
+  E2_UPSERTS:     { min: 1000, max: 100000000, def: 400000, doc: 'rows upserted per cell (the measured phase)' },
+  E2_NEW_PERCENT: { min: 0, max: 100, def: 50, doc: 'share of new keys in each upsert batch, in percent' },
+  E2_VUS:         { min: 1, max: 16, def: 2, doc: 'concurrent clients (k6 VUs), each with its own connection' },
+  E2_SHARED_BUFFERS_MB: { min: 16, max: 65536, def: 1024, doc: 'shared_buffers of the unlogged-tuned cell, MiB (the post: 3 GB)' },
+  DOC_BYTES:      { min: 100, max: 1000000, def: 1200, doc: 'approximate size of one row\'s jsonb document' },
+  SEED:           { min: 0, max: 4294967295, def: 1, doc: 'seed of keys and payloads' },
+  E2_PG_PORT:     { min: 1024, max: 65533, def: 55542, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
+};
+
+function list(env, name, def, allowed, check) {
+  const raw = env[name] === undefined || env[name] === '' ? def : env[name];
+  const items = raw.split(',').map((s) => s.trim());
+  if (items.length === 0 || items.some((s) => !check(s)) || new Set(items).size !== items.length) {
+    die(`${name}=${JSON.stringify(raw)} is not allowed: ${allowed}`);
+  }
+  return items;
+}
+
+function readKnobs(env) {
+  const k = readIntKnobs(TOOL, KNOBS, env);
+  k.E2_CELLS = list(env, 'E2_CELLS', CELL_NAMES.join(','), `a comma-separated list of distinct cells from ${CELL_NAMES.join(', ')}`, (s) => CELL_NAMES.includes(s));
+  k.E2_BATCH_SIZES = list(env, 'E2_BATCH_SIZES', '100,1000', 'a comma-separated list of distinct batch sizes from 1 to 100000, e.g. 100,1000',
+    (s) => /^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= 100000).map(Number);
+  for (const b of k.E2_BATCH_SIZES) {
+    if (k.E2_UPSERTS % b !== 0) die(`E2_UPSERTS=${k.E2_UPSERTS} is not allowed with E2_BATCH_SIZES=${k.E2_BATCH_SIZES.join(',')}: a multiple of every batch size (${b} does not divide it), so every cell upserts exactly E2_UPSERTS rows`);
+    const newPer = Math.round(b * k.E2_NEW_PERCENT / 100);
+    // The pack's plan: the existing keys of a mixed batch are drawn among the keys one VU loaded.
+    if (b - newPer > Math.floor(k.E2_DOCS / k.E2_VUS / b) * b) die(`E2_DOCS=${k.E2_DOCS} is not allowed with batch size ${b}, E2_VUS=${k.E2_VUS} and E2_NEW_PERCENT=${k.E2_NEW_PERCENT}: each client must have loaded at least the ${b - newPer} existing keys of one upsert batch; raise E2_DOCS`);
+  }
+  const out = env.E2_OUT || path.join('results', 'experiment-e2', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_'));
+  k.E2_OUT = path.resolve(repoRoot, out);
+  k.E2_REPORT = env.E2_REPORT ? path.resolve(repoRoot, env.E2_REPORT) : path.join(k.E2_OUT, 'report.md');
+  return k;
+}
+
+function sharedBuffersOf(k, cell) { return cell.bigBuffers ? k.E2_SHARED_BUFFERS_MB : 128; } // 128 MB: PostgreSQL's default
+
+async function runCell(k, server, def, batch, stamp) {
+  const id = `${def.name}-b${batch}`;
+  const cellDir = path.join(k.E2_OUT, id);
+  mkdirSync(cellDir, { recursive: true });
+  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}`.slice(0, 32);
+  const cell = { config: def.name, batch_size: batch, run_id: runId, pack: def.pack, server_settings: def.server };
+  const cg = createCgroup(`k6wp_e2_${k.E2_PG_PORT}`, null, server.dir);
+  const client = createCpuGroup(`k6wp_e2_${k.E2_PG_PORT}_k6`);
+  try {
+    const pid = server.start(cg.procsFiles(), sharedBuffersOf(k, def), def.server);
+    if (!cg.contains(pid)) throw new Error(`postmaster ${pid} is not in cgroup k6wp_e2_${k.E2_PG_PORT}`);
+    server.ensureDatabase();
+    cell.machine = machineFacts(cg);
+    // The settings in force, from the server itself: the report shows these, not the intent.
+    const names = ['synchronous_commit', 'shared_buffers', 'max_wal_size', 'min_wal_size', 'commit_delay', 'effective_io_concurrency', 'fsync', 'wal_level'];
+    cell.server_in_force = Object.fromEntries(server.psql(`select name || '=' || current_setting(name) from pg_settings where name in (${names.map((n) => `'${n}'`).join(',')}) order by name`)
+      .split('\n').map((l) => l.split('=')));
+    const jsonOut = path.join(cellDir, 'k6-points.json');
+    const samples = [];
+    const poll = () => { const m = machineCpu(); samples.push({ t: Date.now(), ...cg.sample(), clientNs: client.cpuNs(), machineBusy: m.busy, machineTotal: m.total }); };
+    poll();
+    const timer = setInterval(poll, POLL_MS);
+    const influx = influxUrl();
+    const env = {
+      ...process.env,
+      PWD: repoRoot,
+      K6_INFLUXDB_TAGS_AS_FIELDS: process.env.K6_INFLUXDB_TAGS_AS_FIELDS || 'vu:int,iter:int,url',
+      PG_URL: server.url(),
+      RESULTS_DIR: path.join(k.E2_OUT, 'k6'),
+      RUN_ID: runId,
+      PHASES: 'load,mixed',
+      VUS: String(k.E2_VUS),
+      DOCS: String(k.E2_DOCS), DOC_BYTES: String(k.DOC_BYTES), BATCH_SIZE: String(batch), SEED: String(k.SEED),
+      MIXED_BATCHES: String(k.E2_UPSERTS / batch), MIXED_NEW_PERCENT: String(k.E2_NEW_PERCENT), MIXED_OP: 'upsert',
+      ...Object.fromEntries(Object.entries(def.pack).map(([n, v]) => [n, String(v)])),
+      THRESHOLDS: 'thresholds/postgres/experiment-e2.json',
+      KEEP: '1', // the driver checks the table's persistence and indexes, then drops it
+      K6_NO_USAGE_REPORT: 'true',
+    };
+    mkdirSync(path.join(k.E2_OUT, 'k6', runId), { recursive: true });
+    process.stdout.write(`${TOOL}: ${def.name} batch=${batch}: k6 run ${runId} … `);
+    cell.load1_start = load1();
+    const t0 = Date.now();
+    const outs = ['--out', `json=${jsonOut}`, ...(influx ? ['--out', `influxdb=${influx}`] : [])];
+    cell.k6_exit = await runK6(env, ['--quiet', ...outs, '--tag', `testid=${runId}`, 'scenarios/postgres/insert-vs-overwrite.js'], path.join(cellDir, 'k6.log'), client.procsFiles());
+    clearInterval(timer);
+    poll();
+    cell.wall_s = (Date.now() - t0) / 1000;
+    cell.load1_end = load1();
+    console.log(`exit ${cell.k6_exit} in ${cell.wall_s.toFixed(0)} s`);
+    const summaryFile = path.join(k.E2_OUT, 'k6', runId, 'summary.json');
+    if (!existsSync(summaryFile)) throw new Error(`k6 left no summary (exit ${cell.k6_exit}); see ${path.join(cellDir, 'k6.log')}`);
+    const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+    cell.server = summary.server;
+    cell.verification = summary.verification;
+    const windows = await phaseWindows(jsonOut);
+    const ncpu = cpus().length;
+    cell.phases = summary.phases.map((ph) => {
+      const w = windows[ph.phase];
+      const d = (f) => (w ? counterAt(samples, w.end, f) - counterAt(samples, w.start, f) : null);
+      const wallS = w ? (w.end - w.start) / 1000 : null;
+      const serverS = d('cpuNs') / 1e9;
+      const clientS = d('clientNs') / 1e9;
+      const machineJ = d('machineTotal');
+      // /proc/stat jiffies of all CPUs: busy share × CPUs × wall = CPU-seconds used by anyone.
+      const machineS = machineJ ? d('machineBusy') / machineJ * ncpu * wallS : null;
+      return {
+        phase: ph.phase, batches: ph.batches, docs_ok: ph.docs_ok, docs_failed: ph.docs_failed, batch_ms: ph.batch_ms,
+        wall_s: wallS, rows_per_s: wallS ? ph.docs_ok / wallS : null,
+        server_cpu_s: serverS, client_cpu_s: clientS,
+        server_cores: wallS ? serverS / wallS : null, client_cores: wallS ? clientS / wallS : null,
+        client_share: serverS + clientS > 0 ? clientS / (serverS + clientS) : null,
+        others_cores: machineS === null ? null : Math.max(0, machineS - serverS - clientS) / wallS,
+        sync_write_mib: d('writeBytes') / (1024 * 1024),
+      };
+    });
+    const table = `public.k6wp_${runId}`;
+    const [persistence, indexes] = server.psql(`select c.relpersistence, (select count(*) from pg_index i where i.indrelid = c.oid and not i.indisprimary) from pg_class c where c.oid = '${table}'::regclass`).split('|');
+    cell.table = { persistence: persistence === 'u' ? 'unlogged' : persistence === 'p' ? 'logged' : persistence, secondary_indexes: Number(indexes) };
+    server.psql(`drop table ${table}`);
+  } catch (e) {
+    cell.error = String(e.message || e);
+    console.log(`failed: ${cell.error}`);
+  } finally {
+    server.stop();
+    cell.cgroups_removed = cg.destroy() && client.destroy();
+  }
+  return cell;
+}
+
+async function main() {
+  const k = readKnobs(process.env);
+  const refuse = dieWith(TOOL, 1);
+  if (process.getuid && process.getuid() !== 0) refuse('needs root: it creates cgroups to count the server\'s and the client\'s CPU time');
+  if (!existsSync(path.join(repoRoot, 'bin', 'k6'))) refuse('bin/k6 is missing: run "make k6"');
+  takeLock(TOOL, 'E2_PG_PORT', k.E2_PG_PORT);
+  if (await portBusy(k.E2_PG_PORT)) refuse(`E2_PG_PORT=${k.E2_PG_PORT} is already in use by another program: choose a free port`);
+  mkdirSync(k.E2_OUT, { recursive: true });
+  const server = new PgServer(repoRoot, k.E2_PG_PORT, 'experiment-e2');
+  server.init();
+  const stamp = stampNow();
+  console.log(`${TOOL}: cells ${k.E2_CELLS.join(',')} × batch sizes ${k.E2_BATCH_SIZES.join(',')}; E2_DOCS=${k.E2_DOCS} loaded, E2_UPSERTS=${k.E2_UPSERTS} upserted (${k.E2_NEW_PERCENT}% new keys) by ${k.E2_VUS} clients; results in ${path.relative(repoRoot, k.E2_OUT)}`);
+  const started = new Date();
+  const cells = [];
+  let interrupted = false;
+  const onSignal = () => { interrupted = true; };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  for (const name of k.E2_CELLS) {
+    for (const batch of k.E2_BATCH_SIZES) {
+      if (interrupted) break;
+      cells.push(await runCell(k, server, CELLS.find((c) => c.name === name), batch, stamp));
+    }
+  }
+  const knobs = Object.fromEntries(Object.keys(KNOBS).map((n) => [n, k[n]]));
+  const result = {
+    tool: `k6-writepath ${TOOL}`, started_at: started.toISOString(), finished_at: new Date().toISOString(),
+    knobs: { ...knobs, E2_CELLS: k.E2_CELLS, E2_BATCH_SIZES: k.E2_BATCH_SIZES, PHASES: ['load', 'mixed'], MIXED_OP: 'upsert' },
+    poll_ms: POLL_MS,
+    machine: (cells.find((c) => c.machine) || {}).machine || null,
+    cells: cells.map(({ machine: _m, ...rest }) => rest),
+  };
+  writeFileSync(path.join(k.E2_OUT, 'experiment-e2.json'), JSON.stringify(result, null, 2));
+  const md = renderE2(result, { command: process.env.E2_COMMAND || 'make experiment-e2' });
+  mkdirSync(path.dirname(k.E2_REPORT), { recursive: true });
+  writeFileSync(k.E2_REPORT, md);
+  if (process.env.E2_REPORT) writeFileSync(k.E2_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
+  console.log(md);
+  console.log(`${TOOL}: report ${path.relative(repoRoot, k.E2_REPORT)}, data ${path.relative(repoRoot, path.join(k.E2_OUT, 'experiment-e2.json'))}`);
+  const ok = cells.length === k.E2_CELLS.length * k.E2_BATCH_SIZES.length && cells.every((c) => !c.error && c.k6_exit === 0);
+  process.exit(ok ? 0 : 1);
+}
+
+main().catch((e) => { console.error(`${TOOL}: ${e.stack || e}`); process.exit(1); });

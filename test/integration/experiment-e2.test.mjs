@@ -1,0 +1,126 @@
+// make experiment-e2 at a scale that takes well under a minute: the real driver, a real private
+// PostgreSQL restarted with each cell's settings, real k6 runs of the pack's scenario. Asserts
+// the whole matrix's structure, the exact row accounting, that each cell's configuration was
+// what the server and the table really had, the CPU accounting, the refusal of a second run on
+// the same port, and that nothing is left behind. Never a speed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { repoRoot } from '../helpers/testserver.mjs';
+import { CELLS } from '../../experiments/e2/cells.mjs';
+
+const DOCS = 4000;
+const UPSERTS = 4000;
+const NEW_PERCENT = 50;
+const BATCHES = [100, 1000];
+// One port per test process, away from the driver's default: engineers share the tree.
+const PORT = 57000 + (process.pid % 1000);
+
+function runDriver(script, env, timeoutMs = 300000) {
+  const child = spawn(path.join(repoRoot, 'scripts', script), [], { cwd: repoRoot, env: { ...process.env, WP_INFLUX: '0', ...env } });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  const done = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGINT'); reject(new Error(`${script} did not finish in ${timeoutMs} ms:\n${out}`)); }, timeoutMs);
+    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, out }); });
+  });
+  return { child, done, output: () => out };
+}
+
+const canCgroup = process.getuid && process.getuid() === 0 && existsSync('/sys/fs/cgroup');
+
+test('experiment-e2: bad knobs stop the driver with one line naming them, exit 107', async () => {
+  const cases = [
+    [{ E2_CELLS: 'defaults,turbo' }, /^experiment-e2: E2_CELLS="defaults,turbo" is not allowed: a comma-separated list of distinct cells from defaults, sync-off, unlogged, unlogged-2idx, unlogged-8idx, unlogged-tuned, logged-wal$/m],
+    [{ E2_BATCH_SIZES: '100,0' }, /^experiment-e2: E2_BATCH_SIZES="100,0" is not allowed: a comma-separated list of distinct batch sizes from 1 to 100000/m],
+    [{ E2_UPSERTS: '1500', E2_BATCH_SIZES: '100,1000' }, /^experiment-e2: E2_UPSERTS=1500 is not allowed with E2_BATCH_SIZES=100,1000: a multiple of every batch size \(1000 does not divide it\)/m],
+    [{ E2_VUS: 'two' }, /^experiment-e2: E2_VUS="two" is not allowed: a whole number from 1 to 16/m],
+    [{ E2_PG_PORT: '80' }, /^experiment-e2: E2_PG_PORT="80" is not allowed: a whole number from 1024 to 65533/m],
+  ];
+  for (const [env, re] of cases) {
+    const r = await runDriver('experiment-e2', env).done;
+    assert.equal(r.code, 107, r.out);
+    assert.match(r.out, re);
+    assert.equal(r.out.trim().split('\n').length, 1, r.out);
+  }
+});
+
+test('experiment-e2: the whole matrix, exact accounting, configurations as the server had them, CPU per cell, one run per port', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to count the server\'s and the client\'s CPU' }, async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'k6wp-e2-'));
+  const run = runDriver('experiment-e2', {
+    E2_DOCS: String(DOCS), E2_UPSERTS: String(UPSERTS), E2_NEW_PERCENT: String(NEW_PERCENT), E2_BATCH_SIZES: BATCHES.join(','),
+    E2_SHARED_BUFFERS_MB: '48', E2_PG_PORT: String(PORT), E2_OUT: out,
+  });
+  // A second run on the same port, of either experiment, is refused while the first holds it.
+  const lock = path.join(repoRoot, '.run', `experiment-pg-${PORT}.lock`);
+  const until = Date.now() + 60000;
+  while (!existsSync(lock) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(existsSync(lock), 'the first run never took its port');
+  const second = await runDriver('experiment-e2', { E2_PG_PORT: String(PORT), E2_OUT: path.join(out, 'second') }).done;
+  assert.equal(second.code, 1, second.out);
+  assert.match(second.out, new RegExp(`^experiment-e2: E2_PG_PORT=${PORT} is in use by another experiment-e2 run \\(pid \\d+\\): wait for it, or choose another E2_PG_PORT$`, 'm'));
+  const third = await runDriver('experiment-ram', { RAM_PG_PORT: String(PORT), DOCS: '80000', RAM_SMALL_MB: '52', RAM_LARGE_MB: '512', RAM_SHARED_BUFFERS_MB: '4', RAM_MIN_RATIO: '2' }).done;
+  assert.equal(third.code, 1, third.out);
+  assert.match(third.out, new RegExp(`RAM_PG_PORT=${PORT} is in use by another experiment-e2 run`));
+
+  const r = await run.done;
+  assert.equal(r.code, 0, r.out);
+  const res = JSON.parse(readFileSync(path.join(out, 'experiment-e2.json'), 'utf8'));
+  const expectedCells = CELLS.flatMap((c) => BATCHES.map((b) => `${c.name}/${b}`));
+  assert.deepEqual(res.cells.map((c) => `${c.config}/${c.batch_size}`), expectedCells);
+  for (const c of res.cells) {
+    const name = `${c.config} batch ${c.batch_size}`;
+    const def = CELLS.find((d) => d.name === c.config);
+    assert.equal(c.error, undefined, name);
+    assert.equal(c.k6_exit, 0, name);
+    assert.equal(c.cgroups_removed, true, name);
+    const [load, up] = c.phases;
+    assert.equal(load.phase, 'load', name);
+    assert.equal(load.docs_ok, DOCS, name);
+    assert.equal(up.phase, 'mixed', name);
+    assert.equal(up.batches, UPSERTS / c.batch_size, name);
+    assert.equal(up.docs_ok, UPSERTS, name);
+    assert.equal(up.docs_failed, 0, name);
+    assert.equal(c.verification.expected, DOCS + UPSERTS * NEW_PERCENT / 100, name);
+    assert.equal(c.verification.found, c.verification.expected, name);
+    assert.equal(c.verification.readback_stale_or_missing, 0, name);
+    // The configuration is what the table and the server really had, not what was asked.
+    assert.equal(c.table.persistence, def.pack.PG_TABLE, name);
+    assert.equal(c.table.secondary_indexes, def.pack.PG_INDEXES, name);
+    assert.equal(c.server.settings.synchronous_commit, def.pack.PG_SYNC_COMMIT, name);
+    for (const s of def.server) {
+      const [n, v] = s.split('=');
+      assert.equal(c.server_in_force[n], v, `${name}: ${n}`);
+    }
+    assert.equal(c.server_in_force.shared_buffers, def.bigBuffers ? '48MB' : '128MB', name);
+    if (!def.server.some((s) => s.startsWith('commit_delay='))) assert.equal(c.server_in_force.commit_delay, '0', name);
+    // Accounting: both sides used CPU in the window, the share is their ratio, the rate is rows over the window.
+    assert.ok(up.server_cpu_s > 0 && up.client_cpu_s > 0, `${name}: server ${up.server_cpu_s} s, client ${up.client_cpu_s} s`);
+    assert.ok(Math.abs(up.client_share - up.client_cpu_s / (up.client_cpu_s + up.server_cpu_s)) < 1e-9, name);
+    assert.ok(up.wall_s > 0 && Math.abs(up.rows_per_s - UPSERTS / up.wall_s) < 1e-6, name);
+  }
+  const md = readFileSync(path.join(out, 'report.md'), 'utf8');
+  assert.match(md, /^During the upserts the rest of the machine used \d+\.\d\d of its \d+ cores on average/m);
+  assert.match(md, /^\| configuration \| batch \| upserts\/s \| published \(E2\) \| upserts per server CPU-second \| load rows\/s \| server cores \| client cores \| client share \| others cores \| verified rows \| table, as the run found it \|$/m);
+  for (const c of CELLS) {
+    for (const b of BATCHES) {
+      const row = new RegExp(`^\\| ${c.name} \\| ${b} \\| [\\d.]+ k \\| ${(c.published || '–').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\| [\\d.]+ k \\| [\\d.]+ k \\| [\\d.]+ \\| [\\d.]+ \\| \\d+%( \\(client-bound\\))? \\| [\\d.]+ \\| 6000 of 6000 \\| ${c.pack.PG_TABLE}, ${c.pack.PG_INDEXES} idx, synchronous_commit=${c.pack.PG_SYNC_COMMIT} \\|$`, 'm');
+      assert.match(md, row);
+    }
+  }
+  // Nothing left behind: no cgroup of this port, no server, no lock.
+  for (const d of ['/sys/fs/cgroup/memory', '/sys/fs/cgroup/blkio', '/sys/fs/cgroup/cpuacct', '/sys/fs/cgroup']) {
+    if (existsSync(d)) assert.deepEqual(readdirSync(d).filter((n) => n.startsWith(`k6wp_e2_${PORT}`)), [], d);
+  }
+  const dataDir = path.join(repoRoot, '.run', 'experiment-e2', `pg-${PORT}`);
+  assert.equal(existsSync(path.join(dataDir, 'data', 'postmaster.pid')), false);
+  assert.equal(existsSync(lock), false);
+  rmSync(out, { recursive: true, force: true });
+  const target = existsSync(dataDir) ? realpathSync(dataDir) : null;
+  rmSync(dataDir, { recursive: true, force: true });
+  if (target) rmSync(target, { recursive: true, force: true });
+});
