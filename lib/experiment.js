@@ -85,12 +85,13 @@ export function experiment(workload, createTarget, env, { target, required = [],
       ? { verify: { executor: 'shared-iterations', vus: 1, iterations: 1, maxDuration: '10s' } }
       : workload.scenarios(cfg, plan),
     // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
-    thresholds: Object.assign(k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons), workload.extraThresholds ? workload.extraThresholds(cfg, plan) : {},
+    // (Declared first, so that a per-stage limit of the threshold file replaces the empty entry.)
+    thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {}, k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.lm ? plan.lm.stages.length : 0),
       // Without a planned count, verification = every acknowledged document is found
       // (distributed: scripts/merge-results.mjs compares with all instances' documents).
       parsed.verify && plan.expectedDocs === null && distributed === '0' ? { [M.verifyUnaccounted]: ['count==0'] } : {}),
     summaryTrendStats: TREND_STATS,
-    setupTimeout: '120s',
+    setupTimeout: plan.setupTimeout || '120s', // a ramped overwrite pre-loads DOCS in setup
     teardownTimeout: '600s',
     tags: { target },
   };
@@ -105,6 +106,8 @@ export function experiment(workload, createTarget, env, { target, required = [],
     if (instance && distributed === '0') fail(`--execution-segment ${segment} needs DISTRIBUTED=1 and the same explicit RUN_ID on every instance (docs/scale-out.md)`);
     if (instance && distributed === 'verify') fail(`DISTRIBUTED=verify runs once, after all instances: remove --execution-segment ${segment}`);
     const info = tgt.setup(runId, distributed === '0' ? null : { mode: distributed === '1' ? 'join' : 'verify', signature: planSignature(cfg) });
+    // A ramped workload may write its starting data set here, before the load model starts.
+    if (workload.prepare && distributed === '0') { tgt.bind(runId, info); workload.prepare(tgt, cfg, plan); }
     console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); ${distributed === 'verify' ? 'verifying' : 'writing to'} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
     return { runId, target: info, startedAt: new Date().toISOString(), instance, segment: segment || null };
   }
@@ -137,7 +140,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
     const r = buildReport(data, { cfg: publicConfig(cfg), plan, phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
       resultsAt: layout === 'nested' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}-*` : null });
     // A workload may add its experiment's own table (arangobench: E3's shape).
-    if (workload.report) workload.report(data, r, { cfg, plan, target });
+    if (workload.report) workload.report(data, r, { cfg, plan, target, reasons: tgt.reasons });
     const out = { stdout: r.text };
     if (r.runId && layout !== 'none') {
       // Instances of one distributed run share RUN_ID (and, on one machine, the folder).

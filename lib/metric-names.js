@@ -14,4 +14,6 @@ export const M = {
   readbackChecked: 'writepath_readback_checked', // Gauge (teardown)
   readbackStale: 'writepath_readback_stale',     // Gauge (teardown), keys not holding a version their batches wrote
   verifyUnaccounted: 'writepath_verify_unaccounted', // Counter: + new documents acknowledged (per batch), - documents found (teardown)
+  overwritesUnaccounted: 'writepath_verify_overwrites_unaccounted', // Counter (ramped overwrite): + acknowledged overwrites, - keys found with their batch's version (teardown)
+  rampKeysExhausted: 'writepath_ramp_keys_exhausted', // Counter (ramped overwrite): batches that found no key left to overwrite
 };

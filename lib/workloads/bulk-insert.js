@@ -1,89 +1,39 @@
 // E4 (experiments.md): bulk insert of "user" documents by a growing number of clients. One
 // phase, `bulk`: VU steps (STAGES = duration:VUs,…) — the closed model — or, with
-// RATE_STAGES = duration:batches-per-second,…, the open model (ramping-arrival-rate: batches
-// start on schedule whether or not earlier ones finished; those k6 cannot start for lack of a
-// free VU are dropped_iterations). Each iteration sends one batch of BATCH_SIZE documents
-// with fresh ids; the payloads come from a per-VU pool generated once in the init context
-// (E4's lesson: generating fake data cost more than sending it). Every batch is tagged with
-// the stage it started in, so docs/s and MB/s are reported per VU stage.
+// RATE_STAGES = duration:batches-per-second,…, the open model (lib/load-model.js). Each
+// iteration sends one batch of BATCH_SIZE documents with fresh ids; the payloads come from a
+// per-VU pool generated once in the init context (E4's lesson: generating fake data cost more
+// than sending it). Every batch is tagged with the stage it started in, so docs/s and MB/s are
+// reported per stage.
 // Verification: the database must hold exactly the documents it acknowledged. The number of
 // batches depends on how fast the server is, so the expected count is only known from the
 // run's own counters: the summary (text, JSON, JUnit) compares the two.
 import exec from 'k6/execution';
-import { durationMs, fail } from '../config.js';
 import { recordBatch, verifyFound, readbackChecked, readbackStale } from '../metrics.js';
 import { markConsecutive } from '../keys.js';
-import { M } from '../metric-names.js';
+import { addStageReport, describeModel, loadModel, rampScenario, replaceWorkloadLine, stageIndex, stageThresholds } from '../load-model.js';
 
+export { parseStages } from '../load-model.js';
 export const EXPERIMENT = 'bulk-insert';
 export const PHASES = ['bulk'];
 const STAMP = 'b';
-
-export function parseStages(text) {
-  return text.split(',').map((s) => {
-    const [duration, target] = s.split(':').map((x) => x.trim());
-    return { duration, target: Number(target) };
-  });
-}
+export const DEFAULT_STAGES = '10s:1,10s:2,10s:4';
 
 export function plan(cfg) {
-  const open = Boolean(cfg.RATE_STAGES);
-  const stages = parseStages(open ? cfg.RATE_STAGES : cfg.STAGES);
-  const peak = Math.max(...stages.map((s) => s.target));
-  if (peak < 1) {
-    fail(open ? `RATE_STAGES=${cfg.RATE_STAGES} is not allowed: at least one stage needs a rate of 1 or more batches per second`
-      : `STAGES=${cfg.STAGES} is not allowed: at least one stage needs 1 or more VUs`);
-  }
-  if (open && cfg.MAX_VUS < cfg.VUS) fail(`MAX_VUS=${cfg.MAX_VUS} is not allowed with VUS=${cfg.VUS}: at least the pre-allocated VUS`);
-  const V = open ? cfg.VUS : peak;
-  let end = 0;
-  const ends = stages.map((s) => (end += durationMs(s.duration)));
-  // Each stage is a step: jump to its VU count, hold it for its duration. k6 ramps linearly
-  // towards a stage's target, which would mix VU counts inside a stage's figures (and leave
-  // a first "10s:1" stage with no VU at all until its end).
-  const steps = [];
-  for (const s of stages) steps.push({ duration: '0s', target: s.target }, { duration: s.duration, target: s.target });
-  const labels = stages.map((s) => (open ? `${s.target}/s` : String(s.target)));
-  return { V, open, maxVUs: open ? cfg.MAX_VUS : V, B: cfg.BATCH_SIZE, L: 0, O: 0, M: 0, newPer: 0, stages, steps, ends, labels, expectedDocs: null };
+  const lm = loadModel(cfg, { stages: DEFAULT_STAGES });
+  return { V: lm.V, open: lm.open, maxVUs: lm.maxVUs, lm, stages: lm.stages, B: cfg.BATCH_SIZE, L: 0, O: 0, M: 0, newPer: 0, expectedDocs: null };
 }
 
 export function scenarios(cfg, p) {
-  if (p.open) {
-    return {
-      [EXPERIMENT]: {
-        executor: 'ramping-arrival-rate',
-        startRate: 0,
-        timeUnit: '1s',
-        preAllocatedVUs: p.V,
-        maxVUs: p.maxVUs,
-        stages: p.steps,
-        gracefulStop: cfg.TIMEOUT,
-      },
-    };
-  }
-  return {
-    [EXPERIMENT]: {
-      executor: 'ramping-vus',
-      startVUs: 0,
-      stages: p.steps,
-      gracefulRampDown: cfg.TIMEOUT,
-      gracefulStop: cfg.TIMEOUT,
-    },
-  };
+  return rampScenario(EXPERIMENT, cfg, p.lm);
 }
 
 export function opsFor() {
   return { bulk: 'bulk' };
 }
 
-// Sub-metrics per stage, so that handleSummary sees them (k6 only reports tagged sub-metrics
-// that have a thresholds entry).
-export function extraThresholds(cfg, p) {
-  const t = {};
-  for (let s = 1; s <= p.stages.length; s++) {
-    for (const m of [M.batchDuration, M.docsOk, M.docsFailed, M.bytes, M.phaseClock]) t[`${m}{stage:${s}}`] = [];
-  }
-  return t;
+export function extraThresholds(cfg, p, reasons) {
+  return stageThresholds(p.lm, reasons);
 }
 
 export function iteration(target, cfg, p, state) {
@@ -97,14 +47,10 @@ export function iteration(target, cfg, p, state) {
   const nums = state.nums;
   for (let i = 0; i < p.B; i++) nums[i] = first + i;
   const startedAt = Date.now();
-  const elapsed = startedAt - exec.scenario.startTime;
-  let s = 0;
-  while (s < p.ends.length - 1 && elapsed >= p.ends[s]) s++;
-  const tags = state.tags[s];
+  const tags = state.tags[stageIndex(p.lm, startedAt - exec.scenario.startTime)];
   const res = target.write('bulk', nums, STAMP, tags);
   recordBatch(tags, res, res.n, startedAt);
 }
-
 
 export function verify(target) {
   const found = target.count();
@@ -115,37 +61,9 @@ export function verify(target) {
   return { expected: null, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
 }
 
-// Per-stage table for handleSummary: docs/s and MB/s over each stage's wall time (first batch
-// start to last batch end of the batches that started in the stage). MB = 10^6 bytes of
-// uncompressed JSON body (with RAVEN_GZIP fewer bytes cross the network).
-export function report(data, r, { cfg, plan: p }) {
-  const v = (name) => (data.metrics[name] ? data.metrics[name].values : {});
-  const rows = p.stages.map((st, i) => {
-    const tag = `{stage:${i + 1}}`;
-    const clock = v(M.phaseClock + tag);
-    const wall = clock.max > clock.min ? (clock.max - clock.min) / 1000 : null;
-    const ok = v(M.docsOk + tag).count || 0;
-    const bytes = v(M.bytes + tag).count || 0;
-    const d = v(M.batchDuration + tag);
-    return {
-      stage: i + 1, duration: st.duration, vus: p.labels[i], batches: d.count || 0, docs_ok: ok,
-      docs_failed: v(M.docsFailed + tag).count || 0, wall_s: wall,
-      docs_per_s: wall ? ok / wall : null, mb_per_s: wall ? bytes / 1e6 / wall : null,
-      batch_ms_median: d.med ?? null, batch_ms_p99: d['p(99)'] ?? null,
-    };
-  });
-  const f = (x, n = 1) => (x === null || x === undefined ? '-' : x.toFixed(n));
-  const lines = ['', `per stage (batches of ${p.B}, ${cfg.RAVEN_GZIP ? 'gzip' : 'uncompressed'} bodies; MB/s of uncompressed JSON):`,
-    `${'stage'.padEnd(7)}${(p.open ? 'rate' : 'VUs').padEnd(8)}${'batches'.padStart(8)}${'docs ok'.padStart(10)}${'failed'.padStart(8)}${'docs/s'.padStart(10)}${'MB/s'.padStart(8)}${'median ms'.padStart(11)}${'p99 ms'.padStart(9)}`];
-  for (const r of rows) {
-    lines.push(`${String(r.stage).padEnd(7)}${r.vus.padEnd(8)}${String(r.batches).padStart(8)}${String(r.docs_ok).padStart(10)}${String(r.docs_failed).padStart(8)}` +
-      `${f(r.docs_per_s, 0).padStart(10)}${f(r.mb_per_s, 2).padStart(8)}${f(r.batch_ms_median).padStart(11)}${f(r.batch_ms_p99).padStart(9)}`);
-  }
-  // report.js describes E1's batches; say what this run did instead.
-  const model = p.open ? `open model, arrival rate ${cfg.RATE_STAGES} batches/s (VUs ${p.V}…${p.maxVUs})` : `ramping VUs ${cfg.STAGES}`;
-  const workloadLine = `workload: ${model} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`;
-  const general = r.text.split('\n').map((l) => (l.startsWith('workload: ') ? workloadLine : l)).join('\n');
-  r.text = `${general}${lines.join('\n')}\n`;
-  r.json.stages = rows;
-  return r;
+// Per-stage table (lib/load-model.js). MB = 10^6 bytes of uncompressed JSON body (with
+// RAVEN_GZIP fewer bytes cross the network).
+export function report(data, r, { cfg, plan: p, reasons }) {
+  replaceWorkloadLine(r, `workload: ${describeModel(p.lm)} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`);
+  return addStageReport(data, r, { lm: p.lm, B: p.B, reasons, note: `${cfg.RAVEN_GZIP ? 'gzip' : 'uncompressed'} bodies; MB/s of uncompressed JSON` });
 }
