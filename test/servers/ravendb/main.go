@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/k6-writepath/k6-writepath/test/servers/internal/loadlatency"
 )
 
 type server struct {
@@ -52,6 +54,7 @@ func main() {
 	dropRate := flag.Float64("drop-connection-rate", 0, "fault: share (0..1) of bulk_insert/bulk_docs requests whose connection is dropped mid-body")
 	seed := flag.Int64("seed", 1, "fault: random seed for drop-connection decisions")
 	logRequests := flag.Bool("log-requests", false, "log every request (method, URI) to stderr")
+	loadLatency := loadlatency.Register()
 	flag.Parse()
 
 	if *commitOps < 1 {
@@ -83,7 +86,7 @@ func main() {
 	fmt.Printf("listening on %s\n", s.baseURL)
 	os.Stdout.Sync()
 
-	srv := &http.Server{Handler: s}
+	srv := &http.Server{Handler: loadlatency.Wrap(s, loadLatency)}
 	if err := srv.Serve(ln); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
