@@ -42,10 +42,19 @@ export function loadModel(cfg, { stages: defaultStages = null } = {}) {
   const steps = [];
   for (const s of stages) steps.push({ duration: '0s', target: s.target }, { duration: s.duration, target: s.target });
   const labels = stages.map((s) => (open ? `${s.target}/s` : String(s.target)));
-  // Open model: at most rate x duration iterations per stage (+1 at each edge).
-  const maxIterations = open ? stages.reduce((n, s) => n + Math.ceil(s.target * durationMs(s.duration) / 1000) + 1, 0) : null;
-  return { open, stages, steps, ends, labels, V: open ? cfg.VUS : peak, maxVUs: open ? cfg.MAX_VUS : peak, maxIterations, text };
+  // Open model: one k6 scenario per stage (constant-arrival-rate, started when the stage
+  // before it ends), so that k6's dropped_iterations, tagged with the scenario only, are
+  // counted per stage too. A stage starts at most rate x duration iterations (+1 margin);
+  // batch numbers of stage s start after the budgets of the stages before it, so they are
+  // unique across the run.
+  const budgets = open ? stages.map((s) => Math.ceil(s.target * durationMs(s.duration) / 1000) + 1) : null;
+  const offsets = open ? budgets.map((_, i) => budgets.slice(0, i).reduce((a, b) => a + b, 0)) : null;
+  const maxIterations = open ? budgets.reduce((a, b) => a + b, 0) : null;
+  return { open, stages, steps, ends, labels, V: open ? cfg.VUS : peak, maxVUs: open ? cfg.MAX_VUS : peak, maxIterations, budgets, offsets, text };
 }
+
+// k6 scenario name of stage i (0-based) of an open-model run.
+export const stageScenario = (name, i) => `${name}-s${i + 1}`;
 
 export function describeModel(lm) {
   return lm.open ? `open model, arrival rate ${lm.text} batches/s (VUs ${lm.V}…${lm.maxVUs})` : `ramping VUs ${lm.text}`;
@@ -54,17 +63,20 @@ export function describeModel(lm) {
 // The k6 scenario of a ramped workload.
 export function rampScenario(name, cfg, lm) {
   if (lm.open) {
-    return {
-      [name]: {
-        executor: 'ramping-arrival-rate',
-        startRate: 0,
+    const out = {};
+    lm.stages.forEach((st, i) => {
+      out[stageScenario(name, i)] = {
+        executor: 'constant-arrival-rate',
+        rate: st.target,
         timeUnit: '1s',
+        duration: st.duration,
+        startTime: `${i === 0 ? 0 : lm.ends[i - 1]}ms`,
         preAllocatedVUs: lm.V,
         maxVUs: lm.maxVUs,
-        stages: lm.steps,
         gracefulStop: cfg.TIMEOUT,
-      },
-    };
+      };
+    });
+    return out;
   }
   return {
     [name]: {
@@ -84,11 +96,23 @@ export function stageIndex(lm, elapsedMs) {
   return s;
 }
 
+// Where the current iteration stands: { s: 0-based stage, n: batch number unique across the
+// run, or -1 when an open-model stage started more iterations than its budget (never
+// expected; the caller counts it instead of reusing another stage's numbers).
+// exec: k6/execution (passed in, so that this module loads in Node too).
+export function rampPosition(lm, exec, startedAt) {
+  const sc = exec.scenario;
+  if (!lm.open) return { s: stageIndex(lm, startedAt - sc.startTime), n: sc.iterationInTest };
+  const s = Number(/-s(\d+)$/.exec(sc.name)[1]) - 1;
+  return { s, n: sc.iterationInTest < lm.budgets[s] ? lm.offsets[s] + sc.iterationInTest : -1 };
+}
+
 // Sub-metrics per stage, so that handleSummary sees them (k6 only reports tagged sub-metrics
 // that have a thresholds entry).
-export function stageThresholds(lm, reasons = []) {
+export function stageThresholds(lm, reasons = [], name = null) {
   const t = {};
   if (!lm) return t;
+  if (lm.open) for (let i = 0; i < lm.stages.length; i++) t[`dropped_iterations{scenario:${stageScenario(name, i)}}`] = [];
   for (let s = 1; s <= lm.stages.length; s++) {
     for (const m of [M.batchDuration, M.docsOk, M.docsFailed, M.batchFailed, M.bytes, M.phaseClock]) t[`${m}{stage:${s}}`] = [];
     for (const r of reasons) t[`${M.docsFailed}{stage:${s},reason:${r}}`] = [];
@@ -99,7 +123,7 @@ export function stageThresholds(lm, reasons = []) {
 // Per-stage rows from k6's summary data: docs/s and MB/s over each stage's wall time (first
 // batch start to last batch end of the batches that started in the stage), batch time
 // p50/p90/p99/max, failed documents by reason. MB = 10^6 bytes of request body.
-export function stageRows(data, lm, reasons = []) {
+export function stageRows(data, lm, reasons = [], name = null) {
   const v = (name) => (data.metrics[name] ? data.metrics[name].values : {});
   const n = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
   return lm.stages.map((st, i) => {
@@ -114,8 +138,10 @@ export function stageRows(data, lm, reasons = []) {
       const c = v(`${M.docsFailed}{stage:${i + 1},reason:${r}}`).count || 0;
       if (c > 0) byReason[r] = c;
     }
+    const dropped = lm.open && data.metrics[`dropped_iterations{scenario:${stageScenario(name, i)}}`]
+      ? data.metrics[`dropped_iterations{scenario:${stageScenario(name, i)}}`].values.count || 0 : 0;
     return {
-      stage: i + 1, duration: st.duration, load: lm.labels[i], vus: lm.labels[i], model: lm.open ? 'open' : 'closed',
+      stage: i + 1, duration: st.duration, dropped_iterations: dropped, load: lm.labels[i], vus: lm.labels[i], model: lm.open ? 'open' : 'closed',
       target_rate: lm.open ? st.target : null, target_vus: lm.open ? null : st.target,
       batches: d.count || 0, docs_ok: ok, docs_failed: v(M.docsFailed + tag).count || 0, failed_by_reason: byReason,
       wall_s: wall, docs_per_s: wall ? ok / wall : null, mb_per_s: wall ? bytes / 1e6 / wall : null,
@@ -129,18 +155,17 @@ export function stageRows(data, lm, reasons = []) {
 
 // Adds the per-stage section to buildReport's result (text and JSON) and names the model in
 // the workload line.
-export function addStageReport(data, r, { lm, B, reasons = [], note = '' }) {
-  const rows = stageRows(data, lm, reasons);
+export function addStageReport(data, r, { lm, B, reasons = [], note = '', name }) {
+  const rows = stageRows(data, lm, reasons, name);
   const f = (x, d = 1) => (x === null || x === undefined ? '-' : x.toFixed(d));
   const lines = ['', `per stage (batches of ${B}${note ? `, ${note}` : ''}; ${describeModel(lm)}):`,
     `${'stage'.padEnd(7)}${(lm.open ? 'rate' : 'VUs').padEnd(8)}${'batches'.padStart(8)}${'docs ok'.padStart(10)}${'failed'.padStart(8)}${'docs/s'.padStart(10)}${'MB/s'.padStart(8)}` +
-    `${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}`];
+    `${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}${lm.open ? 'dropped'.padStart(9) : ''}`];
   for (const x of rows) {
     lines.push(`${String(x.stage).padEnd(7)}${x.load.padEnd(8)}${String(x.batches).padStart(8)}${String(x.docs_ok).padStart(10)}${String(x.docs_failed).padStart(8)}` +
-      `${f(x.docs_per_s, 0).padStart(10)}${f(x.mb_per_s, 2).padStart(8)}${f(x.batch_ms.median).padStart(9)}${f(x.batch_ms.p90).padStart(9)}${f(x.batch_ms.p99).padStart(9)}${f(x.batch_ms.max).padStart(9)}`);
+      `${f(x.docs_per_s, 0).padStart(10)}${f(x.mb_per_s, 2).padStart(8)}${f(x.batch_ms.median).padStart(9)}${f(x.batch_ms.p90).padStart(9)}${f(x.batch_ms.p99).padStart(9)}${f(x.batch_ms.max).padStart(9)}${lm.open ? String(x.dropped_iterations).padStart(9) : ''}`);
     if (x.docs_failed > 0) lines.push(`  stage ${x.stage}: ${x.docs_failed} documents failed: ${Object.entries(x.failed_by_reason).map(([k, c]) => `${k} ${c}`).join(', ') || 'reason not listed'}`);
   }
-  lines.push('  (dropped iterations are counted for the whole run: k6 tags them with the scenario only)');
   r.text = `${r.text}${lines.join('\n')}\n`;
   r.json.load_model = { model: lm.open ? 'open' : 'closed', stages: lm.text, vus: lm.V, max_vus: lm.maxVUs };
   r.json.stages = rows;

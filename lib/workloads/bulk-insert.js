@@ -11,7 +11,9 @@
 import exec from 'k6/execution';
 import { recordBatch, verifyFound, readbackChecked, readbackStale } from '../metrics.js';
 import { markConsecutive } from '../keys.js';
-import { addStageReport, describeModel, loadModel, rampScenario, replaceWorkloadLine, stageIndex, stageThresholds } from '../load-model.js';
+import { addStageReport, describeModel, loadModel, rampPosition, rampScenario, replaceWorkloadLine, stageThresholds } from '../load-model.js';
+import { rampKeysExhausted } from '../metrics.js';
+import { M } from '../metric-names.js';
 
 export { parseStages } from '../load-model.js';
 export const EXPERIMENT = 'bulk-insert';
@@ -33,7 +35,7 @@ export function opsFor() {
 }
 
 export function extraThresholds(cfg, p, reasons) {
-  return stageThresholds(p.lm, reasons);
+  return Object.assign(stageThresholds(p.lm, reasons, EXPERIMENT), { [M.rampKeysExhausted]: ['count==0'] });
 }
 
 export function iteration(target, cfg, p, state) {
@@ -42,12 +44,14 @@ export function iteration(target, cfg, p, state) {
     state.nums = markConsecutive(new Array(p.B));
     state.tags = p.stages.map((_, s) => ({ phase: 'bulk', op: 'bulk', target: target.name, stage: String(s + 1) }));
   }
-  // iterationInTest is unique across VUs, so the ids of all batches are disjoint.
-  const first = exec.scenario.iterationInTest * p.B;
+  // The batch number is unique across VUs and stages, so the ids of all batches are disjoint.
+  const startedAt = Date.now();
+  const { s, n } = rampPosition(p.lm, exec, startedAt);
+  const tags = state.tags[s];
+  if (n < 0) { rampKeysExhausted.add(1, tags); return; }
+  const first = n * p.B;
   const nums = state.nums;
   for (let i = 0; i < p.B; i++) nums[i] = first + i;
-  const startedAt = Date.now();
-  const tags = state.tags[stageIndex(p.lm, startedAt - exec.scenario.startTime)];
   const res = target.write('bulk', nums, STAMP, tags);
   recordBatch(tags, res, res.n, startedAt);
 }
@@ -65,5 +69,5 @@ export function verify(target) {
 // RAVEN_GZIP fewer bytes cross the network).
 export function report(data, r, { cfg, plan: p, reasons }) {
   replaceWorkloadLine(r, `workload: ${describeModel(p.lm)} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`);
-  return addStageReport(data, r, { lm: p.lm, B: p.B, reasons, note: `${cfg.RAVEN_GZIP ? 'gzip' : 'uncompressed'} bodies; MB/s of uncompressed JSON` });
+  return addStageReport(data, r, { lm: p.lm, B: p.B, reasons, name: EXPERIMENT, note: `${cfg.RAVEN_GZIP ? 'gzip' : 'uncompressed'} bodies; MB/s of uncompressed JSON` });
 }

@@ -50,7 +50,7 @@ export function plan(cfg) {
 }
 
 export function scenarios(cfg, p) {
-  if (p.lm) return ramp.scenarios(EXPERIMENT, cfg, p);
+  if (p.lm) return ramp.scenarios(cfg, p);
   return {
     [EXPERIMENT]: {
       executor: 'per-vu-iterations',
