@@ -4,9 +4,12 @@
 // setting; what it imitates is the shape every server shows under an open-model load (flat,
 // then a wall once the offered rate passes what it can serve).
 //
-// The load is the number of write requests (POST/PUT/PATCH of documents: ArangoDB
-// /_api/document…, RavenDB …/bulk_docs and …/bulk_insert) that arrived during the last
-// second, this one included. A write request then waits, before it is handled:
+// The load is the rate of write requests (POST/PUT/PATCH of documents: ArangoDB
+// /_api/document…, RavenDB …/bulk_docs and …/bulk_insert): the number that arrived during
+// the last Window (2 s), this one included, divided by the window's seconds. Two seconds
+// rather than one halve the effect of a load generator that starts two requests at once
+// (k6 does at the edge of two stages, or when a busy machine delays a timer). A write
+// request then waits, before it is handled:
 //
 //	rate <= knee: base · (1 + rate/knee)               (from base up to 2·base at the knee)
 //	rate >  knee: over · (1 + (rate-knee)/knee)        (a wall, rising further with the rate)
@@ -32,7 +35,7 @@ type Config struct {
 // Register adds -load-knee-rps, -load-base-ms and -load-over-ms to the default flag set.
 func Register() *Config {
 	c := &Config{}
-	flag.Float64Var(&c.KneeRPS, "load-knee-rps", 0, "test knob: write requests per second (over the last second) above which latency jumps to -load-over-ms; 0 = off")
+	flag.Float64Var(&c.KneeRPS, "load-knee-rps", 0, "test knob: write requests per second (over the last 2 s) above which latency jumps to -load-over-ms; 0 = off")
 	flag.Float64Var(&c.BaseMs, "load-base-ms", 5, "test knob: latency of a write request at no load; it rises to twice this at the knee")
 	flag.Float64Var(&c.OverMs, "load-over-ms", 1000, "test knob: latency of a write request just above the knee (rising with the rate)")
 	return c
@@ -50,22 +53,25 @@ func IsWrite(r *http.Request) bool {
 	return strings.Contains(p, "/_api/document") || strings.HasSuffix(p, "/bulk_docs") || strings.HasSuffix(p, "/bulk_insert")
 }
 
+// Window is how far back arrivals count towards the rate.
+const Window = 2 * time.Second
+
 type limiter struct {
 	cfg      Config
 	mu       sync.Mutex
-	arrivals []time.Time // write requests of the last second, oldest first
+	arrivals []time.Time // write requests of the last Window, oldest first
 }
 
 // Delay records one write request arriving at now and returns how long it must wait.
 func (l *limiter) Delay(now time.Time) time.Duration {
 	l.mu.Lock()
-	cut := now.Add(-time.Second)
+	cut := now.Add(-Window)
 	i := 0
 	for i < len(l.arrivals) && !l.arrivals[i].After(cut) {
 		i++
 	}
 	l.arrivals = append(l.arrivals[i:], now)
-	rate := float64(len(l.arrivals))
+	rate := float64(len(l.arrivals)) / Window.Seconds()
 	l.mu.Unlock()
 	return Latency(l.cfg, rate)
 }

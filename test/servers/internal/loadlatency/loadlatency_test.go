@@ -19,20 +19,20 @@ func TestLatencyIsFlatUpToTheKneeThenAWall(t *testing.T) {
 	}
 }
 
-func TestDelayCountsTheLastSecondOnly(t *testing.T) {
-	l := &limiter{cfg: Config{KneeRPS: 2, BaseMs: 10, OverMs: 500}}
+func TestDelayCountsTheLastWindowOnly(t *testing.T) {
+	l := &limiter{cfg: Config{KneeRPS: 1, BaseMs: 10, OverMs: 500}}
 	t0 := time.Unix(100, 0)
-	if d := l.Delay(t0); d != 15*time.Millisecond { // rate 1
+	if d := l.Delay(t0); d != 15*time.Millisecond { // 1 arrival in 2 s: rate 0.5
 		t.Fatalf("first: %v", d)
 	}
-	if d := l.Delay(t0.Add(100 * time.Millisecond)); d != 20*time.Millisecond { // rate 2 = knee
+	if d := l.Delay(t0.Add(100 * time.Millisecond)); d != 20*time.Millisecond { // rate 1 = knee
 		t.Fatalf("second: %v", d)
 	}
-	if d := l.Delay(t0.Add(200 * time.Millisecond)); d != 750*time.Millisecond { // rate 3 > knee
+	if d := l.Delay(t0.Add(200 * time.Millisecond)); d != 750*time.Millisecond { // rate 1.5 > knee
 		t.Fatalf("third: %v", d)
 	}
-	// 1.15 s later the first two have left the window: rate 2 again.
-	if d := l.Delay(t0.Add(1150 * time.Millisecond)); d != 20*time.Millisecond {
+	// 2.15 s later the first two have left the window: rate 1 again.
+	if d := l.Delay(t0.Add(2150 * time.Millisecond)); d != 20*time.Millisecond {
 		t.Fatalf("after the window moved: %v", d)
 	}
 }
