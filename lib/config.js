@@ -142,7 +142,7 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   }
 
   const allPhases = phases;
-  if (cfg.PHASES === undefined) cfg.PHASES = allPhases.slice();
+  if (cfg.PHASES === undefined) { cfg.PHASES = allPhases.slice(); cfg.phasesDefault = true; }
   if (cfg.PHASES.length === 0) bad('PHASES', env.PHASES, `a comma-separated list from ${allPhases.join(', ')}`);
   for (const p of cfg.PHASES) {
     if (!allPhases.includes(p)) bad('PHASES', env.PHASES, `a comma-separated list from ${allPhases.join(', ')}`);

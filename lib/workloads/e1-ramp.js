@@ -41,6 +41,8 @@ export function keyWalk(cfg) {
 export const keyAt = (w, pos) => (w.a * pos + w.c) % w.N;
 
 export function rampPlan(cfg, lm) {
+  // Without PHASES a load model ramps the load phase (inserts of fresh keys).
+  if (cfg.phasesDefault) cfg.PHASES = ['load'];
   const phases = cfg.PHASES;
   const ramped = phases[phases.length - 1];
   const knob = lm.open ? `RATE_STAGES=${lm.text}` : `STAGES=${lm.text}`;
