@@ -129,7 +129,7 @@ export function capacityChart(runs, { title = 'Latency against throughput' } = {
   const marks = [];
   for (const c of runs) {
     const label = c.label || `${c.target} ${c.op}`;
-    const steps = c.steps.filter((s) => s.docs_per_s !== null);
+    const steps = c.steps.filter((s) => s.docs_per_s !== null).sort((a, b) => a.rate - b.rate);
     series.push({ name: `${label} p99`, points: steps.map((s) => [s.docs_per_s, s.batch_ms.p99]) });
     series.push({ name: `${label} p50`, points: steps.map((s) => [s.docs_per_s, s.batch_ms.median]), dashed: true, color: undefined });
     if (c.knee.rate !== null) marks.push({ x: c.knee.docs_per_s, y: c.knee.p99_ms, label: `knee ${label}` });
@@ -138,7 +138,7 @@ export function capacityChart(runs, { title = 'Latency against throughput' } = {
   const PAL = ['#3274d9', '#e0752d', '#56a64b', '#a352cc'];
   series.forEach((s, i) => { s.color = PAL[Math.floor(i / 2) % PAL.length]; });
   const slos = [...new Set(runs.map((c) => c.slo_ms))];
-  return lineChart({ title, xLabel: 'achieved docs/s', yLabel: 'batch time (ms)', series, marks, hLines: slos.map((y) => ({ y, label: `SLO p99 ${y} ms` })) });
+  return lineChart({ title, xLabel: 'achieved docs/s (points in order of the offered rate)', yLabel: 'batch time (ms)', series, marks, sortX: false, hLines: slos.map((y) => ({ y, label: `SLO p99 ${y} ms` })) });
 }
 
 function esc(s) {
@@ -162,14 +162,15 @@ export function capacityHtml(runs, text) {
 export function compareText(a, b) {
   const la = a.label || `${a.target} ${a.op}`;
   const lb = b.label || `${b.target} ${b.op}`;
-  const row = (l, c) => `${l.padEnd(28)}${String(c.knee.rate ?? '-').padStart(10)}${f(c.knee.docs_per_s, 0).padStart(12)}${f(c.knee.p99_ms).padStart(12)}${String(c.slo_ms).padStart(9)}   ${c.knee.first_failing_rate === null ? 'not reached' : c.knee.limited_by}`;
+  const w = Math.max(28, la.length + 4, lb.length + 4);
+  const row = (l, c) => `${l.padEnd(w)}${String(c.knee.rate ?? '-').padStart(10)}${f(c.knee.docs_per_s, 0).padStart(12)}${f(c.knee.p99_ms).padStart(12)}${String(c.slo_ms).padStart(9)}   ${c.knee.first_failing_rate === null ? 'not reached' : c.knee.limited_by}`;
   const ratio = a.knee.docs_per_s && b.knee.docs_per_s ? a.knee.docs_per_s / b.knee.docs_per_s : null;
   const warn = [];
   if (a.slo_ms !== b.slo_ms) warn.push(`different SLOs (${a.slo_ms} vs. ${b.slo_ms} ms)`);
   if (a.batch_size !== b.batch_size) warn.push(`different batch sizes (${a.batch_size} vs. ${b.batch_size})`);
   if (a.op !== b.op) warn.push(`different operations (${a.op} vs. ${b.op})`);
   return [
-    `${'capacity run'.padEnd(28)}${'knee/s'.padStart(10)}${'knee docs/s'.padStart(12)}${'p99 ms'.padStart(12)}${'SLO ms'.padStart(9)}   limited by`,
+    `${'capacity run'.padEnd(w)}${'knee/s'.padStart(10)}${'knee docs/s'.padStart(12)}${'p99 ms'.padStart(12)}${'SLO ms'.padStart(9)}   limited by`,
     row(`A ${la}`, a), row(`B ${lb}`, b),
     `A/B knee docs/s: ${ratio === null ? '- (a knee is missing)' : `${ratio.toFixed(2)}x`}`,
     ...(warn.length ? [`note: ${warn.join('; ')}`] : []),

@@ -60,12 +60,14 @@ export function groupedBars({ title, unit = '', groups, series, width = 640, hei
 //   hLines: [{ y, label }], marks: [{ x, y, label }] })
 // Lines through points sorted by x (a latency-vs-throughput curve: x = achieved docs/s,
 // y = ms). Points with a missing coordinate are left out, never drawn at zero.
-export function lineChart({ title, xLabel = '', yLabel = '', series, hLines = [], marks = [], width = 720, height = 360 }) {
+// sortX: false keeps the points in the given order (a capacity curve follows the offered
+// rate, and an overloaded step can achieve fewer docs/s than the one before it).
+export function lineChart({ title, xLabel = '', yLabel = '', series, hLines = [], marks = [], width = 720, height = 360, sortX = true }) {
   const top = 34; const bottom = 48; const left = 64; const right = 16;
   const legendRows = Math.ceil(series.length / 2);
   const plotW = width - left - right; const plotH = height - top - bottom;
   const ok = (v) => typeof v === 'number' && Number.isFinite(v);
-  const pts = series.map((s) => s.points.filter(([x, y]) => ok(x) && ok(y)).sort((a, b) => a[0] - b[0]));
+  const pts = series.map((s) => { const p = s.points.filter(([x, y]) => ok(x) && ok(y)); return sortX ? p.sort((a, b) => a[0] - b[0]) : p; });
   const xs = pts.flat().map((p) => p[0]);
   const ys = pts.flat().map((p) => p[1]).concat(hLines.map((h) => h.y).filter(ok));
   const xMax = xs.length ? Math.max(...xs) * 1.08 || 1 : 1;
@@ -98,10 +100,12 @@ export function lineChart({ title, xLabel = '', yLabel = '', series, hLines = []
     const ly = height - 4 + 18 * Math.floor(si / 2);
     out.push(`<line x1="${lx}" x2="${lx + 18}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 3"' : ''}/><text x="${lx + 22}" y="${ly}">${esc(s.name)}</text>`);
   });
-  for (const m of marks) {
-    if (!ok(m.x) || !ok(m.y)) continue;
-    out.push(`<circle cx="${X(m.x).toFixed(1)}" cy="${Y(m.y).toFixed(1)}" r="6" fill="none" stroke="#222" stroke-width="2"/><text x="${(X(m.x) + 8).toFixed(1)}" y="${(Y(m.y) - 8).toFixed(1)}" font-weight="bold">${esc(m.label || '')}</text>`);
-  }
+  marks.forEach((m, i) => {
+    if (!ok(m.x) || !ok(m.y)) return;
+    // Labels right-aligned left of the mark when it sits in the right half; stacked by index.
+    const right = X(m.x) > left + plotW / 2;
+    out.push(`<circle cx="${X(m.x).toFixed(1)}" cy="${Y(m.y).toFixed(1)}" r="6" fill="none" stroke="#222" stroke-width="2"/><text x="${(X(m.x) + (right ? -8 : 8)).toFixed(1)}" y="${(Y(m.y) - 8 - 14 * i).toFixed(1)}" text-anchor="${right ? 'end' : 'start'}" font-weight="bold">${esc(m.label || '')}</text>`);
+  });
   out.push('</svg>');
   return out.join('\n');
 }
