@@ -117,3 +117,32 @@ test('bad load models are bad input: one line, exit 107, nothing written', async
     assert.match(r.stderr, re);
   }
 });
+
+test('ArangoDB and RavenDB (API test servers): ramped merge, ignore and upsert verify exactly', async () => {
+  const { startTestServer } = await import('../helpers/testserver.mjs');
+  const arango = await startTestServer('arangodb', ['-no-auth']);
+  const raven = await startTestServer('ravendb', []);
+  try {
+    const common = { RATE_STAGES: '1s:10,1s:20', PHASES: 'load,overwrite', DOCS: '4000', BATCH_SIZE: '100', VUS: '3' };
+    for (const [scn, knobs] of [
+      ['scenarios/arangodb/insert-vs-overwrite.js', { ARANGO_URL: arango.url, OVERWRITE_OP: 'merge' }],
+      ['scenarios/arangodb/insert-vs-overwrite.js', { ARANGO_URL: arango.url, OVERWRITE_OP: 'ignore', RAMP_KEYS: 'sequential' }],
+      ['scenarios/ravendb/insert-vs-overwrite.js', { RAVEN_URL: raven.url }],
+      ['scenarios/ravendb/insert-vs-overwrite.js', { RAVEN_URL: raven.url, LOAD_OP: 'bulk' }],
+    ]) {
+      const r = await runK6(scn, { ...common, ...knobs });
+      const what = `${scn} ${JSON.stringify(knobs)}\n${explain(r)}`;
+      assert.equal(r.code, 0, what);
+      const [load, over] = r.summary.phases;
+      assert.equal(load.docs_ok, 4000, what);
+      assert.ok(over.batches >= 29 && over.batches <= 32, `${over.batches} ${what}`);
+      assert.equal(r.summary.verification.found, 4000, what);
+      assert.equal(r.summary.verification.readback_checked, 4000, what);
+      assert.equal(r.summary.verification.readback_stale_or_missing, 0, what);
+      assert.equal(r.summary.verification.overwrites_unaccounted, 0, what);
+    }
+  } finally {
+    await arango.stop();
+    await raven.stop();
+  }
+});
