@@ -146,3 +146,30 @@ test('ArangoDB and RavenDB (API test servers): ramped merge, ignore and upsert v
     await raven.stop();
   }
 });
+
+test('arangobench under load models (ArangoDB test server): whole cycles in order, count = inserts - deletes acknowledged', async () => {
+  const { startTestServer } = await import('../helpers/testserver.mjs');
+  const arango = await startTestServer('arangodb', ['-no-auth']);
+  try {
+    for (const [c, model, left] of [['crud', { STAGES: '1s:1,1s:3' }, (ins) => 0 * ins], ['multi-collection', { RATE_STAGES: '1s:10,1s:20' }, (ins) => ins], ['crud-write-read', { RATE_STAGES: '2s:15' }, (ins) => ins]]) {
+      const r = await runK6('scenarios/arangodb/arangobench.js', { ARANGO_URL: arango.url, ARANGOBENCH_CASE: c, VUS: '3', ...model });
+      const what = `${c} ${JSON.stringify(model)}\n${explain(r)}`;
+      assert.equal(r.code, 0, what);
+      const v = r.summary.verification;
+      const ops = Object.fromEntries(r.summary.e3.operations.map((o) => [o.op, o.count]));
+      // Every cycle runs its operations in order: as many reads/updates/deletes as inserts.
+      if (c === 'crud') assert.deepEqual([ops.read, ops.update, ops.delete], [2 * ops.insert, ops.insert, ops.insert], what);
+      if (c === 'crud-write-read') {
+        assert.equal(ops.read, ops.insert, what);
+        assert.ok(ops.insert >= 29 && ops.insert <= 31, what);
+      }
+      assert.equal(r.summary.e3.failed_operations, 0, what);
+      assert.equal(v.found, left(v.acknowledged_new), what);
+      assert.equal(v.expected, v.found, what);
+      assert.equal(r.summary.stages.length, c === 'crud-write-read' ? 1 : 2, what);
+      assert.equal(r.summary.stages.reduce((a, s) => a + s.batches, 0), r.summary.e3.requests_done, what);
+    }
+  } finally {
+    await arango.stop();
+  }
+});
