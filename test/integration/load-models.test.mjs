@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { influxQuery, localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
 
 const env = localEnv();
 const scenario = 'scenarios/postgres/insert-vs-overwrite.js';
@@ -172,4 +172,15 @@ test('arangobench under load models (ArangoDB test server): whole cycles in orde
   } finally {
     await arango.stop();
   }
+});
+
+test('InfluxDB: every batch point of a ramped run carries its stage; per-stage counts match summary.json', async () => {
+  const runId = uniqueRunId();
+  const r = await runK6(scenario, { PG_URL: env.PG_URL, RATE_STAGES: '1s:10,1s:20', PHASES: 'load', BATCH_SIZE: '100', RUN_ID: runId },
+    { args: ['--out', `influxdb=${env.INFLUX_URL}`, '--tag', `testid=${runId}`], runId });
+  assert.equal(r.code, 0, explain(r));
+  const res = await influxQuery(env.INFLUX_URL, `SELECT count("value") FROM "writepath_batch_duration" WHERE "testid" = '${runId}' GROUP BY "stage"`);
+  const series = res.results[0].series || [];
+  const byStage = Object.fromEntries(series.map((x) => [x.tags.stage, x.values[0][1]]));
+  assert.deepEqual(byStage, { 1: r.summary.stages[0].batches, 2: r.summary.stages[1].batches });
 });
