@@ -135,7 +135,7 @@ export function capacityChart(runs, { title = 'Latency against throughput' } = {
     if (c.knee.rate !== null) marks.push({ x: c.knee.docs_per_s, y: c.knee.p99_ms, label: `knee ${label}` });
   }
   // p50 in the p99 colour of the same run (dashed).
-  const PAL = ['#3274d9', '#e0752d', '#56a64b', '#a352cc'];
+  const PAL = ['#3274d9', '#e0752d', '#56a64b', '#a352cc', '#c4162a', '#8f6b00', '#1f9e9e', '#555555'];
   series.forEach((s, i) => { s.color = PAL[Math.floor(i / 2) % PAL.length]; });
   const slos = [...new Set(runs.map((c) => c.slo_ms))];
   return lineChart({ title, xLabel: 'achieved docs/s (points in order of the offered rate)', yLabel: 'batch time (ms)', series, marks, sortX: false, hLines: slos.map((y) => ({ y, label: `SLO p99 ${y} ms` })) });

@@ -8,6 +8,7 @@
 //   scripts/capacity.mjs [run] [-e KNOB=value …]          knobs: CAPACITY_* below, plus any scenario knob
 //   scripts/capacity.mjs knee results/capacity-<id>        recompute the knee from the recorded steps
 //   scripts/capacity.mjs compare <A> <B> [--out <dir>]     two searches: knees, ratio, one chart
+//   scripts/capacity.mjs chart <A> <B> <C>… [--out <dir>]  any number of searches in one chart
 //
 // Exit codes: 0 (knee found, or not reached within CAPACITY_MAX), 99 a step failed its
 // verification (the database does not hold what it acknowledged), 107 bad input, 108 a step
@@ -252,6 +253,18 @@ function main() {
     writeFileSync(path.join(out, 'compare.html'), capacityHtml([a, b], `${text}\n${capacityText(a)}\n${capacityText(b)}`));
     writeFileSync(path.join(out, 'compare.txt'), text);
     console.log(`chart: ${path.join(out, 'compare.svg')} · report: ${path.join(out, 'compare.html')}`);
+  } else if (cmd === 'chart') {
+    const outAt = rest.indexOf('--out');
+    const outDir = outAt >= 0 ? rest.splice(outAt, 2)[1] : null;
+    if (rest.length < 1) bad('usage: scripts/capacity.mjs chart <capacity folder or capacity.json>… [--out <dir>]');
+    const runs = rest.map(loadCapacity);
+    for (const c of runs) c.label = `${c.target} ${c.op} (${c.id})`;
+    const text = runs.map((c) => `${c.label}: ${c.knee.rate === null ? 'no knee' : `knee ${c.knee.rate} batches/s = ${c.knee.docs_per_s.toFixed(0)} docs/s at p99 ${c.knee.p99_ms.toFixed(1)} ms`} (SLO ${c.slo_ms} ms)`).join('\n');
+    const out = path.resolve(outDir || path.join('results', `capacity-chart-${runs.map((c) => c.id).join('-')}`.slice(0, 80)));
+    mkdirSync(out, { recursive: true });
+    writeFileSync(path.join(out, 'chart.svg'), capacityChart(runs, { title: 'Batch time against docs/s' }));
+    writeFileSync(path.join(out, 'chart.html'), capacityHtml(runs, `${text}\n\n${runs.map(capacityText).join('\n')}`));
+    console.log(`${text}\nchart: ${path.join(out, 'chart.svg')} · report: ${path.join(out, 'chart.html')}`);
   } else {
     search(cmd === 'run' || cmd === undefined ? rest : [cmd, ...rest]);
   }

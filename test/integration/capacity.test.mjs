@@ -128,6 +128,12 @@ test('compare: two capacity runs, both knees and the ratio, one chart', async ()
   });
   assert.equal(viaCompare.code, 0, viaCompare.o);
   assert.match(viaCompare.o, /A\/B knee docs\/s: 2\.00x/);
+  // Any number of searches in one chart.
+  writeFileSync(path.join(dir, 'c.json'), JSON.stringify(mk('c1', 'ravendb', [st(1, 10, 20, 1000), st(2, 20, 30, 2000), st(3, 40, 50, 4000)])));
+  const chart = await capacity(['chart', path.join(dir, 'a.json'), path.join(dir, 'b.json'), path.join(dir, 'c.json'), '--out', path.join(dir, 'chart')]);
+  assert.equal(chart.code, 0, chart.out);
+  assert.match(chart.out, /ravendb insert \(c1\): knee 40 batches\/s = 4000 docs\/s/);
+  assert.equal((readFileSync(path.join(dir, 'chart', 'chart.svg'), 'utf8').match(/<polyline /g) || []).length, 6);
 });
 
 test('bad ladders and SLOs are bad input: one line, exit 107, nothing run', async () => {
