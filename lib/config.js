@@ -68,9 +68,11 @@ export const KNOBS = {
   RAVEN_INDEXES: { type: 'int', target: 'ravendb', min: 0, max: 9, default: 0, doc: 'Fields f0..f(N-1) of the E1 documents in one static Map index (0 = no index); with RAVEN_WAIT_FOR_INDEXES a batch waits for it.' },
   RAVEN_WAIT_FOR_INDEXES: { type: 'duration', target: 'ravendb', doc: 'waitForIndexesTimeout on bulk_docs batches (insert/upsert), e.g. 30s: the batch answers once the indexes caught up, so the time per batch is write + index. Empty = do not wait.' },
   LOAD_OP:      { type: 'enum', target: 'ravendb', values: ['insert', 'bulk'], default: 'insert', doc: 'How the E1 load phase writes on RavenDB: insert = bulk_docs with ChangeVector "" (a duplicate fails the batch), bulk = bulk insert (always overwrites).' },
-  STAGES:       { type: 'string', target: 'ravendb', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*)*$/, allowed: 'comma-separated duration:VUs pairs such as 10s:1,10s:2,10s:4', default: '10s:1,10s:2,10s:4', doc: 'scenarios/ravendb/bulk-insert.js: ramping-vus stages (duration:target VUs); docs/s and MB/s are reported per stage.' },
-  RATE_STAGES:  { type: 'string', target: 'ravendb', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*)*$/, allowed: 'comma-separated duration:batches-per-second pairs such as 10s:20,10s:40', doc: 'scenarios/ravendb/bulk-insert.js in the open model: ramping-arrival-rate stages (duration:batches per second), started whether or not earlier batches finished; iterations k6 could not start for lack of a free VU are counted as dropped_iterations (threshold key dropped_iterations_max). Set: replaces STAGES; VUS VUs are pre-allocated, up to MAX_VUS.' },
-  MAX_VUS:      { type: 'int', target: 'ravendb', min: 1, max: 10000, default: 100, doc: 'RATE_STAGES (open model): the most VUs k6 may use to keep the arrival rate.' },
+  // Load models (lib/load-model.js; docs/load-models.md), all targets
+  STAGES:       { type: 'string', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*)*$/, allowed: 'comma-separated duration:VUs pairs such as 10s:1,10s:2,10s:4', doc: 'Closed model: ramping-vus stages (duration:target VUs, each held as a step); results per stage. insert-vs-overwrite: the last phase of PHASES ramps (a load phase before it is a pre-load of DOCS in setup). scenarios/ravendb/bulk-insert.js uses 10s:1,10s:2,10s:4 when neither STAGES nor RATE_STAGES is set. Unset: the fixed plan.' },
+  RATE_STAGES:  { type: 'string', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*)*$/, allowed: 'comma-separated duration:batches-per-second pairs such as 10s:20,10s:40', doc: 'Open model: stages of duration:batches per second (one k6 constant-arrival-rate scenario per stage), started whether or not earlier batches finished; iterations k6 could not start for lack of a free VU are counted as dropped_iterations (per stage and in total; threshold key dropped_iterations_max). Same phases as STAGES; VUS VUs are pre-allocated, up to MAX_VUS.' },
+  MAX_VUS:      { type: 'int', min: 1, max: 10000, default: 100, doc: 'RATE_STAGES (open model): the most VUs k6 may use to keep the arrival rate.' },
+  RAMP_KEYS:    { type: 'enum', values: ['random', 'sequential'], default: 'random', doc: 'insert-vs-overwrite with STAGES/RATE_STAGES and PHASES=load,overwrite: order in which the ramped overwrite walks the pre-loaded keys (random = a seeded permutation, sequential = key order); each key is overwritten at most once, so every key can be read back exactly.' },
 };
 
 // Scope and plan membership of every knob: the one home of both facts (issue 19).
@@ -203,7 +205,7 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   }
 
   const allPhases = phases;
-  if (cfg.PHASES === undefined) cfg.PHASES = allPhases.slice();
+  if (cfg.PHASES === undefined) { cfg.PHASES = allPhases.slice(); cfg.phasesDefault = true; }
   if (cfg.PHASES.length === 0) bad('PHASES', env.PHASES, `a comma-separated list from ${allPhases.join(', ')}`);
   for (const p of cfg.PHASES) {
     if (!allPhases.includes(p)) bad('PHASES', env.PHASES, `a comma-separated list from ${allPhases.join(', ')}`);

@@ -75,12 +75,13 @@ export function experiment(workload, createTarget, env, { target, required = [],
       ? { verify: { executor: 'shared-iterations', vus: 1, iterations: 1, maxDuration: '10s' } }
       : workload.scenarios(cfg, plan),
     // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
-    thresholds: Object.assign(k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons), workload.extraThresholds ? workload.extraThresholds(cfg, plan) : {},
+    // (Declared first, so that a per-stage limit of the threshold file replaces the empty entry.)
+    thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {}, k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.lm ? plan.lm.stages.length : 0),
       // Without a planned count, verification = every acknowledged document is found
       // (distributed: scripts/merge-results.mjs compares with all instances' documents).
       parsed.verify && plan.expectedDocs === null && distributed === '0' ? { [M.verifyUnaccounted]: ['count==0'] } : {}),
     summaryTrendStats: TREND_STATS,
-    setupTimeout: '120s',
+    setupTimeout: plan.setupTimeout || '120s', // a ramped overwrite pre-loads DOCS in setup
     teardownTimeout: '600s',
     tags: { target },
   };
@@ -96,6 +97,8 @@ export function experiment(workload, createTarget, env, { target, required = [],
     if (instance && distributed === 'verify') fail(`DISTRIBUTED=verify runs once, after all instances: remove --execution-segment ${segment}`);
     // lib/targets/lifecycle.js: create (or refuse, reuse, join, verify) the run's objects.
     const info = tgt.setup(runId, planSignature(cfg), distributed === '0' ? 'own' : distributed === '1' ? 'join' : 'verify');
+    // A ramped workload may write its starting data set here, before the load model starts.
+    if (workload.prepare && distributed === '0') { tgt.bind(runId, info); workload.prepare(tgt, cfg, plan); }
     console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); ${distributed === 'verify' ? 'verifying' : 'writing to'} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
     return { runId, target: info, startedAt: new Date().toISOString(), instance, segment: segment || null };
   }
@@ -152,6 +155,8 @@ export function experiment(workload, createTarget, env, { target, required = [],
     const r = buildReport(data, { cfg: publicConfig(cfg), description: workload.describe(cfg, plan), phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
       sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: tgt }) : null,
       resultsAt: layout === 'nested' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}-*` : null });
+    // A ramped run adds its per-stage results (lib/load-model.js addStageReport).
+    if (workload.report) workload.report(data, r, { cfg, plan, target, tgt, reasons: tgt.reasons });
     const out = { stdout: r.text };
     if (r.runId && layout !== 'none') {
       // Instances of one distributed run share RUN_ID (and, on one machine, the folder).

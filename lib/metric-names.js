@@ -15,4 +15,6 @@ export const M = {
   readbackStale: 'writepath_readback_stale',     // Gauge (teardown), keys not holding a version their batches wrote
   verifyError: 'writepath_verify_error',         // Gauge (teardown): 1 = the verification failed to run to its end
   verifyUnaccounted: 'writepath_verify_unaccounted', // Counter: + new documents acknowledged (per batch), - documents found (teardown)
+  overwritesUnaccounted: 'writepath_verify_overwrites_unaccounted', // Counter (ramped overwrite): + acknowledged overwrites, - keys found with their batch's version (teardown)
+  rampKeysExhausted: 'writepath_ramp_keys_exhausted', // Counter (ramped overwrite): batches that found no key left to overwrite
 };

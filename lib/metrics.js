@@ -14,6 +14,10 @@ export const phaseClock = new Gauge(M.phaseClock);
 // was lost. It is the verification of workloads whose document count cannot be planned
 // (bulk-insert runs as many batches as the server takes in the stages' time).
 export const verifyUnaccounted = new Counter(M.verifyUnaccounted);
+// A ramped overwrite (lib/workloads/e1-ramp.js): acknowledged overwrites minus the keys
+// teardown finds holding their batch's version; batches that found no unused key.
+export const overwritesUnaccounted = new Counter(M.overwritesUnaccounted);
+export const rampKeysExhausted = new Counter(M.rampKeysExhausted);
 // Teardown's verification gauges, registered here so that the verification thresholds are
 // valid for every workload (k6 rejects a threshold on a metric the script never defined).
 export const verifyExpected = new Gauge(M.verifyExpected);

@@ -63,6 +63,7 @@ ${rows}
 ${failures ? `<ul class="bad">${failures}</ul>` : ''}
 <figure>${latencyChart}</figure>
 <figure>${rateChart}</figure>
+${stagesHtml(json)}
 ${ratios ? `<h2>Phase ratios</h2><table id="ratios"><thead><tr><th></th><th>average</th><th>median</th><th>p99</th></tr></thead><tbody>\n${ratios}\n</tbody></table>` : ''}
 <h2>Verification</h2>
 ${verification}
@@ -86,4 +87,25 @@ export function withoutEmptyMetrics(data) {
     if (!empty || Object.keys(m.thresholds || {}).length > 0) metrics[name] = m;
   }
   return { ...data, metrics };
+}
+
+// Per-stage rows of a ramped run (STAGES / RATE_STAGES; lib/load-model.js), with a chart of
+// p50/p99 per stage.
+function stagesHtml(json) {
+  const st = json.stages || [];
+  if (st.length === 0) return '';
+  const open = json.load_model && json.load_model.model === 'open';
+  const rows = st.map((x) => `<tr data-stage="${x.stage}"><th scope="row">${x.stage}</th><td>${esc(x.load || x.vus)}</td><td>${x.batches}</td><td>${x.docs_ok}</td>` +
+    `<td class="${x.docs_failed ? 'bad' : ''}">${x.docs_failed}${x.docs_failed ? ` (${esc(Object.entries(x.failed_by_reason || {}).map(([r, c]) => `${r} ${c}`).join(', '))})` : ''}</td>` +
+    `<td>${fmt(x.docs_per_s, 0)}</td><td>${fmt(x.mb_per_s, 2)}</td>${['median', 'p90', 'p99', 'max'].map((k) => `<td>${fmt((x.batch_ms || {})[k])}</td>`).join('')}` +
+    `${open ? `<td class="${x.dropped_iterations ? 'bad' : ''}">${x.dropped_iterations ?? '-'}</td>` : ''}</tr>`).join('\n');
+  const chart = groupedBars({
+    title: 'Time per batch by stage', unit: 'ms', groups: st.map((x) => `${x.stage}: ${x.load || x.vus}`),
+    series: [['p50', 'median'], ['p99', 'p99']].map(([name, k]) => ({ name, values: st.map((x) => (x.batch_ms || {})[k] ?? null) })),
+  });
+  return `<h2>Stages (${open ? 'open model: batches/s' : 'closed model: VUs'} ${esc(json.load_model ? json.load_model.stages : '')})</h2>
+<table id="stages"><thead><tr><th>stage</th><th>${open ? 'rate' : 'VUs'}</th><th>batches</th><th>docs ok</th><th>failed</th><th>docs/s</th><th>MB/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th>${open ? '<th>dropped</th>' : ''}</tr></thead><tbody>
+${rows}
+</tbody></table>
+<figure>${chart}</figure>`;
 }

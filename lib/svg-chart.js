@@ -55,3 +55,57 @@ export function groupedBars({ title, unit = '', groups, series, width = 640, hei
   out.push('</svg>');
   return out.join('\n');
 }
+
+// lineChart({ title, xLabel, yLabel, series: [{ name, points: [[x, y], …], dashed, color }],
+//   hLines: [{ y, label }], marks: [{ x, y, label }] })
+// Lines through points sorted by x (a latency-vs-throughput curve: x = achieved docs/s,
+// y = ms). Points with a missing coordinate are left out, never drawn at zero.
+// sortX: false keeps the points in the given order (a capacity curve follows the offered
+// rate, and an overloaded step can achieve fewer docs/s than the one before it).
+export function lineChart({ title, xLabel = '', yLabel = '', series, hLines = [], marks = [], width = 720, height = 360, sortX = true }) {
+  const top = 34; const bottom = 48; const left = 64; const right = 16;
+  const legendRows = Math.ceil(series.length / 2);
+  const plotW = width - left - right; const plotH = height - top - bottom;
+  const ok = (v) => typeof v === 'number' && Number.isFinite(v);
+  const pts = series.map((s) => { const p = s.points.filter(([x, y]) => ok(x) && ok(y)); return sortX ? p.sort((a, b) => a[0] - b[0]) : p; });
+  const xs = pts.flat().map((p) => p[0]);
+  const ys = pts.flat().map((p) => p[1]).concat(hLines.map((h) => h.y).filter(ok));
+  const xMax = xs.length ? Math.max(...xs) * 1.08 || 1 : 1;
+  const yMax = ys.length ? Math.max(...ys) * 1.1 || 1 : 1;
+  const X = (v) => left + (v / xMax) * plotW;
+  const Y = (v) => top + plotH - (v / yMax) * plotH;
+  const fullH = height + 18 * legendRows;
+  const out = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${fullH}" viewBox="0 0 ${width} ${fullH}" font-family="sans-serif" font-size="11" role="img" aria-label="${esc(title)}">`);
+  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(title)}</text>`);
+  for (let t = 0; t <= 4; t++) {
+    const yv = (yMax * t) / 4; const xv = (xMax * t) / 4;
+    out.push(`<line x1="${left}" x2="${width - right}" y1="${Y(yv).toFixed(1)}" y2="${Y(yv).toFixed(1)}" stroke="#ddd"/>`);
+    out.push(`<text x="${left - 4}" y="${(Y(yv) + 4).toFixed(1)}" text-anchor="end" fill="#555">${short(yv)}</text>`);
+    out.push(`<text x="${X(xv).toFixed(1)}" y="${top + plotH + 14}" text-anchor="middle" fill="#555">${short(xv)}</text>`);
+  }
+  out.push(`<line x1="${left}" x2="${width - right}" y1="${top + plotH}" y2="${top + plotH}" stroke="#888"/><line x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}" stroke="#888"/>`);
+  out.push(`<text x="${left + plotW / 2}" y="${top + plotH + 30}" text-anchor="middle">${esc(xLabel)}</text>`);
+  out.push(`<text x="14" y="${top + plotH / 2}" text-anchor="middle" transform="rotate(-90 14 ${top + plotH / 2})">${esc(yLabel)}</text>`);
+  for (const h of hLines) {
+    if (!ok(h.y)) continue;
+    out.push(`<line x1="${left}" x2="${width - right}" y1="${Y(h.y).toFixed(1)}" y2="${Y(h.y).toFixed(1)}" stroke="#c62828" stroke-dasharray="6 4"/><text x="${width - right - 2}" y="${(Y(h.y) - 4).toFixed(1)}" text-anchor="end" fill="#c62828">${esc(h.label || '')}</text>`);
+  }
+  series.forEach((s, si) => {
+    const color = s.color || PALETTE[si % PALETTE.length];
+    const p = pts[si];
+    if (p.length > 1) out.push(`<polyline fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 3"' : ''} points="${p.map(([x, y]) => `${X(x).toFixed(1)},${Y(y).toFixed(1)}`).join(' ')}"/>`);
+    for (const [x, y] of p) out.push(`<circle cx="${X(x).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="3" fill="${color}"><title>${esc(`${s.name}: ${short(x)} ${xLabel} → ${short(y)} ${yLabel}`)}</title></circle>`);
+    const lx = left + (si % 2) * (plotW / 2);
+    const ly = height - 4 + 18 * Math.floor(si / 2);
+    out.push(`<line x1="${lx}" x2="${lx + 18}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 3"' : ''}/><text x="${lx + 22}" y="${ly}">${esc(s.name)}</text>`);
+  });
+  marks.forEach((m, i) => {
+    if (!ok(m.x) || !ok(m.y)) return;
+    // Labels right-aligned left of the mark when it sits in the right half; stacked by index.
+    const right = X(m.x) > left + plotW / 2;
+    out.push(`<circle cx="${X(m.x).toFixed(1)}" cy="${Y(m.y).toFixed(1)}" r="6" fill="none" stroke="#222" stroke-width="2"/><text x="${(X(m.x) + (right ? -8 : 8)).toFixed(1)}" y="${(Y(m.y) - 8 - 14 * i).toFixed(1)}" text-anchor="${right ? 'end' : 'start'}" font-weight="bold">${esc(m.label || '')}</text>`);
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}

@@ -17,6 +17,7 @@ export const LATENCY = {
   batch_p95_ms: 'p(95)', batch_p99_ms: 'p(99)', batch_max_ms: 'max',
 };
 const LIMIT_KEYS = [...Object.keys(LATENCY), 'failed_docs_max', 'failed_batches_rate_max', 'dropped_iterations_max', 'abort_on_fail'];
+const STAGE_LIMIT_KEYS = [...Object.keys(LATENCY), 'failed_docs_max', 'failed_batches_rate_max'];
 
 export function parseThresholds(text, { path, phases }) {
   const where = `THRESHOLDS=${path}`;
@@ -28,25 +29,38 @@ export function parseThresholds(text, { path, phases }) {
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) fail(`${where} must hold a JSON object with "phases"`);
   for (const k of Object.keys(doc)) {
-    if (!['phases', 'verify', '$comment'].includes(k)) fail(`${where}: unknown key "${k}"; allowed: phases, verify, $comment`);
+    if (!['phases', 'stages', 'verify', '$comment'].includes(k)) fail(`${where}: unknown key "${k}"; allowed: phases, stages, verify, $comment`);
   }
   if (doc.phases === null || typeof doc.phases !== 'object' || Array.isArray(doc.phases)) fail(`${where}: "phases" must be an object keyed by phase (${phases.join(', ')})`);
   if (doc.verify !== undefined && typeof doc.verify !== 'boolean') fail(`${where}: "verify" must be true or false`);
-  const out = { phases: {}, verify: doc.verify !== false };
-  for (const [phase, limits] of Object.entries(doc.phases)) {
-    if (!phases.includes(phase)) fail(`${where}: unknown phase "${phase}"; this experiment has ${phases.join(', ')}`);
-    if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) fail(`${where}: phases.${phase} must be an object`);
+  const out = { phases: {}, stages: {}, verify: doc.verify !== false, path };
+  const checkLimits = (name, limits, keys) => {
+    if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) fail(`${where}: ${name} must be an object`);
     for (const [k, v] of Object.entries(limits)) {
-      if (!LIMIT_KEYS.includes(k)) fail(`${where}: phases.${phase}.${k} is unknown; allowed: ${LIMIT_KEYS.join(', ')}`);
+      if (!keys.includes(k)) fail(`${where}: ${name}.${k} is unknown; allowed: ${keys.join(', ')}`);
       if (k === 'abort_on_fail') {
-        if (typeof v !== 'boolean') fail(`${where}: phases.${phase}.abort_on_fail=${JSON.stringify(v)} must be true or false`);
+        if (typeof v !== 'boolean') fail(`${where}: ${name}.abort_on_fail=${JSON.stringify(v)} must be true or false`);
       } else if (k === 'failed_batches_rate_max') {
-        if (typeof v !== 'number' || !(v >= 0 && v <= 1)) fail(`${where}: phases.${phase}.${k}=${JSON.stringify(v)} must be a number from 0 to 1`);
+        if (typeof v !== 'number' || !(v >= 0 && v <= 1)) fail(`${where}: ${name}.${k}=${JSON.stringify(v)} must be a number from 0 to 1`);
       } else if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-        fail(`${where}: phases.${phase}.${k}=${JSON.stringify(v)} must be a number >= 0`);
+        fail(`${where}: ${name}.${k}=${JSON.stringify(v)} must be a number >= 0`);
       }
     }
+  };
+  for (const [phase, limits] of Object.entries(doc.phases)) {
+    if (!phases.includes(phase)) fail(`${where}: unknown phase "${phase}"; this experiment has ${phases.join(', ')}`);
+    checkLimits(`phases.${phase}`, limits, LIMIT_KEYS);
     out.phases[phase] = limits;
+  }
+  // Per stage of a load model (STAGES / RATE_STAGES), keyed by the 1-based stage number.
+  // dropped_iterations cannot be limited per stage: k6 tags them with the scenario only.
+  if (doc.stages !== undefined) {
+    if (doc.stages === null || typeof doc.stages !== 'object' || Array.isArray(doc.stages)) fail(`${where}: "stages" must be an object keyed by stage number ("1", "2", …)`);
+    for (const [stage, limits] of Object.entries(doc.stages)) {
+      if (!/^[1-9]\d{0,3}$/.test(stage)) fail(`${where}: stages."${stage}" is not a stage number; use "1", "2", … (the stages of STAGES or RATE_STAGES, in order)`);
+      checkLimits(`stages.${stage}`, limits, STAGE_LIMIT_KEYS);
+      out.stages[stage] = limits;
+    }
   }
   return out;
 }
@@ -54,8 +68,19 @@ export function parseThresholds(text, { path, phases }) {
 // k6 `options.thresholds` for the phases that run. Every per-phase sub-metric is declared
 // (with an empty list when there is no limit) because k6 only reports sub-metrics that have
 // a thresholds entry, and the result table needs them all.
-export function k6Thresholds(parsed, phases, reasons = []) {
+export function k6Thresholds(parsed, phases, reasons = [], stageCount = 0) {
   const t = {};
+  for (const [stage, limits] of Object.entries(parsed.stages || {})) {
+    if (Number(stage) > stageCount) {
+      fail(stageCount === 0 ? `THRESHOLDS=${parsed.path}: limits stages.${stage}, but this run has no stages: set STAGES or RATE_STAGES, or remove "stages"`
+        : `THRESHOLDS=${parsed.path}: limits stages.${stage}, but STAGES/RATE_STAGES has only ${stageCount} stage${stageCount === 1 ? '' : 's'}`);
+    }
+    const lat = [];
+    for (const [k, agg] of Object.entries(LATENCY)) if (limits[k] !== undefined) lat.push(`${agg}<=${limits[k]}`);
+    t[`${M.batchDuration}{stage:${stage}}`] = lat;
+    t[`${M.docsFailed}{stage:${stage}}`] = limits.failed_docs_max !== undefined ? [`count<=${limits.failed_docs_max}`] : [];
+    t[`${M.batchFailed}{stage:${stage}}`] = limits.failed_batches_rate_max !== undefined ? [`rate<=${limits.failed_batches_rate_max}`] : [];
+  }
   for (const phase of phases) {
     const limits = parsed.phases[phase] || {};
     const abort = limits.abort_on_fail === true;

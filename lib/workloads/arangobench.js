@@ -18,7 +18,8 @@ import exec from 'k6/execution';
 import { fail } from '../config.js';
 import { vuBatchCount, keyName } from '../keys.js';
 import { createDocs } from '../docs.js';
-import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
+import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, verifyUnaccounted, rampKeysExhausted } from '../metrics.js';
+import { addStageReport, describeModel, loadModel, rampPosition, rampScenario, stageThresholds } from '../load-model.js';
 import { M } from '../metric-names.js';
 import { e3Report } from '../report-e3.js';
 
@@ -51,6 +52,20 @@ export function plan(cfg) {
   const name = cfg.ARANGOBENCH_CASE;
   const seq = CASES[name];
   const L = seq.length;
+  // Under a load model (STAGES / RATE_STAGES) one iteration is one whole cycle of the case,
+  // run in order by one VU on its own key (cycle number = the run-wide batch number), so the
+  // order within a cycle holds whatever the model does; REQUESTS does not apply (the stages
+  // decide how many cycles run) and the count is checked against the acknowledged writes.
+  const lm = loadModel(cfg);
+  if (lm) {
+    if (cfg.DISTRIBUTED !== '0') fail(`DISTRIBUTED=${cfg.DISTRIBUTED} is not allowed with ${lm.open ? 'RATE_STAGES' : 'STAGES'} on arangobench yet: ramped cycles are numbered per process`);
+    const multi = name === 'multi-collection';
+    return {
+      name, seq, L, R: null, V: lm.V, cycles: null, perVu: null, iterations: null, lm,
+      collections: multi ? 2 : 1, indexFields: name === 'persistent-index' ? ['value'] : [],
+      expectedPerCollection: null, expectedDocs: null, B: 1, O: 0, M: 0, newPer: 0,
+    };
+  }
   const R = cfg.REQUESTS;
   const V = cfg.VUS;
   const cycles = Math.ceil(R / L);
@@ -75,6 +90,7 @@ export function plan(cfg) {
 }
 
 export function scenarios(cfg, p) {
+  if (p.lm) return rampScenario(EXPERIMENT, cfg, p.lm);
   return {
     [EXPERIMENT]: {
       executor: 'per-vu-iterations',
@@ -110,8 +126,8 @@ export function describe(cfg, p) {
 }
 
 // Per-operation sub-metrics, so the E3 table can show latency per operation kind.
-export function extraThresholds(cfg) {
-  const t = {};
+export function extraThresholds(cfg, p, reasons) {
+  const t = p && p.lm ? Object.assign(stageThresholds(p.lm, reasons, EXPERIMENT), { [M.rampKeysExhausted]: ['count==0'] }) : {};
   for (const op of new Set(CASES[cfg.ARANGOBENCH_CASE])) {
     t[`${M.batchDuration}{op:${op}}`] = [];
     t[`${M.docsFailed}{op:${op}}`] = [];
@@ -146,8 +162,40 @@ function bodies(cfg, p, keyField) {
   }
 }
 
+// One operation of cycle c; returns what the target answered and the documents it created.
+function runOp(target, b, op, c, tags) {
+  const key = keyName(c);
+  switch (op) {
+    case 'insert': return [target.ops.insertOne(0, b.insert(c), tags), 1];
+    case 'read': return [target.ops.readOne(0, key, tags), 0];
+    case 'update': return [target.ops.updateOne(0, key, b.update(c), tags), 0];
+    case 'delete': return [target.ops.removeOne(0, key, tags), 0];
+    case 'transaction': { const d = b.insert(c); return [target.transaction([d, d], tags), 2]; }
+    default: throw new Error(`arangobench: unknown operation ${op}`);
+  }
+}
+
+// A ramped iteration: the whole cycle of cycle number n, in order. A failed operation ends
+// the cycle (the ones after it would fail for the load generator's reason, not the server's).
+function rampCycle(target, p, state) {
+  const { s, n } = rampPosition(p.lm, exec, Date.now());
+  if (!state.tags) state.tags = p.lm.stages.map((_, i) => p.seq.map((op) => ({ phase: 'run', op, target: target.name, stage: String(i + 1) })));
+  if (n < 0) { rampKeysExhausted.add(1, state.tags[s][0]); return; }
+  for (let m = 0; m < p.L; m++) {
+    const tags = state.tags[s][m];
+    const startedAt = Date.now();
+    const [res, fresh] = runOp(target, state.bodies, p.seq[m], n, tags);
+    recordBatch(tags, res, fresh, startedAt);
+    // An acknowledged delete removes a document the count would otherwise expect.
+    if (p.seq[m] === 'delete' && res.failed === 0) verifyUnaccounted.add(-1, tags);
+    if (res.abort) exec.test.abort(res.abort);
+    if (res.failed > 0) return;
+  }
+}
+
 export function iteration(target, cfg, p, state) {
   if (!state.bodies) state.bodies = bodies(cfg, p, target.keyField);
+  if (p.lm) return rampCycle(target, p, state);
   const v = exec.vu.idInTest - 1;
   const i = exec.vu.iterationInScenario;
   const c = v + p.V * Math.floor(i / p.L);
@@ -179,6 +227,13 @@ export function iteration(target, cfg, p, state) {
 export function verify(target, cfg, p) {
   const counts = p.collections > 1 ? target.countAll() : [target.count()];
   const found = counts.reduce((s, x) => s + x, 0);
+  if (p.lm) {
+    // Compared in the summary with the documents the acknowledged operations left behind.
+    verifyFound.add(found);
+    readbackChecked.add(0);
+    readbackStale.add(0);
+    return { expected: null, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
+  }
   const perCollectionOk = counts.every((x) => x === p.expectedPerCollection);
   verifyExpected.add(p.expectedDocs);
   verifyFound.add(found);
@@ -191,4 +246,23 @@ export function verify(target, cfg, p) {
 
 export function sections(data, meta) {
   return e3Report(data, meta);
+}
+
+export function report(data, r, meta) {
+  if (!meta.plan.lm) return r;
+  const p = meta.plan;
+  // report.js expects the acknowledged new documents; a ramped cycle may delete what it
+  // inserted (crud, random-shapes): the database must hold inserts minus acknowledged deletes.
+  const v = r.json.verification;
+  if (v.ran) {
+    const del = data.metrics[`${M.docsOk}{op:delete}`] ? data.metrics[`${M.docsOk}{op:delete}`].values.count : 0;
+    v.expected = v.acknowledged_new - del;
+    v.acknowledged_deletes = del;
+    v.count_ok = v.found === v.expected;
+    r.json.passed = Boolean(r.runId) && r.json.thresholds.every((t) => t.ok) && v.count_ok && v.readback_ok;
+    r.text = r.text.split('\n').map((l) => (l.startsWith('verification: expected ')
+      ? `verification: expected ${v.expected}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged: ${v.acknowledged_new} new documents, ${del} deletes)` : l)).join('\n');
+  }
+  r.text = r.text.split('\n').map((l) => (l.startsWith('workload: ') ? `workload: ${describeModel(p.lm)} (one iteration = one cycle of ${p.L} operations) · case ${p.name} · complexity ${meta.cfg.COMPLEXITY}` : l)).join('\n');
+  return addStageReport(data, r, { lm: p.lm, B: 1, reasons: meta.reasons, name: EXPERIMENT, note: 'rows are operations, one per request' });
 }

@@ -12,11 +12,17 @@ import { BatchPicker, OwnedKeys, loadBatchCount, loadBatchKeys, pickDistinct, vu
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
 import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
+import { loadModel } from '../load-model.js';
+import * as ramp from './e1-ramp.js';
 
 export const EXPERIMENT = 'insert-vs-overwrite';
 export const PHASES = ['load', 'overwrite', 'mixed'];
 
+// STAGES / RATE_STAGES: the last phase ramps instead (lib/workloads/e1-ramp.js).
 export function plan(cfg) {
+  const lm = loadModel(cfg);
+  if (lm) return ramp.rampPlan(cfg, lm);
+  if (cfg.RAMP_KEYS !== 'random') fail(`RAMP_KEYS=${cfg.RAMP_KEYS} is not allowed without STAGES or RATE_STAGES: the fixed plan picks keys with KEY_DIST`);
   const runs = (p) => cfg.PHASES.includes(p);
   const V = cfg.VUS;
   const B = cfg.BATCH_SIZE;
@@ -44,6 +50,7 @@ export function plan(cfg) {
 }
 
 export function scenarios(cfg, p) {
+  if (p.lm) return ramp.scenarios(cfg, p);
   return {
     [EXPERIMENT]: {
       executor: 'per-vu-iterations',
@@ -98,9 +105,22 @@ export function describe(cfg, p) {
   };
 }
 
+export function extraThresholds(cfg, p, reasons) {
+  return p.lm ? ramp.extraThresholds(cfg, p, reasons) : {};
+}
+
+export function prepare(target, cfg, p) {
+  if (p.lm) ramp.prepare(target, cfg, p, opsFor(cfg));
+}
+
+export function report(data, r, meta) {
+  return meta.plan.lm ? ramp.report(data, r, meta) : r;
+}
+
 // One iteration of a VU: the next batch of its plan.
 export function iteration(target, cfg, p, state) {
   if (!state.ops) state.ops = opsFor(cfg);
+  if (p.lm) return ramp.iteration(target, cfg, p, state, state.ops);
   const v = exec.vu.idInTest - 1;
   let i = exec.vu.iterationInScenario;
   // idInTest is global across --execution-segment instances (one scenario: 1..VUS split
@@ -134,6 +154,7 @@ export function iteration(target, cfg, p, state) {
 // overwrite before mixed. Accepting any earlier writer would hide a lost write (a failed or
 // silently dropped later batch), which is what the PostgreSQL restart test caught.
 export function verify(target, cfg, p) {
+  if (p.lm) return ramp.verify(target, cfg, p);
   const found = target.count();
   verifyFound.add(found);
   const result = { expected: p.expectedDocs, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };

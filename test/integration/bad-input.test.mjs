@@ -143,7 +143,7 @@ test('malformed or missing threshold files are refused with the file and the fau
     [file('array.json', '[]'), ['must hold a JSON object']],
     [file('unknown-phase.json', '{"phases": {"warmup": {}}}'), ['unknown phase "warmup"', 'load, overwrite, mixed']],
     [file('unknown-key.json', '{"phases": {"load": {"p95": 5}}}'), ['phases.load.p95 is unknown', 'batch_p95_ms']],
-    [file('unknown-top.json', '{"phases": {}, "limits": 1}'), ['unknown key "limits"', 'phases, verify']],
+    [file('unknown-top.json', '{"phases": {}, "limits": 1}'), ['unknown key "limits"', 'phases, stages, verify']],
     [file('negative.json', '{"phases": {"load": {"batch_p95_ms": -1}}}'), ['batch_p95_ms=-1', '>= 0']],
     [file('wrong-type.json', '{"phases": {"load": {"failed_docs_max": "0"}}}'), ['failed_docs_max="0"', '>= 0']],
     [file('rate.json', '{"phases": {"load": {"failed_batches_rate_max": 2}}}'), ['failed_batches_rate_max=2', 'from 0 to 1']],

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/k6-writepath/k6-writepath/test/servers/internal/loadlatency"
 )
 
 func main() {
@@ -39,6 +41,7 @@ func main() {
 		authFail    = flag.Int("auth-fail-after", 0, "fault: answer 401 to every request after N requests (0 = off)")
 		seed        = flag.Int64("seed", 1, "fault: random seed")
 	)
+	loadLatency := loadlatency.Register()
 	flag.Parse()
 
 	s := newServer(*rootPw, *noAuth, *version, *trxIdle)
@@ -63,7 +66,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: loadlatency.Wrap(s, loadLatency), ReadHeaderTimeout: 30 * time.Second}
 	// The test helper waits for exactly this first stdout line.
 	fmt.Printf("listening on http://%s\n", ln.Addr().String())
 	os.Stdout.Sync()

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/k6-writepath/k6-writepath/test/servers/internal/loadlatency"
 )
 
 type server struct {
@@ -56,6 +58,7 @@ func main() {
 	seed := flag.Int64("seed", 1, "fault: random seed for drop-connection decisions")
 	logRequests := flag.Bool("log-requests", false, "log every request (method, URI) to stderr")
 	dbNode := flag.String("database-node", nodeTag, "node tag the create-database answer places new databases on (another tag than \"A\" = the database lives on another cluster node)")
+	loadLatency := loadlatency.Register()
 	flag.Parse()
 
 	if *commitOps < 1 {
@@ -88,7 +91,7 @@ func main() {
 	fmt.Printf("listening on %s\n", s.baseURL)
 	os.Stdout.Sync()
 
-	srv := &http.Server{Handler: s}
+	srv := &http.Server{Handler: loadlatency.Wrap(s, loadLatency)}
 	if err := srv.Serve(ln); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -1,0 +1,273 @@
+#!/usr/bin/env node
+// Capacity search (docs/capacity.md): how many documents per second can a database take for
+// an operation before the p99 batch time passes the SLO? Runs the scenario several times,
+// each at one constant arrival rate (open model: a slow server cannot slow the offered load
+// down), on an adaptive ladder — coarse steps, then bisection around the knee — and records
+// every step in capacity.json, from which the knee can be recomputed (`knee`).
+//
+//   scripts/capacity.mjs [run] [-e KNOB=value …]          knobs: CAPACITY_* below, plus any scenario knob
+//   scripts/capacity.mjs knee results/capacity-<id>        recompute the knee from the recorded steps
+//   scripts/capacity.mjs compare <A> <B> [--out <dir>]     two searches: knees, ratio, one chart
+//   scripts/capacity.mjs chart <A> <B> <C>… [--out <dir>]  any number of searches in one chart
+//
+// Exit codes: 0 (knee found, or not reached within CAPACITY_MAX), 99 a step failed its
+// verification (the database does not hold what it acknowledged), 107 bad input, 108 a step
+// was aborted.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DURATION_RE, durationMs } from '../lib/config.js';
+import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, verdict } from '../lib/capacity.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// target -> op -> [scenario, knobs, ramped phase, default threshold file]
+export const OPS = {
+  postgres: {
+    insert: ['scenarios/postgres/insert-vs-overwrite.js', { PHASES: 'load' }, 'load'],
+    upsert: ['scenarios/postgres/insert-vs-overwrite.js', { PHASES: 'load,overwrite' }, 'overwrite'],
+  },
+  arangodb: {
+    insert: ['scenarios/arangodb/insert-vs-overwrite.js', { PHASES: 'load' }, 'load'],
+    upsert: ['scenarios/arangodb/insert-vs-overwrite.js', { PHASES: 'load,overwrite', OVERWRITE_OP: 'upsert' }, 'overwrite'],
+    merge: ['scenarios/arangodb/insert-vs-overwrite.js', { PHASES: 'load,overwrite', OVERWRITE_OP: 'merge' }, 'overwrite'],
+  },
+  ravendb: {
+    insert: ['scenarios/ravendb/insert-vs-overwrite.js', { PHASES: 'load' }, 'load'],
+    upsert: ['scenarios/ravendb/insert-vs-overwrite.js', { PHASES: 'load,overwrite' }, 'overwrite'],
+    bulk: ['scenarios/ravendb/bulk-insert.js', {}, 'bulk', 'thresholds/ravendb/capacity-bulk.json'],
+  },
+};
+
+function bad(msg) {
+  console.error(`k6-writepath capacity: ${msg}`);
+  process.exit(107);
+}
+
+// Knobs: the environment, overridden by -e KNOB=value arguments.
+export function parseArgs(argv, env) {
+  const knobs = {};
+  for (const [k, v] of Object.entries(env)) if (/^[A-Z][A-Z0-9_]*$/.test(k)) knobs[k] = v;
+  const passed = {};
+  const rest = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    let kv = null;
+    if (a === '-e' || a === '--env') kv = argv[++i];
+    else if (a.startsWith('--env=')) kv = a.slice(6);
+    else if (a.startsWith('-e') && a.length > 2) kv = a.slice(2);
+    if (kv === null) { rest.push(a); continue; }
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(kv || '');
+    if (!m) bad(`-e ${kv} is not allowed: use -e KNOB=value`);
+    knobs[m[1]] = m[2];
+    passed[m[1]] = m[2];
+  }
+  return { knobs, passed, rest };
+}
+
+const int = (name, raw, min, max) => {
+  if (!/^\d+$/.test(String(raw)) || Number(raw) < min || Number(raw) > max) bad(`${name}=${JSON.stringify(raw)} is not allowed: a whole number from ${min} to ${max}`);
+  return Number(raw);
+};
+const num = (name, raw, min, max, what) => {
+  if (!/^\d+(\.\d+)?$/.test(String(raw)) || !(Number(raw) > min && Number(raw) <= max)) bad(`${name}=${JSON.stringify(raw)} is not allowed: ${what}`);
+  return Number(raw);
+};
+const dur = (name, raw) => {
+  if (!DURATION_RE.test(String(raw)) || !(durationMs(raw) >= 1000)) bad(`${name}=${JSON.stringify(raw)} is not allowed: a duration of at least 1s such as 2s, 10s, 1m`);
+  return String(raw);
+};
+
+// Everything the search needs, validated before anything runs (exit 107 with one line).
+export function settings(knobs) {
+  const target = knobs.CAPACITY_TARGET || 'postgres';
+  if (!OPS[target]) bad(`CAPACITY_TARGET=${JSON.stringify(target)} is not allowed: one of ${Object.keys(OPS).join(', ')}`);
+  const op = knobs.CAPACITY_OP || (target === 'ravendb' ? 'bulk' : 'upsert');
+  if (!OPS[target][op]) bad(`CAPACITY_OP=${JSON.stringify(op)} is not allowed with CAPACITY_TARGET=${target}: one of ${Object.keys(OPS[target]).join(', ')}`);
+  const [scenario, opKnobs, phase, thrDefault] = OPS[target][op];
+  const ladder = {
+    start: int('CAPACITY_START', knobs.CAPACITY_START ?? '10', 1, 1000000),
+    factor: num('CAPACITY_FACTOR', knobs.CAPACITY_FACTOR ?? '2', 1, 100, 'a number above 1 and at most 100 (each coarse step multiplies the rate by it)'),
+    max: int('CAPACITY_MAX', knobs.CAPACITY_MAX ?? '1000', 1, 1000000),
+    resolution: num('CAPACITY_RESOLUTION', knobs.CAPACITY_RESOLUTION ?? '0.1', 0, 1, 'a share above 0 and at most 1 (bisection stops when the last pass and the first failure are this share of the rate apart, or 1 batch/s)'),
+    warmup: dur('CAPACITY_WARMUP', knobs.CAPACITY_WARMUP ?? '2s'),
+    hold: dur('CAPACITY_HOLD', knobs.CAPACITY_HOLD ?? '5s'),
+  };
+  if (ladder.max < ladder.start) bad(`CAPACITY_MAX=${ladder.max} is not allowed with CAPACITY_START=${ladder.start}: at least the start rate`);
+  const keys = knobs.CAPACITY_KEYS || 'random';
+  if (!['random', 'sequential'].includes(keys)) bad(`CAPACITY_KEYS=${JSON.stringify(keys)} is not allowed: one of random, sequential`);
+  if (knobs.STAGES || knobs.RATE_STAGES) bad(`${knobs.STAGES ? 'STAGES' : 'RATE_STAGES'} is not allowed with the capacity search: it sets RATE_STAGES itself (warm-up and measured stage at each step's rate)`);
+  const thresholds = knobs.THRESHOLDS || thrDefault || `thresholds/${target}/capacity.json`;
+  const thrPath = path.isAbsolute(thresholds) ? thresholds : path.join(root, thresholds);
+  let doc;
+  try { doc = JSON.parse(readFileSync(thrPath, 'utf8')); } catch (e) { bad(`THRESHOLDS=${thresholds}: cannot read it as JSON (${String(e.message).split('\n')[0]})`); }
+  const slo = doc && doc.phases && doc.phases[phase] && doc.phases[phase].batch_p99_ms;
+  if (!(typeof slo === 'number' && slo > 0)) bad(`THRESHOLDS=${thresholds}: phases.${phase}.batch_p99_ms is not set: the capacity search needs the p99 SLO of the ${phase} phase (a number of ms above 0)`);
+  const batch = int('BATCH_SIZE', knobs.BATCH_SIZE ?? '1000', 1, 100000);
+  // A ramped overwrite writes every key at most once: the pre-loaded data set must cover the
+  // largest step (lib/workloads/e1-ramp.js).
+  if (phase === 'overwrite') {
+    const docs = int('DOCS', knobs.DOCS ?? '20000', 1, 1e9);
+    const perStep = Math.ceil(ladder.max * (durationMs(ladder.warmup) + durationMs(ladder.hold)) / 1000) + 4;
+    if (docs < perStep * batch) bad(`DOCS=${docs} is not allowed with CAPACITY_MAX=${ladder.max}, BATCH_SIZE=${batch}, CAPACITY_WARMUP=${ladder.warmup}, CAPACITY_HOLD=${ladder.hold}: the upsert step at the top rate overwrites up to ${perStep * batch} distinct pre-loaded keys; raise DOCS or lower CAPACITY_MAX`);
+  }
+  return { target, op, scenario, opKnobs, phase, ladder, keys, thresholds, slo, batch };
+}
+
+// Peak CPU of the k6 process (cores, over 1 s windows), found as the child of scripts/run.
+function cpuSampler(bashPid) {
+  const tick = 100; // USER_HZ on Linux
+  let k6pid = null; let last = null; let peak = null;
+  const read = (pid) => {
+    try {
+      const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / tick; // utime + stime (fields 14, 15)
+    } catch { return null; }
+  };
+  const timer = setInterval(() => {
+    if (k6pid === null) {
+      try {
+        const kids = readFileSync(`/proc/${bashPid}/task/${bashPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+        for (const k of kids) if (/\bk6$/.test(readFileSync(`/proc/${k}/comm`, 'utf8').trim())) k6pid = k;
+      } catch { /* not started yet or gone */ }
+      return;
+    }
+    const cpu = read(k6pid);
+    const now = Date.now();
+    if (cpu !== null && last) {
+      const cores = (cpu - last.cpu) / ((now - last.t) / 1000);
+      if (peak === null || cores > peak) peak = cores;
+    }
+    if (cpu !== null) last = { cpu, t: now };
+  }, 1000);
+  return { stop: () => { clearInterval(timer); return peak; } };
+}
+
+function runStep(s, id, out, n, rate, passed) {
+  const runId = `${id}_s${String(n).padStart(2, '0')}`.slice(0, 32);
+  const stepsDir = path.join(out, 'steps');
+  mkdirSync(stepsDir, { recursive: true });
+  const knobs = { ...s.opKnobs, RAMP_KEYS: s.keys, THRESHOLDS: s.thresholds, ...passed, RATE_STAGES: `${s.ladder.warmup}:${rate},${s.ladder.hold}:${rate}`, RUN_ID: runId };
+  if (s.op === 'bulk') delete knobs.RAMP_KEYS;
+  // Pre-allocate the VUs the rate needs at the SLO's latency (Little's law: rate x p99), so
+  // that k6 does not drop iterations while it creates VUs mid-step; MAX_VUS stays the cap.
+  if (passed.VUS === undefined) knobs.VUS = String(Math.max(2, Math.min(Number(passed.MAX_VUS || 100), Math.ceil(rate * s.slo / 1000) + 1)));
+  const args = [path.join(root, 'scripts', 'run'), s.scenario, '--quiet', '--address='];
+  for (const [k, v] of Object.entries(knobs)) args.push('-e', `${k}=${v}`);
+  return new Promise((resolve) => {
+    const child = spawn('bash', args, { cwd: root, env: { ...process.env, RESULTS_DIR: stepsDir, RUN_ID: runId, K6_NO_USAGE_REPORT: 'true' } });
+    const cpu = cpuSampler(child.pid);
+    let log = '';
+    child.stdout.on('data', (d) => { log += d; });
+    child.stderr.on('data', (d) => { log += d; });
+    child.on('exit', (code) => {
+      const peak = cpu.stop();
+      const dir = path.join(stepsDir, runId);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, 'k6.log'), log);
+      const f = path.join(dir, 'summary.json');
+      resolve({ runId, code, log, summary: existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null, peak });
+    });
+  });
+}
+
+function writeOutputs(out, c) {
+  const text = capacityText(c);
+  writeFileSync(path.join(out, 'capacity.json'), `${JSON.stringify(c, null, 2)}\n`);
+  writeFileSync(path.join(out, 'capacity.txt'), text);
+  writeFileSync(path.join(out, 'capacity.svg'), capacityChart([c], { title: `${c.target} ${c.op}: batch time against docs/s` }));
+  writeFileSync(path.join(out, 'capacity.html'), capacityHtml([c], text));
+  return text;
+}
+
+async function search(argv) {
+  const { knobs, passed } = parseArgs(argv, process.env);
+  const s = settings(knobs);
+  const id = knobs.CAPACITY_ID || `cap${new Date().toISOString().replace(/[-:T]/g, '').slice(2, 14)}_${Math.floor(Math.random() * 0x10000).toString(16)}`;
+  if (!/^[a-z0-9][a-z0-9_]{0,27}$/.test(id)) bad(`CAPACITY_ID=${JSON.stringify(id)} is not allowed: 1-28 characters a-z 0-9 _ (each step's RUN_ID adds _sNN)`);
+  const out = path.resolve(knobs.CAPACITY_OUT || path.join(knobs.RESULTS_DIR || 'results', `capacity-${id}`));
+  mkdirSync(out, { recursive: true });
+  const cores = os.cpus().length;
+  const c = {
+    tool: 'k6-writepath', kind: 'capacity', id, target: s.target, op: s.op, phase: s.phase, scenario: s.scenario,
+    keys: s.op === 'bulk' ? 'fresh' : s.keys, slo_ms: s.slo, thresholds: s.thresholds, batch_size: s.batch, ladder: s.ladder,
+    knobs: Object.fromEntries(Object.entries(passed).filter(([k]) => !/PASSWORD|_URL$/.test(k))), cores, started_at: new Date().toISOString(), steps: [], knee: null,
+  };
+  console.log(`capacity ${id}: ${s.target} ${s.op}, SLO p99 ${s.slo} ms (${s.thresholds}), ladder from ${s.ladder.start}/s ×${s.ladder.factor} up to ${s.ladder.max}/s; results in ${path.relative(process.cwd(), out) || '.'}`);
+  let rate = nextRate(c.steps, s.ladder);
+  let code = 0;
+  while (rate !== null) {
+    const n = c.steps.length + 1;
+    const r = await runStep(s, id, out, n, rate, passed);
+    if (![0, 99].includes(r.code) || !r.summary) {
+      const line = r.log.split('\n').filter((l) => /k6-writepath|error|not allowed/i.test(l)).slice(-3).join('\n');
+      console.error(`capacity: step ${n} at ${rate}/s ended with exit ${r.code}${r.summary ? '' : ' and no summary.json'}:\n${line}\n(full log: ${path.join(out, 'steps', r.runId, 'k6.log')})`);
+      code = r.code === 107 ? 107 : 108;
+      break;
+    }
+    const step = stepFromSummary({ n, rate, runId: r.runId, exit: r.code, summary: r.summary, phase: s.phase, sloMs: s.slo, clientCpuCores: r.peak, cores });
+    c.steps.push(step);
+    console.log(`  step ${n}: ${rate}/s → ${step.docs_per_s === null ? '-' : step.docs_per_s.toFixed(0)} docs/s, p99 ${step.batch_ms.p99 === null ? '-' : step.batch_ms.p99.toFixed(1)} ms, failed ${step.docs_failed}, dropped ${step.dropped_iterations}, k6 ${r.peak === null ? '-' : r.peak.toFixed(2)} cores: ${step.verdict}`);
+    if (step.verdict === 'unverified') { code = 99; break; }
+    rate = nextRate(c.steps, s.ladder);
+  }
+  c.knee = kneeOf(c.steps);
+  c.finished_at = new Date().toISOString();
+  const text = writeOutputs(out, c);
+  process.stdout.write(`\n${text}curve: ${path.join(out, 'capacity.svg')} · report: ${path.join(out, 'capacity.html')}\n`);
+  process.exit(code);
+}
+
+export function loadCapacity(p) {
+  let file = p;
+  if (existsSync(p) && statSync(p).isDirectory()) file = path.join(p, 'capacity.json');
+  if (!existsSync(file)) bad(`${p}: no capacity.json there (a folder written by scripts/capacity.mjs, or its capacity.json)`);
+  const c = JSON.parse(readFileSync(file, 'utf8'));
+  if (c.kind !== 'capacity' || !Array.isArray(c.steps)) bad(`${file} is not a capacity search result`);
+  // Recomputed from the recorded figures, never taken from the file's own verdicts.
+  for (const st of c.steps) st.verdict = verdict(st, c.slo_ms);
+  c.knee = kneeOf(c.steps);
+  return c;
+}
+
+function main() {
+  const [cmd, ...rest] = process.argv.slice(2);
+  if (cmd === 'knee') {
+    if (rest.length !== 1) bad('usage: scripts/capacity.mjs knee <capacity folder or capacity.json>');
+    process.stdout.write(capacityText(loadCapacity(rest[0])));
+  } else if (cmd === 'compare') {
+    const outAt = rest.indexOf('--out');
+    const outDir = outAt >= 0 ? rest.splice(outAt, 2)[1] : null;
+    if (rest.length !== 2) bad('usage: scripts/capacity.mjs compare <A> <B> [--out <dir>] (capacity folders or capacity.json files)');
+    const [a, b] = rest.map(loadCapacity);
+    a.label = `${a.target} ${a.op} (${a.id})`;
+    b.label = `${b.target} ${b.op} (${b.id})`;
+    const text = compareText(a, b);
+    process.stdout.write(text);
+    const out = path.resolve(outDir || path.join('results', `capacity-compare-${a.id}-${b.id}`.slice(0, 80)));
+    mkdirSync(out, { recursive: true });
+    writeFileSync(path.join(out, 'compare.svg'), capacityChart([a, b], { title: 'Batch time against docs/s: A vs. B' }));
+    writeFileSync(path.join(out, 'compare.html'), capacityHtml([a, b], `${text}\n${capacityText(a)}\n${capacityText(b)}`));
+    writeFileSync(path.join(out, 'compare.txt'), text);
+    console.log(`chart: ${path.join(out, 'compare.svg')} · report: ${path.join(out, 'compare.html')}`);
+  } else if (cmd === 'chart') {
+    const outAt = rest.indexOf('--out');
+    const outDir = outAt >= 0 ? rest.splice(outAt, 2)[1] : null;
+    if (rest.length < 1) bad('usage: scripts/capacity.mjs chart <capacity folder or capacity.json>… [--out <dir>]');
+    const runs = rest.map(loadCapacity);
+    for (const c of runs) c.label = `${c.target} ${c.op} (${c.id})`;
+    const text = runs.map((c) => `${c.label}: ${c.knee.rate === null ? 'no knee' : `knee ${c.knee.rate} batches/s = ${c.knee.docs_per_s.toFixed(0)} docs/s at p99 ${c.knee.p99_ms.toFixed(1)} ms`} (SLO ${c.slo_ms} ms)`).join('\n');
+    const out = path.resolve(outDir || path.join('results', `capacity-chart-${runs.map((c) => c.id).join('-')}`.slice(0, 80)));
+    mkdirSync(out, { recursive: true });
+    writeFileSync(path.join(out, 'chart.svg'), capacityChart(runs, { title: 'Batch time against docs/s' }));
+    writeFileSync(path.join(out, 'chart.html'), capacityHtml(runs, `${text}\n\n${runs.map(capacityText).join('\n')}`));
+    console.log(`${text}\nchart: ${path.join(out, 'chart.svg')} · report: ${path.join(out, 'chart.html')}`);
+  } else {
+    search(cmd === 'run' || cmd === undefined ? rest : [cmd, ...rest]);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

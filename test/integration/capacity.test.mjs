@@ -1,0 +1,163 @@
+// Capacity search (scripts/capacity.mjs, docs/capacity.md) end to end with the real k6:
+// against the API test servers with a load-dependent latency (-load-knee-rps: latency flat up
+// to the configured write rate, then a wall), the knee found must be the configured one
+// within one step of the ladder; against the real PostgreSQL, every step must be verified
+// and accounted for (its speed is never asserted). Test servers are test doubles, never
+// something to benchmark.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { localEnv } from '../helpers/k6.mjs';
+import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
+
+function capacity(args, env = {}) {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'scripts', 'capacity.mjs'), ...args], {
+    cwd: repoRoot, env: { ...process.env, WP_INFLUX: '0', K6_NO_USAGE_REPORT: 'true', ...env },
+  });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out })));
+}
+
+const KNEE = 22; // batches/s the test servers are configured for
+// 6, 12, 24 (past the knee), then bisection: 18, 21, 23 → stops when the last pass and the
+// first failure are at most 15 % of the rate apart.
+const LADDER = { CAPACITY_START: '6', CAPACITY_FACTOR: '2', CAPACITY_MAX: '48', CAPACITY_RESOLUTION: '0.15', CAPACITY_WARMUP: '1s', CAPACITY_HOLD: '3s' };
+
+for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_URL']]) {
+  test(`${name} test server with its knee at ${KNEE} writes/s: the search finds it within one step`, { timeout: 300000 }, async () => {
+    const srv = await startTestServer(name, name === 'arangodb' ? ['-no-auth', '-load-knee-rps', String(KNEE)] : ['-load-knee-rps', String(KNEE)]);
+    const out = mkdtempSync(path.join(tmpdir(), 'k6wp-cap-'));
+    try {
+      const r = await capacity(['-e', `${urlKnob}=${srv.url}`, '-e', 'BATCH_SIZE=50', '-e', 'DOC_POOL=100'],
+        { ...LADDER, CAPACITY_TARGET: name, CAPACITY_OP: 'insert', CAPACITY_OUT: out, CAPACITY_ID: `t${name.slice(0, 3)}${process.pid}` });
+      assert.equal(r.code, 0, r.out);
+      const c = JSON.parse(readFileSync(path.join(out, 'capacity.json'), 'utf8'));
+      const k = c.knee;
+      // Within one step: the knee found is at most one final ladder step (15 % of the rate,
+      // at least 1 batch/s) below the configured knee and never above it, and the search
+      // stopped because a higher rate went past the SLO. (A step exactly at the knee may go
+      // either way: the server counts arrivals over 2 s, edges included.)
+      const step = Math.max(1, Math.floor(0.15 * KNEE));
+      assert.equal(k.limited_by, 'slo', r.out);
+      assert.ok(k.rate <= KNEE && k.rate >= KNEE - step && k.first_failing_rate > k.rate, `knee ${k.rate}, first failure ${k.first_failing_rate}\n${r.out}`);
+      assert.ok(k.p99_ms < c.slo_ms);
+      // Accounting: every step verified, nothing failed or dropped at or below the knee, and
+      // the measured stage of each passing step ran its rate x hold batches (±1 at the edges).
+      for (const s of c.steps) {
+        assert.equal(s.verified, true, `step ${s.n}`);
+        assert.equal(s.docs_failed, 0);
+        assert.equal(s.docs_ok, s.batches * 50);
+        if (s.verdict === 'pass') {
+          assert.equal(s.dropped_iterations, 0);
+          assert.ok(Math.abs(s.batches - s.rate * 3) <= 1, `step ${s.n}: ${s.batches} batches at ${s.rate}/s`);
+        }
+        // Deterministic away from the knee: well below it passes, above it fails.
+        if (s.rate > KNEE + 1) assert.equal(s.verdict, 'slo', `step ${s.n} at ${s.rate}/s`);
+        if (s.rate < KNEE - step) assert.equal(s.verdict, 'pass', `step ${s.n} at ${s.rate}/s`);
+        // Each step's own summary.json is kept next to capacity.json.
+        assert.ok(existsSync(path.join(out, 'steps', s.run_id, 'summary.json')));
+      }
+      // Ladder: coarse ×2, then bisection (never a rate twice).
+      const rates = c.steps.map((s) => s.rate);
+      assert.deepEqual(rates.slice(0, 3), [6, 12, 24]);
+      assert.equal(new Set(rates).size, rates.length);
+      assert.match(r.out, new RegExp(`knee: ${k.rate} batches/s = \\d+ docs/s at p99 [\\d.]+ ms \\(SLO 200 ms\\)`));
+      const svg = readFileSync(path.join(out, 'capacity.svg'), 'utf8');
+      assert.match(svg, /^<svg /);
+      assert.equal((svg.match(/<circle /g) || []).length >= 2 * c.steps.length, true, 'a point per step for p50 and p99');
+      assert.match(readFileSync(path.join(out, 'capacity.html'), 'utf8'), /<figure id="curve"><svg/);
+      // Reproducible: the knee recomputed from the recorded steps is the same.
+      const again = await capacity(['knee', out]);
+      assert.equal(again.code, 0, again.out);
+      assert.match(again.out, new RegExp(`knee: ${k.rate} batches/s`));
+    } finally {
+      await srv.stop();
+    }
+  });
+}
+
+test('PostgreSQL upsert on a pre-loaded table: every step verified key by key, knee or "not reached" printed, curve drawn', { timeout: 300000 }, async () => {
+  const env = localEnv();
+  const out = mkdtempSync(path.join(tmpdir(), 'k6wp-cap-'));
+  const r = await capacity(['-e', `PG_URL=${env.PG_URL}`, '-e', 'DOCS=20000', '-e', 'BATCH_SIZE=100'],
+    { CAPACITY_TARGET: 'postgres', CAPACITY_OP: 'upsert', CAPACITY_START: '10', CAPACITY_MAX: '20', CAPACITY_WARMUP: '1s', CAPACITY_HOLD: '3s', CAPACITY_OUT: out, CAPACITY_ID: `tpg${process.pid}` });
+  assert.equal(r.code, 0, r.out);
+  const c = JSON.parse(readFileSync(path.join(out, 'capacity.json'), 'utf8'));
+  assert.equal(c.op, 'upsert');
+  assert.ok(c.steps.length >= 1);
+  for (const s of c.steps) {
+    assert.equal(s.verified, true, `step ${s.n}`);
+    const sum = JSON.parse(readFileSync(path.join(out, 'steps', s.run_id, 'summary.json'), 'utf8'));
+    // The pre-load, then the ramped overwrite; every one of the 20000 keys read back.
+    assert.equal(sum.phases[0].docs_ok, 20000);
+    assert.equal(sum.verification.found, 20000);
+    assert.equal(sum.verification.readback_checked, 20000);
+    assert.equal(sum.verification.readback_stale_or_missing, 0);
+    assert.equal(sum.verification.overwrites_unaccounted, 0);
+    assert.equal(sum.stages.length, 2);
+    assert.equal(sum.stages[1].docs_ok, s.docs_ok);
+  }
+  assert.match(r.out, /knee: (\d+ batches\/s = \d+ docs\/s|not reached|none)/);
+  assert.ok(existsSync(path.join(out, 'capacity.svg')));
+});
+
+test('compare: two capacity runs, both knees and the ratio, one chart', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-capcmp-'));
+  const mk = (id, target, steps) => ({ tool: 'k6-writepath', kind: 'capacity', id, target, op: 'insert', slo_ms: 200, batch_size: 100, ladder: {}, steps });
+  const st = (n, rate, p99, docs) => ({ n, rate, docs_per_s: docs, batch_ms: { median: p99 / 2, p90: p99, p99, max: p99 }, docs_failed: 0, dropped_iterations: 0, verified: true, client_cpu_cores: 0.2, cores: 2 });
+  writeFileSync(path.join(dir, 'a.json'), JSON.stringify(mk('a1', 'postgres', [st(1, 10, 20, 1000), st(2, 20, 30, 2000), st(3, 40, 900, 2500)])));
+  writeFileSync(path.join(dir, 'b.json'), JSON.stringify(mk('b1', 'arangodb', [st(1, 10, 20, 1000), st(2, 20, 400, 1500)])));
+  const r = await capacity(['compare', path.join(dir, 'a.json'), path.join(dir, 'b.json'), '--out', path.join(dir, 'cmp')]);
+  assert.equal(r.code, 0, r.out);
+  assert.match(r.out, /A postgres insert \(a1\)\s+20\s+2000/);
+  assert.match(r.out, /B arangodb insert \(b1\)\s+10\s+1000/);
+  assert.match(r.out, /A\/B knee docs\/s: 2\.00x/);
+  const svg = readFileSync(path.join(dir, 'cmp', 'compare.svg'), 'utf8');
+  assert.match(svg, /postgres insert \(a1\) p99/);
+  assert.match(svg, /arangodb insert \(b1\) p99/);
+  // The same through scripts/compare.
+  const viaCompare = await new Promise((resolve) => {
+    const child = spawn(path.join(repoRoot, 'scripts', 'compare'), ['capacity', path.join(dir, 'a.json'), path.join(dir, 'b.json'), '--out', path.join(dir, 'cmp2')], { cwd: repoRoot });
+    let o = ''; child.stdout.on('data', (d) => { o += d; }); child.stderr.on('data', (d) => { o += d; });
+    child.on('exit', (code) => resolve({ code, o }));
+  });
+  assert.equal(viaCompare.code, 0, viaCompare.o);
+  assert.match(viaCompare.o, /A\/B knee docs\/s: 2\.00x/);
+  // Any number of searches in one chart.
+  writeFileSync(path.join(dir, 'c.json'), JSON.stringify(mk('c1', 'ravendb', [st(1, 10, 20, 1000), st(2, 20, 30, 2000), st(3, 40, 50, 4000)])));
+  const chart = await capacity(['chart', path.join(dir, 'a.json'), path.join(dir, 'b.json'), path.join(dir, 'c.json'), '--out', path.join(dir, 'chart')]);
+  assert.equal(chart.code, 0, chart.out);
+  assert.match(chart.out, /ravendb insert \(c1\): knee 40 batches\/s = 4000 docs\/s/);
+  assert.equal((readFileSync(path.join(dir, 'chart', 'chart.svg'), 'utf8').match(/<polyline /g) || []).length, 6);
+});
+
+test('bad ladders and SLOs are bad input: one line, exit 107, nothing run', async () => {
+  const cases = [
+    [{ CAPACITY_FACTOR: '1' }, /CAPACITY_FACTOR="1" is not allowed: a number above 1/],
+    [{ CAPACITY_START: '0' }, /CAPACITY_START="0" is not allowed: a whole number from 1 to 1000000/],
+    [{ CAPACITY_START: '50', CAPACITY_MAX: '10' }, /CAPACITY_MAX=10 is not allowed with CAPACITY_START=50: at least the start rate/],
+    [{ CAPACITY_HOLD: '500ms' }, /CAPACITY_HOLD="500ms" is not allowed: a duration of at least 1s/],
+    [{ CAPACITY_RESOLUTION: '0' }, /CAPACITY_RESOLUTION="0" is not allowed/],
+    [{ CAPACITY_OP: 'merge' }, /CAPACITY_OP="merge" is not allowed with CAPACITY_TARGET=postgres: one of insert, upsert/],
+    [{ CAPACITY_TARGET: 'mongodb' }, /CAPACITY_TARGET="mongodb" is not allowed: one of postgres, arangodb, ravendb/],
+    [{ THRESHOLDS: 'thresholds/postgres/insert-vs-overwrite.json', CAPACITY_OP: 'upsert' }, null],
+    [{ CAPACITY_OP: 'upsert', DOCS: '1000', CAPACITY_MAX: '100' }, /DOCS=1000 is not allowed with CAPACITY_MAX=100, BATCH_SIZE=1000/],
+    [{ RATE_STAGES: '1s:5' }, /RATE_STAGES is not allowed with the capacity search/],
+  ];
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-capbad-'));
+  const noSlo = path.join(dir, 'no-slo.json');
+  writeFileSync(noSlo, JSON.stringify({ phases: { overwrite: { failed_docs_max: 0 } } }));
+  cases[7] = [{ THRESHOLDS: noSlo, CAPACITY_OP: 'upsert' }, /THRESHOLDS=.*no-slo\.json: phases\.overwrite\.batch_p99_ms is not set: the capacity search needs the p99 SLO/];
+  for (const [env, re] of cases) {
+    const r = await capacity([], { PG_URL: 'postgres://x@127.0.0.1:1/x', CAPACITY_OUT: path.join(dir, 'out'), ...env });
+    assert.equal(r.code, 107, `${JSON.stringify(env)}: ${r.out}`);
+    assert.match(r.out, re);
+    assert.equal(r.out.trim().split('\n').length, 1, r.out);
+  }
+  assert.equal(existsSync(path.join(dir, 'out')), false, 'nothing was written');
+});

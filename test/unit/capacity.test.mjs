@@ -1,0 +1,118 @@
+// The pure part of the capacity search (lib/capacity.js) and of the load models
+// (lib/load-model.js): step verdicts, the knee of recorded steps, the adaptive ladder, the
+// per-stage rows from k6 summary data, and per-stage thresholds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { capacityChart, capacityText, compareText, kneeOf, nextRate, verdict } from '../../lib/capacity.js';
+import { loadModel, rampScenario, stageRows } from '../../lib/load-model.js';
+import { k6Thresholds, parseThresholds } from '../../lib/thresholds.js';
+
+const step = (rate, p99, extra = {}) => ({ n: 0, rate, docs_per_s: rate * 100, batch_ms: { median: p99 / 2, p90: p99, p99, max: p99 }, docs_failed: 0, dropped_iterations: 0, verified: true, client_cpu_cores: 0.3, cores: 2, ...extra });
+const judged = (steps, slo = 200) => steps.map((s) => ({ ...s, verdict: verdict(s, slo) }));
+
+test('verdicts: SLO, failures, dropped iterations with the server in time = client, unverified first', () => {
+  assert.equal(verdict(step(10, 150), 200), 'pass');
+  assert.equal(verdict(step(10, 200), 200), 'pass', 'the SLO is inclusive');
+  assert.equal(verdict(step(10, 201), 200), 'slo');
+  assert.equal(verdict(step(10, 50, { docs_failed: 3 }), 200), 'failed');
+  assert.equal(verdict(step(10, 50, { dropped_iterations: 2 }), 200), 'client');
+  assert.equal(verdict(step(10, 900, { dropped_iterations: 2 }), 200), 'slo', 'a slow server also leaves VUs busy');
+  assert.equal(verdict(step(10, 900, { client_cpu_cores: 1.9 }), 200), 'client', 'k6 on every core');
+  assert.equal(verdict(step(10, 50, { verified: false, docs_failed: 1 }), 200), 'unverified');
+});
+
+test('the knee: highest pass below the lowest non-pass; a pass above a failure is reported, not believed', () => {
+  const k = kneeOf(judged([step(10, 20), step(20, 30), step(40, 900), step(30, 150), step(35, 250), step(50, 100)]));
+  assert.equal(k.rate, 30);
+  assert.equal(k.first_failing_rate, 35);
+  assert.equal(k.limited_by, 'slo');
+  assert.equal(k.step, 5);
+  assert.deepEqual(k.passes_above_failure, [50]);
+  const none = kneeOf(judged([step(10, 500)]));
+  assert.equal(none.rate, null);
+  const notReached = kneeOf(judged([step(10, 20), step(20, 30)]));
+  assert.equal(notReached.rate, 20);
+  assert.equal(notReached.first_failing_rate, null);
+});
+
+test('the ladder: coarse ×factor to the first failure, bisection to the resolution, stop at the client limit', () => {
+  const L = { start: 6, factor: 2, max: 48, resolution: 0.15 };
+  // A server whose knee is 22: the ladder visits 6, 12, 24, 18, 21, then stops (24 - 21 <= 3).
+  const p99 = (r) => (r <= 22 ? 20 : 1000);
+  const steps = [];
+  for (let r = nextRate(steps, L); r !== null; r = nextRate(steps, L)) steps.push(...judged([step(r, p99(r))]));
+  assert.deepEqual(steps.map((s) => s.rate), [6, 12, 24, 18, 21]);
+  assert.equal(kneeOf(steps).rate, 21);
+  // Never past max.
+  const fast = [];
+  for (let r = nextRate(fast, L); r !== null; r = nextRate(fast, L)) fast.push(...judged([step(r, 10)]));
+  assert.deepEqual(fast.map((s) => s.rate), [6, 12, 24, 48]);
+  // The client limit ends the search: beyond it the load generator is measured.
+  const client = judged([step(6, 10), step(12, 10, { dropped_iterations: 5 })]);
+  assert.equal(nextRate(client, L), null);
+  assert.match(capacityText({ id: 'x', target: 'postgres', op: 'upsert', slo_ms: 200, batch_size: 100, ladder: { ...L, warmup: '1s', hold: '3s' }, steps: client, knee: kneeOf(client) }),
+    /the load generator saturated .* this is not the database's knee/);
+  // An unverified step stops everything.
+  assert.equal(nextRate(judged([step(6, 10, { verified: false })]), L), null);
+});
+
+test('text, chart and comparison of recorded searches', () => {
+  const mk = (id, target, steps) => { const s = judged(steps); return { id, target, op: 'insert', slo_ms: 200, batch_size: 100, ladder: { start: 10, factor: 2, max: 80, resolution: 0.1, warmup: '1s', hold: '3s' }, steps: s, knee: kneeOf(s) }; };
+  const a = mk('a', 'postgres', [step(10, 20), step(20, 30), step(40, 300)]);
+  const b = mk('b', 'arangodb', [step(10, 20), step(20, 300)]);
+  assert.match(capacityText(a), /knee: 20 batches\/s = 2000 docs\/s at p99 30\.0 ms \(SLO 200 ms\); 40\/s went past the SLO/);
+  assert.match(compareText(a, b), /A\/B knee docs\/s: 2\.00x/);
+  const svg = capacityChart([a, b]);
+  assert.match(svg, /SLO p99 200 ms/);
+  assert.equal((svg.match(/<polyline /g) || []).length, 4, 'p50 and p99 per search');
+  assert.match(svg, /knee postgres insert/);
+});
+
+test('load models: open = one constant-arrival-rate scenario per stage, batch numbers never overlap', () => {
+  const lm = loadModel({ RATE_STAGES: '2s:10,500ms:3', VUS: 2, MAX_VUS: 20, TIMEOUT: '60s' });
+  assert.deepEqual(lm.budgets, [21, 3]);
+  assert.deepEqual(lm.offsets, [0, 21]);
+  assert.equal(lm.maxIterations, 24);
+  const sc = rampScenario('x', { TIMEOUT: '60s' }, lm);
+  assert.deepEqual(Object.keys(sc), ['x-s1', 'x-s2']);
+  assert.equal(sc['x-s2'].startTime, '2000ms');
+  assert.equal(sc['x-s2'].rate, 3);
+  assert.equal(loadModel({ VUS: 2, MAX_VUS: 100 }), null, 'no knob: the fixed plan');
+  const closed = loadModel({ STAGES: '1s:1,1s:4', VUS: 2, MAX_VUS: 100 });
+  assert.equal(closed.V, 4);
+  assert.throws(() => loadModel({ STAGES: '1s:1', RATE_STAGES: '1s:2', VUS: 2, MAX_VUS: 100 }), /choose one load model/);
+});
+
+test('per-stage rows from k6 summary data', () => {
+  const lm = loadModel({ RATE_STAGES: '1s:5,1s:10', VUS: 2, MAX_VUS: 20 });
+  const m = (values) => ({ values });
+  const data = { metrics: {
+    'writepath_batch_duration{stage:2}': m({ count: 10, med: 4, 'p(90)': 8, 'p(99)': 9.5, max: 10 }),
+    'writepath_docs_ok{stage:2}': m({ count: 900 }),
+    'writepath_docs_failed{stage:2}': m({ count: 100 }),
+    'writepath_docs_failed{stage:2,reason:timeout}': m({ count: 100 }),
+    'writepath_bytes{stage:2}': m({ count: 2e6 }),
+    'writepath_phase_clock{stage:2}': m({ min: 1000, max: 3000 }),
+    'dropped_iterations{scenario:e-s2}': m({ count: 3 }),
+  } };
+  const rows = stageRows(data, lm, ['timeout', 'connection'], 'e');
+  assert.equal(rows[0].batches, 0);
+  assert.equal(rows[0].docs_per_s, null, 'no batch, no rate (never 0 from nothing)');
+  assert.deepEqual({ ...rows[1], batch_ms: undefined }, {
+    stage: 2, duration: '1s', dropped_iterations: 3, load: '10/s', vus: '10/s', model: 'open', target_rate: 10, target_vus: null,
+    batches: 10, docs_ok: 900, docs_failed: 100, failed_by_reason: { timeout: 100 }, wall_s: 2, docs_per_s: 450, mb_per_s: 1, batches_per_s: 5,
+    batch_ms: undefined, batch_ms_median: 4, batch_ms_p99: 9.5,
+  });
+  assert.deepEqual(rows[1].batch_ms, { median: 4, p90: 8, p99: 9.5, max: 10 });
+});
+
+test('thresholds per stage: parsed, validated, and turned into stage sub-metric thresholds', () => {
+  const text = JSON.stringify({ phases: { load: { batch_p99_ms: 50 } }, stages: { 2: { batch_p99_ms: 200, failed_docs_max: 0 } } });
+  const parsed = parseThresholds(text, { path: 't.json', phases: ['load'] });
+  const t = k6Thresholds(parsed, ['load'], [], 2);
+  assert.deepEqual(t['writepath_batch_duration{stage:2}'], ['p(99)<=200']);
+  assert.deepEqual(t['writepath_docs_failed{stage:2}'], ['count<=0']);
+  assert.throws(() => k6Thresholds(parsed, ['load'], [], 1), /THRESHOLDS=t\.json: limits stages\.2, but STAGES\/RATE_STAGES has only 1 stage$/);
+  assert.throws(() => parseThresholds(JSON.stringify({ phases: {}, stages: { first: {} } }), { path: 't.json', phases: ['load'] }), /stages\."first" is not a stage number/);
+  assert.throws(() => parseThresholds(JSON.stringify({ phases: {}, stages: { 1: { dropped_iterations_max: 0 } } }), { path: 't.json', phases: ['load'] }), /stages\.1\.dropped_iterations_max is unknown/);
+});
