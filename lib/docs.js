@@ -74,7 +74,10 @@ function complexityFragment(n) {
 // keyField: attribute that holds the key inside the document ("key" for PostgreSQL, "_key"
 // for ArangoDB), or null when the wire format carries the id outside (RavenDB).
 // extra: a fixed fragment placed after the stamp, e.g. RavenDB's "@metadata".
-export function createDocs(cfg, { keyField = 'key', extra = '' } = {}) {
+// toBytes(asciiString) -> ArrayBuffer: how byte images are made. In k6 the adapters pass
+// lib/bytes.js asciiBuffer (native, ~5 ms for 1.2 MB); the default loop (node, tests) costs
+// about 0.3 s per 1.2 MB in k6's interpreter.
+export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBytes } = {}) {
   const shape = cfg.DOC_SHAPE;
   const keyOpen = keyField ? `{"${keyField}":"` : '{"_k":"';
   // Approximate fixed part of a document for sizing: key field, key, stamp, extra.
@@ -145,17 +148,19 @@ export function createDocs(cfg, { keyField = 'key', extra = '' } = {}) {
   }
 
   // Byte bodies for a run of consecutive keys (load phases, bulk inserts): see rangeBuilder.
+  // lead: bytes in front of the array in a byte body (PostgreSQL's jsonb binary version
+  // byte); never in a string body.
   const rangeBuilders = new Map();
-  function rangeBody(start, count, stamp, envelope = null) {
-    const id = envelope ? `${envelope.open}\u0000${envelope.mid}\u0000${envelope.close}` : '';
+  function rangeBody(start, count, stamp, envelope = null, lead = '', trail = '') {
+    const id = `${envelope ? `${envelope.open}\u0000${envelope.mid}\u0000${envelope.close}` : ''}\u0000${lead}\u0000${trail}`;
     let build = rangeBuilders.get(id);
     if (!build) {
       const keysFromTo = (a, n) => { const ns = new Array(n); for (let i = 0; i < n; i++) ns[i] = a + i; return ns; };
       if (pool && keyField && !envelope) {
-        build = rangeBuilder(`{"${keyField}":"`, '","w":"', pool.map((f) => `"${extra}${f}`), (a, n, st) => batch(keysFromTo(a, n), st));
+        build = rangeBuilder(`{"${keyField}":"`, '","w":"', pool.map((f) => `"${extra}${f}`), (a, n, st) => batch(keysFromTo(a, n), st), toBytes, lead, trail);
       } else if (pool && !keyField && envelope) {
         build = rangeBuilder(envelope.open, `${envelope.mid}{"w":"`, pool.map((f) => `"${extra}${f}${envelope.close}`),
-          (a, n, st) => commands(keysFromTo(a, n), st, envelope));
+          (a, n, st) => commands(keysFromTo(a, n), st, envelope), toBytes, lead, trail);
       } else {
         build = (a, n, st) => (envelope ? commands(keysFromTo(a, n), st, envelope) : batch(keysFromTo(a, n), st));
       }
@@ -164,7 +169,232 @@ export function createDocs(cfg, { keyField = 'key', extra = '' } = {}) {
     return build(start, count, stamp);
   }
 
-  return { doc, batch, batchJoin, commands, rangeBody, shape };
+  // Byte bodies for ANY key list (overwrite and mixed batches: random keys): see keysBuilder.
+  // null when the shape or the keys cannot take it (the caller then builds the string).
+  const keysBuilders = new Map();
+  function keysBuilderFor(envelope, lead, trail) {
+    const id = `${envelope ? `${envelope.open}\u0000${envelope.mid}\u0000${envelope.close}` : ''}\u0000${lead}\u0000${trail}`;
+    let kb = keysBuilders.get(id);
+    if (kb === undefined) {
+      kb = null;
+      if (pool && keyField && !envelope) kb = keysBuilder(`{"${keyField}":"`, '","w":"', pool.map((f) => `${extra}${f}`), toBytes, lead, trail);
+      else if (pool && !keyField && envelope) kb = keysBuilder(envelope.open, `${envelope.mid}{"w":"`, pool.map((f) => `${extra}${f}${envelope.close}`), toBytes, lead, trail);
+      keysBuilders.set(id, kb);
+    }
+    return kb;
+  }
+  function keysBody(nums, stamp, envelope = null, lead = '', trail = '') {
+    const kb = keysBuilderFor(envelope, lead, trail);
+    return kb ? kb.build(nums, stamp) : null;
+  }
+
+  // The body of a write: an ArrayBuffer when a fast path takes the keys (a run marked
+  // consecutive: rangeBody; any other list: keysBody), else the string of batch()/commands().
+  //   envelope: RavenDB command wrapper of each document;
+  //   wrap {open, close}: text around the array, in byte and string bodies alike;
+  //   lead: bytes in front of a byte body only (PostgreSQL's jsonb binary version byte).
+  // Check `typeof body === 'string'` to know which one came back. The ArrayBuffer is reused by
+  // the next call with the same options: send it before building another body.
+  function anyBody(nums, stamp, { envelope = null, wrap = null, lead = '' } = {}) {
+    const open = `${lead}${wrap ? wrap.open : ''}`;
+    const close = wrap ? wrap.close : '';
+    if (nums.consecutive === true && nums.length > 0) {
+      const out = rangeBody(nums[0], nums.length, stamp, envelope, open, close);
+      if (typeof out !== 'string') return out;
+    }
+    const out = keysBody(nums, stamp, envelope, open, close);
+    if (out) return out;
+    const arr = envelope ? commands(nums, stamp, envelope) : batch(nums, stamp);
+    return wrap ? `${wrap.open}${arr}${wrap.close}` : arr;
+  }
+
+  // Builds the byte images of body() for batches of `count` keys up to maxKey ahead of time,
+  // so the first batch of a VU does not pay for them inside its timed phase (a scenario
+  // creates its target, hence calls this, in the init context). stamps: the stamps of the
+  // consecutive (range) batches, e.g. 'l' (load) or 'b' (bulk insert); any stamp of up to
+  // 7 characters is covered for other key lists.
+  function prepare({ count, maxKey, envelope = null, wrap = null, lead = '', stamps = [] }) {
+    if (!(count > 0)) return;
+    const open = `${lead}${wrap ? wrap.open : ''}`;
+    const close = wrap ? wrap.close : '';
+    const kb = keysBuilderFor(envelope, open, close);
+    if (kb) kb.prepare(count, maxKey);
+    for (const st of stamps) rangeBody(Math.max(LOW, maxKey - count + 1), count, st, envelope, open, close);
+  }
+
+  return { doc, batch, batchJoin, commands, rangeBody, keysBody, body: anyBody, prepare, builds: () => imageBuilds, shape };
+}
+
+// Byte images built so far (all builders): lets a test prove that the timed path builds none.
+let imageBuilds = 0;
+
+function loopBytes(s) {
+  const b = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
+  return b.buffer;
+}
+
+function isAscii(s) {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) return false;
+  return true;
+}
+
+// keysBuilder: the documents of ANY key list (random picks of overwrite and mixed batches)
+// as one JSON array in an ArrayBuffer, by patching a fixed-stride image instead of building
+// text (k6's interpreter: about 0.2 µs per JavaScript operation; a 1.2 MB string copy ~1 ms).
+// Document i of a body lives at base + i*S and reads
+//   <open w/o its '"'><key region: 4W bytes><",><pad><rest of mid><stamp region: 4T bytes><tail i><spaces>,
+// - the key region holds `"K<digits>` right-aligned, preceded by JSON whitespace (allowed
+//   between ':' and a value), and ends on a 4-byte boundary, so a key is W aligned 32-bit
+//   stores from three 10 000-entry tables (4 digits; the top group with its `"K`; the word
+//   before the top group): W = 2 for keys below 10^6, 3 below 10^10, 4 below 10^14;
+// - the stamp region holds `<stamp>"` and spaces (T = 2 words: stamps up to 7 characters),
+//   the same T stores for every document of a batch;
+// - everything else (open, mid, the payload tail i % P, padding, separators) is in the image,
+//   made once per (count, W, T) by one native toBytes of its text, and never touched again.
+// So each document costs W + T stores and a division or two. Payload of slot i: tails[i % P]
+// (not tied to the key as in batch(); same fields, other pairing). Keys are non-negative
+// integers; a key of 14+ digits or a non-ASCII payload returns null (the string path).
+const KEY_WORDS_MAX = 4;
+let D4 = null; let TOP = null; let BEFORE = null; // Uint32Array tables (see keyTables)
+
+function keyTables(toBytes) {
+  if (D4) return;
+  const d = new Array(10000); const t = new Array(10000); const c = new Array(10000);
+  for (let g = 0; g < 10000; g++) {
+    const k = `"${KEY_PREFIX}${g}`;
+    d[g] = String(g).padStart(4, '0');
+    t[g] = k.slice(-4).padStart(4, ' ');
+    c[g] = k.slice(0, -4).padStart(4, ' ');
+  }
+  D4 = new Uint32Array(toBytes(d.join('')));
+  TOP = new Uint32Array(toBytes(t.join('')));
+  BEFORE = new Uint32Array(toBytes(c.join('')));
+}
+
+function keysBuilder(open, mid, tails, toBytes, lead, trail) {
+  if (!open.endsWith('"') || !mid.startsWith('",') || KEY_PREFIX.length !== 1) return null;
+  if (!tails.every(isAscii) || !isAscii(lead) || !isAscii(trail) || !isAscii(open) || !isAscii(mid)) return null;
+  keyTables(toBytes);
+  const keyOpen = open.slice(0, -1);
+  const midRest = mid.slice(2);
+  const P = tails.length;
+  const tailWidth = Math.max(...tails.map((t) => t.length));
+  const first = lead.length + 1; // lead, '['
+  const layouts = new Map(); // `${count}/${W}/${T}` -> layout
+  let W = 2; // key words of the current layout; grows when a batch holds a wider key
+  let T = 2;
+  const stampBytes = new Uint8Array(4 * 8);
+  const stampWords = new Uint32Array(stampBytes.buffer);
+
+  function layout(count, w, t) {
+    const id = `${count}/${w}/${t}`;
+    let L = layouts.get(id);
+    if (L) return L;
+    if (layouts.size >= 4) layouts.clear(); // a run uses one batch size (and a shorter last one)
+    const pad = (4 - ((2 + midRest.length) % 4)) % 4; // stamp region on a 4-byte boundary
+    const keyAt = keyOpen.length; // offsets within a document
+    const stampAt = keyAt + 4 * w + 2 + pad + midRest.length;
+    const S = Math.ceil((stampAt + 4 * t + tailWidth + 1) / 4) * 4;
+    const base = first + ((4 - ((first + keyAt) % 4)) % 4);
+    const docs = new Array(count);
+    const keyBlank = ' '.repeat(4 * w);
+    const midText = `",${' '.repeat(pad)}${midRest}${' '.repeat(4 * t)}`;
+    for (let i = 0; i < count; i++) {
+      const tail = tails[i % P];
+      docs[i] = `${keyOpen}${keyBlank}${midText}${tail}${' '.repeat(S - 1 - stampAt - 4 * t - tail.length)},`;
+    }
+    const text = `${lead}[${' '.repeat(base - first)}${docs.join('').slice(0, -1)}]${trail}`;
+    const buf = toBytes(text);
+    imageBuilds++;
+    L = { buf, u32: new Uint32Array(buf, 0, Math.floor(buf.byteLength / 4)), S4: S / 4, key0: (base + keyAt) / 4, stamp0: (base + stampAt) / 4, w, t };
+    layouts.set(id, L);
+    return L;
+  }
+
+  function wordsFor(n) {
+    return n < 1e6 ? 2 : n < 1e10 ? 3 : n < 1e14 ? 4 : 5;
+  }
+
+  // Fills the key regions of documents from..count-1 of L; returns the index of the first key
+  // that does not fit W words (count when all fit).
+  function fill(L, nums, from, count) {
+    const { u32, S4 } = L;
+    let k = L.key0 + from * S4;
+    let i = from;
+    if (L.w === 2) {
+      for (; i < count; i++, k += S4) {
+        const n = nums[i];
+        if (n < 10000) { u32[k] = BEFORE[n]; u32[k + 1] = TOP[n]; } else if (n < 1000000) {
+          const lo = n % 10000;
+          u32[k] = TOP[(n - lo) / 10000]; u32[k + 1] = D4[lo];
+        } else return i;
+      }
+    } else if (L.w === 3) {
+      const SP = BEFORE[0];
+      for (; i < count; i++, k += S4) {
+        const n = nums[i];
+        if (n < 10000) { u32[k] = SP; u32[k + 1] = BEFORE[n]; u32[k + 2] = TOP[n]; } else if (n < 100000000) {
+          const lo = n % 10000; const hi = (n - lo) / 10000;
+          u32[k] = BEFORE[hi]; u32[k + 1] = TOP[hi]; u32[k + 2] = D4[lo];
+        } else if (n < 1e10) {
+          const lo = n % 10000; const m = (n - lo) / 10000; const mid = m % 10000;
+          u32[k] = TOP[(m - mid) / 10000]; u32[k + 1] = D4[mid]; u32[k + 2] = D4[lo];
+        } else return i;
+      }
+    } else {
+      const SP = BEFORE[0];
+      for (; i < count; i++, k += S4) {
+        let n = nums[i];
+        if (!(n < 1e14)) return i;
+        // generic: groups of 4 digits from the right, the top group with its "K, then spaces
+        let w = 3;
+        for (; n >= 10000 && w > 0; w--) { const lo = n % 10000; u32[k + w] = D4[lo]; n = (n - lo) / 10000; }
+        u32[k + w] = TOP[n];
+        if (w > 0) u32[k + w - 1] = BEFORE[n];
+        for (let x = w - 2; x >= 0; x--) u32[k + x] = SP;
+      }
+    }
+    return i;
+  }
+
+  function build(nums, stamp) {
+    const count = nums.length;
+    if (count === 0 || stamp.length + 1 > 4 * 8 || !isAscii(stamp)) return null;
+    const t = Math.max(T, Math.ceil((stamp.length + 1) / 4));
+    let L = layout(count, W, t);
+    let at = fill(L, nums, 0, count);
+    while (at < count) {
+      const need = wordsFor(nums[at]);
+      if (need > KEY_WORDS_MAX || !Number.isInteger(nums[at]) || nums[at] < 0) return null;
+      W = Math.max(W, need);
+      L = layout(count, W, t);
+      at = fill(L, nums, 0, count);
+    }
+    T = t;
+    // The stamp region: <stamp>" and spaces, the same words in every document.
+    stampBytes.fill(32);
+    for (let b = 0; b < stamp.length; b++) stampBytes[b] = stamp.charCodeAt(b);
+    stampBytes[stamp.length] = 34; // "
+    const { u32, S4 } = L;
+    let s = L.stamp0;
+    const end = s + count * S4;
+    if (t === 2) {
+      const s0 = stampWords[0]; const s1 = stampWords[1];
+      for (; s < end; s += S4) { u32[s] = s0; u32[s + 1] = s1; }
+    } else {
+      for (; s < end; s += S4) for (let x = 0; x < t; x++) u32[s + x] = stampWords[x];
+    }
+    return L.buf;
+  }
+
+  // Image for batches of `count` keys up to maxKey built now (init), not by the first batch.
+  function prepare(count, maxKey) {
+    W = Math.max(W, Math.min(KEY_WORDS_MAX, wordsFor(maxKey)));
+    layout(count, W, T);
+  }
+
+  return { build, prepare };
 }
 
 // Fast batch bodies. k6's JavaScript runtime has no JIT, so what costs is JavaScript work per
@@ -250,17 +480,23 @@ function padTails(tails) {
   return tails.map((t) => `${t.slice(0, -1)}${' '.repeat(width - t.length)}${t.slice(-1)}`);
 }
 
-function rangeBuilder(open, mid, rawTails, slowPath) {
-  for (const t of rawTails) {
-    for (let i = 0; i < t.length; i++) if (t.charCodeAt(i) > 127) return slowPath; // bytes = chars only for ASCII
-  }
+function rangeBuilder(open, mid, rawTails, slowPath, toBytes = loopBytes, lead = '', trail = '') {
+  if (!rawTails.every(isAscii)) return slowPath; // bytes = chars only for ASCII
   const tails = padTails(rawTails);
   const P = tails.length;
-  // The tails as bytes, converted once (a per-character loop: about 0.3 s for 1024 e1
-  // payloads, so it happens on the first call, which a scenario can make in its init code);
-  // an image for a new key width is then a few typed-array sets per document.
+  // The tails as bytes, converted once with one native toBytes of their concatenation; an
+  // image for a new key width is then a few typed-array sets per document.
   let tailBytes = null;
   const bytesOf = (t) => { const b = new Uint8Array(t.length); asciiBytes(t, b, 0); return b; };
+  const first = lead.length + 1; // the first document follows the lead bytes and '['
+  const leadBytes = bytesOf(`${lead}[`);
+  const closeBytes = bytesOf(`]${trail}`);
+  function convertTails() {
+    const all = new Uint8Array(toBytes(tails.map((t) => `${t},`).join('')));
+    tailBytes = [];
+    let at = 0;
+    for (const t of tails) { tailBytes.push(all.subarray(at, at + t.length + 1)); at += t.length + 1; }
+  }
   const layouts = new Map(); // `${width}/${stamp}` -> { image, S, base, hOff, words, bodies }
 
   function layout(h, stamp) {
@@ -273,15 +509,16 @@ function rangeBuilder(open, mid, rawTails, slowPath) {
     if (before.length < words * 4 - h) return null;
     const docLen = before.length + h + LOW_DIGITS + mid.length + stamp.length + tails[0].length + 1; // + ','
     const S = Math.ceil(docLen / 4) * 4;
-    const lead = S - docLen; // spaces in front of each document
-    // H ends at doc offset lead + before.length + h; the first document starts at base (>= 1,
-    // after '[') chosen so that every H ends on a multiple of 4.
-    const hEnd = lead + before.length + h;
-    const base = 1 + ((4 - ((1 + hEnd) % 4)) % 4);
-    if (!tailBytes) tailBytes = tails.map((t) => bytesOf(`${t},`));
+    const indent = S - docLen; // spaces in front of each document
+    // H ends at doc offset indent + before.length + h; the first document starts at base
+    // (after the lead and '[') chosen so that every H ends on a multiple of 4.
+    const hEnd = indent + before.length + h;
+    const base = first + ((4 - ((first + hEnd) % 4)) % 4);
+    if (!tailBytes) convertTails();
+    imageBuilds++;
     const image = new Uint8Array(LOW * S);
-    const headLen = lead + before.length + h;
-    const head = bytesOf(`${' '.repeat(lead)}${before}${'0'.repeat(h)}`);
+    const headLen = indent + before.length + h;
+    const head = bytesOf(`${' '.repeat(indent)}${before}${'0'.repeat(h)}`);
     const midStamp = bytesOf(`${mid}${stamp}`);
     const digits = new Uint8Array(LOW_DIGITS);
     for (let l = 0; l < LOW; l++) {
@@ -298,20 +535,21 @@ function rangeBuilder(open, mid, rawTails, slowPath) {
   }
 
   return function build(start, count, stamp) {
-    if (count === 0) return '[]';
+    if (count === 0) return slowPath(start, count, stamp);
     const end = start + count - 1;
     const w = String(start).length;
     if (start < LOW || String(end).length !== w || !Number.isSafeInteger(end) || w > 8 + LOW_DIGITS) return slowPath(start, count, stamp);
     const L = layout(w - LOW_DIGITS, stamp);
     if (!L) return slowPath(start, count, stamp);
     const { image, S, base, hEnd, h, words } = L;
-    const len = base + count * S;
+    const len = base + count * S + trail.length;
     let body = L.bodies.get(count);
     if (!body) {
       if (L.bodies.size >= 4) L.bodies.clear();
       body = { u8: new Uint8Array(len), u32: null };
       body.u8.fill(32);
-      body.u8[0] = 91; // [
+      body.u8.set(leadBytes, 0); // [lead] [
+      body.u8.set(closeBytes, len - closeBytes.length); // ']' and the trail
       body.u32 = new Uint32Array(body.u8.buffer, 0, Math.floor(len / 4));
       L.bodies.set(count, body);
     }
@@ -345,7 +583,7 @@ function rangeBuilder(open, mid, rawTails, slowPath) {
       i += run;
       n += run;
     }
-    u8[len - 1] = 93; // ']' replaces the last document's ','
-    return len === u8.length ? u8.buffer : u8.slice(0, len).buffer;
+    u8[len - closeBytes.length] = 93; // ']' replaces the last document's ',' (copied from the image)
+    return u8.buffer;
   };
 }
