@@ -151,22 +151,23 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // lead: bytes in front of the array in a byte body (PostgreSQL's jsonb binary version
   // byte); never in a string body.
   const rangeBuilders = new Map();
-  function rangeBody(start, count, stamp, envelope = null, lead = '', trail = '') {
+  const keysFromTo = (a, n) => { const ns = new Array(n); for (let i = 0; i < n; i++) ns[i] = a + i; return ns; };
+  // The byte body, or null when the range cannot take the byte path (see rangeBuilder).
+  function rangeBytes(start, count, stamp, envelope, lead, trail) {
     const id = `${envelope ? `${envelope.open}\u0000${envelope.mid}\u0000${envelope.close}` : ''}\u0000${lead}\u0000${trail}`;
     let build = rangeBuilders.get(id);
     if (!build) {
-      const keysFromTo = (a, n) => { const ns = new Array(n); for (let i = 0; i < n; i++) ns[i] = a + i; return ns; };
-      if (pool && keyField && !envelope) {
-        build = rangeBuilder(`{"${keyField}":"`, '","w":"', pool.map((f) => `"${extra}${f}`), (a, n, st) => batch(keysFromTo(a, n), st), toBytes, lead, trail);
-      } else if (pool && !keyField && envelope) {
-        build = rangeBuilder(envelope.open, `${envelope.mid}{"w":"`, pool.map((f) => `"${extra}${f}${envelope.close}`),
-          (a, n, st) => commands(keysFromTo(a, n), st, envelope), toBytes, lead, trail);
-      } else {
-        build = (a, n, st) => (envelope ? commands(keysFromTo(a, n), st, envelope) : batch(keysFromTo(a, n), st));
-      }
+      build = () => null;
+      if (pool && keyField && !envelope) build = rangeBuilder(`{"${keyField}":"`, '","w":"', pool.map((f) => `"${extra}${f}`), toBytes, lead, trail);
+      else if (pool && !keyField && envelope) build = rangeBuilder(envelope.open, `${envelope.mid}{"w":"`, pool.map((f) => `"${extra}${f}${envelope.close}`), toBytes, lead, trail);
       rangeBuilders.set(id, build);
     }
     return build(start, count, stamp);
+  }
+  function rangeBody(start, count, stamp, envelope = null, lead = '', trail = '') {
+    const out = rangeBytes(start, count, stamp, envelope, lead, trail);
+    if (out !== null) return out;
+    return envelope ? commands(keysFromTo(start, count), stamp, envelope) : batch(keysFromTo(start, count), stamp);
   }
 
   // Byte bodies for ANY key list (overwrite and mixed batches: random keys): see keysBuilder.
@@ -199,8 +200,8 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     const open = `${lead}${wrap ? wrap.open : ''}`;
     const close = wrap ? wrap.close : '';
     if (nums.consecutive === true && nums.length > 0) {
-      const out = rangeBody(nums[0], nums.length, stamp, envelope, open, close);
-      if (typeof out !== 'string') return out;
+      const out = rangeBytes(nums[0], nums.length, stamp, envelope, open, close);
+      if (out !== null) return out;
     }
     const out = keysBody(nums, stamp, envelope, open, close);
     if (out) return out;
@@ -219,14 +220,21 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     const close = wrap ? wrap.close : '';
     const kb = keysBuilderFor(envelope, open, close);
     if (kb) kb.prepare(count, maxKey);
-    for (const st of stamps) rangeBody(Math.max(LOW, maxKey - count + 1), count, st, envelope, open, close);
+    // one range image per key width from 4 digits up to maxKey's (keys below 1000 take keysBody)
+    for (const st of stamps) {
+      for (let from = LOW; from <= maxKey && from < 1e11; from *= 10) rangeBytes(from, Math.min(count, 9 * from), st, envelope, open, close);
+    }
   }
 
   return { doc, batch, batchJoin, commands, rangeBody, keysBody, body: anyBody, prepare, builds: () => imageBuilds, shape };
 }
 
-// Byte images built so far (all builders): lets a test prove that the timed path builds none.
+// Byte images built so far (all builders of this VU): lets a test prove that the timed path
+// builds none (test/integration/body-warmup.test.mjs).
 let imageBuilds = 0;
+export function imageBuildCount() {
+  return imageBuilds;
+}
 
 function loopBytes(s) {
   const b = new Uint8Array(s.length);
@@ -234,9 +242,10 @@ function loopBytes(s) {
   return b.buffer;
 }
 
+// One native regular-expression scan (a charCodeAt loop costs ~1 s per 1.2 MB of payloads in k6).
+const NON_ASCII = /[^\x00-\x7f]/;
 function isAscii(s) {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) return false;
-  return true;
+  return !NON_ASCII.test(s);
 }
 
 // keysBuilder: the documents of ANY key list (random picks of overwrite and mixed batches)
@@ -260,12 +269,13 @@ let D4 = null; let TOP = null; let BEFORE = null; // Uint32Array tables (see key
 
 function keyTables(toBytes) {
   if (D4) return;
+  // one template per entry (k6: a method call costs ~1 µs, so no padStart/slice here)
   const d = new Array(10000); const t = new Array(10000); const c = new Array(10000);
+  const K = KEY_PREFIX;
   for (let g = 0; g < 10000; g++) {
-    const k = `"${KEY_PREFIX}${g}`;
-    d[g] = String(g).padStart(4, '0');
-    t[g] = k.slice(-4).padStart(4, ' ');
-    c[g] = k.slice(0, -4).padStart(4, ' ');
+    d[g] = g < 10 ? `000${g}` : g < 100 ? `00${g}` : g < 1000 ? `0${g}` : `${g}`;
+    t[g] = g < 10 ? ` "${K}${g}` : g < 100 ? `"${K}${g}` : g < 1000 ? `${K}${g}` : `${g}`;
+    c[g] = g < 100 ? '    ' : g < 1000 ? '   "' : `  "${K}`;
   }
   D4 = new Uint32Array(toBytes(d.join('')));
   TOP = new Uint32Array(toBytes(t.join('')));
@@ -480,8 +490,8 @@ function padTails(tails) {
   return tails.map((t) => `${t.slice(0, -1)}${' '.repeat(width - t.length)}${t.slice(-1)}`);
 }
 
-function rangeBuilder(open, mid, rawTails, slowPath, toBytes = loopBytes, lead = '', trail = '') {
-  if (!rawTails.every(isAscii)) return slowPath; // bytes = chars only for ASCII
+function rangeBuilder(open, mid, rawTails, toBytes = loopBytes, lead = '', trail = '') {
+  if (!rawTails.every(isAscii)) return () => null; // bytes = chars only for ASCII
   const tails = padTails(rawTails);
   const P = tails.length;
   // The tails as bytes, converted once with one native toBytes of their concatenation; an
@@ -535,12 +545,12 @@ function rangeBuilder(open, mid, rawTails, slowPath, toBytes = loopBytes, lead =
   }
 
   return function build(start, count, stamp) {
-    if (count === 0) return slowPath(start, count, stamp);
+    if (count === 0) return null;
     const end = start + count - 1;
     const w = String(start).length;
-    if (start < LOW || String(end).length !== w || !Number.isSafeInteger(end) || w > 8 + LOW_DIGITS) return slowPath(start, count, stamp);
+    if (start < LOW || String(end).length !== w || !Number.isSafeInteger(end) || w > 8 + LOW_DIGITS) return null;
     const L = layout(w - LOW_DIGITS, stamp);
-    if (!L) return slowPath(start, count, stamp);
+    if (!L) return null;
     const { image, S, base, hEnd, h, words } = L;
     const len = base + count * S + trail.length;
     let body = L.bodies.get(count);
