@@ -14,15 +14,16 @@
 //   ravendb-bulk    RavenDB adapter, E4 bulk-insert batch: the command array for POST
 //                   bulk_insert from target.batchBody('bulk', ids) with the ids array of
 //                   lib/workloads/bulk-insert.js (refilled per batch, marked consecutive)
-//   arangodb-random ArangoDB adapter, E1 overwrite batch: the keys the workload draws
-//                   (batchKeys(): BatchPicker, uniform among the keys a VU loaded of
-//                   BENCH_RANDOM_DOCS, default 2 000 000), picked per batch inside the timed
-//                   loop, -> target.batchBody() -> docs.keysBody() (patched ArrayBuffer)
-//   arangodb-random-write  the same batch through the whole ArangoDB write() (overwriteMode=replace)
-//   ravendb-random  RavenDB adapter, E1 overwrite batch (upsert): {"Commands":[…]} for bulk_docs
-//                   from target.batchBody('upsert', batchKeys(…))
-//   arangodb-string the same keys as arangodb-random through the string docs.batch() (slot
-//                   join): the path random keys took before keysBody
+//   arangodb-random ArangoDB adapter, E1 overwrite batch keys (random, as batchKeys() draws
+//                   them: uniform among the keys one VU loaded of BENCH_RANDOM_DOCS, default
+//                   2 000 000), drawn in the init context (64 batches, cycled, a new stamp
+//                   each) -> target.batchBody() -> docs.keysBody() (patched ArrayBuffer)
+//   ravendb-random  RavenDB adapter, the same keys: {"Commands":[…]} upsert body for bulk_docs
+//   arangodb-string the same keys through the string docs.batch() (slot join): the path
+//                   random keys took before keysBody
+//   arangodb-overwrite  what an E1 overwrite iteration does before sending: batchKeys()
+//                   (BatchPicker) inside the timed loop, then target.batchBody()
+//   arangodb-overwrite-write  the same through the whole ArangoDB write() (overwriteMode=replace)
 //   arangodb-join   load-batch keys + one string per document + join (docs.batchJoin): the
 //                   approach measurements.md found at 0.14 of the ceiling
 // Document knobs are the pack's own (DOC_BYTES, DOC_POOL, BATCH_SIZE, SEED, DOC_SHAPE); e1
@@ -36,7 +37,7 @@ import { batchKeys } from '../lib/workloads/insert-vs-overwrite.js';
 import { createTarget as arangoTarget } from '../lib/targets/arangodb.js';
 import { createTarget as ravenTarget } from '../lib/targets/ravendb.js';
 
-const MODES = ['ceiling', 'arangodb', 'arangodb-write', 'ravendb', 'ravendb-bulk', 'arangodb-random', 'arangodb-random-write', 'ravendb-random', 'arangodb-string', 'arangodb-join'];
+const MODES = ['ceiling', 'arangodb', 'arangodb-write', 'ravendb', 'ravendb-bulk', 'arangodb-random', 'ravendb-random', 'arangodb-string', 'arangodb-overwrite', 'arangodb-overwrite-write', 'arangodb-join'];
 const mode = __ENV.MODE || 'arangodb';
 if (!MODES.includes(mode)) throw `MODE=${mode} is not allowed: one of ${MODES.join(', ')}`;
 if (!__ENV.SINK) throw 'SINK is not set: host:port of bench-sink';
@@ -54,11 +55,15 @@ const params = { headers: { 'Content-Type': 'application/json' }, responseType: 
 const arango = arangoTarget(loadConfig(env, Object.assign({ target: 'arangodb' }, phases)));
 const raven = ravenTarget(loadConfig(env, Object.assign({ target: 'ravendb' }, phases)));
 const arangoDocs = createDocs(cfg, { keyField: '_key' });
-if (mode === 'arangodb-write' || mode === 'arangodb-random-write') arango.bind('bench');
+if (mode === 'arangodb-write' || mode === 'arangodb-overwrite-write') arango.bind('bench');
 // Overwrite batches as E1 draws them: one VU that loaded BENCH_RANDOM_DOCS keys.
 const randomCfg = loadConfig(Object.assign({}, env, { DOCS: __ENV.BENCH_RANDOM_DOCS || '2000000' }), Object.assign({ target: 'bench' }, phases));
 const randomPlan = { V: 1, B, newPer: 0 };
 const pickers = {};
+const drawn = [];
+if (['arangodb-random', 'ravendb-random', 'arangodb-string'].includes(mode)) {
+  for (let j = 0; j < 64; j++) drawn.push(batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys);
+}
 
 let fixed = null;
 if (mode === 'ceiling') {
@@ -95,13 +100,15 @@ export default function () {
     const first = j * B; // bulk-insert.js: iterationInTest * B
     for (let i = 0; i < B; i++) ids[i] = first + i;
     body = raven.batchBody('bulk', ids, 'b');
-  } else if (mode === 'arangodb-random') body = arango.batchBody(batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys, `o${j}`);
-  else if (mode === 'arangodb-random-write') {
+  } else if (mode === 'arangodb-random') body = arango.batchBody(drawn[j % 64], `o${j}`);
+  else if (mode === 'ravendb-random') body = raven.batchBody('upsert', drawn[j % 64], `o${j}`);
+  else if (mode === 'arangodb-string') body = arangoDocs.batch(drawn[j % 64], `o${j}`);
+  else if (mode === 'arangodb-overwrite') body = arango.batchBody(batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys, `o${j}`);
+  else if (mode === 'arangodb-overwrite-write') {
     const r = arango.write('upsert', batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys, `o${j}`, tags);
     if (r.failed > 0 && failed++ === 0) console.error(`write() counted ${r.failed} failed: ${JSON.stringify(r.byReason)}`);
     return;
-  } else if (mode === 'ravendb-random') body = raven.batchBody('upsert', batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys, `o${j}`);
-  else if (mode === 'arangodb-string') body = arangoDocs.batch(batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys, `o${j}`);
+  }
   else body = arangoDocs.batchJoin(loadBatchKeys(j, cfg.DOCS, B), 'l');
   const res = http.post(url, body, params);
   if (res.status !== 202 && failed++ === 0) console.error(`bench-sink answered ${res.status}: ${res.error}`);
