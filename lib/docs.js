@@ -266,6 +266,7 @@ function isAscii(s) {
 // integers; a key of 14+ digits or a non-ASCII payload returns null (the string path).
 const KEY_WORDS_MAX = 4;
 let D4 = null; let TOP = null; let BEFORE = null; // Uint32Array tables (see keyTables)
+let HEAD8 = null; let SMALL8 = null; // Float64Array tables: BEFORE+TOP, and 4 spaces+BEFORE, as one 8-byte store
 
 function keyTables(toBytes) {
   if (D4) return;
@@ -280,6 +281,12 @@ function keyTables(toBytes) {
   D4 = new Uint32Array(toBytes(d.join('')));
   TOP = new Uint32Array(toBytes(t.join('')));
   BEFORE = new Uint32Array(toBytes(c.join('')));
+  // 8 ASCII bytes are never a NaN bit pattern (the top byte is below 0x80... and the exponent
+  // bits cannot all be 1), so Float64Array stores them bit-exact.
+  const h8 = new Array(10000); const s8 = new Array(10000);
+  for (let g = 0; g < 10000; g++) { h8[g] = `${c[g]}${t[g]}`; s8[g] = `    ${c[g]}`; }
+  HEAD8 = new Float64Array(toBytes(h8.join('')));
+  SMALL8 = new Float64Array(toBytes(s8.join('')));
 }
 
 function keysBuilder(open, mid, tails, toBytes, lead, trail) {
@@ -296,17 +303,18 @@ function keysBuilder(open, mid, tails, toBytes, lead, trail) {
   let T = 2;
   const stampBytes = new Uint8Array(4 * 8);
   const stampWords = new Uint32Array(stampBytes.buffer);
+  const stampWide = new Float64Array(stampBytes.buffer); // 8 ASCII bytes: never a NaN pattern, stored bit-exact
 
   function layout(count, w, t) {
     const id = `${count}/${w}/${t}`;
     let L = layouts.get(id);
     if (L) return L;
     if (layouts.size >= 4) layouts.clear(); // a run uses one batch size (and a shorter last one)
-    const pad = (4 - ((2 + midRest.length) % 4)) % 4; // stamp region on a 4-byte boundary
     const keyAt = keyOpen.length; // offsets within a document
+    const base = first + ((8 - ((first + keyAt) % 8)) % 8); // key region on an 8-byte boundary
+    const pad = (8 - ((base + keyAt + 4 * w + 2 + midRest.length) % 8)) % 8; // stamp region on an 8-byte boundary
     const stampAt = keyAt + 4 * w + 2 + pad + midRest.length;
-    const S = Math.ceil((stampAt + 4 * t + tailWidth + 1) / 4) * 4;
-    const base = first + ((4 - ((first + keyAt) % 4)) % 4);
+    const S = Math.ceil((stampAt + 4 * t + tailWidth + 1) / 8) * 8;
     const docs = new Array(count);
     const keyBlank = ' '.repeat(4 * w);
     const midText = `",${' '.repeat(pad)}${midRest}${' '.repeat(4 * t)}`;
@@ -317,7 +325,7 @@ function keysBuilder(open, mid, tails, toBytes, lead, trail) {
     const text = `${lead}[${' '.repeat(base - first)}${docs.join('').slice(0, -1)}]${trail}`;
     const buf = toBytes(text);
     imageBuilds++;
-    L = { buf, u32: new Uint32Array(buf, 0, Math.floor(buf.byteLength / 4)), S4: S / 4, key0: (base + keyAt) / 4, stamp0: (base + stampAt) / 4, w, t };
+    L = { buf, u32: new Uint32Array(buf, 0, Math.floor(buf.byteLength / 4)), f64: new Float64Array(buf, 0, Math.floor(buf.byteLength / 8)), S4: S / 4, key0: (base + keyAt) / 4, stamp0: (base + stampAt) / 4, w, t };
     layouts.set(id, L);
     return L;
   }
@@ -344,12 +352,15 @@ function keysBuilder(open, mid, tails, toBytes, lead, trail) {
         } else return i;
       }
     } else if (L.w === 3) {
-      const SP = BEFORE[0];
-      for (; i < count; i++, k += S4) {
+      // [8 bytes: "K and the high digits, right-aligned][4 bytes: the low 4 digits]: two stores
+      const f64 = L.f64;
+      const S8 = S4 / 2;
+      let k8 = k / 2;
+      for (; i < count; i++, k += S4, k8 += S8) {
         n = nums[i];
-        if (n < 10000) { u32[k] = SP; u32[k + 1] = BEFORE[n]; u32[k + 2] = TOP[n]; } else if (n < 100000000) {
-          lo = n % 10000; hi = (n - lo) / 10000;
-          u32[k] = BEFORE[hi]; u32[k + 1] = TOP[hi]; u32[k + 2] = D4[lo];
+        if (n < 10000) { f64[k8] = SMALL8[n]; u32[k + 2] = TOP[n]; } else if (n < 100000000) {
+          lo = n % 10000;
+          f64[k8] = HEAD8[(n - lo) / 10000]; u32[k + 2] = D4[lo];
         } else if (n < 1e10) {
           lo = n % 10000; m = (n - lo) / 10000; mid = m % 10000;
           u32[k] = TOP[(m - mid) / 10000]; u32[k + 1] = D4[mid]; u32[k + 2] = D4[lo];
@@ -393,8 +404,9 @@ function keysBuilder(open, mid, tails, toBytes, lead, trail) {
     let s = L.stamp0;
     const end = s + count * S4;
     if (t === 2) {
-      const s0 = stampWords[0]; const s1 = stampWords[1];
-      for (; s < end; s += S4) { u32[s] = s0; u32[s + 1] = s1; }
+      // one 8-byte store per document (the region is 8-byte aligned, the stride a multiple of 8)
+      const f64 = L.f64; const sw = stampWide[0]; const S8 = S4 / 2;
+      for (let s8 = s / 2, end8 = end / 2; s8 < end8; s8 += S8) f64[s8] = sw;
     } else {
       for (; s < end; s += S4) for (let x = 0; x < t; x++) u32[s + x] = stampWords[x];
     }
@@ -559,7 +571,7 @@ function rangeBuilder(open, mid, rawTails, toBytes = loopBytes, lead = '', trail
     let body = L.bodies.get(count);
     if (!body) {
       if (L.bodies.size >= 4) L.bodies.clear();
-      body = { u8: new Uint8Array(len), u32: null };
+      body = { u8: new Uint8Array(len), u32: null, lo: -1 };
       body.u8.fill(32);
       body.u8.set(leadBytes, 0); // [lead] [
       body.u8.set(closeBytes, len - closeBytes.length); // ']' and the trail
@@ -567,6 +579,11 @@ function rangeBuilder(open, mid, rawTails, toBytes = loopBytes, lead = '', trail
       L.bodies.set(count, body);
     }
     const { u8, u32 } = body;
+    // The body holds this layout's image from its previous batch. When that batch started at
+    // the same low digits (always, for batch sizes that are multiples of 1000), every byte
+    // but the high key digits is already right: no copy, only the stores below.
+    const copy = body.lo !== start % LOW;
+    body.lo = start % LOW;
     const S4 = S / 4;
     // word index of the last H word of document i: (base + i*S + hEnd) / 4 - 1
     let i = 0;
@@ -577,7 +594,7 @@ function rangeBuilder(open, mid, rawTails, toBytes = loopBytes, lead = '', trail
       const hi = Math.floor(n / LOW);
       const lo = n % LOW;
       const run = Math.min(LOW - lo, count - i);
-      u8.set(image.subarray(lo * S, (lo + run) * S), base + i * S);
+      if (copy) u8.set(image.subarray(lo * S, (lo + run) * S), base + i * S);
       // The words that end with H: constant bytes of the document before H, then H's digits.
       const docAt = base + i * S;
       const hs = String(hi);
@@ -596,7 +613,7 @@ function rangeBuilder(open, mid, rawTails, toBytes = loopBytes, lead = '', trail
       i += run;
       n += run;
     }
-    u8[len - closeBytes.length] = 93; // ']' replaces the last document's ',' (copied from the image)
+    if (copy) u8[len - closeBytes.length] = 93; // ']' replaces the last document's ',' (copied from the image)
     return u8.buffer;
   };
 }

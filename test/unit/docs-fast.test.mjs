@@ -99,8 +99,11 @@ test('keysBody() holds exactly the given keys in their order, with the stamp, fo
   for (const keyField of ['key', '_key']) {
     const d = createDocs(cfg(), { keyField });
     // narrow keys first (the layout grows when a wider key comes), then wide, then narrow again
-    const lists = [[7, 3, 5001, 42], WIDE, [...WIDE].reverse(), [1, 2, 3, 4], range(123456, 1000).reverse()];
+    const lists = [[7, 3, 5001, 42], [7, 123456, 99999999, 100000000, 9999999999, 5, 12345], WIDE, [...WIDE].reverse(), [1, 2, 3, 4], range(123456, 1000).reverse()];
     for (const keys of lists) {
+      // a fresh builder starts at the narrowest layout this list needs (2, 3 or 4 key words)
+      const fresh = JSON.parse(text(createDocs(cfg(), { keyField }).keysBody(keys, 'o9')));
+      assert.deepEqual(fresh.map((x) => `${x[keyField]}/${x.w}`), keys.map((n) => `K${n}/o9`));
       for (const stamp of ['l', 'o17', 'm3', 'o1234567', 'm12345678901']) {
         const body = d.keysBody(keys, stamp);
         assert.ok(body instanceof ArrayBuffer, `${keyField} ${stamp}`);
