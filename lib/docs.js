@@ -464,7 +464,8 @@ function slotBatch(open, mid, tails) {
 }
 
 // Bytes of a request body as the adapters build it: a string of ASCII JSON (batch(),
-// commands()) or the ArrayBuffer of rangeBody(), which has no .length.
+// commands()), an ArrayBuffer (rangeBody(), keysBody(), body()) or a Uint8Array over one
+// (the PostgreSQL parameter), which have no .length.
 export function bodyBytes(body) {
   if (body === null || body === undefined) return 0;
   return typeof body === 'string' ? body.length : body.byteLength;
@@ -488,11 +489,15 @@ export function stampFor(phase, j) {
 //    their payloads; a batch copies the needed slots with one typed-array set per 1000 keys
 //    and then stores H into each document with one or two aligned 32-bit stores (the
 //    layout puts the end of H on a 4-byte boundary; the bytes before H in that word are the
-//    constant '"K' and field name).
+//    constant '"K' and field name). When a batch starts at the same low digits as the
+//    previous one of its size (batch sizes that are multiples of 1000), the body already
+//    holds everything else and the copy is skipped.
 // Per document that is one or two typed-array stores, instead of building a string.
 // Payload of key n: tails[(n % 1000) % P] (not n % P as in batch(): same fields, other
-// pairing). Keys below 1000 (varying widths) or wider than 11 digits, and shapes without a
-// pool, use the string path (the result is then a string, which http.post accepts too).
+// pairing). lead/trail: bytes before '[' and after ']' (PostgreSQL's jsonb version byte,
+// RavenDB's {"Commands": … }). Keys below 1000 (varying widths) or wider than 11 digits, and
+// shapes without a pool, get null from the builder: rangeBody() then returns the string path
+// (which http.post accepts too), body() tries keysBody() first.
 const LOW = 1000;
 const LOW_DIGITS = 3;
 
