@@ -17,7 +17,7 @@ import encoding from 'k6/encoding';
 import { redact } from '../config.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
-import { asciiBuffer, maxKeyOf } from '../bytes.js';
+import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
 
 export const MARKER = 'k6-writepath';
@@ -82,7 +82,7 @@ export function createTarget(cfg, plan = {}) {
   const base = cfg.ARANGO_URL.replace(/\/$/, '');
   const docs = createDocs(cfg, { keyField: '_key', toBytes: asciiBuffer });
   // Body images built here, in the init context, not by the first timed batch of a VU.
-  docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), stamps: ['l'] });
+  if (writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), stamps: ['l'] });
   const timeout = cfg.TIMEOUT;
   // Collections the workload needs (arangobench multi-collection writes to two).
   const collectionCount = plan.collections || 1;

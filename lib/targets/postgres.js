@@ -11,7 +11,7 @@ import exec from 'k6/execution';
 import { sleep } from 'k6';
 import { redact } from '../config.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
-import { asciiBuffer, maxKeyOf } from '../bytes.js';
+import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
 
 export const MARKER = 'k6-writepath';
@@ -67,7 +67,7 @@ export function createTarget(cfg) {
   const binary = jsonbBinary(cfg.PG_URL);
   const bodyOpts = { lead: JSONB_VERSION };
   // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (binary) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), lead: JSONB_VERSION, stamps: ['l'] });
+  if (binary && writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), lead: JSONB_VERSION, stamps: ['l'] });
   const timeout = cfg.TIMEOUT;
   const logged = {};
   let table = null;

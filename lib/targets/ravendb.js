@@ -15,7 +15,7 @@ import { sleep } from 'k6';
 import { durationMs } from '../config.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
-import { asciiBuffer, maxKeyOf } from '../bytes.js';
+import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 
 export const MARKER = 'k6-writepath';
 export const MARKER_ID = 'k6wp/marker';
@@ -112,7 +112,7 @@ export function createTarget(cfg) {
   // Body images built here, in the init context, not by the first timed batch of a VU: bulk
   // insert (E4, E1 with LOAD_OP=bulk), E1's load with LOAD_OP=insert, and the upserts of E1's
   // overwrite and mixed batches.
-  {
+  if (writingVu()) {
     const count = cfg.BATCH_SIZE;
     const maxKey = maxKeyOf(cfg);
     docs.prepare({ count, maxKey, envelope: envelopes.bulk, stamps: cfg.LOAD_OP === 'bulk' ? ['b', 'l'] : ['b'] });
