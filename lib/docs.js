@@ -535,7 +535,10 @@ function rangeBuilder(open, mid, rawTails, toBytes = loopBytes, lead = '', trail
     let at = 0;
     for (const t of tails) { tailBytes.push(all.subarray(at, at + t.length + 1)); at += t.length + 1; }
   }
-  const layouts = new Map(); // `${width}/${stamp}` -> { image, S, base, hOff, words, bodies }
+  const layouts = new Map(); // `${width}/${stamp}` -> { image, S, base, hEnd, h, words }
+  // The one body buffer of this builder: a phase moves through key widths and keeps one batch
+  // size, so older buffers (12 MB each for batches of 10 000) are not kept alive.
+  let body = null; // { L, count, u8, u32, lo }
 
   function layout(h, stamp) {
     const id = `${h}/${stamp}`;
@@ -567,7 +570,7 @@ function rangeBuilder(open, mid, rawTails, toBytes = loopBytes, lead = '', trail
       image.set(midStamp, at + headLen + LOW_DIGITS);
       image.set(tailBytes[l % P], at + headLen + LOW_DIGITS + midStamp.length);
     }
-    L = { image, S, base, hEnd, h, words, bodies: new Map() };
+    L = { image, S, base, hEnd, h, words };
     layouts.set(id, L);
     return L;
   }
@@ -581,15 +584,12 @@ function rangeBuilder(open, mid, rawTails, toBytes = loopBytes, lead = '', trail
     if (!L) return null;
     const { image, S, base, hEnd, h, words } = L;
     const len = base + count * S + trail.length;
-    let body = L.bodies.get(count);
-    if (!body) {
-      if (L.bodies.size >= 4) L.bodies.clear();
-      body = { u8: new Uint8Array(len), u32: null, lo: -1 };
+    if (!body || body.L !== L || body.count !== count) {
+      body = { L, count, u8: new Uint8Array(len), u32: null, lo: -1 };
       body.u8.fill(32);
       body.u8.set(leadBytes, 0); // [lead] [
       body.u8.set(closeBytes, len - closeBytes.length); // ']' and the trail
       body.u32 = new Uint32Array(body.u8.buffer, 0, Math.floor(len / 4));
-      L.bodies.set(count, body);
     }
     const { u8, u32 } = body;
     // The body holds this layout's image from its previous batch. When that batch started at

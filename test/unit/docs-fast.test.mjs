@@ -50,6 +50,12 @@ test('rangeBody() holds exactly the keys start..start+count-1, valid JSON, for e
   const first = text(d.rangeBody(5000, 1000, 'l'));
   text(d.rangeBody(88000, 1000, 'l'));
   assert.equal(text(d.rangeBody(5000, 1000, 'l')), first);
+  // same width, same low digits (the image copy is skipped), other low digits (copied again)
+  text(d.rangeBody(7000, 1000, 'l'));
+  assert.equal(text(d.rangeBody(5000, 1000, 'l')), first);
+  assert.deepEqual(JSON.parse(text(d.rangeBody(5500, 1000, 'l'))).map((x) => x._key), range(5500, 1000).map((n) => `K${n}`));
+  assert.equal(text(d.rangeBody(5000, 1000, 'l')), first);
+  assert.deepEqual(JSON.parse(text(d.rangeBody(8000, 1000, 'l'))).map((x) => x._key), range(8000, 1000).map((n) => `K${n}`));
 });
 
 test('rangeBody() documents are the batch() documents up to whitespace and payload pairing', () => {
