@@ -103,7 +103,10 @@ export function createTarget(cfg) {
   // of consecutive keys, as E1 load and every E4 bulk batch: rangeBody; random keys of
   // overwrite/mixed batches: keysBody), a string only where no byte path applies. Exported for
   // bench/http-generation.js, which measures this function. The ArrayBuffer is reused by the
-  // next call: send it before building another body.
+  // next call: send it before building another body. The byte bodies pad with JSON whitespace
+  // between tokens (`{"Id":   "K123", "ChangeVector":…`); RavenDB's parser skips it
+  // (ravendb/ravendb src/Sparrow/Json/Parsing/UnmanagedJsonParser.cs, commit 00d1b2cc,
+  // Read() -> ReadUnlikely: ' ', '\t', '\v', '\f' "white space, we can safely ignore").
   function batchBody(op, nums, stamp) {
     if (!envelopes[op]) throw new Error(`ravendb target: unknown operation ${op}`);
     return docs.body(nums, stamp, op === 'bulk' ? { envelope: envelopes[op] } : { envelope: envelopes[op], wrap: COMMANDS });
