@@ -522,19 +522,10 @@ function rangeBuilder(open, mid, rawTails, toBytes = loopBytes, lead = '', trail
   if (!rawTails.every(isAscii)) return () => null; // bytes = chars only for ASCII
   const tails = padTails(rawTails);
   const P = tails.length;
-  // The tails as bytes, converted once with one native toBytes of their concatenation; an
-  // image for a new key width is then a few typed-array sets per document.
-  let tailBytes = null;
   const bytesOf = (t) => { const b = new Uint8Array(t.length); asciiBytes(t, b, 0); return b; };
   const first = lead.length + 1; // the first document follows the lead bytes and '['
   const leadBytes = bytesOf(`${lead}[`);
   const closeBytes = bytesOf(`]${trail}`);
-  function convertTails() {
-    const all = new Uint8Array(toBytes(tails.map((t) => `${t},`).join('')));
-    tailBytes = [];
-    let at = 0;
-    for (const t of tails) { tailBytes.push(all.subarray(at, at + t.length + 1)); at += t.length + 1; }
-  }
   const layouts = new Map(); // `${width}/${stamp}` -> { image, S, base, hEnd, h, words }
   // The one body buffer of this builder: a phase moves through key widths and keeps one batch
   // size, so older buffers (12 MB each for batches of 10 000) are not kept alive.
@@ -555,21 +546,14 @@ function rangeBuilder(open, mid, rawTails, toBytes = loopBytes, lead = '', trail
     // (after the lead and '[') chosen so that every H ends on a multiple of 4.
     const hEnd = indent + before.length + h;
     const base = first + ((4 - ((first + hEnd) % 4)) % 4);
-    if (!tailBytes) convertTails();
     imageBuilds++;
-    const image = new Uint8Array(LOW * S);
-    const headLen = indent + before.length + h;
-    const head = bytesOf(`${' '.repeat(indent)}${before}${'0'.repeat(h)}`);
-    const midStamp = bytesOf(`${mid}${stamp}`);
-    const digits = new Uint8Array(LOW_DIGITS);
-    for (let l = 0; l < LOW; l++) {
-      const at = l * S;
-      image.set(head, at);
-      asciiBytes(String(l).padStart(LOW_DIGITS, '0'), digits, 0);
-      image.set(digits, at + headLen);
-      image.set(midStamp, at + headLen + LOW_DIGITS);
-      image.set(tailBytes[l % P], at + headLen + LOW_DIGITS + midStamp.length);
-    }
+    // The image as text, converted by one native toBytes: document l = head, the low digits
+    // l (000…999), mid and stamp, the padded tail of payload l % P and ','.
+    const head = `${' '.repeat(indent)}${before}${'0'.repeat(h)}`;
+    const docs = new Array(LOW);
+    for (let l = 0; l < LOW; l++) docs[l] = `${head}${l < 10 ? `00${l}` : l < 100 ? `0${l}` : l}${mid}${stamp}${tails[l % P]},`;
+    const image = new Uint8Array(toBytes(docs.join('')));
+    if (image.length !== LOW * S) throw new Error(`docs.js: range image of ${image.length} bytes, expected ${LOW * S}`);
     L = { image, S, base, hEnd, h, words };
     layouts.set(id, L);
     return L;
