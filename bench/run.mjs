@@ -281,7 +281,7 @@ const lines = [
   `| empty loop of 1000 iterations with one array store (the interpreter's floor) | ${ms(micro.loop_ms, 2)} |`,
   `| teardown's key recomputation for the read-back (300 batches, whole) | ${ms(micro.verify_ms, 0)} |`,
   `| payload pool (1024 e1 payloads) / body images (\`prepare()\`), once per writing VU | ${ms(micro.pool_ms, 0)} / ${ms(micro.prepare_ms, 0)} |`, '',
-  'Reading: an overwrite batch costs k6 the key draw plus the byte body plus the statement; the key draw (sfc32 draws, a distinctness table, the owned-key mapping: ~20 interpreter operations per key) is now the largest part, larger than building the body. It draws exactly the keys recorded runs were verified with, so a cheaper generator would change every recorded run (bench/README.md). The whole-run share adds the init of each writing VU (payload pool, images) and the teardown\'s key recomputation.', '',
+  'Reading: micro-keys times with the wall clock, so on a loaded machine every line is inflated by waiting for a CPU; compare the lines with each other (and the CPU per batch above for absolute cost). An overwrite batch costs k6 the key draw plus the byte body plus the statement; the key draw (sfc32 draws, a distinctness table, the owned-key mapping: ~20 interpreter operations per key) is now the largest part, about four times the byte body. It draws exactly the keys recorded runs were verified with, so a cheaper generator would change every recorded run (bench/README.md). The whole-run share adds the init of each writing VU (payload pool, images) and the teardown\'s key recomputation.', '',
 ];
 writeFileSync(path.join(root, 'bench', 'RESULTS.md'), lines.join('\n'));
 process.stdout.write(lines.join('\n'));
