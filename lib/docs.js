@@ -12,7 +12,7 @@
 //                share a shape (arangob's random-shapes); values true, null or a string.
 //  user          a person record (names, email, phone, dates, address) for E4.
 import { Rng } from './rand.js';
-import { keyName } from './keys.js';
+import { isConsecutive, keyName } from './keys.js';
 
 export const INDEX_FIELDS = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8'];
 
@@ -207,7 +207,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   function anyBody(nums, stamp, { envelope = null, wrap = null, lead = '' } = {}) {
     const open = `${lead}${wrap ? wrap.open : ''}`;
     const close = wrap ? wrap.close : '';
-    if (nums.consecutive === true && nums.length > 0) {
+    if (isConsecutive(nums)) {
       const out = rangeBytes(nums[0], nums.length, stamp, envelope, open, close);
       if (out !== null) return out;
     }
