@@ -14,8 +14,16 @@
 //   ravendb-bulk    RavenDB adapter, E4 bulk-insert batch: the command array for POST
 //                   bulk_insert from target.batchBody('bulk', ids) with the ids array of
 //                   lib/workloads/bulk-insert.js (refilled per batch, marked consecutive)
-//   arangodb-random ArangoDB adapter, E1 overwrite-like batch (keys not one run: shuffled
-//                   consecutive keys) -> docs.batch() string (slot join)
+//   arangodb-random ArangoDB adapter, E1 overwrite batch keys (random, as batchKeys() draws
+//                   them: uniform among the keys one VU loaded of BENCH_RANDOM_DOCS, default
+//                   2 000 000), drawn in the init context (64 batches, cycled, a new stamp
+//                   each) -> target.batchBody() -> docs.keysBody() (patched ArrayBuffer)
+//   ravendb-random  RavenDB adapter, the same keys: {"Commands":[…]} upsert body for bulk_docs
+//   arangodb-string the same keys through the string docs.batch() (slot join): the path
+//                   random keys took before keysBody
+//   arangodb-overwrite  what an E1 overwrite iteration does before sending: batchKeys()
+//                   (BatchPicker) inside the timed loop, then target.batchBody()
+//   arangodb-overwrite-write  the same through the whole ArangoDB write() (overwriteMode=replace)
 //   arangodb-join   load-batch keys + one string per document + join (docs.batchJoin): the
 //                   old path, once measured at 0.14 of the ceiling (bench/RESULTS.md)
 // Document knobs are the pack's own (DOC_BYTES, DOC_POOL, BATCH_SIZE, SEED, DOC_SHAPE); e1
@@ -25,10 +33,11 @@ import http from 'k6/http';
 import { loadConfig } from '../lib/config.js';
 import { createDocs } from '../lib/docs.js';
 import { loadBatchKeys, markConsecutive } from '../lib/keys.js';
+import { batchKeys } from '../lib/workloads/insert-vs-overwrite.js';
 import { createTarget as arangoTarget } from '../lib/targets/arangodb.js';
 import { createTarget as ravenTarget } from '../lib/targets/ravendb.js';
 
-const MODES = ['ceiling', 'arangodb', 'arangodb-write', 'ravendb', 'ravendb-bulk', 'arangodb-random', 'arangodb-join'];
+const MODES = ['ceiling', 'arangodb', 'arangodb-write', 'ravendb', 'ravendb-bulk', 'arangodb-random', 'ravendb-random', 'arangodb-string', 'arangodb-overwrite', 'arangodb-overwrite-write', 'arangodb-join'];
 const mode = __ENV.MODE || 'arangodb';
 if (!MODES.includes(mode)) throw `MODE=${mode} is not allowed: one of ${MODES.join(', ')}`;
 if (!__ENV.SINK) throw 'SINK is not set: host:port of bench-sink';
@@ -46,7 +55,15 @@ const params = { headers: { 'Content-Type': 'application/json' }, responseType: 
 const arango = arangoTarget(loadConfig(env, Object.assign({ target: 'arangodb' }, phases)));
 const raven = ravenTarget(loadConfig(env, Object.assign({ target: 'ravendb' }, phases)));
 const arangoDocs = createDocs(cfg, { keyField: '_key' });
-if (mode === 'arangodb-write') arango.bind('bench');
+if (mode === 'arangodb-write' || mode === 'arangodb-overwrite-write') arango.bind('bench');
+// Overwrite batches as E1 draws them: one VU that loaded BENCH_RANDOM_DOCS keys.
+const randomCfg = loadConfig(Object.assign({}, env, { DOCS: __ENV.BENCH_RANDOM_DOCS || '2000000' }), Object.assign({ target: 'bench' }, phases));
+const randomPlan = { V: 1, B, newPer: 0 };
+const pickers = {};
+const drawn = [];
+if (['arangodb-random', 'ravendb-random', 'arangodb-string'].includes(mode)) {
+  for (let j = 0; j < 64; j++) drawn.push(batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys);
+}
 
 let fixed = null;
 if (mode === 'ceiling') {
@@ -56,16 +73,7 @@ if (mode === 'ceiling') {
   fixed = u8.buffer;
 }
 
-// A batch of keys that is not one run (as overwrite batches): consecutive keys, shuffled
-// once; the adapter sees an unmarked array and takes docs.batch().
-const shuffled = loadBatchKeys(1, cfg.DOCS, B).slice();
-for (let i = shuffled.length - 1; i > 0; i--) { const k = (i * 7919) % (i + 1); const t = shuffled[i]; shuffled[i] = shuffled[k]; shuffled[k] = t; }
-
-// First calls convert the payload pool to bytes and build the key-width images: init work,
-// as a scenario's first batch of a VU, not per batch.
-if (mode === 'arangodb' || mode === 'arangodb-write') arango.batchBody(loadBatchKeys(1, cfg.DOCS, B), 'l');
-if (mode === 'ravendb') raven.batchBody('insert', loadBatchKeys(1, cfg.DOCS, B), 'l');
-if (mode === 'ravendb-bulk') raven.batchBody('bulk', loadBatchKeys(1, cfg.DOCS, B), 'b');
+// The adapters build their body images in createTarget() (init context), as in a scenario.
 const ids = markConsecutive(new Array(B)); // lib/workloads/bulk-insert.js: state.nums
 
 export const options = {
@@ -92,12 +100,16 @@ export default function () {
     const first = j * B; // bulk-insert.js: iterationInTest * B
     for (let i = 0; i < B; i++) ids[i] = first + i;
     body = raven.batchBody('bulk', ids, 'b');
-  } else if (mode === 'arangodb-random') {
-    const shift = B * j; // new keys every batch, same scattered order
-    const keys = new Array(B);
-    for (let i = 0; i < B; i++) keys[i] = shuffled[i] + shift;
-    body = arango.batchBody(keys, 'o1');
-  } else body = arangoDocs.batchJoin(loadBatchKeys(j, cfg.DOCS, B), 'l');
+  } else if (mode === 'arangodb-random') body = arango.batchBody(drawn[j % 64], `o${j}`);
+  else if (mode === 'ravendb-random') body = raven.batchBody('upsert', drawn[j % 64], `o${j}`);
+  else if (mode === 'arangodb-string') body = arangoDocs.batch(drawn[j % 64], `o${j}`);
+  else if (mode === 'arangodb-overwrite') body = arango.batchBody(batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys, `o${j}`);
+  else if (mode === 'arangodb-overwrite-write') {
+    const r = arango.write('upsert', batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys, `o${j}`, tags);
+    if (r.failed > 0 && failed++ === 0) console.error(`write() counted ${r.failed} failed: ${JSON.stringify(r.byReason)}`);
+    return;
+  }
+  else body = arangoDocs.batchJoin(loadBatchKeys(j, cfg.DOCS, B), 'l');
   const res = http.post(url, body, params);
   if (res.status !== 202 && failed++ === 0) console.error(`bench-sink answered ${res.status}: ${res.error}`);
 }

@@ -3,12 +3,19 @@
 // one VU, one iteration, each step timed over many batches with Date.now():
 //   keys      batchKeys() of an overwrite batch (pick BATCH_SIZE distinct owned keys)
 //   keys-zipf the same with KEY_DIST=zipfian
-//   body      docs.batch() of those keys (the PostgreSQL JSON text parameter)
+//   body      docs.batch() of those keys (the JSON text: the string path, PostgreSQL's fallback)
+//   bytes     docs.body() of those keys as the PostgreSQL adapter sends them (binary jsonb:
+//             keysBody patches the image, lead byte 1): the default path
+//   bytes-load docs.body() of a load batch (consecutive keys: rangeBody)
+//   loop      an empty JavaScript loop of BATCH_SIZE iterations with one array store: the
+//             interpreter's per-iteration floor, to read the others against
 //   verify    verify()'s key recomputation for the read-back (fake target: no I/O)
 //   pool      createDocs() (the per-VU payload pool, init work)
 //   bin/k6 run -q bench/micro-keys.js      (knobs: MICRO_BATCHES=300, DOCS=100000, VUS=2)
 import { loadConfig } from '../lib/config.js';
 import { createDocs } from '../lib/docs.js';
+import { asciiBuffer } from '../lib/bytes.js';
+import { loadBatchKeys } from '../lib/keys.js';
 import { plan, batchKeys, verify, PHASES } from '../lib/workloads/insert-vs-overwrite.js';
 
 const N = Number(__ENV.MICRO_BATCHES || 300);
@@ -20,8 +27,12 @@ const p = plan(cfg);
 const zp = plan(zcfg);
 
 let t0 = Date.now();
-const docs = createDocs(cfg, { keyField: 'key' });
+const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
+docs.doc(0, 'l'); // the payload pool is generated on first use
 const poolMs = Date.now() - t0;
+t0 = Date.now();
+docs.prepare({ count: cfg.BATCH_SIZE, maxKey: cfg.DOCS, lead: '\u0001', stamps: ['l'] });
+const prepareMs = Date.now() - t0;
 
 export const options = { scenarios: { micro: { executor: 'shared-iterations', vus: 1, iterations: 1 } }, summaryTrendStats: ['med'] };
 
@@ -33,12 +44,17 @@ function perBatch(f) {
 }
 
 export default function () {
-  const out = { batches: N, docs: cfg.DOCS, vus: p.V, batch: p.B, pool_ms: poolMs };
+  const out = { batches: N, docs: cfg.DOCS, vus: p.V, batch: p.B, pool_ms: poolMs, prepare_ms: prepareMs };
   const st = {}; const zst = {};
   out.keys_ms = perBatch((j) => batchKeys(cfg, p, 'overwrite', j, st));
   out.keys_zipf_ms = perBatch((j) => batchKeys(zcfg, zp, 'overwrite', j, zst));
   const fixed = batchKeys(cfg, p, 'overwrite', 1, st).keys;
   out.body_ms = perBatch((j) => docs.batch(fixed, `o${j}`));
+  out.bytes_ms = perBatch((j) => docs.body(fixed, `o${j}`, { lead: '\u0001' }));
+  const load = loadBatchKeys(1, cfg.DOCS, p.B);
+  out.bytes_load_ms = perBatch((j) => docs.body(load, 'l', { lead: '\u0001' }));
+  const arr = new Array(p.B);
+  out.loop_ms = perBatch((j) => { for (let i = 0; i < arr.length; i++) arr[i] = j; });
   const fake = { count: () => p.expectedDocs, readStamps: (ks) => new Map(ks.map((k) => [k, 'x'])) };
   t0 = Date.now();
   const r = verify(fake, cfg, p);

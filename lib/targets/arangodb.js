@@ -17,7 +17,8 @@ import { durationMs, redact } from '../config.js';
 import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
 import { outcomes } from './outcome.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
-import { isConsecutive, keyName } from '../keys.js';
+import { keyName } from '../keys.js';
+import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
 import { markTestEndpoint } from '../test-endpoint.js';
 
@@ -76,7 +77,9 @@ function httpReason(status) {
 
 export function createTarget(cfg, plan = {}) {
   const base = cfg.ARANGO_URL.replace(/\/$/, '');
-  const docs = createDocs(cfg, { keyField: '_key' });
+  const docs = createDocs(cfg, { keyField: '_key', toBytes: asciiBuffer });
+  // Body images built here, in the init context, not by the first timed batch of a VU.
+  if (writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), stamps: ['l'] });
   const timeout = cfg.TIMEOUT;
   // Collections the workload needs (arangobench multi-collection writes to two).
   const collectionCount = plan.collections || 1;
@@ -315,14 +318,14 @@ export function createTarget(cfg, plan = {}) {
     return batchCall('POST', `/_api/document/${coll}?${overwriteQuery(op, cfg)}`, body, n, Object.assign({}, tags, { op }), [201, 202]);
   }
 
-  // The JSON array of the documents of nums, as write() sends it: a run of consecutive keys
-  // (load batches, marked by loadBatchKeys) is patched into an ArrayBuffer by
-  // docs.rangeBody(), in ascending key order = the order of nums, so failed elements still
-  // map to indexes of nums; any other key list is the string of docs.batch(). Exported for
+  // The JSON array of the documents of nums, as write() sends it, in the order of nums (so
+  // failed elements map to indexes of nums): an ArrayBuffer patched by docs.body() (a run of
+  // consecutive keys: rangeBody; random keys of overwrite/mixed batches: keysBody), the
+  // string of docs.batch() only where no byte path applies. Exported for
   // bench/http-generation.js, which measures this function. The ArrayBuffer is reused by the
   // next call: send it before building another body.
   function batchBody(nums, stamp) {
-    return isConsecutive(nums) ? docs.rangeBody(nums[0], nums.length, stamp) : docs.batch(nums, stamp);
+    return docs.body(nums, stamp);
   }
 
   function write(op, nums, stamp, tags) {

@@ -11,7 +11,8 @@ import driver from 'k6/x/sql/driver/postgres';
 import { durationMs, redact } from '../config.js';
 import { lifecycle, markerText, PROBE_TIMEOUT } from './lifecycle.js';
 import { now, outcomes } from './outcome.js';
-import { createDocs, INDEX_FIELDS } from '../docs.js';
+import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
+import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
 
 export const REASONS = ['unique_violation', 'cardinality_violation', 'timeout', 'connection', 'auth', 'undefined_table', 'other'];
@@ -23,6 +24,7 @@ function connectionUrl(cfg) {
   const extra = [];
   if (!/[?&]connect_timeout=/.test(u)) extra.push('connect_timeout=5');
   if (!/[?&]application_name=/.test(u)) extra.push('application_name=k6-writepath');
+  if (!/[?&]binary_parameters=/.test(u)) extra.push('binary_parameters=yes'); // see jsonbBinary()
   extra.push(`synchronous_commit=${cfg.PG_SYNC_COMMIT}`);
   return u + (u.includes('?') ? '&' : '?') + extra.join('&');
 }
@@ -38,6 +40,21 @@ export function classify(message) {
   return 'other';
 }
 
+// Batches as binary jsonb parameters. With binary_parameters=yes, lib/pq (v1.12.3, conn.go
+// sendBinaryParameters) sends a []byte argument in binary format and every other argument
+// as text; xk6-sql passes a Uint8Array as []byte. jsonb's binary input format is a version
+// byte 1 followed by the JSON text (PostgreSQL src/backend/utils/adt/jsonb.c, jsonb_recv), so
+// a batch is the same patched byte image the HTTP adapters post, behind one 0x01 byte: no
+// string is built per batch (lib/docs.js body()). The other statements (DDL, markers,
+// count, the read-back's text[] parameter) pass strings and stay text. A PG_URL that sets
+// binary_parameters to anything but true keeps the text path: lib/pq would then send the
+// bytes as bytea text, which jsonb rejects.
+export function jsonbBinary(url) {
+  const m = /[?&]binary_parameters=([^&]*)/.exec(url);
+  return !m || ['1', 't', 'T', 'true', 'TRUE', 'True', 'yes', 'on'].includes(decodeURIComponent(m[1]));
+}
+const JSONB_VERSION = '\u0001';
+
 // Reasons after which hammering on is pointless: the run stops with one clear line once the
 // batch that revealed it is counted.
 const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run\'s table disappeared during the run' };
@@ -46,7 +63,11 @@ const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
 export function createTarget(cfg) {
   const db = sql.open(driver, connectionUrl(cfg), { max_open_conns: 1, max_idle_conns: 1 });
-  const docs = createDocs(cfg, { keyField: 'key' });
+  const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
+  const binary = jsonbBinary(cfg.PG_URL);
+  const bodyOpts = { lead: JSONB_VERSION };
+  // Body images built here, in the init context, not by the first timed batch of a VU.
+  if (binary && writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), lead: JSONB_VERSION, stamps: ['l'] });
   const timeout = cfg.TIMEOUT;
   const out = outcomes();
   let name = null;
@@ -181,8 +202,16 @@ export function createTarget(cfg) {
     return life.teardown(owned, keep);
   }
 
+  // The batch parameter: binary jsonb bytes (a Uint8Array over the image docs.body() patched),
+  // or the JSON text where no byte path applies.
+  function batchParam(nums, stamp) {
+    if (!binary) return docs.batch(nums, stamp);
+    const b = docs.body(nums, stamp, bodyOpts);
+    return typeof b === 'string' ? b : new Uint8Array(b);
+  }
+
   function write(op, nums, stamp, tags) {
-    const body = docs.batch(nums, stamp);
+    const body = batchParam(nums, stamp);
     const query = op === 'insert' ? insertSql : upsertSql;
     const t0 = now();
     let message = null;
@@ -192,9 +221,9 @@ export function createTarget(cfg) {
       message = redact(e);
     }
     const ms = now() - t0;
-    if (message === null) return out.ok(nums.length, ms, body.length);
+    if (message === null) return out.ok(nums.length, ms, bodyBytes(body));
     const reason = classify(message);
-    return out.failed({ n: nums.length, ms, bytes: body.length, reason,
+    return out.failed({ n: nums.length, ms, bytes: bodyBytes(body), reason,
       log: `[${tags.phase}] batch of ${nums.length} failed (${reason}): ${message}`,
       fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null });
   }
@@ -218,5 +247,5 @@ export function createTarget(cfg) {
   // What workloads may ask of this target (lib/capabilities.js).
   const capabilities = { batch: ['insert', 'upsert'], count: true, readback: true };
 
-  return { name: 'postgres', reasons: REASONS, distributed: true, capabilities, bind, setup, write, count, readStamps, teardown };
+  return { name: 'postgres', reasons: REASONS, distributed: true, capabilities, bind, setup, write, batchParam, count, readStamps, teardown };
 }

@@ -20,7 +20,8 @@ import { outcomes } from './outcome.js';
 import { committedFromState, placementProblem } from './ravendb-answers.js';
 import { markTestEndpoint } from '../test-endpoint.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
-import { isConsecutive, keyName } from '../keys.js';
+import { keyName } from '../keys.js';
+import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 
 export const MARKER_ID = 'k6wp/marker';
 export const MARKER_COLLECTION = 'K6wpMarkers';
@@ -62,12 +63,6 @@ function dbMissing(res) {
   return typeof res.body === 'string' && res.body.indexOf('DatabaseDoesNotExistException') >= 0;
 }
 
-function asciiBytes(s) {
-  const b = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
-  return b;
-}
-
 function range(from, to) {
   const out = new Array(Math.max(0, to - from));
   for (let i = 0; i < out.length; i++) out[i] = from + i;
@@ -77,7 +72,7 @@ function range(from, to) {
 export function createTarget(cfg) {
   const base = cfg.RAVEN_URL.replace(/\/$/, '');
   const collection = cfg.RAVEN_COLLECTION;
-  const docs = createDocs(cfg, { keyField: null, extra: `,"@metadata":{"@collection":"${collection}"}` });
+  const docs = createDocs(cfg, { keyField: null, extra: `,"@metadata":{"@collection":"${collection}"}`, toBytes: asciiBuffer });
   const json = { 'Content-Type': 'application/json' };
   const bulkParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_insert' } };
   if (cfg.RAVEN_GZIP) bulkParams.compression = 'gzip'; // never deflate: RavenDB would parse the bytes as JSON
@@ -108,33 +103,31 @@ export function createTarget(cfg) {
   // of docs.commands()/rangeBody().
   const envelopes = {};
   for (const op in changeVector) envelopes[op] = { open: '{"Id":"', mid: `",${changeVector[op]}"Type":"PUT","Document":`, close: '}' };
-  const COMMANDS_OPEN = asciiBytes('{"Commands":');
-  const COMMANDS_CLOSE = 125; // }
-  let wrapped = null; // reused Uint8Array for {"Commands":<array>} around a byte body
+  const COMMANDS = { open: '{"Commands":', close: '}' }; // the bulk_docs body around the array
 
-  // The JSON array of commands for nums: a run of consecutive keys (E1 load batches, every
-  // E4 bulk-insert batch) is patched into an ArrayBuffer by docs.rangeBody(), any other key
-  // list is the string of docs.commands(). The ArrayBuffer is reused by the next call.
-  function commandArray(op, nums, stamp) {
-    return isConsecutive(nums) ? docs.rangeBody(nums[0], nums.length, stamp, envelopes[op]) : docs.commands(nums, stamp, envelopes[op]);
-  }
-
-  // The request body write() sends for op: the command array itself for a bulk insert,
-  // {"Commands":[…]} for bulk_docs (a byte body is copied once, natively, into a reused
-  // buffer). Exported for bench/http-generation.js, which measures this function.
+  // The request body write() sends for op, in the order of nums: the command array itself for
+  // a bulk insert, {"Commands":[…]} for bulk_docs. An ArrayBuffer patched by docs.body() (a run
+  // of consecutive keys, as E1 load and every E4 bulk batch: rangeBody; random keys of
+  // overwrite/mixed batches: keysBody), a string only where no byte path applies. Exported for
+  // bench/http-generation.js, which measures this function. The ArrayBuffer is reused by the
+  // next call: send it before building another body. The byte bodies pad with JSON whitespace
+  // between tokens (`{"Id":   "K123", "ChangeVector":…`); RavenDB's parser skips it
+  // (ravendb/ravendb src/Sparrow/Json/Parsing/UnmanagedJsonParser.cs, commit 00d1b2cc,
+  // Read() -> ReadUnlikely: ' ', '\t', '\v', '\f' "white space, we can safely ignore").
   function batchBody(op, nums, stamp) {
     if (!envelopes[op]) throw new Error(`ravendb target: unknown operation ${op}`);
-    const arr = commandArray(op, nums, stamp);
-    if (op === 'bulk') return arr;
-    if (typeof arr === 'string') return `{"Commands":${arr}}`;
-    const len = COMMANDS_OPEN.length + arr.byteLength + 1;
-    if (!wrapped || wrapped.length !== len) {
-      wrapped = new Uint8Array(len);
-      wrapped.set(COMMANDS_OPEN, 0);
-      wrapped[len - 1] = COMMANDS_CLOSE;
-    }
-    wrapped.set(new Uint8Array(arr), COMMANDS_OPEN.length);
-    return wrapped.buffer;
+    return docs.body(nums, stamp, op === 'bulk' ? { envelope: envelopes[op] } : { envelope: envelopes[op], wrap: COMMANDS });
+  }
+
+  // Body images built here, in the init context, not by the first timed batch of a VU: bulk
+  // insert (E4, E1 with LOAD_OP=bulk), E1's load with LOAD_OP=insert, and the upserts of E1's
+  // overwrite and mixed batches.
+  if (writingVu()) {
+    const count = cfg.BATCH_SIZE;
+    const maxKey = maxKeyOf(cfg);
+    docs.prepare({ count, maxKey, envelope: envelopes.bulk, stamps: cfg.LOAD_OP === 'bulk' ? ['b', 'l'] : ['b'] });
+    if (cfg.LOAD_OP !== 'bulk') docs.prepare({ count, maxKey, envelope: envelopes.insert, wrap: COMMANDS, stamps: ['l'] });
+    docs.prepare({ count, maxKey, envelope: envelopes.upsert, wrap: COMMANDS });
   }
 
   // After a failed bulk insert: how many documents of the array did the server commit? Polls

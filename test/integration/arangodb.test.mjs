@@ -350,7 +350,11 @@ test('JWT renewal: 3 s tokens (-session-timeout 3s) over a ~8 s run, 0 failures,
     // and 401s (checked: with renewal switched off the overwrite phase fails with http_401).
     // A margin larger than the lifetime (the fixed 5 minutes) would log in before every
     // request: ~74 calls here; renewing at 3/4 of the lifetime takes ~8.
-    assert.ok(stats.openAuth > 5 && stats.openAuth <= 15, `tokens renewed, not per request: ${JSON.stringify(stats)}`);
+    // The count grows with the run's length (one renewal per 2.25 s of the VU's life), so the
+    // bound follows the measured duration instead of assuming the machine was fast; it stays
+    // well below the ~74 of a login per request.
+    const renewals = Math.min(40, Math.ceil(seconds / 2.25) + 5);
+    assert.ok(stats.openAuth > 5 && stats.openAuth <= renewals, `tokens renewed, not per request (${seconds} s, at most ${renewals}): ${JSON.stringify(stats)}`);
     assert.equal(stats.unauthorized, 0, `no request went out with an expired token: ${JSON.stringify(stats)}`);
     // The control: the server does refuse a token once it has expired.
     const late = await fetch(`${slow.url}/_api/version`, { headers: { Authorization: `bearer ${jwt}` } });

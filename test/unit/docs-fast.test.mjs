@@ -50,6 +50,12 @@ test('rangeBody() holds exactly the keys start..start+count-1, valid JSON, for e
   const first = text(d.rangeBody(5000, 1000, 'l'));
   text(d.rangeBody(88000, 1000, 'l'));
   assert.equal(text(d.rangeBody(5000, 1000, 'l')), first);
+  // same width, same low digits (the image copy is skipped), other low digits (copied again)
+  text(d.rangeBody(7000, 1000, 'l'));
+  assert.equal(text(d.rangeBody(5000, 1000, 'l')), first);
+  assert.deepEqual(JSON.parse(text(d.rangeBody(5500, 1000, 'l'))).map((x) => x._key), range(5500, 1000).map((n) => `K${n}`));
+  assert.equal(text(d.rangeBody(5000, 1000, 'l')), first);
+  assert.deepEqual(JSON.parse(text(d.rangeBody(8000, 1000, 'l'))).map((x) => x._key), range(8000, 1000).map((n) => `K${n}`));
 });
 
 test('rangeBody() documents are the batch() documents up to whitespace and payload pairing', () => {
@@ -89,4 +95,96 @@ test('random-shapes has no pool: rangeBody() falls back to the per-document stri
   const d = createDocs(cfg({ DOC_SHAPE: 'random-shapes', COMPLEXITY: 5 }), { keyField: '_key' });
   const body = d.rangeBody(2000, 3, 'l');
   assert.equal(body, d.batchJoin([2000, 2001, 2002], 'l'));
+});
+
+// keysBody(): any key list (overwrite and mixed batches draw keys at random) as a patched
+// byte image. Widths from 1 to 13 digits share one body; order and stamps must be exact.
+const WIDE = [5, 3, 999999, 0, 12, 1024, 2048, 123456789, 1000000, 9999, 10000, 99999999, 100000000, 9999999999, 10000000000, 1234567890123];
+
+test('keysBody() holds exactly the given keys in their order, with the stamp, for every key width and stamp length', () => {
+  for (const keyField of ['key', '_key']) {
+    const d = createDocs(cfg(), { keyField });
+    // narrow keys first (the layout grows when a wider key comes), then wide, then narrow again
+    const lists = [[7, 3, 5001, 42], [7, 123456, 99999999, 100000000, 9999999999, 5, 12345], WIDE, [...WIDE].reverse(), [1, 2, 3, 4], range(123456, 1000).reverse()];
+    for (const keys of lists) {
+      // a fresh builder starts at the narrowest layout this list needs (2, 3 or 4 key words)
+      const fresh = JSON.parse(text(createDocs(cfg(), { keyField }).keysBody(keys, 'o9')));
+      assert.deepEqual(fresh.map((x) => `${x[keyField]}/${x.w}`), keys.map((n) => `K${n}/o9`));
+      for (const stamp of ['l', 'o17', 'm3', 'o1234567', 'm12345678901']) {
+        const body = d.keysBody(keys, stamp);
+        assert.ok(body instanceof ArrayBuffer, `${keyField} ${stamp}`);
+        const arr = JSON.parse(text(body));
+        assert.deepEqual(arr.map((x) => x[keyField]), keys.map((n) => `K${n}`), `${keyField} ${stamp} keys`);
+        assert.ok(arr.every((x) => x.w === stamp), `${keyField} ${stamp} stamps`);
+      }
+    }
+  }
+});
+
+test('keysBody() documents are the batch() documents of slot i, up to whitespace', () => {
+  const d = createDocs(cfg(), { keyField: 'key' });
+  const keys = [88, 123456, 7, 1e9 + 3];
+  const arr = JSON.parse(text(d.keysBody(keys, 'o5')));
+  for (const [i, x] of arr.entries()) {
+    // payload of slot i = pool[i % P], as in the document of key i
+    assert.deepEqual(x, { ...JSON.parse(d.doc(i, 'o5')), key: `K${keys[i]}` });
+    assert.deepEqual(Object.keys(x), Object.keys(JSON.parse(d.doc(i, 'o5'))), 'fields in the same order');
+  }
+  const size = text(d.keysBody(range(50000, 1000), 'o5')).length / 1000;
+  assert.ok(Math.abs(size - 1200) <= 60, `${size} bytes per document for DOC_BYTES=1200`);
+});
+
+test('keysBody() reuses its image: no earlier key or stamp leaks into a later batch', () => {
+  const d = createDocs(cfg(), { keyField: '_key' });
+  const a = text(d.keysBody([9, 8, 7], 'o1'));
+  d.keysBody([123456789, 99999999, 7777777], 'm12345');
+  assert.equal(text(d.keysBody([9, 8, 7], 'o1')).replace(/ +/g, ' '), a.replace(/ +/g, ' '));
+  assert.deepEqual(JSON.parse(text(d.keysBody([9, 8, 7], 'o1'))), JSON.parse(a));
+});
+
+test('keysBody() as RavenDB commands (bulk insert and bulk_docs) and as a PostgreSQL binary jsonb parameter', () => {
+  for (const shape of ['e1', 'user', 'complexity']) {
+    const d = createDocs(cfg({ DOC_SHAPE: shape }), { keyField: null, extra: META });
+    const keys = [77, 1e6 + 1, 31];
+    const arr = JSON.parse(text(d.keysBody(keys, 'o2', PUT)));
+    assert.deepEqual(arr.map((c) => c.Id), ['K77', 'K1000001', 'K31']);
+    assert.ok(arr.every((c) => c.Type === 'PUT' && c.Document.w === 'o2' && c.Document['@metadata']['@collection'] === 'Users'), shape);
+    const wrapped = JSON.parse(text(d.body(keys, 'o2', { envelope: PUT, wrap: { open: '{"Commands":', close: '}' } })));
+    assert.deepEqual(wrapped.Commands, arr);
+  }
+  const pg = createDocs(cfg(), { keyField: 'key' });
+  const bin = new Uint8Array(pg.body([5, 6], 'o3', { lead: '\u0001' }));
+  assert.equal(bin[0], 1, 'jsonb binary format: version byte 1, then the JSON text');
+  assert.deepEqual(JSON.parse(Buffer.from(bin.subarray(1)).toString('latin1')).map((x) => x.key), ['K5', 'K6']);
+});
+
+test('body() picks the path: consecutive run -> rangeBody, other keys -> keysBody, no pool or huge keys -> the string', () => {
+  const d = createDocs(cfg(), { keyField: '_key' });
+  const run = range(5000, 1000);
+  run.consecutive = true;
+  assert.equal(text(d.body(run, 'l')), text(d.rangeBody(5000, 1000, 'l')));
+  assert.equal(text(d.body([3, 1, 2], 'o1')), text(d.keysBody([3, 1, 2], 'o1')));
+  // a lead byte is never part of a string body
+  assert.equal(d.body([1e15, 2], 'o1', { lead: '\u0001' }), d.batch([1e15, 2], 'o1'));
+  const wrap = { open: '{"Commands":', close: '}' };
+  assert.equal(d.body([1e15], 'o1', { wrap }), `{"Commands":${d.batch([1e15], 'o1')}}`);
+  const rs = createDocs(cfg({ DOC_SHAPE: 'random-shapes', COMPLEXITY: 5 }), { keyField: '_key' });
+  assert.equal(rs.body([2000, 7], 'o1'), rs.batchJoin([2000, 7], 'o1'));
+  assert.equal(d.body([], 'o1'), '[]');
+});
+
+test('prepare() builds the images a run needs up front: the batches build none', () => {
+  const d = createDocs(cfg(), { keyField: '_key' });
+  d.prepare({ count: 1000, maxKey: 25000, stamps: ['l'] });
+  const built = d.builds();
+  for (const start of [0, 1000, 9000, 10000, 24000]) { // every key width of a load phase
+    const load = range(start, 1000);
+    load.consecutive = true;
+    d.body(load, 'l');
+  }
+  d.body(range(3, 1000).reverse(), 'o17');
+  d.body(range(24000, 1000).reverse(), 'm3');
+  assert.equal(d.builds(), built, 'no image built by a batch');
+  d.body(range(3, 999), 'o18'); // another batch size (the last, shorter batch) is built on demand
+  assert.equal(d.builds(), built + 1);
 });
