@@ -31,6 +31,10 @@ function probe(path, env) {
   try { open(abs); return 'file'; } catch (e) { return /directories/.test(String(e)) ? 'dir' : 'none'; }
 }
 
+function onRealFs() {
+  try { open(import.meta.resolve('../README.md')); return true; } catch (_) { return false; }
+}
+
 function resultsLayout(cfg, env) {
   if (cfg.RUN_ID && probe(`${cfg.RESULTS_DIR}/${cfg.RUN_ID}`, env) === 'dir') return 'nested';
   const base = probe(cfg.RESULTS_DIR, env);
@@ -76,7 +80,9 @@ export function experiment(workload, createTarget, env, { target, required = [],
   const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
   const state = {};
   const layout = resultsLayout(cfg, env);
-  if (env.RESULTS_DIR && layout === 'none') fail(`RESULTS_DIR=${JSON.stringify(env.RESULTS_DIR)} is not allowed: an existing directory (k6 cannot create it; scripts/run does)`);
+  // (Only on the real file system: a k6 archive sees its own files only, and README.md, never
+  // opened by a script, is not among them.)
+  if (env.RESULTS_DIR && layout === 'none' && onRealFs()) fail(`RESULTS_DIR=${JSON.stringify(env.RESULTS_DIR)} is not allowed: an existing directory (k6 cannot create it; scripts/run does)`);
   const distributed = cfg.DISTRIBUTED; // '0' | '1' (one instance of several) | 'verify'
   if (distributed !== '0' && !tgt.distributed) fail(`DISTRIBUTED=${distributed} is not supported by the ${target} target yet (docs/scale-out.md)`);
   // An instance does not verify (it sees only its part); the verify step writes nothing.
