@@ -38,7 +38,7 @@ export const KNOBS = {
   // Guards (docs/reliability.md)
   INFLUX_URL:   { type: 'url', schemes: ['http', 'https'], path: true, allowed: 'http(s)://host:port/<database> without credentials (those go in K6_INFLUXDB_USERNAME/K6_INFLUXDB_PASSWORD)', doc: 'scripts/run: InfluxDB 1.x to stream the metrics to (make up writes one to .run/env; WP_INFLUX=0 turns it off). Checked before the run; an InfluxDB that does not answer is said in one line and the run goes on without it.' },
   MEMORY_BUDGET_MB: { type: 'int', min: 16, max: 1048576, default: 2048, doc: 'Client memory the workload may plan for, in MiB: every VU holds DOC_POOL documents and builds BATCH_SIZE documents per batch; a run whose estimate (VUs x (pool + 3 x batch)) exceeds it is refused before anything is written.' },
-  IGNORE_ENV:   { type: 'list', doc: 'Names of environment variables that look like a knob (close spelling, or a PG_/ARANGO_/RAVEN_/INFLUX_ prefix) but are meant for something else; without it such a name stops the run with "did you mean …".' },
+  IGNORE_ENV:   { type: 'list', itemPattern: /^[A-Za-z_][A-Za-z0-9_]*$/, allowed: 'comma-separated environment variable names', doc: 'Names of environment variables that look like a knob (close spelling, or a PG_/ARANGO_/RAVEN_/INFLUX_ prefix) but are meant for something else; without it such a name stops the run with "did you mean …".' },
   ALLOW_HTTP_DEBUG: { type: 'bool', default: false, doc: 'Allow k6 --http-debug: it prints every request\'s headers (ArangoDB Authorization: Basic, i.e. the password) and with =full the bodies (the JWT login body holds the password). Refused without this knob.' },
   // PostgreSQL
   PG_URL:       { type: 'secret', target: 'postgres', url: { schemes: ['postgres', 'postgresql'], credentials: true, path: true }, doc: 'PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:55432/writepath?sslmode=disable (make up writes one to .run/env). Never printed.' },
@@ -134,8 +134,11 @@ export function parseKnob(name, raw, spec) {
         if (why) fail(`${name} (value not shown) is not allowed: a ${spec.url.schemes.join(':// or ')}:// URL such as postgres://user:password@host:5432/database?sslmode=disable; ${why}`);
       }
       return raw;
-    case 'list':
-      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'list': {
+      const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      if (spec.itemPattern && !items.every((x) => spec.itemPattern.test(x))) bad(name, raw, spec.allowed);
+      return items;
+    }
     default:
       throw new Error(`unknown knob type ${spec.type}`);
   }
