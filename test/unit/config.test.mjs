@@ -189,3 +189,12 @@ test('options frozen with other knobs (k6 archive, --vus) are recognised', () =>
   assert.equal(frozenOptionsDiffer(ramp, { bulk: { executor: 'ramping-vus', stages: [{ duration: '10s', target: 4 }] } }), null);
   assert.match(frozenOptionsDiffer(ramp, { bulk: { executor: 'ramping-vus', stages: [{ duration: '10s', target: 2 }] } }), /bulk.stages differ/);
 });
+
+test('scripts/run checks RUN_ID with the same pattern as lib/config.js (it names the result folder before k6 runs)', () => {
+  const run = readFileSync(new URL('../../scripts/run', import.meta.url), 'utf8');
+  const m = /\[\[ "\$run_id" =~ (\S+) \]\]/.exec(run);
+  assert.ok(m, 'scripts/run has a RUN_ID check');
+  assert.equal(m[1], KNOBS.RUN_ID.pattern.source);
+  assert.match(run, /RUN_ID=\\"\$run_id\\" is not allowed: 1-32 characters a-z 0-9 _ \(starting with a letter or digit\)" >&2; exit 107/);
+  assert.ok(run.includes(KNOBS.RUN_ID.allowed));
+});
