@@ -12,7 +12,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { KNOBS, durationMs, urlProblem } from '../../lib/config.js';
 import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
-import { repoRoot } from '../helpers/testserver.mjs';
+import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 
 const scenario = 'scenarios/postgres/insert-vs-overwrite.js';
 const TARGET = 'postgres';
@@ -315,4 +315,28 @@ test('scripts/run-distributed: fewer VUs than instances is refused up front (107
   assert.equal(r.status, 107, r.stderr);
   assert.equal(r.stderr.trim(), 'scripts/run-distributed: N=3 is not allowed with this run\'s 2 VUs: every instance needs at least one VU; raise VUS (or the STAGES targets) to 3 or more, or run fewer instances');
   assert.deepEqual(readdirSync(results), []);
+});
+
+// What k6's own --http-debug prints (k6 v1.8.1), the reason for the guard: on ArangoDB the
+// Authorization header of every request (Basic = user:password in base64), and with =full the
+// JWT login body with the password in clear. Refused without ALLOW_HTTP_DEBUG=1.
+test('--http-debug on ArangoDB reveals credentials (checked), so it is refused unless allowed', async () => {
+  const PASSWORD = 'Canary-Arango-Pw-4711';
+  const srv = await startTestServer('arangodb', ['-root-password', PASSWORD]);
+  const basic = Buffer.from(`root:${PASSWORD}`).toString('base64');
+  const e1 = 'scenarios/arangodb/insert-vs-overwrite.js';
+  const knobs = { ARANGO_URL: srv.url, ARANGO_PASSWORD: PASSWORD, INFLUX_URL: undefined, DOCS: '200', BATCH_SIZE: '100', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1' };
+  try {
+    const refused = await runK6(e1, knobs, { args: ['--http-debug=full'], timeoutMs: 60000 });
+    assert.equal(refused.code, 107, refused.stderr);
+    assert.ok(!(refused.stdout + refused.stderr).includes(basic) && !(refused.stdout + refused.stderr).includes(PASSWORD));
+    const headers = await runK6(e1, { ...knobs, ALLOW_HTTP_DEBUG: '1' }, { args: ['--http-debug'], timeoutMs: 120000 });
+    assert.equal(headers.code, 0, headers.stderr);
+    assert.ok((headers.stdout + headers.stderr).includes(`Authorization: Basic ${basic}`), 'k6 prints the Basic credentials');
+    const full = await runK6(e1, { ...knobs, ALLOW_HTTP_DEBUG: '1', ARANGO_AUTH: 'jwt' }, { args: ['--http-debug=full'], timeoutMs: 120000 });
+    assert.equal(full.code, 0, full.stderr);
+    assert.ok((full.stdout + full.stderr).includes(PASSWORD), 'k6 prints the login body with the password');
+  } finally {
+    await srv.stop();
+  }
 });
