@@ -11,6 +11,8 @@
 // stamps of the committed overwrite statements).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startPrivatePg } from '../helpers/pgprivate.mjs';
@@ -56,7 +58,7 @@ async function cleanup(runId) {
 
 const appliedOverwrites = (runId) => psql(pg.url, `SELECT count(DISTINCT stamp) FROM applied_${runId} WHERE stamp LIKE 'o%'`).then(Number);
 
-test('a statement terminated by the server (57P01) fails its batch once, with reason connection, and is not re-executed', { timeout: 180000 }, async () => {
+test('a statement terminated by the server (57P01) fails its batch once, with reason connection, and is not re-executed', { timeout: 180000 }, async (t) => {
   const runId = uniqueRunId('term');
   const env = { PG_URL: pg.url, DOCS: '2000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '40', MIXED_BATCHES: '0', READBACK: '100000000', TIMEOUT: '20s' };
   await prepare(runId, env);
@@ -74,6 +76,7 @@ test('a statement terminated by the server (57P01) fails its batch once, with re
     const r = await running;
     const ow = r.summary.phases.find((p) => p.phase === 'overwrite');
     const why = `${r.stdout}\n${r.stderr}`;
+    t.diagnostic(`terminated in flight: ${terminated}; overwrite: ok ${ow.docs_ok}, failed ${JSON.stringify(ow.failed_by_reason)}, exit ${r.code}`);
     assert.equal(r.code, 99, `exit 99: failed documents cross the threshold\n${why}`);
     assert.equal(ow.batches, 40);
     // One failed batch per terminated backend: the statement in flight, never re-executed.
@@ -88,7 +91,7 @@ test('a statement terminated by the server (57P01) fails its batch once, with re
   }
 });
 
-test('a frozen server (SIGSTOP on the backend) ends the batch at TIMEOUT with reason timeout; the run goes on', { timeout: 180000 }, async () => {
+test('a frozen server (SIGSTOP on the backend) ends the batch at TIMEOUT with reason timeout; the run goes on', { timeout: 180000 }, async (t) => {
   const runId = uniqueRunId('frz');
   const env = { PG_URL: pg.url, DOCS: '2000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '60', MIXED_BATCHES: '0', READBACK: '100000000', TIMEOUT: '2s' };
   await prepare(runId, env);
@@ -106,6 +109,7 @@ test('a frozen server (SIGSTOP on the backend) ends the batch at TIMEOUT with re
     const r = await running;
     const why = `${r.stdout}\n${r.stderr}`;
     const ow = r.summary.phases.find((p) => p.phase === 'overwrite');
+    t.diagnostic(`frozen 8 s, TIMEOUT 2 s: overwrite max batch ${Math.round(ow.batch_ms.max)} ms, failed ${JSON.stringify(ow.failed_by_reason)}, exit ${r.code}`);
     assert.equal(r.code, 99, `exit 99\n${why}`);
     assert.equal(ow.batches, 60, 'the run went on after the frozen batch');
     assert.deepEqual(ow.failed_by_reason, { timeout: 100 }, `${JSON.stringify(ow)}\n${why}`);
@@ -120,6 +124,44 @@ test('a frozen server (SIGSTOP on the backend) ends the batch at TIMEOUT with re
     assert.match(r.stderr, /\[overwrite\] batch of 100 failed \(timeout\): (GoError: )?k6wp-postgres: context deadline exceeded/);
   } finally {
     if (pid) process.kill(pid, 'SIGCONT');
+    await cleanup(runId);
+  }
+});
+
+test('a whole frozen server (SIGSTOP on the postmaster too: no cancel request, no new connection answers) still ends batches at TIMEOUT', { timeout: 180000 }, async (t) => {
+  const runId = uniqueRunId('frw');
+  const env = { PG_URL: pg.url, DOCS: '2000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '60', MIXED_BATCHES: '0', READBACK: '100000000', TIMEOUT: '2s' };
+  await prepare(runId, env);
+  const postmaster = Number(readFileSync(path.join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const stopped = [];
+  try {
+    const running = runK6(scenario, { ...env, PHASES: 'load,overwrite', REUSE: '1', KEEP: '1' }, { runId, timeoutMs: 150000 });
+    await waitFor(async () => (await appliedOverwrites(runId)) >= 4, 60000, 'the overwrite phase to start');
+    const pid = Number(await waitFor(() => psql(pg.url, `SELECT pid FROM pg_stat_activity WHERE application_name = 'k6-writepath'
+      AND state = 'active' AND wait_event = 'PgSleep' AND query LIKE 'INSERT INTO%ON CONFLICT%' LIMIT 1`), 20000, 'an overwrite statement in flight'));
+    process.kill(postmaster, 'SIGSTOP'); stopped.push(postmaster);
+    process.kill(pid, 'SIGSTOP'); stopped.push(pid);
+    await delay(8000);
+    // The postmaster first: it delivers the queued cancel request to the still stopped backend.
+    process.kill(postmaster, 'SIGCONT'); stopped.shift();
+    await delay(500);
+    process.kill(pid, 'SIGCONT'); stopped.shift();
+    const r = await running;
+    const why = `${r.stdout}\n${r.stderr}`;
+    assert.ok(r.summary, `summary.json written\n${why}`);
+    const ow = r.summary.phases.find((p) => p.phase === 'overwrite');
+    t.diagnostic(`whole server frozen 8 s, TIMEOUT 2 s: overwrite max batch ${Math.round(ow.batch_ms.max)} ms, ok ${ow.docs_ok}, failed ${JSON.stringify(ow.failed_by_reason)}, exit ${r.code}`);
+    assert.equal(r.code, 99, `exit 99\n${why}`);
+    assert.equal(ow.batches, 60, 'the run went on');
+    assert.deepEqual(Object.keys(ow.failed_by_reason), ['timeout'], why);
+    assert.ok(ow.docs_failed >= 100, why);
+    assert.equal(ow.docs_ok + ow.docs_failed, 6000);
+    // TIMEOUT (2 s) + at most 1 s for a cancel request that cannot be delivered, + 2 s of slack.
+    assert.ok(ow.batch_ms.max < 5000, `max batch time ${ow.batch_ms.max} ms, TIMEOUT 2 s, frozen 8 s`);
+    await delay(1000);
+    assert.equal((await appliedOverwrites(runId)) * 100, ow.docs_ok, 'the abandoned statement was cancelled, not committed');
+  } finally {
+    for (const p of stopped) process.kill(p, 'SIGCONT');
     await cleanup(runId);
   }
 });

@@ -75,7 +75,26 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	d := &captureDialer{cancelled: make(chan struct{}, 4)}
 	pc.Dialer(d)
+	// The statement's deadline covers getting a connection too: lib/pq honours the context
+	// only while dialling, then waits for the server's handshake up to connect_timeout.
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			if t := d.current(); t != nil {
+				_ = t.SetDeadline(time.Unix(1, 0))
+			}
+		case <-stop:
+		}
+	}()
 	inner, err := pc.Connect(ctx)
+	close(stop)
+	if ctx.Err() != nil {
+		if err == nil { // (on error lib/pq returns a nil *conn inside a non-nil interface)
+			_ = inner.Close()
+		}
+		return nil, fmt.Errorf("k6wp-postgres: %w: no answer from the server within the timeout while connecting", ctx.Err())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +156,15 @@ func (d *captureDialer) DialTimeout(network, address string, timeout time.Durati
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	return d.DialContext(ctx, network, address)
+}
+
+func (d *captureDialer) current() *trackedConn {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done {
+		return nil
+	}
+	return d.last
 }
 
 func (d *captureDialer) take() *trackedConn {
