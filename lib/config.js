@@ -26,31 +26,35 @@ export const KNOBS = {
   THRESHOLDS:   { type: 'string', pattern: /^[^\0]+$/, allowed: 'a path to a JSON file', doc: 'Threshold file, relative to the repository root or absolute. Default: thresholds/<target>/<experiment>.json.' },
   RESULTS_DIR:  { type: 'string', pattern: /^[^\0]+$/, allowed: 'a directory path', default: 'results', doc: 'Where results/<RUN_ID>/ is written, relative to the directory k6 runs in.' },
   READBACK:     { type: 'int', min: 0, max: 1e8, default: 1000, doc: 'Overwritten keys read back after the run to check they hold the new version (0 = none).' },
-  TIMEOUT:      { type: 'duration', default: '60s', doc: 'Timeout of one batch request/statement; a batch that takes longer counts as failed (reason timeout).' },
-  MAX_DURATION: { type: 'duration', default: '30m', doc: 'Upper bound on the whole write scenario (k6 maxDuration); unfinished batches are reported, not hidden.' },
+  TIMEOUT:      { type: 'duration', min: '100ms', max: '24h', default: '60s', doc: 'Timeout of one batch request/statement; a batch that takes longer counts as failed (reason timeout).' },
+  MAX_DURATION: { type: 'duration', min: '1s', max: '720h', default: '30m', doc: 'Upper bound on the whole write scenario (k6 maxDuration); unfinished batches are reported, not hidden.' },
   REUSE:        { type: 'enum', values: ['0', '1', 'recreate'], default: '0', doc: 'With an explicit RUN_ID whose objects already exist: 1 = empty and reuse them when their marker is exactly this pack\'s for this RUN_ID and their shape (table kind, indexes, collections, waitForSync…) matches this run\'s settings; recreate = the same, but drop and create them anew when the shape differs. Anything else is refused and never touched (docs/reliability.md).' },
   KEEP:         { type: 'bool', default: false, doc: 'Keep the run\'s table/collection/database after the run instead of dropping it.' },
   // Reports (docs/results.md)
   HTML_REPORTER: { type: 'enum', values: ['builtin', 'k6-reporter', 'none'], default: 'builtin', doc: 'HTML report in results/<RUN_ID>/: builtin = report.html from our own code (offline, self-contained); k6-reporter = also k6-reporter.html from benc-uk/k6-reporter 3.0.4, imported by URL through scripts/run (needs internet; without it scripts/run warns and keeps the builtin report); none = no HTML.' },
   WEB_DASHBOARD: { type: 'bool', default: false, doc: 'scripts/run: also export k6\'s built-in web dashboard to results/<RUN_ID>/k6-dashboard.html (no port opened; k6 skips the export for runs shorter than about 3 x WEB_DASHBOARD_PERIOD).' },
-  WEB_DASHBOARD_PERIOD: { type: 'duration', default: '1s', doc: 'scripts/run with WEB_DASHBOARD=1: sampling period of the web dashboard export (k6 default 10s is too coarse for short runs).' },
+  WEB_DASHBOARD_PERIOD: { type: 'duration', min: '100ms', max: '1h', default: '1s', doc: 'scripts/run with WEB_DASHBOARD=1: sampling period of the web dashboard export (k6 default 10s is too coarse for short runs).' },
   K6_REPORTER_URL: { type: 'string', pattern: /^(https:\/\/|file:\/\/\/)\S+$/, allowed: 'an https:// or file:/// URL (k6 imports remote modules only over https and local ones as file:///absolute/path)', default: 'https://raw.githubusercontent.com/benc-uk/k6-reporter/3.0.4/dist/bundle.js', doc: 'scripts/run with HTML_REPORTER=k6-reporter: where k6 imports benc-uk/k6-reporter from; offline machines point it at a local copy, e.g. file:///opt/k6-reporter/bundle.js (docs/results.md).' },
   // Read by scripts/run and make up/down only (not by k6): listed here so that they are documented and
   // validated in one place; loadConfig skips them.
-  INFLUX_URL:   { type: 'string', scope: 'wrapper', pattern: /^https?:\/\/\S+\/\w+$/, allowed: 'http(s)://host:port/<database>', doc: 'scripts/run: stream metrics to this InfluxDB 1.x database (k6 --out influxdb=…, tagged testid=<RUN_ID>). make up writes the local one to .run/env.' },
   WP_INFLUX:    { type: 'bool', scope: 'wrapper', default: true, doc: 'scripts/run: 0 = do not stream to INFLUX_URL even when it is set.' },
   K6:           { type: 'string', scope: 'wrapper', pattern: /^\S+$/, allowed: 'path of a k6 binary', default: 'bin/k6', doc: 'scripts/run, scripts/compare: the k6 binary to run (e.g. a stock k6 for the ArangoDB/RavenDB scenarios: bin/k6-stock).' },
   WP_PG_PORT:   { type: 'int', scope: 'wrapper', min: 1024, max: 65535, default: 55432, doc: 'make up/down/test: port of the private PostgreSQL on 127.0.0.1 (environment only, read by scripts/services.sh).' },
   WP_INFLUX_PORT: { type: 'int', scope: 'wrapper', min: 1024, max: 65533, default: 58086, doc: 'make up/down/test: port of the private InfluxDB on 127.0.0.1 (its RPC port is this + 2; environment only, read by scripts/services.sh).' },
   DISTRIBUTED: { type: 'enum', values: ['0', '1', 'verify'], default: '0', doc: 'Several k6 instances share one run (--execution-segment, k6-operator): 1 = this process is one instance (needs an explicit RUN_ID, the same on every instance; setup creates or joins the run\'s objects; teardown neither verifies nor drops); verify = after all instances: verify the union and drop the objects (scripts/verify-distributed). 0 = a single process.' },
+  // Guards (docs/reliability.md)
+  INFLUX_URL:   { type: 'url', schemes: ['http', 'https'], path: true, allowed: 'http(s)://host:port/<database> without credentials (those go in K6_INFLUXDB_USERNAME/K6_INFLUXDB_PASSWORD)', doc: 'scripts/run: InfluxDB 1.x to stream the metrics to (make up writes one to .run/env; WP_INFLUX=0 turns it off). Checked before the run; an InfluxDB that does not answer is said in one line and the run goes on without it.' },
+  MEMORY_BUDGET_MB: { type: 'int', min: 16, max: 1048576, default: 2048, doc: 'Client memory the workload may plan for, in MiB: every VU holds DOC_POOL documents and builds BATCH_SIZE documents per batch; a run whose estimate (VUs x (pool + 3 x batch)) exceeds it is refused before anything is written.' },
+  IGNORE_ENV:   { type: 'list', itemPattern: /^[A-Za-z_][A-Za-z0-9_]*$/, allowed: 'comma-separated environment variable names', doc: 'Names of environment variables that look like a knob (close spelling, or a PG_/ARANGO_/RAVEN_/INFLUX_ prefix) but are meant for something else; without it such a name stops the run with "did you mean …".' },
+  ALLOW_HTTP_DEBUG: { type: 'bool', default: false, doc: 'Allow k6 --http-debug: it prints every request\'s headers (ArangoDB Authorization: Basic, i.e. the password) and with =full the bodies (the JWT login body holds the password). Refused without this knob.' },
   // PostgreSQL
-  PG_URL:       { type: 'secret', target: 'postgres', doc: 'PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:55432/writepath?sslmode=disable (make up writes one to .run/env). Never printed.' },
+  PG_URL:       { type: 'secret', target: 'postgres', url: { schemes: ['postgres', 'postgresql'], credentials: true, path: true }, doc: 'PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:55432/writepath?sslmode=disable (make up writes one to .run/env). Never printed.' },
   PG_SCHEMA:    { type: 'string', target: 'postgres', pattern: /^[a-z_][a-z0-9_]{0,62}$/, allowed: 'a lower-case SQL identifier', default: 'public', doc: 'Schema that holds the run\'s table k6wp_<RUN_ID>.' },
   PG_TABLE:     { type: 'enum', target: 'postgres', values: ['logged', 'unlogged'], default: 'logged', doc: 'E2: UNLOGGED skips WAL (faster, not crash-safe).' },
   PG_SYNC_COMMIT: { type: 'enum', target: 'postgres', values: ['on', 'off', 'local', 'remote_write', 'remote_apply'], default: 'on', doc: 'synchronous_commit for the run\'s connections (E2: off).' },
   PG_INDEXES:   { type: 'int', target: 'postgres', min: 0, max: 9, default: 0, doc: 'Secondary indexes on document fields (E2: 0, 2, 8).' },
   // ArangoDB (REST through k6/http; docs/arangodb.md)
-  ARANGO_URL:   { type: 'string', target: 'arangodb', pattern: /^https?:\/\/[^\s/@]+(:\d+)?\/?$/, allowed: 'http(s)://host:port without credentials or path (credentials go in ARANGO_USER/ARANGO_PASSWORD)', redact: true, default: 'http://127.0.0.1:8529', doc: 'ArangoDB server (coordinator or single server).' },
+  ARANGO_URL:   { type: 'url', target: 'arangodb', schemes: ['http', 'https'], path: false, allowed: 'http(s)://host:port without credentials or path (credentials go in ARANGO_USER/ARANGO_PASSWORD)', default: 'http://127.0.0.1:8529', doc: 'ArangoDB server (coordinator or single server).' },
   ARANGO_USER:  { type: 'string', target: 'arangodb', pattern: /^[^:\s]{1,64}$/, allowed: '1-64 characters without ":" or spaces', default: 'root', doc: 'User for basic auth or /_open/auth; needs rights to create and drop databases in _system.' },
   ARANGO_PASSWORD: { type: 'secret', target: 'arangodb', doc: 'Password of ARANGO_USER, from the environment only; empty or unset = empty password (servers started with ARANGO_NO_AUTH ignore it). Never printed.' },
   ARANGO_AUTH:  { type: 'enum', target: 'arangodb', values: ['basic', 'jwt'], default: 'basic', doc: 'basic = Authorization: Basic on every request; jwt = one token per VU from /_open/auth, renewed when less than min(5 minutes, a quarter of its lifetime) remains (server default lifetime 1 h).' },
@@ -62,11 +66,11 @@ export const KNOBS = {
   ARANGOBENCH_CASE: { type: 'enum', target: 'arangodb', values: ['document', 'crud', 'crud-append', 'crud-write-read', 'multi-collection', 'random-shapes', 'persistent-index'], default: 'document', doc: 'scenarios/arangodb/arangobench.js: which E3/arangobench test case to run.' },
   REQUESTS:     { type: 'int', target: 'arangodb', min: 1, max: 1e9, default: 10000, doc: 'scenarios/arangodb/arangobench.js: total operations (exact), like arangobench --requests.' },
   // RavenDB (HTTP through k6/http; docs/ravendb.md)
-  RAVEN_URL:    { type: 'string', target: 'ravendb', pattern: /^https?:\/\/[^\s/@]+(:\d+)?\/?$/, allowed: 'http(s)://host:port without credentials or path', default: 'http://127.0.0.1:8080', doc: 'RavenDB server (unsecured setup; docs/ravendb.md). The run creates and drops its own database k6wp_<RUN_ID>.' },
+  RAVEN_URL:    { type: 'url', target: 'ravendb', schemes: ['http', 'https'], path: false, allowed: 'http(s)://host:port without credentials or path (the pack supports unsecured servers only)', default: 'http://127.0.0.1:8080', doc: 'RavenDB server (unsecured setup; docs/ravendb.md). The run creates and drops its own database k6wp_<RUN_ID>.' },
   RAVEN_COLLECTION: { type: 'string', target: 'ravendb', pattern: /^[A-Za-z][A-Za-z0-9_]{0,63}$/, allowed: '1-64 characters A-Z a-z 0-9 _ starting with a letter', default: 'Users', doc: 'Collection (@metadata.@collection) the documents are written to.' },
   RAVEN_GZIP:   { type: 'bool', target: 'ravendb', default: false, doc: 'Send bulk insert bodies gzip-compressed (Content-Encoding: gzip; RavenDB does not understand deflate). Costs client CPU, saves network.' },
   RAVEN_INDEXES: { type: 'int', target: 'ravendb', min: 0, max: 9, default: 0, doc: 'Fields f0..f(N-1) of the E1 documents in one static Map index (0 = no index); with RAVEN_WAIT_FOR_INDEXES a batch waits for it.' },
-  RAVEN_WAIT_FOR_INDEXES: { type: 'duration', target: 'ravendb', doc: 'waitForIndexesTimeout on bulk_docs batches (insert/upsert), e.g. 30s: the batch answers once the indexes caught up, so the time per batch is write + index. Empty = do not wait.' },
+  RAVEN_WAIT_FOR_INDEXES: { type: 'duration', target: 'ravendb', min: '1ms', max: '24h', doc: 'waitForIndexesTimeout on bulk_docs batches (insert/upsert), e.g. 30s: the batch answers once the indexes caught up, so the time per batch is write + index. Empty = do not wait.' },
   LOAD_OP:      { type: 'enum', target: 'ravendb', values: ['insert', 'bulk'], default: 'insert', doc: 'How the E1 load phase writes on RavenDB: insert = bulk_docs with ChangeVector "" (a duplicate fails the batch), bulk = bulk insert (always overwrites).' },
   // Load models (lib/load-model.js; docs/load-models.md), all targets
   STAGES:       { type: 'string', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*)*$/, allowed: 'comma-separated duration:VUs pairs such as 10s:1,10s:2,10s:4', doc: 'Closed model: ramping-vus stages (duration:target VUs, each held as a step); results per stage. insert-vs-overwrite: the last phase of PHASES ramps (a load phase before it is a pre-load of DOCS in setup). scenarios/ravendb/bulk-insert.js uses 10s:1,10s:2,10s:4 when neither STAGES nor RATE_STAGES is set. Unset: the fixed plan.' },
@@ -87,6 +91,7 @@ export const KNOBS = {
 // distributed run must agree on the plan (planSignature); compare refuses runs whose
 // workload knobs differ; experiments/ram/driver.mjs takes its ranges from KNOBS.
 const RUN_SCOPE = ['RUN_ID', 'THRESHOLDS', 'RESULTS_DIR', 'READBACK', 'TIMEOUT', 'MAX_DURATION', 'REUSE', 'KEEP',
+  'INFLUX_URL', 'MEMORY_BUDGET_MB', 'IGNORE_ENV', 'ALLOW_HTTP_DEBUG',
   'HTML_REPORTER', 'WEB_DASHBOARD', 'WEB_DASHBOARD_PERIOD', 'DISTRIBUTED'];
 // Listed under the database they were first built for, but knobs of a workload that runs on
 // any target offering the capabilities it needs (lib/capabilities.js).
@@ -170,17 +175,34 @@ export function parseKnob(name, raw, spec) {
       if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
       if (['0', 'false', 'no', ''].includes(raw.toLowerCase())) return false;
       return bad(name, raw, 'one of 1, 0, true, false');
-    case 'duration':
-      if (!DURATION_RE.test(raw) || durationMs(raw) <= 0) bad(name, raw, 'a positive duration such as 500ms, 60s, 5m, 1h30m');
+    case 'duration': {
+      const allowed = spec.min ? `a duration from ${spec.min} to ${spec.max} such as 500ms, 60s, 5m, 1h30m` : 'a positive duration such as 500ms, 60s, 5m, 1h30m';
+      if (!DURATION_RE.test(raw) || durationMs(raw) <= 0) bad(name, raw, allowed);
+      if (spec.min && (durationMs(raw) < durationMs(spec.min) || durationMs(raw) > durationMs(spec.max))) bad(name, raw, allowed);
       return raw;
+    }
+    case 'url': {
+      const why = urlProblem(raw, spec);
+      if (why) bad(name, redact(raw), `${spec.allowed} (${why})`);
+      return raw;
+    }
     case 'string':
       if (!spec.pattern.test(raw)) bad(name, spec.redact ? redact(raw) : raw, spec.allowed);
       return raw;
     case 'secret':
       if (!raw) fail(`${name} is empty: set it in the environment`);
+      // The value is never shown, not even redacted: a malformed URL may put part of the
+      // password where the host or port should be.
+      if (spec.url) {
+        const why = urlProblem(raw, spec.url);
+        if (why) fail(`${name} (value not shown) is not allowed: a ${spec.url.schemes.join(':// or ')}:// URL such as postgres://user:password@host:5432/database?sslmode=disable; ${why}`);
+      }
       return raw;
-    case 'list':
-      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'list': {
+      const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      if (spec.itemPattern && !items.every((x) => spec.itemPattern.test(x))) bad(name, raw, spec.allowed);
+      return items;
+    }
     default:
       throw new Error(`unknown knob type ${spec.type}`);
   }
@@ -188,9 +210,10 @@ export function parseKnob(name, raw, spec) {
 
 // loadConfig(__ENV, { target: 'postgres', experiment: 'insert-vs-overwrite', phases: [...] })
 // returns a plain object with every knob of the pack (defaults applied) plus derived values.
-// Knobs of other targets are ignored; a misspelt knob of this pack cannot be detected (the
-// environment holds everything), so the README lists the exact names.
+// Knobs of other targets are ignored; a name that looks like a misspelt knob stops the run
+// (checkUnknownNames: "did you mean …").
 export function loadConfig(env, { target, experiment, phases, required = [] }) {
+  checkUnknownNames(env);
   const cfg = { target, experiment };
   for (const [name, spec] of Object.entries(KNOBS)) {
     if (!knobApplies(name, target)) continue;
@@ -217,8 +240,48 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   if (cfg.DISTRIBUTED !== '0' && !env.RUN_ID) fail(`DISTRIBUTED=${cfg.DISTRIBUTED} needs an explicit RUN_ID, the same on every instance: it names the objects the instances share`);
   if (cfg.DISTRIBUTED !== '0' && cfg.REUSE !== '0') fail(`REUSE=${cfg.REUSE} is not allowed with DISTRIBUTED=${cfg.DISTRIBUTED}: emptying the shared objects would erase the other instances' writes; choose a new RUN_ID`);
   if (cfg.THRESHOLDS === undefined) cfg.THRESHOLDS = `thresholds/${target}/${experiment}.json`;
+  if (cfg.STAGES !== undefined && env.STAGES) checkStages('STAGES', cfg.STAGES, KNOBS.VUS.max, 'VUs');
+  if (cfg.RATE_STAGES) checkStages('RATE_STAGES', cfg.RATE_STAGES, 100000, 'batches per second');
+  checkMemory(cfg);
   cfg.timeoutMs = durationMs(cfg.TIMEOUT);
   return cfg;
+}
+
+// duration:target stages (k6 ramping executors, as the workloads step through them): each
+// duration within MAX_DURATION's range, each target within the cap, and at least one stage
+// that holds a target above 0 for a time above 0 (STAGES=0s:1 would run nothing and pass).
+function checkStages(name, text, cap, unit) {
+  const stages = text.split(',').map((x) => x.split(':').map((y) => y.trim()));
+  let work = 0;
+  for (const [duration, target] of stages) {
+    if (durationMs(duration) > durationMs(KNOBS.MAX_DURATION.max)) bad(name, text, `stage durations up to ${KNOBS.MAX_DURATION.max}`);
+    if (Number(target) > cap) bad(name, text, `targets up to ${cap} ${unit}`);
+    work += durationMs(duration) * Number(target);
+  }
+  if (work <= 0) bad(name, text, `at least one stage with a duration above 0 and a target of 1 or more ${unit}`);
+}
+
+// Approximate bytes of one document of the configured shape (lib/docs.js builds them).
+function docBytes(cfg) {
+  if (cfg.DOC_SHAPE === 'e1') return cfg.DOC_BYTES;
+  if (cfg.DOC_SHAPE === 'user') return 400;
+  return 40 + cfg.COMPLEXITY * 28; // "testN":"some test value" / "aN_i":"vi" attributes
+}
+
+// Client memory the plan needs, against MEMORY_BUDGET_MB: each VU keeps DOC_POOL documents
+// and holds about three copies of a batch while it is built and sent (the JSON text, the
+// engine's UTF-16 string, the request buffer).
+function checkMemory(cfg) {
+  const d = docBytes(cfg);
+  const stagePeak = cfg.STAGES ? Math.max(...cfg.STAGES.split(',').map((x) => Number(x.split(':')[1]))) : 0;
+  const vus = Math.max(cfg.VUS, cfg.RATE_STAGES ? cfg.MAX_VUS || 0 : stagePeak);
+  const vuKnob = cfg.RATE_STAGES && cfg.MAX_VUS >= cfg.VUS ? `MAX_VUS=${cfg.MAX_VUS}` : stagePeak > cfg.VUS ? `${stagePeak} VUs (STAGES)` : `VUS=${cfg.VUS}`;
+  const perVu = (cfg.DOC_SHAPE === 'e1' || cfg.DOC_SHAPE === 'user' ? cfg.DOC_POOL * d : 0) + 3 * cfg.BATCH_SIZE * d;
+  const mib = Math.ceil((vus * perVu) / 1048576);
+  if (mib > cfg.MEMORY_BUDGET_MB) {
+    const knobs = cfg.DOC_SHAPE === 'e1' ? `DOC_BYTES=${cfg.DOC_BYTES}` : cfg.DOC_SHAPE === 'user' ? 'DOC_SHAPE=user' : `COMPLEXITY=${cfg.COMPLEXITY}`;
+    bad('BATCH_SIZE', String(cfg.BATCH_SIZE), `with ${knobs}, DOC_POOL=${cfg.DOC_POOL} and ${vuKnob} the client needs about ${mib} MiB, more than MEMORY_BUDGET_MB=${cfg.MEMORY_BUDGET_MB}; lower BATCH_SIZE, the document size, DOC_POOL or the VUs, or raise MEMORY_BUDGET_MB`);
+  }
 }
 
 // What may be shown of the configuration (summary.json, logs): everything but secrets.
@@ -231,7 +294,118 @@ export function publicConfig(cfg) {
   return out;
 }
 
-// Removes passwords from a URL-ish string before it reaches a log line.
+// Removes passwords from a URL-ish string before it reaches a log line. The user info of a
+// URL ends at the LAST "@" before the path (as Go's net/url reads it), so a password may hold
+// "@", ":" or (malformed, refused by urlProblem, but still redacted) a space; password=
+// values may be quoted ('a b') as in libpq key=value strings.
 export function redact(text) {
-  return String(text).replace(/(\/\/[^:/@\s]+:)[^@\s]*@/g, '$1***@').replace(/(password=)[^&\s]+/gi, '$1***');
+  return String(text)
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*):[^/?#]*@(?=[^@/?#\s]*(?:[/?#\s"'\\]|$))/gi, '$1$2:***@')
+    .replace(/(password\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^&\s"']+)/gi, '$1***');
+}
+
+// Why a URL knob's value is not acceptable, or null. The rules follow what the clients do
+// with it: Go's net/url (lib/pq, k6/http, k6's InfluxDB output) takes the user info up to
+// the last "@" of the authority, accepts only these characters in it, and needs a port from
+// 1 to 65535 and an IPv6 address in brackets.
+export function urlProblem(raw, { schemes, credentials = false, path = false }) {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/.exec(raw);
+  if (!m) {
+    if (/^\s*\w+\s*=/.test(raw)) return 'a key=value connection string is not accepted, only a URL';
+    return `not a URL of the form ${schemes[0]}://host:port`;
+  }
+  const [, scheme, authority, pathPart, query, fragment] = m;
+  if (!schemes.includes(scheme.toLowerCase())) return `scheme ${scheme}:// is not allowed, only ${schemes.map((x) => `${x}://`).join(' or ')}`;
+  const at = authority.lastIndexOf('@');
+  const userinfo = at >= 0 ? authority.slice(0, at) : null;
+  const hostport = authority.slice(at + 1);
+  if (userinfo !== null) {
+    if (!credentials) return 'credentials in the URL are not accepted here';
+    if (!/^[A-Za-z0-9\-._~!$&'()*+,;=:@]*(%[0-9A-Fa-f]{2}[A-Za-z0-9\-._~!$&'()*+,;=:@]*)*$/.test(userinfo)) {
+      return 'the user or password holds a character that must be percent-encoded (space, %, /, ?, #, …: encodeURIComponent)';
+    }
+  }
+  const hp = /^(\[[^\]]*\]|[^:[\]]*)(?::([^:]*))?$/.exec(hostport);
+  if (!hp) return 'the host is malformed (an IPv6 address goes in brackets: [::1]:5432)';
+  const [, host, port] = hp;
+  if (host.startsWith('[')) {
+    const ip6 = host.slice(1, -1).replace(/%25[A-Za-z0-9._~-]+$/, '');
+    if (!/^[0-9A-Fa-f:.]+$/.test(ip6) || !ip6.includes(':') || (ip6.match(/::/g) || []).length > 1 || /:::/.test(ip6)
+        || ip6.split(':').some((g) => g.length > 4 && !/^\d+\.\d+\.\d+\.\d+$/.test(g))) return `the IPv6 address ${host} is malformed`;
+  } else if (host === '' ? !credentials : !/^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$/.test(host)) {
+    return host === '' ? 'the host is missing' : 'the host name is malformed';
+  }
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) return 'the port must be a number from 1 to 65535';
+  if (path === false && pathPart !== '' && pathPart !== '/') return 'a path is not accepted here';
+  if (path === false && query) return 'a query is not accepted here';
+  if (path === true && credentials === false && !/^\/[^/]+\/?$/.test(pathPart)) return 'the path must name the database: /<database>';
+  if (fragment !== undefined) return 'a #fragment is not accepted';
+  return null;
+}
+
+// Environment names that are not knobs of this pack but legitimately sit next to them:
+// the pack's own non-knob variables (scripts/run, make, compose) and the servers' own
+// settings from docker-compose*.yml (test/unit/config.test.mjs keeps this list in step).
+export const KNOWN_ENV = [
+  'INSTANCES', 'PWD', 'K6', 'K6_REPORTER_URL', 'WP_INFLUX', 'WP_PG_PORT', 'WP_INFLUX_PORT', 'WP_ARANGO_PORT', 'WP_RAVEN_PORT', 'WP_GRAFANA_PORT', 'WP_MEMORY_BUDGET',
+  'ARANGO_ROOT_PASSWORD', 'ARANGO_NO_AUTH', 'ARANGO_RANDOM_ROOT_PASSWORD', 'POSTGRES_PASSWORD', 'GRAFANA_ADMIN_PASSWORD',
+  'PG_SYNCHRONOUS_COMMIT', 'PG_FSYNC', 'PG_FULL_PAGE_WRITES', 'PG_WAL_LEVEL', 'PG_COMMIT_DELAY', 'PG_MAX_WAL_SIZE', 'PG_MIN_WAL_SIZE',
+  'PG_SHARED_BUFFERS', 'PG_EFFECTIVE_IO_CONCURRENCY', 'PG_WORK_MEM', 'PG_TEMP_BUFFERS',
+];
+const KNOB_PREFIX = /^(PG|ARANGO|RAVEN|INFLUX)_/;
+
+// Optimal string alignment distance (Levenshtein plus swapped neighbours).
+export function editDistance(a, b) {
+  const d = [];
+  for (let i = 0; i <= a.length; i++) { d.push([i]); }
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const c = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + c);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+// The knob an unknown environment name was probably meant to be, '' when it looks like a
+// knob without a close one (a PG_/ARANGO_/RAVEN_/INFLUX_ name), or null when it does not
+// look like a knob at all. k6 run puts the whole shell environment into __ENV (unless
+// --include-system-env-vars=false), so the rules stay clear of ordinary variable names.
+export function suspectKnob(name) {
+  if (KNOBS[name] || KNOWN_ENV.includes(name) || /^K6_/.test(name)) return null;
+  const upper = name.toUpperCase();
+  const squash = (s) => s.replace(/[_-]/g, '');
+  const names = Object.keys(KNOBS);
+  if (KNOBS[upper]) return upper; // docs, batch_size
+  if (!/^[A-Z][A-Z0-9_]*$/.test(name)) return null; // other lower/mixed case: not ours (RAVEN_License, …)
+  const same = names.find((k) => squash(k) === squash(name)); // BATCHSIZE, TIME_OUT
+  if (same) return same;
+  const prefixOf = names.find((k) => name.length >= 5 && k.startsWith(name)); // PG_INDEX, ARANGO_PASS
+  if (prefixOf) return prefixOf;
+  let best = null;
+  let bestD = Infinity;
+  for (const k of names) {
+    const d = editDistance(name, k);
+    const limit = Math.min(name.length, k.length) <= 5 ? 1 : 2;
+    if (d <= limit && d < bestD) { best = k; bestD = d; }
+  }
+  if (best) return best;
+  if (KNOB_PREFIX.test(name)) return '';
+  return null;
+}
+
+// Stops the run on an environment name that looks like a misspelt knob. The value is not
+// shown: a misspelt ARANGO_PASSWORD holds a password.
+export function checkUnknownNames(env) {
+  const ignore = String(env.IGNORE_ENV || '').split(',').map((x) => x.trim()).filter(Boolean);
+  for (const name of Object.keys(env).sort()) {
+    if (ignore.includes(name)) continue;
+    const s = suspectKnob(name);
+    if (s === null) continue;
+    const family = Object.keys(KNOBS).filter((k) => k.startsWith(`${name.split('_')[0]}_`));
+    fail(`${name} is not a knob of k6-writepath: ${s ? `did you mean ${s}?` : `the ${name.split('_')[0]}_ knobs are ${family.join(', ')}.`}`
+      + ' A variable meant for something else: add it to IGNORE_ENV=NAME,… (knobs: README.md, Configuration)');
+  }
 }

@@ -2,6 +2,7 @@
 // setup, the per-iteration function, teardown with verification, and handleSummary. A
 // scenario file is just:  const e = experiment(workload, createTarget, __ENV, {...});
 import { fail, loadConfig, newRunId, planSignature, publicConfig } from './config.js';
+import { frozenOptionsDiffer } from './guards.js';
 import { k6Thresholds, parseThresholds } from './thresholds.js';
 import { buildReport } from './report.js';
 import { refusal } from './capabilities.js';
@@ -29,6 +30,10 @@ function probe(path, env) {
   const abs = path.startsWith('/') ? path : (env.PWD ? `${env.PWD}/${path}` : null);
   if (!abs) return 'unknown';
   try { open(abs); return 'file'; } catch (e) { return /directories/.test(String(e)) ? 'dir' : 'none'; }
+}
+
+function onRealFs() {
+  try { open(import.meta.resolve('../README.md')); return true; } catch (_) { return false; }
 }
 
 function resultsLayout(cfg, env) {
@@ -65,6 +70,9 @@ export function experiment(workload, createTarget, env, { target, required = [],
   const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
   const state = {};
   const layout = resultsLayout(cfg, env);
+  // (Only on the real file system: a k6 archive sees its own files only, and README.md, never
+  // opened by a script, is not among them.)
+  if (env.RESULTS_DIR && layout === 'none' && onRealFs()) fail(`RESULTS_DIR=${JSON.stringify(env.RESULTS_DIR)} is not allowed: an existing directory (k6 cannot create it; scripts/run does)`);
   const distributed = cfg.DISTRIBUTED; // '0' | '1' (one instance of several) | 'verify'
   if (distributed !== '0' && !tgt.distributed) fail(`DISTRIBUTED=${distributed} is not supported by the ${target} target yet (docs/scale-out.md)`);
   // An instance does not verify (it sees only its part); the verify step writes nothing.
@@ -85,8 +93,15 @@ export function experiment(workload, createTarget, env, { target, required = [],
     teardownTimeout: '600s',
     tags: { target },
   };
+  // What the knobs plan, before k6 replaces the exported options with its resolved ones.
+  const plannedScenarios = JSON.parse(JSON.stringify(options.scenarios));
 
   function setup() {
+    // k6 --http-debug prints every request's headers (ArangoDB: Authorization) and with
+    // =full the bodies (the JWT login holds the password); only options show it, not __ENV.
+    if (exec.test.options.httpDebug && !cfg.ALLOW_HTTP_DEBUG) fail(`--http-debug=${exec.test.options.httpDebug} is not allowed: it prints credentials (Authorization headers, login bodies) to the terminal; set ALLOW_HTTP_DEBUG=1 to accept that`);
+    const frozen = frozenOptionsDiffer(plannedScenarios, JSON.parse(JSON.stringify(exec.test.options.scenarios || {})));
+    if (frozen) fail(`the run's scenarios differ from what the knobs plan (${frozen}): a k6 archive built with other -e values (build it with the knobs it runs with: make k8s-archives K8S_KNOBS="…", docs/scale-out.md), or --vus/--iterations/--duration/--stages on the command line (use the knobs instead)`);
     const runId = cfg.RUN_ID || newRunId();
     // Each segmented instance runs its own setup and teardown (k6 and k6-operator alike,
     // grafana/k6-operator#223): without DISTRIBUTED the first instance to finish would verify

@@ -2,7 +2,7 @@
 # data-safety checks on their own. `make test` runs them too (they live under test/).
 
 RELIABILITY_TESTS := test/integration/bad-input.test.mjs test/integration/data-safety.test.mjs \
-  test/integration/pg-faults.test.mjs test/integration/pg-hidden-failure.test.mjs
+  test/integration/pg-faults.test.mjs test/integration/pg-hidden-failure.test.mjs test/integration/pg-retry-deadline.test.mjs
 
 .PHONY: test-reliability
 ## fault matrix (PostgreSQL rows), bad-input table and data-safety tests only

@@ -13,7 +13,7 @@ function allowed(spec) {
     case 'int': case 'number': return `${spec.min} … ${spec.max}`;
     case 'enum': return spec.values.join(' \\| ');
     case 'bool': return '0 \\| 1';
-    case 'duration': return 'duration (500ms, 60s, 5m)';
+    case 'duration': return spec.min ? `duration ${spec.min} … ${spec.max}` : 'duration (500ms, 60s, 5m)';
     case 'list': return 'comma-separated';
     case 'secret': return 'secret (environment only)';
     default: return spec.allowed || 'text';

@@ -5,12 +5,14 @@
 // An unreachable database must be reported within 10 seconds without printing the password.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import { KNOBS } from '../../lib/config.js';
+import { KNOBS, durationMs, urlProblem } from '../../lib/config.js';
 import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 
 const scenario = 'scenarios/postgres/insert-vs-overwrite.js';
 const TARGET = 'postgres';
@@ -45,13 +47,17 @@ export function badValues(name, spec) {
       v.push('maybe', '2');
       break;
     case 'duration':
-      v.push('10', '-5s', '0s', 'fast', '5 s');
+      v.push('10', '-5s', '0s', 'fast', '5 s', '10000000h');
+      if (spec.min && durationMs(spec.min) > 1) v.push('1ms');
+      break;
+    case 'url':
+      v.push('notaurl', 'ftp://h:1/k6', 'http://h:99999/k6', 'http://h:port/k6', 'http://[::1/k6', 'http://[1::2::3]:1/k6', 'http://h:1/k6#x');
       break;
     case 'string':
       v.push('Bad Name!', 'x'.repeat(100), 'ÄÖÜ', 'a;drop');
       break;
     case 'list':
-      v.push('bogus', ',');
+      v.push(...(spec.itemPattern ? ['bad name', '1X,Y'] : ['bogus', ',']));
       break;
     case 'secret':
       break; // PG_URL is tested below (missing, malformed, unreachable)
@@ -63,6 +69,7 @@ export function badValues(name, spec) {
     if (spec.type === 'number') return !(/^-?\d+(\.\d+)?$/.test(x) && Number(x) >= spec.min && Number(x) <= spec.max);
     if (spec.type === 'enum') return !spec.values.includes(x);
     if (spec.type === 'string') return !spec.pattern.test(x);
+    if (spec.type === 'url') return urlProblem(x, spec) !== null;
     return true;
   });
 }
@@ -156,7 +163,7 @@ test('malformed or missing threshold files are refused with the file and the fau
 
 test('PG_URL missing or malformed: one line, password never printed', async () => {
   await expectRejected({ PG_URL: undefined }, { mentions: ['PG_URL is not set'] });
-  const msg = await expectRejected({ PG_URL: 'postgres://k6wp:Canary-Pw-4711@127.0.0.1:notaport/x' }, { code: 108, mentions: ['PG_URL'] });
+  const msg = await expectRejected({ PG_URL: 'postgres://k6wp:Canary-Pw-4711@127.0.0.1:notaport/x' }, { mentions: ['PG_URL (value not shown) is not allowed', 'port must be a number from 1 to 65535'] });
   assert.doesNotMatch(msg, /Canary-Pw-4711/);
 });
 
@@ -185,5 +192,152 @@ test('a database that accepts the connection and never answers is reported withi
   } finally {
     for (const s of held) s.destroy();
     silent.close();
+  }
+});
+
+// ---- Misspelt knobs, URLs, bounds, secrets (issue 14) ----
+
+test('misspelt knobs stop the run with "did you mean …", the value never shown', async () => {
+  const rows = [['BATCHSIZE', 'BATCH_SIZE'], ['docs', 'DOCS'], ['PG_INDEX', 'PG_INDEXES'], ['TIME_OUT', 'TIMEOUT'], ['ARANGO_PASS', 'ARANGO_PASSWORD']];
+  for (const [name, meant] of rows) {
+    const msg = await expectRejected({ [name]: 'Canary-Pw-4711' }, { mentions: [`${name} is not a knob of k6-writepath: did you mean ${meant}?`, 'IGNORE_ENV'] });
+    assert.doesNotMatch(msg, /Canary-Pw-4711/);
+  }
+  await expectRejected({ PG_HOST: 'db' }, { mentions: ['PG_HOST is not a knob of k6-writepath: the PG_ knobs are PG_URL'] });
+});
+
+// scripts/k6-preflight runs the scenario's init (all validation) without writing anything.
+function preflight(args, env = {}) {
+  return spawnSync(path.join(repoRoot, 'scripts', 'k6-preflight'), [scenario, ...args],
+    { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, PG_URL, K6_NO_USAGE_REPORT: 'true', ...env } });
+}
+
+test('unrelated variables pass: ordinary names, and knob-like names listed in IGNORE_ENV', () => {
+  const ok = preflight(['-e', 'IGNORE_ENV=PG_HOST,DOC'], { PG_HOST: 'db', DOC: 'x', HOME: '/root', CI: 'true', GITHUB_ACTIONS: 'true' });
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.equal(preflight([], { DOC: 'x' }).status, 107);
+});
+
+test('PG_URL: foreign scheme, key=value string, port, IPv6, unencoded space: one line, 107, the password never shown nor sent', async () => {
+  const seen = [];
+  const listener = net.createServer((s) => { seen.push(s); s.destroy(); });
+  await new Promise((r) => listener.listen(0, '127.0.0.1', r));
+  const port = listener.address().port;
+  try {
+    const rows = [
+      [`mysql://k6wp:Canary-Pw-4711@127.0.0.1:${port}/writepath`, 'scheme mysql:// is not allowed'],
+      [`host=127.0.0.1 port=${port} user=k6wp password=Canary-Pw-4711 dbname=writepath`, 'key=value connection string is not accepted'],
+      ['postgres://k6wp:Canary-Pw-4711@127.0.0.1:70000/writepath', 'port must be a number from 1 to 65535'],
+      ['postgres://k6wp:Canary-Pw-4711@[::1:5432/writepath', 'host is malformed'],
+      ['postgres://k6wp:Canary-Pw-4711@[12::34::56]:5432/writepath', 'IPv6 address'],
+      [`postgres://k6wp:Canary Pw 4711@127.0.0.1:${port}/writepath`, 'must be percent-encoded'],
+    ];
+    for (const [url, why] of rows) {
+      const msg = await expectRejected({ PG_URL: url }, { mentions: ['PG_URL (value not shown) is not allowed', why] });
+      assert.doesNotMatch(msg, /Canary/);
+    }
+    assert.equal(seen.length, 0, 'nothing connected to the address in the refused URLs');
+  } finally {
+    listener.close();
+  }
+});
+
+test('PG_URL with "@" and ":" in the password: the driver\'s error line does not show it', async () => {
+  const u = new URL(PG_URL);
+  const url = `postgres://${u.username}:Can@ry:Pw@4711@${u.host}${u.pathname}?sslmode=disable`;
+  const msg = await expectRejected({ PG_URL: url }, { code: 108, mentions: ['PG_URL'] });
+  assert.doesNotMatch(msg, /Can@ry|ry:Pw|Pw@4711|4711/);
+});
+
+test('RAVEN_URL / ARANGO_URL with user:password: refused, the password never shown', async () => {
+  for (const [sc, knob] of [['scenarios/ravendb/bulk-insert.js', 'RAVEN_URL'], ['scenarios/arangodb/insert-vs-overwrite.js', 'ARANGO_URL']]) {
+    const runId = uniqueRunId('bad');
+    const r = await runK6(sc, { [knob]: 'http://admin:Canary-Pw-4711@127.0.0.1:8080' }, { runId, timeoutMs: 60000 });
+    assert.equal(r.code, 107, r.stderr);
+    const lines = errorLines(r.stderr);
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(messageOf(lines[0]), new RegExp(`${knob}="http://admin:\\*\\*\\*@127.0.0.1:8080" is not allowed: .*credentials in the URL are not accepted`));
+    assert.doesNotMatch(r.stdout + r.stderr, /Canary-Pw-4711/);
+  }
+});
+
+test('bounds: memory budget, empty ramps and stage targets, durations out of range, a missing RESULTS_DIR', async () => {
+  await expectRejected({ BATCH_SIZE: '100000', DOC_BYTES: '100000' }, { mentions: ['BATCH_SIZE="100000" is not allowed', 'MiB, more than MEMORY_BUDGET_MB=2048'] });
+  await expectRejected({ TIMEOUT: '1ms' }, { mentions: ['TIMEOUT="1ms" is not allowed: a duration from 100ms to 24h'] });
+  await expectRejected({ MAX_DURATION: '10000000h' }, { mentions: ['MAX_DURATION="10000000h" is not allowed: a duration from 1s to 720h'] });
+  await expectRejected({ RESULTS_DIR: path.join(tmpdir(), `k6wp-missing-${process.pid}`) }, { mentions: ['RESULTS_DIR=', 'is not allowed: an existing directory'] });
+  for (const [stages, why] of [['0s:1', 'at least one stage with a duration above 0'], ['10s:0', 'at least one stage'], ['10s:5000', 'targets up to 1000 VUs']]) {
+    const r = await runK6('scenarios/ravendb/bulk-insert.js', { STAGES: stages }, { timeoutMs: 60000 });
+    assert.equal(r.code, 107, r.stderr);
+    assert.equal(errorLines(r.stderr).length, 1, r.stderr);
+    assert.ok(messageOf(errorLines(r.stderr)[0]).includes(`STAGES="${stages}" is not allowed: ${why}`), r.stderr);
+  }
+});
+
+test('--http-debug (prints Authorization headers and login bodies) is refused without ALLOW_HTTP_DEBUG=1', async () => {
+  const runId = uniqueRunId('bad');
+  runIds.push(runId);
+  const r = await runK6(scenario, { PG_URL, DOCS: '400', BATCH_SIZE: '100' }, { runId, args: ['--http-debug=full'], timeoutMs: 60000 });
+  assert.equal(r.code, 107, r.stderr);
+  assert.match(r.stderr, /k6-writepath: --http-debug=full is not allowed: it prints credentials .* set ALLOW_HTTP_DEBUG=1/);
+  const allowed = await runK6(scenario, { PG_URL, DOCS: '400', BATCH_SIZE: '100', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1', ALLOW_HTTP_DEBUG: '1' }, { args: ['--http-debug'], timeoutMs: 120000 });
+  assert.equal(allowed.code, 0, allowed.stderr);
+});
+
+test('scripts/run: bad RUN_ID and unwritable RESULTS_DIR are bad input (107, one line, nothing created); a silent InfluxDB is said once', () => {
+  const run = (args, env) => spawnSync(path.join(repoRoot, 'scripts', 'run'), [scenario, ...args],
+    { cwd: repoRoot, encoding: 'utf8', timeout: 120000, env: { ...process.env, K6_NO_USAGE_REPORT: 'true', WP_INFLUX: '0', ...env } });
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-run-'));
+  const badId = run(['-e', 'RUN_ID=Bad-Id'], { RESULTS_DIR: results });
+  assert.equal(badId.status, 107, badId.stderr);
+  assert.equal(badId.stderr.trim(), 'scripts/run: RUN_ID="Bad-Id" is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)');
+  const knob = run(['-e', 'DOCS=abc'], { RESULTS_DIR: path.join(results, 'fresh') });
+  assert.equal(knob.status, 107, knob.stderr);
+  assert.equal(knob.stderr.trim().split('\n').length, 1, knob.stderr);
+  assert.match(knob.stderr, /DOCS=\\"abc\\" is not allowed/);
+  assert.deepEqual(readdirSync(results), [], 'nothing created for refused runs');
+  const file = path.join(results, 'a-file');
+  writeFileSync(file, '');
+  const unwritable = run(['-e', 'DOCS=400', '-e', 'BATCH_SIZE=100'], { RESULTS_DIR: path.join(file, 'sub') });
+  assert.equal(unwritable.status, 107);
+  assert.match(unwritable.stderr.trim(), /^scripts\/run: RESULTS_DIR=".*a-file\/sub" is not allowed: a directory this user can write \(mkdir: .*Not a directory\)$/);
+  // An InfluxDB that does not answer: one line saying the metrics are not stored, the run goes on.
+  const silent = run(['-q', '-e', 'DOCS=400', '-e', 'BATCH_SIZE=100', '-e', 'OVERWRITE_BATCHES=1', '-e', 'MIXED_BATCHES=1'],
+    { RESULTS_DIR: results, WP_INFLUX: '1', INFLUX_URL: 'http://127.0.0.1:9/k6' });
+  assert.equal(silent.status, 0, silent.stderr);
+  assert.equal(silent.stderr.split('\n').filter((l) => /InfluxDB/.test(l)).length, 1, silent.stderr);
+  assert.match(silent.stderr, /scripts\/run: InfluxDB at http:\/\/127\.0\.0\.1:9 does not answer .*: this run's metrics are NOT stored in InfluxDB/);
+});
+
+test('scripts/run-distributed: fewer VUs than instances is refused up front (107), no instance started', () => {
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-dist-'));
+  const r = spawnSync(path.join(repoRoot, 'scripts', 'run-distributed'), ['3', scenario, '-e', 'DOCS=4000', '-e', 'VUS=2'],
+    { cwd: repoRoot, encoding: 'utf8', timeout: 60000, env: { ...process.env, RESULTS_DIR: results, K6_NO_USAGE_REPORT: 'true' } });
+  assert.equal(r.status, 107, r.stderr);
+  assert.equal(r.stderr.trim(), 'scripts/run-distributed: N=3 is not allowed with this run\'s 2 VUs: every instance needs at least one VU; raise VUS (or the STAGES targets) to 3 or more, or run fewer instances');
+  assert.deepEqual(readdirSync(results), []);
+});
+
+// What k6's own --http-debug prints (k6 v1.8.1), the reason for the guard: on ArangoDB the
+// Authorization header of every request (Basic = user:password in base64), and with =full the
+// JWT login body with the password in clear. Refused without ALLOW_HTTP_DEBUG=1.
+test('--http-debug on ArangoDB reveals credentials (checked), so it is refused unless allowed', async () => {
+  const PASSWORD = 'Canary-Arango-Pw-4711';
+  const srv = await startTestServer('arangodb', ['-root-password', PASSWORD]);
+  const basic = Buffer.from(`root:${PASSWORD}`).toString('base64');
+  const e1 = 'scenarios/arangodb/insert-vs-overwrite.js';
+  const knobs = { ARANGO_URL: srv.url, ARANGO_PASSWORD: PASSWORD, INFLUX_URL: undefined, DOCS: '200', BATCH_SIZE: '100', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1' };
+  try {
+    const refused = await runK6(e1, knobs, { args: ['--http-debug=full'], timeoutMs: 60000 });
+    assert.equal(refused.code, 107, refused.stderr);
+    assert.ok(!(refused.stdout + refused.stderr).includes(basic) && !(refused.stdout + refused.stderr).includes(PASSWORD));
+    const headers = await runK6(e1, { ...knobs, ALLOW_HTTP_DEBUG: '1' }, { args: ['--http-debug'], timeoutMs: 120000 });
+    assert.equal(headers.code, 0, headers.stderr);
+    assert.ok((headers.stdout + headers.stderr).includes(`Authorization: Basic ${basic}`), 'k6 prints the Basic credentials');
+    const full = await runK6(e1, { ...knobs, ALLOW_HTTP_DEBUG: '1', ARANGO_AUTH: 'jwt' }, { args: ['--http-debug=full'], timeoutMs: 120000 });
+    assert.equal(full.code, 0, full.stderr);
+    assert.ok((full.stdout + full.stderr).includes(PASSWORD), 'k6 prints the login body with the password');
+  } finally {
+    await srv.stop();
   }
 });

@@ -235,8 +235,11 @@ test('k6 archive of a scenario carries lib/ and the threshold file, and runs els
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-archive-'));
   try {
     const tar = path.join(dir, 'e1.tar');
-    // A placeholder, never the secret: k6 stores -e values in the archive.
-    const a = spawnSync(k6Bin, ['archive', '--quiet', '-e', 'PG_URL=set-at-run-time', '-O', tar, E1], { cwd: repoRoot, encoding: 'utf8' });
+    // A placeholder, never the secret: k6 stores -e values in the archive. The archive freezes
+    // the run's options, so it is built with the knobs it runs with (k8s-archive.test.mjs
+    // shows other knobs at run time refused).
+    const knobs = ['-e', 'DOCS=1000', '-e', 'BATCH_SIZE=250', '-e', 'OVERWRITE_BATCHES=2', '-e', 'MIXED_BATCHES=2'];
+    const a = spawnSync(k6Bin, ['archive', '--quiet', '-e', 'PG_URL=postgres://set-at-run-time@placeholder.invalid/writepath', ...knobs, '-O', tar, E1], { cwd: repoRoot, encoding: 'utf8' });
     assert.equal(a.status, 0, a.stderr);
     const list = spawnSync('tar', ['tf', tar], { encoding: 'utf8' }).stdout;
     assert.match(list, /thresholds\/postgres\/insert-vs-overwrite\.json/);
@@ -244,7 +247,7 @@ test('k6 archive of a scenario carries lib/ and the threshold file, and runs els
     const meta = spawnSync('tar', ['xOf', tar, 'metadata.json'], { encoding: 'utf8' }).stdout;
     assert.ok(!meta.includes(new URL(env.PG_URL).password), 'the archive holds no password');
     const runId = uniqueRunId('sa');
-    const r = spawnSync(k6Bin, ['run', '--quiet', '--address=', '-e', 'DOCS=1000', '-e', 'BATCH_SIZE=250', '-e', 'OVERWRITE_BATCHES=2', '-e', 'MIXED_BATCHES=2', '-e', `RUN_ID=${runId}`, tar],
+    const r = spawnSync(k6Bin, ['run', '--quiet', '--address=', ...knobs, '-e', `RUN_ID=${runId}`, tar],
       { cwd: dir, encoding: 'utf8', env: { ...process.env, PG_URL: env.PG_URL, K6_NO_USAGE_REPORT: 'true' } });
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout, /verification: expected 1250, found 1250 — OK/);

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KNOBS, loadConfig, parseKnob, publicConfig, redact } from '../../lib/config.js';
+import { readFileSync } from 'node:fs';
+import { KNOBS, KNOWN_ENV, loadConfig, parseKnob, publicConfig, redact, suspectKnob } from '../../lib/config.js';
+import { frozenOptionsDiffer } from '../../lib/guards.js';
 
 const base = { target: 'postgres', experiment: 'insert-vs-overwrite', phases: ['load', 'overwrite', 'mixed'] };
 
@@ -28,7 +30,10 @@ test('every bad value gives one line naming the knob, the value and what is allo
     ['BATCH_SIZE', '100001', /BATCH_SIZE="100001" is not allowed: a whole number from 1 to 100000/],
     ['KEY_DIST', 'gauss', /KEY_DIST="gauss" is not allowed: one of uniform, zipfian, hotspot/],
     ['ZIPF_THETA', '1.5', /ZIPF_THETA="1.5" is not allowed: a number from 0.01 to 0.999/],
-    ['TIMEOUT', '10', /TIMEOUT="10" is not allowed: a positive duration/],
+    ['TIMEOUT', '10', /TIMEOUT="10" is not allowed: a duration from 100ms to 24h/],
+    ['TIMEOUT', '1ms', /TIMEOUT="1ms" is not allowed: a duration from 100ms to 24h/],
+    ['TIMEOUT', '10000000h', /TIMEOUT="10000000h" is not allowed: a duration from 100ms to 24h/],
+    ['MAX_DURATION', '10000000h', /MAX_DURATION="10000000h" is not allowed: a duration from 1s to 720h/],
     ['REUSE', 'maybe', /REUSE="maybe" is not allowed: one of 0, 1, recreate/],
     ['RUN_ID', 'Bad-Id', /RUN_ID="Bad-Id" is not allowed: 1-32 characters/],
     ['PHASES', 'load,delete', /PHASES="load,delete" is not allowed: a comma-separated list from load, overwrite, mixed/],
@@ -38,7 +43,7 @@ test('every bad value gives one line naming the knob, the value and what is allo
     ['PG_INDEXES', '10', /PG_INDEXES="10" is not allowed: a whole number from 0 to 9/],
   ];
   for (const [knob, value, re] of cases) {
-    const msg = errorOf(() => loadConfig({ PG_URL: 'x', [knob]: value }, base));
+    const msg = errorOf(() => loadConfig({ PG_URL: 'postgres://u:p@h/db', [knob]: value }, base));
     assert.ok(msg, `${knob}=${value} was accepted`);
     assert.match(msg, re);
     assert.equal(msg.split('\n').length, 1, `one line for ${knob}`);
@@ -47,7 +52,7 @@ test('every bad value gives one line naming the knob, the value and what is allo
 
 test('required knobs and contradictions are refused', () => {
   assert.match(errorOf(() => loadConfig({}, { ...base, required: ['PG_URL'] })), /PG_URL is not set/);
-  assert.match(errorOf(() => loadConfig({ PG_URL: 'x', REUSE: '1' }, base)), /REUSE=1 needs an explicit RUN_ID/);
+  assert.match(errorOf(() => loadConfig({ PG_URL: 'postgres://u:p@h/db', REUSE: '1' }, base)), /REUSE=1 needs an explicit RUN_ID/);
 });
 
 test('every knob has a type, a doc line, and a valid default', () => {
@@ -65,3 +70,124 @@ test('secrets never appear in the public configuration or in redacted text', () 
   assert.equal(redact('pq: dial postgres://me:s3cret@h:1/db failed'), 'pq: dial postgres://me:***@h:1/db failed');
   assert.equal(redact('host=h password=s3cret user=me'), 'host=h password=*** user=me');
 });
+
+const PG = 'postgres://u:p@h/db';
+
+test('misspelt knobs stop the run with "did you mean", the value never shown', () => {
+  const rows = [
+    ['BATCHSIZE', 'BATCH_SIZE'], ['docs', 'DOCS'], ['PG_INDEX', 'PG_INDEXES'], ['TIME_OUT', 'TIMEOUT'], ['ARANGO_PASS', 'ARANGO_PASSWORD'],
+    ['batch_size', 'BATCH_SIZE'], ['VU', 'VUS'], ['RESULT_DIR', 'RESULTS_DIR'], ['TRESHOLDS', 'THRESHOLDS'], ['MIXED_OPS', 'MIXED_OP'],
+  ];
+  for (const [name, meant] of rows) {
+    const msg = errorOf(() => loadConfig({ PG_URL: PG, [name]: 'Canary-Secret-77' }, base));
+    assert.ok(msg, `${name} was accepted`);
+    assert.ok(msg.startsWith(`k6-writepath: ${name} is not a knob of k6-writepath: did you mean ${meant}?`), msg);
+    assert.ok(!msg.includes('Canary-Secret-77'), msg);
+    assert.equal(msg.split('\n').length, 1);
+  }
+  // A target prefix without a close knob: the family is listed.
+  assert.match(errorOf(() => loadConfig({ PG_URL: PG, PG_HOST: 'db' }, base)), /PG_HOST is not a knob of k6-writepath: the PG_ knobs are PG_URL, PG_SCHEMA/);
+  // IGNORE_ENV lets a deliberate variable through.
+  assert.doesNotThrow(() => loadConfig({ PG_URL: PG, PG_HOST: 'db', IGNORE_ENV: 'PG_HOST' }, base));
+});
+
+test('ordinary environment variables and the pack\'s own are not mistaken for knobs', () => {
+  // What a shell, CI runner, container or make puts into k6's __ENV (k6 run includes the
+  // system environment unless --include-system-env-vars=false).
+  const ordinary = ['HOME', 'PATH', 'USER', 'SHELL', 'TERM', 'LANG', 'LC_ALL', 'PWD', 'OLDPWD', 'HOSTNAME', 'SHLVL', 'LOGNAME', 'MAIL', 'TMPDIR', 'TZ',
+    'CI', 'EDITOR', 'PAGER', 'LESS', 'DISPLAY', 'COLUMNS', 'LINES', 'GOPATH', 'GOCACHE', 'GOFLAGS', 'NODE_ENV', 'NODE_OPTIONS', 'JAVA_HOME',
+    'MAKEFLAGS', 'MAKELEVEL', 'MFLAGS', 'DEBIAN_FRONTEND', 'RUNNER_OS', 'RUNNER_TEMP', 'GITHUB_ACTIONS', 'GITHUB_WORKSPACE', 'HOST', 'KEY',
+    'KUBERNETES_SERVICE_HOST', 'PGPASSWORD', 'PGHOST', 'RAVEN_License', 'RAVEN_License_Path', 'RAVEN_Setup_Mode', 'K6_OUT', 'K6_NO_USAGE_REPORT',
+    'K6_INFLUXDB_USERNAME', 'SSH_AUTH_SOCK', 'XDG_RUNTIME_DIR', 'HISTSIZE', 'LS_COLORS', 'npm_config_cache', 'INIT_CWD'];
+  for (const n of [...ordinary, ...KNOWN_ENV, ...Object.keys(process.env)]) assert.equal(suspectKnob(n), null, n);
+  assert.doesNotThrow(() => loadConfig({ ...process.env, ...Object.fromEntries(ordinary.map((n) => [n, 'x'])), PG_URL: PG }, base));
+});
+
+test('KNOWN_ENV lists every variable the compose files, make fragments and scripts use next to the knobs', () => {
+  const files = ['docker-compose.yml', 'docker-compose.constrained.yml', 'mk/compose.mk', 'mk/scale-out.mk', 'scripts/run', 'scripts/run-distributed', 'scripts/compose-env.sh'];
+  const used = new Set();
+  for (const f of files) {
+    let text = '';
+    try { text = readFileSync(new URL(`../../${f}`, import.meta.url), 'utf8'); } catch { continue; }
+    for (const m of text.matchAll(/\$\{?([A-Z][A-Za-z0-9_]*)/g)) used.add(m[1]);
+  }
+  const flagged = [...used].filter((n) => suspectKnob(n) !== null);
+  assert.deepEqual(flagged, [], 'add these to KNOWN_ENV in lib/config.js (or make them knobs)');
+});
+
+test('URLs: scheme, credentials, host, IPv6, port, path, key=value strings', () => {
+  const pg = (u) => errorOf(() => loadConfig({ PG_URL: u }, base));
+  for (const ok of ['postgres://u:p@127.0.0.1:5432/db?sslmode=disable', 'postgresql://u@h/db', 'postgres://u:p%20q@h/db', 'postgres://u:p@ss@h:1/db',
+    'postgres://u:p@[::1]:5432/db', 'postgres://u:p@[fe80::1%25eth0]:5432/db', 'postgres:///db?host=/var/run/postgresql', 'postgres://u:p@my-db_1.internal:65535/db']) {
+    assert.equal(pg(ok), null, ok);
+  }
+  const rows = [
+    ['host=h user=u password=Canary-Pw dbname=db', /key=value connection string is not accepted/],
+    ['mysql://u:Canary-Pw@h/db', /scheme mysql:\/\/ is not allowed, only postgres:\/\/ or postgresql:\/\//],
+    ['postgres://u:Canary-Pw@h:0/db', /port must be a number from 1 to 65535/],
+    ['postgres://u:Canary-Pw@h:65536/db', /port must be a number from 1 to 65535/],
+    ['postgres://u:Canary-Pw@h:5x/db', /port must be a number from 1 to 65535/],
+    ['postgres://u:Canary-Pw@[::1:5432/db', /host is malformed/],
+    ['postgres://u:Canary-Pw@[::g]:5432/db', /IPv6 address .* is malformed/],
+    ['postgres://u:Canary-Pw@[1::2::3]/db', /IPv6 address .* is malformed/],
+    ['postgres://u:Canary Pw@h/db', /must be percent-encoded/],
+    ['postgres://u:Canary-Pw@h/db#x', /#fragment/],
+    ['postgres://u:Canary-Pw@h_/db', /host name is malformed/],
+  ];
+  for (const [u, re] of rows) {
+    const msg = pg(u);
+    assert.ok(msg, `${u} accepted`);
+    assert.match(msg, /^k6-writepath: PG_URL \(value not shown\) is not allowed: /);
+    assert.match(msg, re);
+    assert.ok(!msg.includes('Canary'), msg);
+  }
+  const http = (knob, u, target) => errorOf(() => loadConfig({ [knob]: u }, { target, experiment: 'insert-vs-overwrite', phases: ['load', 'overwrite', 'mixed'] }));
+  for (const [knob, target] of [['ARANGO_URL', 'arangodb'], ['RAVEN_URL', 'ravendb']]) {
+    assert.equal(http(knob, 'http://127.0.0.1:8529', target), null);
+    assert.equal(http(knob, 'https://[::1]:8529/', target), null);
+    const cred = http(knob, 'http://admin:Canary-Pw@127.0.0.1:8529', target);
+    assert.match(cred, new RegExp(`${knob}="http://admin:\\*\\*\\*@127.0.0.1:8529" is not allowed: .*credentials in the URL are not accepted`));
+    assert.ok(!cred.includes('Canary'));
+    assert.match(http(knob, 'http://h:99999', target), /port must be a number from 1 to 65535/);
+    assert.match(http(knob, 'http://h/_db/x', target), /a path is not accepted/);
+    assert.match(http(knob, 'ftp://h', target), /scheme ftp/);
+  }
+  assert.match(http('INFLUX_URL', 'http://u:Canary-Pw@h:8086/k6', 'postgres'), /INFLUX_URL=.*\(credentials in the URL are not accepted/);
+  assert.match(http('INFLUX_URL', 'http://h:8086', 'postgres'), /the path must name the database/);
+  assert.match(http('INFLUX_URL', 'http://h:80866/k6', 'postgres'), /port/);
+});
+
+test('redaction survives "@", ":" and spaces in passwords, quoted key=value passwords, several URLs', () => {
+  assert.equal(redact('dial postgres://me:p@ss:w@rd@h:1/db failed'), 'dial postgres://me:***@h:1/db failed');
+  assert.equal(redact('parse "postgres://me:two words@h/db": net/url: invalid userinfo'), 'parse "postgres://me:***@h/db": net/url: invalid userinfo');
+  assert.equal(redact("host=h password='a b c' user=me"), 'host=h password=*** user=me');
+  assert.equal(redact('a http://u:x@h:1/ and http://v:y@k'), 'a http://u:***@h:1/ and http://v:***@k');
+  assert.equal(redact('postgres://me@h/db'), 'postgres://me@h/db');
+});
+
+test('bounds that protect the machine: memory, stages, empty ramps', () => {
+  assert.match(errorOf(() => loadConfig({ PG_URL: PG, BATCH_SIZE: '100000', DOC_BYTES: '100000' }, base)),
+    /^k6-writepath: BATCH_SIZE="100000" is not allowed: with DOC_BYTES=100000, DOC_POOL=1024 and VUS=2 the client needs about \d+ MiB, more than MEMORY_BUDGET_MB=2048/);
+  assert.equal(errorOf(() => loadConfig({ PG_URL: PG, BATCH_SIZE: '100000', DOC_BYTES: '100000', MEMORY_BUDGET_MB: '65536' }, base)), null);
+  const rv = (env) => errorOf(() => loadConfig(env, { target: 'ravendb', experiment: 'bulk-insert', phases: ['bulk'] }));
+  assert.match(rv({ STAGES: '0s:1' }), /STAGES="0s:1" is not allowed: at least one stage with a duration above 0/);
+  assert.match(rv({ STAGES: '10s:0,0s:3' }), /at least one stage with a duration above 0/);
+  assert.match(rv({ STAGES: '10s:1001' }), /STAGES="10s:1001" is not allowed: targets up to 1000 VUs/);
+  assert.match(rv({ STAGES: '800h:1' }), /stage durations up to 720h/);
+  assert.match(rv({ RATE_STAGES: '0s:50' }), /RATE_STAGES="0s:50" is not allowed: at least one stage/);
+  assert.match(rv({ RATE_STAGES: '10s:200000' }), /targets up to 100000 batches per second/);
+  assert.match(rv({ RATE_STAGES: '10s:10', MAX_VUS: '10000' }), /MAX_VUS=10000 the client needs about/);
+  assert.equal(rv({ STAGES: '0s:4,10s:4' }), null);
+});
+
+test('options frozen with other knobs (k6 archive, --vus) are recognised', () => {
+  const planned = { load: { executor: 'per-vu-iterations', vus: 12, iterations: 25, maxDuration: '30m' } };
+  assert.equal(frozenOptionsDiffer(planned, { load: { executor: 'per-vu-iterations', vus: 12, iterations: 25, maxDuration: '30m0s', startTime: null } }), null);
+  assert.match(frozenOptionsDiffer(planned, { load: { executor: 'per-vu-iterations', vus: 2, iterations: 25 } }), /load.vus=2 instead of 12/);
+  assert.match(frozenOptionsDiffer(planned, { default: { executor: 'constant-vus', vus: 5 } }), /scenarios default instead of load/);
+  const ramp = { bulk: { executor: 'ramping-vus', stages: [{ duration: '10s', target: 4 }] } };
+  assert.equal(frozenOptionsDiffer(ramp, { bulk: { executor: 'ramping-vus', stages: [{ duration: '10s', target: 4 }] } }), null);
+  assert.match(frozenOptionsDiffer(ramp, { bulk: { executor: 'ramping-vus', stages: [{ duration: '10s', target: 2 }] } }), /bulk.stages differ/);
+});
+
+// scripts/run's RUN_ID rule: test/unit/scripts-over-lib.test.mjs (scripts/common.sh keeps lib's pattern).

@@ -35,7 +35,7 @@ test('the plan signature changes with the arrival rate and the VU ceiling, not w
 });
 
 test('workload knobs first built for one database are read on every target', () => {
-  const cfg = loadConfig({ PG_URL: 'x', REQUESTS: '1000' }, { target: 'postgres', experiment: 'arangobench', phases: ['run'] });
+  const cfg = loadConfig({ PG_URL: 'postgres://u:p@127.0.0.1:5432/db', REQUESTS: '1000' }, { target: 'postgres', experiment: 'arangobench', phases: ['run'] });
   assert.equal(cfg.REQUESTS, 1000);
   assert.equal(cfg.ARANGOBENCH_CASE, 'document');
   assert.equal(cfg.ARANGO_INDEXES, undefined, 'target knobs of other databases are not');

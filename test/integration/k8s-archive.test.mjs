@@ -1,0 +1,69 @@
+// k6 archives for k6-operator carry the knobs they run with: `make k8s-manifests` renders the
+// TestRuns with K8S_KNOBS, scripts/k8s-archives builds one archive per TestRun with the -e
+// values of its arguments, and the archives then run as the operator runs them (the same -e
+// values again on the command line, PG_URL from the environment). A k6 archive freezes the
+// run's options (VUs, iterations) at build time, so an archive run with other knobs must be
+// refused instead of running the frozen shape (before this, the shipped TestRun ran 2 VUs x 25
+// iterations of the defaults and failed its count).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { repoRoot } from '../helpers/testserver.mjs';
+
+const { PG_URL } = localEnv();
+const runId = uniqueRunId('k8s');
+const KNOBS = '-e DOCS=3000 -e BATCH_SIZE=500 -e VUS=3 -e OVERWRITE_BATCHES=6 -e MIXED_BATCHES=3 -e READBACK=100000';
+
+after(async () => { await psql(PG_URL, `DROP TABLE IF EXISTS k6wp_${runId}`); });
+
+function argumentsOf(file) {
+  const text = readFileSync(file, 'utf8');
+  const block = /\n {2}arguments: >-\n((?: {4}.*\n)+)/.exec(text)[1];
+  return [...block.matchAll(/-e ([A-Z_]+)=(\S+)/g)].map((m) => ['-e', `${m[1]}=${m[2]}`]).flat();
+}
+
+test('archives are built with their TestRun\'s knobs and run them: instance + verify count exactly; other knobs at run time are refused', { timeout: 240000 }, async () => {
+  const make = spawnSync('make', ['-s', 'k8s-manifests', `K8S_RUN_ID=${runId}`, `K8S_KNOBS=${KNOBS}`], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(make.status, 0, make.stderr);
+  const out = mkdtempSync(path.join(tmpdir(), 'k6wp-archives-'));
+  const built = spawnSync(path.join(repoRoot, 'scripts', 'k8s-archives'), [path.join(repoRoot, '.run', 'k8s'), out], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(built.status, 0, built.stderr);
+  const e1 = path.join(out, 'e1-postgres.tar');
+  // What the archive froze: the knobs' shape, not the defaults (2 VUs).
+  const meta = JSON.parse(spawnSync('tar', ['-xOf', e1, 'metadata.json'], { encoding: 'utf8' }).stdout);
+  assert.equal(meta.options.scenarios['insert-vs-overwrite'].vus, 3);
+  assert.equal(meta.env.DOCS, '3000');
+  assert.ok(!JSON.stringify(meta).includes(PG_URL), 'the real PG_URL is not in the archive');
+
+  const rel = (f) => path.relative(repoRoot, f);
+  const manifests = path.join(repoRoot, '.run', 'k8s');
+  // One instance (the whole segment), as a runner pod runs it: the TestRun's arguments again.
+  const inst = await runK6(rel(e1), { PG_URL }, { runId, args: argumentsOf(path.join(manifests, 'testrun-e1-postgres.yaml')) });
+  assert.equal(inst.code, 0, `${inst.stdout}\n${inst.stderr}`);
+  const verify = await runK6(rel(path.join(out, 'e1-postgres-verify.tar')), { PG_URL }, { runId, args: argumentsOf(path.join(manifests, 'testrun-e1-postgres-verify.yaml')) });
+  assert.equal(verify.code, 0, `${verify.stdout}\n${verify.stderr}`);
+  // 3000 loaded + half of 3 mixed batches of 500 are new.
+  assert.match(verify.stdout, /verification: expected 3750, found 3750 — OK/);
+
+  // The same archive with other knobs at run time: refused before anything is written.
+  const other = uniqueRunId('k8sx');
+  const bad = await runK6(rel(e1), { PG_URL }, { runId: other, args: [...argumentsOf(path.join(manifests, 'testrun-e1-postgres.yaml')), '-e', `RUN_ID=${other}`, '-e', 'VUS=2'] });
+  assert.equal(bad.code, 107, `${bad.stdout}\n${bad.stderr}`);
+  assert.match(bad.stderr, /the run's scenarios differ from what the knobs plan \(insert-vs-overwrite\.vus=3 instead of 2\): a k6 archive built with other -e values/);
+  assert.equal(await psql(PG_URL, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${other}'`), '0');
+});
+
+test('scripts/k8s-archives refuses a secret in a TestRun\'s arguments', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-manifests-'));
+  const text = readFileSync(path.join(repoRoot, 'deploy', 'k8s', 'testrun-e1-postgres.yaml'), 'utf8')
+    .replace('-e DOCS=3000000', '-e PG_URL=postgres://u:Canary-Pw@db/x -e DOCS=3000000');
+  spawnSync('sh', ['-c', `cat > ${dir}/testrun-e1-postgres.yaml`], { input: text });
+  const r = spawnSync(path.join(repoRoot, 'scripts', 'k8s-archives'), [dir, dir], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(r.status, 107);
+  assert.match(r.stderr, /passes PG_URL in arguments: secrets belong in the runner's environment/);
+  assert.doesNotMatch(r.stderr, /Canary-Pw/);
+});
