@@ -1,6 +1,6 @@
 // What the experiment drivers (experiments/ram, experiments/e2) share: knob validation with
 // the pack's exit code, the one-run-per-port lock, k6 runs (optionally inside a cgroup), k6's
-// phase clock, and counter interpolation. The private PostgreSQL is experiments/ram/pgserver.mjs
+// phase clock, and counter interpolation. The private PostgreSQL is scripts/pg-private.mjs
 // and the cgroups experiments/ram/cgroup.mjs; nothing here knows about either.
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { cpus, loadavg, release } from 'node:os';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KNOBS as PACK_KNOBS, parseKnob } from '../lib/config.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const MB = 1024 * 1024;
@@ -38,13 +39,21 @@ export function readIntKnobs(tool, spec, env) {
   return k;
 }
 
+// A whole-number knob of the pack's own (lib/config.js KNOBS, the one home of its range) as a
+// readIntKnobs spec, with the driver's default and text; min only where the driver needs a
+// narrower range than the pack (e.g. at least one overwrite batch).
+export function packIntKnob(name, def, doc, min = null) {
+  const spec = PACK_KNOBS[name];
+  if (!spec || spec.type !== 'int') throw new Error(`${name} is not a whole-number knob of lib/config.js`);
+  return { min: min === null ? spec.min : min, max: spec.max, def, doc };
+}
+
 // One of the pack's own knobs (lib/config.js KNOBS), validated by the pack's own parser, with
 // a default of the driver's when the environment leaves it unset.
 export async function readPackKnob(tool, env, name, def) {
-  const { KNOBS: PACK, parseKnob } = await import('../lib/config.js');
   const raw = env[name] === undefined || env[name] === '' ? def : env[name];
   try {
-    parseKnob(name, raw, PACK[name]);
+    parseKnob(name, raw, PACK_KNOBS[name]);
   } catch (e) {
     dieWith(tool)(String(e).replace(/^k6-writepath: /, ''));
   }

@@ -1,7 +1,7 @@
-// A private PostgreSQL server for Node callers (the tests' own servers, the RAM experiment's):
-// a thin wrapper over scripts/pg-private.sh, the one helper that also serves
-// scripts/services.sh. Data in .run/<name>.
-import { execFileSync, spawnSync } from 'node:child_process';
+// A private PostgreSQL server for Node callers (the tests' own servers, the experiments' in
+// experiments/ram and experiments/e2): a thin wrapper over scripts/pg-private.sh, the one
+// helper that also serves scripts/services.sh. Data in .run/<name>.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,16 +45,15 @@ export class PgServer {
     try { process.kill(pid, 0); return pid; } catch (_) { return null; }
   }
 
-  // opts: more server options ("-c shared_buffers=32MB …"). procsFiles: cgroup.procs files the
-  // starting shell joins first, so the postmaster and every backend are charged to that cgroup.
-  start(opts = '', procsFiles = []) {
-    if (procsFiles.length === 0) {
-      helper(['start', this.dir, this.port, opts]);
-    } else {
-      const join = procsFiles.map((f) => `echo $$ > '${f}'`).join(' && ');
-      const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
-      execFileSync('bash', ['-c', `${join} && exec bash ${[PG_PRIVATE, 'start', this.dir, this.port, opts].map(q).join(' ')}`], { encoding: 'utf8', timeout: 120000, stdio: ['ignore', 'pipe', 'pipe'] });
-    }
+  // settings: server settings as 'name=value' (pg_ctl hands them to a shell: plain words only,
+  // checked here). procsFiles: cgroup.procs files the helper joins before it starts the server,
+  // so the postmaster and every backend are charged to those cgroups. Refuses a data directory
+  // whose server already runs (the same settings could not take). Returns the postmaster's pid.
+  start(settings = [], procsFiles = []) {
+    for (const s of settings) if (!/^[a-z_]+=[A-Za-z0-9.]+$/.test(s)) throw new Error(`server setting ${JSON.stringify(s)} is not name=value`);
+    const pid = this.running();
+    if (pid) throw new Error(`a server already runs on ${this.data} (pid ${pid}): a driver or test still running, or one that was killed: stop it with scripts/pg-private.sh stop ${this.dir}`);
+    helper(['start', this.dir, this.port, settings.map((s) => `-c ${s}`).join(' '), ...procsFiles]);
     return this.running();
   }
 

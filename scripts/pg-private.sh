@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The one helper for a private PostgreSQL server (Debian's binaries, no Docker): used by
 # scripts/services.sh (sourced), and through scripts/pg-private.mjs by the tests' own servers
-# and the RAM experiment's. PostgreSQL refuses to run as root, so as root it runs as the Debian
+# and the experiments' (experiments/ram, experiments/e2). PostgreSQL refuses to run as root, so as root it runs as the Debian
 # `postgres` user; when that user cannot traverse the repository path (a clone under /root), the
 # data lives under /var/tmp and .run/<name> links to it. TCP on 127.0.0.1 only, no unix socket
 # (its path length limit is easy to exceed).
 #   scripts/pg-private.sh dir <name>                 the data directory .run/<name> (created), printed
 #   scripts/pg-private.sh init <dir> [initdb args]   initdb once; password in <dir>/password
 #                                                    (PG_PRIVATE_PASSWORD, or random)
-#   scripts/pg-private.sh start <dir> <port> [opts]  start; opts: more server options ("-c k=v …")
+#   scripts/pg-private.sh start <dir> <port> [opts] [cgroup.procs …]
+#                                                    start; opts: more server options ("-c k=v …");
+#                                                    cgroup.procs files: the helper joins those
+#                                                    cgroups first, so the postmaster and every
+#                                                    backend it forks are charged to them
 #   scripts/pg-private.sh stop <dir> [mode] [secs]   stop (mode fast by default)
 #   scripts/pg-private.sh url <dir> <port> <db>      postgres://postgres:<pw>@127.0.0.1:<port>/<db>?sslmode=disable
 #   scripts/pg-private.sh ensure-db <dir> <port> <db>  wait for connections, create <db> if missing
@@ -48,8 +52,13 @@ wp_pg_init() { # dir [initdb args…]
     --pwfile="$dir/password" -E UTF8 "$@" >"$dir/initdb.log" 2>&1 || wp_pg_die "initdb failed, see $dir/initdb.log"
 }
 
-wp_pg_start() { # dir port [server options]
-  local dir=$1 port=$2 opts=${3:-} bin; bin=$(wp_pg_bindir)
+wp_pg_start() { # dir port [server options] [cgroup.procs files…]
+  local dir=$1 port=$2 opts=${3:-} bin f; bin=$(wp_pg_bindir)
+  # Only when run as a command (a subshell of its own): sourced, it would move the caller.
+  for f in "${@:4}"; do
+    [ "${BASH_SOURCE[0]}" = "$0" ] || wp_pg_die "start with cgroups only as a command, not sourced"
+    echo $$ > "$f" || wp_pg_die "cannot join the cgroup of $f"
+  done
   wp_as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 90 \
     -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories= $opts" \
     start >/dev/null || wp_pg_die "PostgreSQL did not start on port $port, see $dir/server.log"

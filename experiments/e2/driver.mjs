@@ -13,10 +13,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cpus } from 'node:os';
 import { createCgroup, createCpuGroup } from '../ram/cgroup.mjs';
-import { PgServer } from '../ram/pgserver.mjs';
+import { PgServer } from '../../scripts/pg-private.mjs';
 import { CELLS, CELL_NAMES } from './cells.mjs';
 import { renderE2 } from './report.mjs';
-import { counterAt, dieWith, influxUrl, load1, machineCpu, machineFacts, phaseWindows, portBusy, readIntKnobs, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
+import { counterAt, dieWith, influxUrl, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, portBusy, readIntKnobs, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
 
 const TOOL = 'experiment-e2';
 const POLL_MS = 100;
@@ -28,8 +28,8 @@ const KNOBS = {
   E2_NEW_PERCENT: { min: 0, max: 100, def: 50, doc: 'share of new keys in each upsert batch, in percent' },
   E2_VUS:         { min: 1, max: 16, def: 2, doc: 'concurrent clients (k6 VUs), each with its own connection' },
   E2_SHARED_BUFFERS_MB: { min: 16, max: 65536, def: 1024, doc: 'shared_buffers of the unlogged-tuned cell, MiB (the post: 3 GB)' },
-  DOC_BYTES:      { min: 100, max: 1000000, def: 1200, doc: 'approximate size of one row\'s jsonb document' },
-  SEED:           { min: 0, max: 4294967295, def: 1, doc: 'seed of keys and payloads' },
+  DOC_BYTES:      packIntKnob('DOC_BYTES', 1200, 'approximate size of one row\'s jsonb document'),
+  SEED:           packIntKnob('SEED', 1, 'seed of keys and payloads'),
   E2_PG_PORT:     { min: 1024, max: 65533, def: 55542, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
 };
 
@@ -70,7 +70,7 @@ async function runCell(k, server, def, batch, stamp) {
   const cg = createCgroup(`k6wp_e2_${k.E2_PG_PORT}`, null, server.dir);
   const client = createCpuGroup(`k6wp_e2_${k.E2_PG_PORT}_k6`);
   try {
-    const pid = server.start(cg.procsFiles(), sharedBuffersOf(k, def), def.server);
+    const pid = server.start(['max_connections=20', `shared_buffers=${sharedBuffersOf(k, def)}MB`, 'huge_pages=off', ...def.server], cg.procsFiles());
     if (!cg.contains(pid)) throw new Error(`postmaster ${pid} is not in cgroup k6wp_e2_${k.E2_PG_PORT}`);
     server.ensureDatabase();
     cell.machine = machineFacts(cg);
@@ -145,7 +145,7 @@ async function runCell(k, server, def, batch, stamp) {
     cell.error = String(e.message || e);
     console.log(`failed: ${cell.error}`);
   } finally {
-    server.stop();
+    server.stop('fast', 120);
     cell.cgroups_removed = cg.destroy() && client.destroy();
   }
   return cell;
@@ -159,7 +159,7 @@ async function main() {
   takeLock(TOOL, 'E2_PG_PORT', k.E2_PG_PORT);
   if (await portBusy(k.E2_PG_PORT)) refuse(`E2_PG_PORT=${k.E2_PG_PORT} is already in use by another program: choose a free port`);
   mkdirSync(k.E2_OUT, { recursive: true });
-  const server = new PgServer(repoRoot, k.E2_PG_PORT, 'experiment-e2');
+  const server = new PgServer(`${TOOL}/pg-${k.E2_PG_PORT}`, k.E2_PG_PORT, { db: 'writepath' });
   server.init();
   const stamp = stampNow();
   console.log(`${TOOL}: cells ${k.E2_CELLS.join(',')} × batch sizes ${k.E2_BATCH_SIZES.join(',')}; E2_DOCS=${k.E2_DOCS} loaded, E2_UPSERTS=${k.E2_UPSERTS} upserted (${k.E2_NEW_PERCENT}% new keys) by ${k.E2_VUS} clients; results in ${path.relative(repoRoot, k.E2_OUT)}`);

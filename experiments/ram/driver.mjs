@@ -15,22 +15,23 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import path from 'node:path';
 import { capText, createCgroup, readCapProblem } from './cgroup.mjs';
-import { PgServer } from './pgserver.mjs';
+import { PgServer } from '../../scripts/pg-private.mjs';
 import { renderMarkdown } from './report.mjs';
-import { MB, counterAt, dieWith, influxUrl, load1, machineFacts, phaseWindows, portBusy, readIntKnobs, readPackKnob, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
+import { MB, counterAt, dieWith, influxUrl, load1, machineFacts, packIntKnob, phaseWindows, portBusy, readIntKnobs, readPackKnob, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
 
 const POLL_MS = 100;
 const TOOL = 'experiment-ram';
 
 // The driver's knobs. DOCS, DOC_BYTES, BATCH_SIZE, OVERWRITE_BATCHES and SEED are the
-// pack's own k6 knobs (same ranges as lib/config.js) with larger defaults here; the RAM_*
-// knobs belong to this driver only, so they live here and not in lib/config.js.
+// pack's own k6 knobs: their ranges come from lib/config.js (the one home), with larger
+// defaults here, and OVERWRITE_BATCHES at least 1 (the experiment measures the overwrite
+// phase). The RAM_* knobs belong to this driver only, so they live here.
 const KNOBS = {
-  DOCS:              { min: 1000, max: 100000000, def: 1000000, doc: 'documents loaded per cell' },
-  DOC_BYTES:         { min: 100, max: 1000000, def: 1200, doc: 'approximate document size (E1: ~1200)' },
-  BATCH_SIZE:        { min: 1, max: 100000, def: 1000, doc: 'documents per statement (E1: 10000)' },
-  OVERWRITE_BATCHES: { min: 1, max: 10000000, def: 50, doc: 'overwrite batches per cell' },
-  SEED:              { min: 0, max: 4294967295, def: 1, doc: 'seed of keys and payloads' },
+  DOCS:              packIntKnob('DOCS', 1000000, 'documents loaded per cell'),
+  DOC_BYTES:         packIntKnob('DOC_BYTES', 1200, 'approximate document size (E1: ~1200)'),
+  BATCH_SIZE:        packIntKnob('BATCH_SIZE', 1000, 'documents per statement (E1: 10000)'),
+  OVERWRITE_BATCHES: packIntKnob('OVERWRITE_BATCHES', 50, 'overwrite batches per cell', 1),
+  SEED:              packIntKnob('SEED', 1, 'seed of keys and payloads'),
   RAM_SMALL_MB:      { min: 32, max: 1048576, def: 256, doc: 'memory budget of the "exceeds" regime, MiB' },
   RAM_LARGE_MB:      { min: 64, max: 1048576, def: 4096, doc: 'memory budget of the "fits" regime, MiB' },
   RAM_SHARED_BUFFERS_MB: { min: 1, max: 65536, def: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' },
@@ -98,7 +99,7 @@ async function runCell(k, server, indexes, regime, stamp) {
       cell.read_cap = { requested: k.readCap, in_force: inForce };
       if (inForce.iops !== k.readCap.iops || inForce.bps !== k.readCap.bps) throw new Error(`the read cap did not take: asked ${JSON.stringify(k.readCap)}, the kernel shows ${JSON.stringify(inForce)}`);
     }
-    pid = server.start(cg.procsFiles(), k.RAM_SHARED_BUFFERS_MB);
+    pid = server.start(['max_connections=20', `shared_buffers=${k.RAM_SHARED_BUFFERS_MB}MB`, 'huge_pages=off'], cg.procsFiles());
     if (!cg.contains(pid)) throw new Error(`postmaster ${pid} is not in cgroup ${cgName}`);
     cell.postmaster_in_cgroup = true;
     server.ensureDatabase();
@@ -174,7 +175,7 @@ async function runCell(k, server, indexes, regime, stamp) {
     cell.error = String(e.message || e);
     console.log(`failed: ${cell.error}`);
   } finally {
-    server.stop();
+    server.stop('fast', 120);
     if (cell.read_cap) {
       try { cell.read_cap.after_removal = cg.clearReadCap(); } catch (e) { cell.read_cap.after_removal = String(e.message || e); }
     }
@@ -196,7 +197,7 @@ async function main() {
   takeLock(TOOL, 'RAM_PG_PORT', k.RAM_PG_PORT);
   if (await portBusy(k.RAM_PG_PORT)) refuse(`RAM_PG_PORT=${k.RAM_PG_PORT} is already in use by another program: choose a free port`);
   mkdirSync(k.RAM_OUT, { recursive: true });
-  const server = new PgServer(repoRoot, k.RAM_PG_PORT);
+  const server = new PgServer(`${TOOL}/pg-${k.RAM_PG_PORT}`, k.RAM_PG_PORT, { db: 'writepath' });
   if (k.readCap.iops || k.readCap.bps) {
     const problem = readCapProblem(server.dir);
     if (problem) refuse(`RAM_READ_IOPS/RAM_READ_MBPS cannot apply: ${problem}`);

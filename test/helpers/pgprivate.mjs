@@ -21,7 +21,7 @@ export async function startPrivatePg({ port = 55632, name = `pg-${port}`, passwo
     async start() {
       if (await portOpen(port)) return;
       // fsync off: this server exists to be stopped and started, not to keep data through a crash.
-      server.start('-c max_connections=50 -c fsync=off -c shared_buffers=32MB');
+      server.start(['max_connections=50', 'fsync=off', 'shared_buffers=32MB']);
     },
     // Synchronous on purpose: the restart test calls it from a timer while k6 runs.
     stop(mode = 'fast') {
