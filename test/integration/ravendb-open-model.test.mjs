@@ -22,7 +22,7 @@ test('open model: every scheduled batch is either run or counted as dropped, cou
     assert.ok(Number.isInteger(dropped) && dropped >= 0, explain(r));
     // A dropped batch is a crossed threshold (dropped_iterations count<=0), never a silent one.
     assert.equal(r.code, dropped > 0 ? 99 : 0, explain(r));
-    assert.deepEqual(r.summary.thresholds.find((t) => t.metric === 'dropped_iterations'), { metric: 'dropped_iterations', threshold: 'count<=0', ok: dropped === 0 });
+    assert.deepEqual(r.summary.thresholds.find((t) => t.metric === 'dropped_iterations'), { metric: 'dropped_iterations', threshold: 'count<=0', ok: dropped === 0, observed: dropped });
     if (dropped > 0) assert.match(r.stdout, new RegExp(`dropped iterations: ${dropped} batches k6 could not start on schedule`));
     const bulk = r.summary.phases[0];
     // 2 s at 10 batches/s + 2 s at 20 batches/s = 60 scheduled batches (each stage is its own
