@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -284,7 +284,7 @@ test('--http-debug (prints Authorization headers and login bodies) is refused wi
   assert.equal(allowed.code, 0, allowed.stderr);
 });
 
-test('scripts/run: bad RUN_ID and unwritable RESULTS_DIR are bad input (107, one line, nothing created); a silent InfluxDB is said once', () => {
+test('scripts/run: bad RUN_ID and unwritable RESULTS_DIR are bad input (107, one line, nothing but a failing junit.xml); a silent InfluxDB is said once', () => {
   const run = (args, env) => spawnSync(path.join(repoRoot, 'scripts', 'run'), [scenario, ...args],
     { cwd: repoRoot, encoding: 'utf8', timeout: 120000, env: { ...process.env, K6_NO_USAGE_REPORT: 'true', WP_INFLUX: '0', ...env } });
   const results = mkdtempSync(path.join(tmpdir(), 'k6wp-run-'));
@@ -295,7 +295,13 @@ test('scripts/run: bad RUN_ID and unwritable RESULTS_DIR are bad input (107, one
   assert.equal(knob.status, 107, knob.stderr);
   assert.equal(knob.stderr.trim().split('\n').length, 1, knob.stderr);
   assert.match(knob.stderr, /DOCS=\\"abc\\" is not allowed/);
-  assert.deepEqual(readdirSync(results), [], 'nothing created for refused runs');
+  // Nothing is written to any database; the refused run leaves only a failing junit.xml
+  // saying why (pipelines show no report otherwise: docs/results.md, "In a pipeline").
+  assert.deepEqual(readdirSync(results), ['fresh'], 'no folder for a refused RUN_ID');
+  const runs = readdirSync(path.join(results, 'fresh')).filter((f) => f !== 'latest');
+  assert.equal(runs.length, 1);
+  assert.deepEqual(readdirSync(path.join(results, 'fresh', runs[0])), ['junit.xml']);
+  assert.match(readFileSync(path.join(results, 'fresh', runs[0], 'junit.xml'), 'utf8'), /<failure message="bad input[^"]*DOCS=/);
   const file = path.join(results, 'a-file');
   writeFileSync(file, '');
   const unwritable = run(['-e', 'DOCS=400', '-e', 'BATCH_SIZE=100'], { RESULTS_DIR: path.join(file, 'sub') });
