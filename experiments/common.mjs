@@ -92,6 +92,9 @@ export async function phaseWindows(jsonOut) {
 // itself, and needs k6's JSON output next to InfluxDB's. With procsFiles, k6 starts from a
 // shell that first joined those cgroups (to count the client's CPU time).
 export function runK6(env, args, logFile, procsFiles = []) {
+  // The drivers' own knobs (RAM_*, E2_*) are not the pack's: k6 would take them for misspelt
+  // knobs (lib/config.js, "did you mean").
+  env = Object.fromEntries(Object.entries(env).filter(([k]) => !/^(RAM|E2)_/.test(k)));
   return new Promise((resolve) => {
     const log = createWriteStream(logFile);
     const k6 = path.join(repoRoot, 'bin', 'k6');

@@ -406,6 +406,6 @@ export function checkUnknownNames(env) {
     if (s === null) continue;
     const family = Object.keys(KNOBS).filter((k) => k.startsWith(`${name.split('_')[0]}_`));
     fail(`${name} is not a knob of k6-writepath: ${s ? `did you mean ${s}?` : `the ${name.split('_')[0]}_ knobs are ${family.join(', ')}.`}`
-      + ' A variable meant for something else: add it to IGNORE_ENV=NAME,… (knobs: README.md, Configuration)');
+      + ' A variable meant for something else: add it to IGNORE_ENV=NAME,… (knobs: docs/configuration.md)');
   }
 }

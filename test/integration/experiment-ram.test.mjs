@@ -45,7 +45,7 @@ test('experiment-ram: a bad knob stops the driver with one line naming it, exit 
   // The pack's own knobs the driver passes on are checked by the pack's parser, before anything starts.
   const rt = await runDriver({ TIMEOUT: '5x' });
   assert.equal(rt.code, 107);
-  assert.match(rt.out, /^experiment-ram: TIMEOUT="5x" is not allowed: a positive duration such as 500ms, 60s, 5m, 1h30m$/m);
+  assert.match(rt.out, /^experiment-ram: TIMEOUT="5x" is not allowed: a duration from 100ms to 24h such as 500ms, 60s, 5m, 1h30m$/m);
   const r2 = await runDriver({ DOCS: '80000', RAM_SMALL_MB: '100', RAM_LARGE_MB: '512' }); // ~120 MiB is not 3x 100
   assert.equal(r2.code, 107);
   assert.match(r2.out, /RAM_SMALL_MB=100 is not allowed with DOCS=80000 and DOC_BYTES=1200: the data \(~\d+ MiB\) must be at least RAM_MIN_RATIO=3 times the budget/);
