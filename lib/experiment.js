@@ -165,13 +165,12 @@ export function experiment(workload, createTarget, env, { target, required = [],
   }
 
   function handleSummary(data) {
-    // The workload describes its plan (header line, summary.json's plan) and may add its own
-    // sections (arangobench: E3's table; bulk-insert: per stage).
+    // The workload describes its plan (header line, summary.json's plan, how verification
+    // counts) and may add its own sections (arangobench: E3's table; a ramped run: per stage);
+    // report.js renders every workload from these, nothing rewrites its result afterwards.
     const r = buildReport(data, { cfg: publicConfig(cfg), description: workload.describe(cfg, plan), phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
       sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: tgt }) : null,
       resultsAt: layout === 'nested' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}-*` : null });
-    // A ramped run adds its per-stage results (lib/load-model.js addStageReport).
-    if (workload.report) workload.report(data, r, { cfg, plan, target, tgt, reasons: tgt.reasons });
     const out = { stdout: r.text };
     if (r.runId && layout !== 'none') {
       // Instances of one distributed run share RUN_ID (and, on one machine, the folder).
