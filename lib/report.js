@@ -119,6 +119,8 @@ export function buildReport(data, meta) {
   // new documents minus those.
   const deletes = fromAcknowledged && described.acknowledgedDeletes && g(M.verifyFound) !== null ? described.acknowledgedDeletes(data) : null;
   const held = acknowledged - (deletes || 0);
+  // What the database must hold; lost and unexpected are counted against it.
+  const expected = fromAcknowledged ? held : g(M.verifyExpected);
   const verification = g(M.verifyFound) === null || g(M.verifyError) === 1 ? { ran: false, why: notRun } : {
     ran: true,
     // Stopped before its plan finished: the count is held against the acknowledged documents.
@@ -127,12 +129,12 @@ export function buildReport(data, meta) {
     // server takes) records no expected count: the database must then hold what it acknowledged.
     // E1 (a plan of batches) is held against what the database acknowledged: failed batches
     // wrote nothing the run claims, so they are neither lost nor found (docs/reliability.md).
-    expected: fromAcknowledged ? held : g(M.verifyExpected),
+    expected,
     expected_by_plan: g(M.verifyExpected),
     acknowledged_new: acknowledged,
     found: g(M.verifyFound),
-    lost: Math.max(0, acknowledged - g(M.verifyFound)),
-    unexpected: Math.max(0, g(M.verifyFound) - acknowledged),
+    lost: Math.max(0, expected - g(M.verifyFound)),
+    unexpected: Math.max(0, g(M.verifyFound) - expected),
     count_ok: fromAcknowledged ? g(M.verifyFound) === held : g(M.verifyMismatch) === 0,
     readback_checked: g(M.readbackChecked),
     readback_stale_or_missing: g(M.readbackStale),
