@@ -65,6 +65,8 @@ export function experiment(workload, createTarget, env, { target, required = [],
   // A workload asks for capabilities, never for a database (lib/capabilities.js), and
   // describes its own plan to the report (docs/design.md).
   for (const f of ['needs', 'describe']) if (typeof workload[f] !== 'function') fail(`workload ${workload.EXPERIMENT} does not export ${f}(cfg, plan) (docs/design.md, "Workloads × targets")`);
+  // Nothing rewrites a built report: a workload's own parts come from describe() and sections().
+  if (workload.report) fail(`workload ${workload.EXPERIMENT} exports report(): describe the run through describe(cfg, plan) and sections(data, meta) instead (docs/design.md, "Workloads × targets")`);
   const refused = refusal(workload.EXPERIMENT, workload.needs(cfg, plan), target, tgt.capabilities);
   if (refused) fail(refused);
   const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
