@@ -140,7 +140,8 @@ export function buildReport(data, meta) {
     readback_stale_or_missing: g(M.readbackStale),
     readback_ok: partial ? null : g(M.readbackStale) === 0,
     readback_skipped: partial,
-    ...(deletes === null ? {} : { acknowledged_deletes: deletes }),
+    // (undefined: not in summary.json, which JSON.stringify writes)
+    acknowledged_deletes: deletes === null ? undefined : deletes,
   };
   const dropped = data.metrics.dropped_iterations ? data.metrics.dropped_iterations.values.count : 0;
   const thresholds = thresholdResults(data);
