@@ -104,7 +104,7 @@ test('bad load models are bad input: one line, exit 107, nothing written', async
     [{ RATE_STAGES: '1s:10', PHASES: 'load,overwrite,mixed' }, /PHASES=load,overwrite,mixed is not allowed with RATE_STAGES=1s:10: under a load model the last phase ramps, and it must be load \(insert\) or overwrite/],
     [{ STAGES: '1s:2', RATE_STAGES: '1s:10' }, /STAGES=1s:2 is not allowed with RATE_STAGES=1s:10: choose one load model/],
     [{ RATE_STAGES: '10s:100', PHASES: 'load,overwrite', DOCS: '5000', BATCH_SIZE: '100' }, /RATE_STAGES=10s:100 is not allowed with DOCS=5000 and BATCH_SIZE=100: it can start up to 1001 overwrite batches, and each key is overwritten at most once, so DOCS must be at least 100100/],
-    [{ RATE_STAGES: '1s:0' }, /RATE_STAGES=1s:0 is not allowed: at least one stage needs a rate of 1 or more batches per second/],
+    [{ RATE_STAGES: '1s:0' }, /RATE_STAGES=\\"1s:0\\" is not allowed: at least one stage with a duration above 0 and a target of 1 or more batches per second/],
     [{ STAGES: '1s:two' }, /STAGES=\\"1s:two\\" is not allowed: comma-separated duration:VUs pairs/],
     [{ RAMP_KEYS: 'sequential' }, /RAMP_KEYS=sequential is not allowed without STAGES or RATE_STAGES/],
     [{ RATE_STAGES: '1s:5', PHASES: 'load,overwrite', KEY_DIST: 'zipfian' }, /KEY_DIST=zipfian is not allowed with RATE_STAGES=1s:5: a ramped overwrite walks every key once/],
