@@ -65,6 +65,8 @@ export function experiment(workload, createTarget, env, { target, required = [],
   // A workload asks for capabilities, never for a database (lib/capabilities.js), and
   // describes its own plan to the report (docs/design.md).
   for (const f of ['needs', 'describe']) if (typeof workload[f] !== 'function') fail(`workload ${workload.EXPERIMENT} does not export ${f}(cfg, plan) (docs/design.md, "Workloads × targets")`);
+  // Nothing rewrites a built report: a workload's own parts come from describe() and sections().
+  if (workload.report) fail(`workload ${workload.EXPERIMENT} exports report(): describe the run through describe(cfg, plan) and sections(data, meta) instead (docs/design.md, "Workloads × targets")`);
   const refused = refusal(workload.EXPERIMENT, workload.needs(cfg, plan), target, tgt.capabilities);
   if (refused) fail(refused);
   const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
@@ -165,13 +167,12 @@ export function experiment(workload, createTarget, env, { target, required = [],
   }
 
   function handleSummary(data) {
-    // The workload describes its plan (header line, summary.json's plan) and may add its own
-    // sections (arangobench: E3's table; bulk-insert: per stage).
+    // The workload describes its plan (header line, summary.json's plan, how verification
+    // counts) and may add its own sections (arangobench: E3's table; a ramped run: per stage);
+    // report.js renders every workload from these, nothing rewrites its result afterwards.
     const r = buildReport(data, { cfg: publicConfig(cfg), description: workload.describe(cfg, plan), phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
       sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: tgt }) : null,
       resultsAt: layout === 'nested' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}-*` : null });
-    // A ramped run adds its per-stage results (lib/load-model.js addStageReport).
-    if (workload.report) workload.report(data, r, { cfg, plan, target, tgt, reasons: tgt.reasons });
     const out = { stdout: r.text };
     if (r.runId && layout !== 'none') {
       // Instances of one distributed run share RUN_ID (and, on one machine, the folder).

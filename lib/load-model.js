@@ -153,9 +153,9 @@ export function stageRows(data, lm, reasons = [], name = null) {
   });
 }
 
-// Adds the per-stage section to buildReport's result (text and JSON) and names the model in
-// the workload line.
-export function addStageReport(data, r, { lm, B, reasons = [], note = '', name }) {
+// The per-stage section of a ramped run, in the shape of a workload's sections() (lib/report.js
+// appends `after` to the text and merges `json` into summary.json).
+export function stageSection(data, { lm, B, reasons = [], note = '', name }) {
   const rows = stageRows(data, lm, reasons, name);
   const f = (x, d = 1) => (x === null || x === undefined ? '-' : x.toFixed(d));
   const lines = ['', `per stage (batches of ${B}${note ? `, ${note}` : ''}; ${describeModel(lm)}):`,
@@ -166,12 +166,5 @@ export function addStageReport(data, r, { lm, B, reasons = [], note = '', name }
       `${f(x.docs_per_s, 0).padStart(10)}${f(x.mb_per_s, 2).padStart(8)}${f(x.batch_ms.median).padStart(9)}${f(x.batch_ms.p90).padStart(9)}${f(x.batch_ms.p99).padStart(9)}${f(x.batch_ms.max).padStart(9)}${lm.open ? String(x.dropped_iterations).padStart(9) : ''}`);
     if (x.docs_failed > 0) lines.push(`  stage ${x.stage}: ${x.docs_failed} documents failed: ${Object.entries(x.failed_by_reason).map(([k, c]) => `${k} ${c}`).join(', ') || 'reason not listed'}`);
   }
-  r.text = `${r.text}${lines.join('\n')}\n`;
-  r.json.load_model = { model: lm.open ? 'open' : 'closed', stages: lm.text, vus: lm.V, max_vus: lm.maxVUs };
-  r.json.stages = rows;
-  return r;
-}
-
-export function replaceWorkloadLine(r, line) {
-  r.text = r.text.split('\n').map((l) => (l.startsWith('workload: ') ? line : l)).join('\n');
+  return { after: lines, json: { load_model: { model: lm.open ? 'open' : 'closed', stages: lm.text, vus: lm.V, max_vus: lm.maxVUs }, stages: rows } };
 }

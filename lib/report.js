@@ -115,6 +115,15 @@ export function buildReport(data, meta) {
   const single = !meta.cfg || !meta.cfg.DISTRIBUTED || meta.cfg.DISTRIBUTED === '0';
   const planned = single && described.plannedBatches !== undefined ? described.plannedBatches : null;
   const partial = planned !== null && phases.reduce((s, p) => s + p.batches, 0) < planned;
+  // Held against what the database acknowledged (not against a planned count, see below).
+  const fromAcknowledged = planned !== null || g(M.verifyExpected) === null;
+  // A workload whose operations delete documents they inserted (a ramped arangobench cycle)
+  // says how many deletes the server acknowledged: the database must hold the acknowledged
+  // new documents minus those.
+  const deletes = fromAcknowledged && described.acknowledgedDeletes && g(M.verifyFound) !== null ? described.acknowledgedDeletes(data) : null;
+  const held = acknowledged - (deletes || 0);
+  // What the database must hold; lost and unexpected are counted against it.
+  const expected = fromAcknowledged ? held : g(M.verifyExpected);
   const verification = g(M.verifyFound) === null || g(M.verifyError) === 1 ? { ran: false, why: notRun } : {
     ran: true,
     // Stopped before its plan finished: the count is held against the acknowledged documents.
@@ -123,17 +132,19 @@ export function buildReport(data, meta) {
     // server takes) records no expected count: the database must then hold what it acknowledged.
     // E1 (a plan of batches) is held against what the database acknowledged: failed batches
     // wrote nothing the run claims, so they are neither lost nor found (docs/reliability.md).
-    expected: planned !== null || g(M.verifyExpected) === null ? acknowledged : g(M.verifyExpected),
+    expected,
     expected_by_plan: g(M.verifyExpected),
     acknowledged_new: acknowledged,
     found: g(M.verifyFound),
-    lost: Math.max(0, acknowledged - g(M.verifyFound)),
-    unexpected: Math.max(0, g(M.verifyFound) - acknowledged),
-    count_ok: planned !== null || g(M.verifyExpected) === null ? g(M.verifyFound) === acknowledged : g(M.verifyMismatch) === 0,
+    lost: Math.max(0, expected - g(M.verifyFound)),
+    unexpected: Math.max(0, g(M.verifyFound) - expected),
+    count_ok: fromAcknowledged ? g(M.verifyFound) === held : g(M.verifyMismatch) === 0,
     readback_checked: g(M.readbackChecked),
     readback_stale_or_missing: g(M.readbackStale),
     readback_ok: partial ? null : g(M.readbackStale) === 0,
     readback_skipped: partial,
+    // (undefined: not in summary.json, which JSON.stringify writes)
+    acknowledged_deletes: deletes === null ? undefined : deletes,
   };
   const dropped = data.metrics.dropped_iterations ? data.metrics.dropped_iterations.values.count : 0;
   const thresholds = thresholdResults(data);
@@ -190,7 +201,8 @@ export function buildReport(data, meta) {
     const shortOfPlan = planned !== null && verification.expected_by_plan !== null && verification.expected_by_plan !== verification.acknowledged_new;
     lines.push(`verification: expected ${verification.expected}, found ${verification.found} — ${verification.count_ok ? 'OK' : 'FAILED'}` +
       (planned !== null ? ` (acknowledged new documents; lost ${verification.lost}, unexpected ${verification.unexpected}` +
-        `${shortOfPlan ? `; the plan writes ${verification.expected_by_plan}, the failed documents above are the difference` : ''})` : ` (acknowledged new documents: ${verification.acknowledged_new})`));
+        `${shortOfPlan ? `; the plan writes ${verification.expected_by_plan}, the failed documents above are the difference` : ''})`
+        : deletes !== null ? ` (acknowledged: ${verification.acknowledged_new} new documents, ${deletes} deletes)` : ` (acknowledged new documents: ${verification.acknowledged_new})`));
     const failedOverwrites = phases.filter((p) => p.phase !== 'load').reduce((s, p) => s + p.docs_failed, 0);
     lines.push(`read-back: ${verification.readback_checked} overwritten keys checked, ${verification.readback_stale_or_missing} stale or missing — ${verification.readback_ok ? 'OK' : 'FAILED'}` +
       (!verification.readback_ok && failedOverwrites > 0 ? ` (${failedOverwrites} documents of later batches failed, which leaves their keys at an older version: these keys are not necessarily lost writes)` : ''));
@@ -201,9 +213,11 @@ export function buildReport(data, meta) {
     : failedThresholds.length === 0 ? `thresholds: all ${thresholds.length} passed`
     : `thresholds: ${failedThresholds.length} of ${thresholds.length} FAILED: ${failedThresholds.map((t) => `${t.metric} ${t.threshold}${showObserved(t)}${partial && t.metric === M.readbackStale ? ' (not judged: the plan did not finish)' : ''}`).join('; ')}`);
   if (runId && meta.resultsAt) lines.push(`results: ${meta.resultsAt}`);
-  // A workload's own sections (arangobench: E3's table first; bulk-insert: per stage after).
+  // A workload's own sections (arangobench: E3's table first; a ramped run: per stage after)
+  // and its own verification figures (a ramped overwrite: overwrites_unaccounted).
   const extra = meta.sections ? meta.sections(data) : {};
   if (extra.json) Object.assign(json, extra.json);
+  if (extra.verification) Object.assign(json.verification, extra.verification);
   const text = `${[...(extra.before || []), ...lines, ...(extra.after || [])].join('\n')}\n`;
 
   // JUnit: one test case per threshold (so a CI system shows which phase failed) and one

@@ -19,7 +19,7 @@ import { fail } from '../config.js';
 import { vuBatchCount, keyName } from '../keys.js';
 import { createDocs } from '../docs.js';
 import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, verifyUnaccounted, rampKeysExhausted } from '../metrics.js';
-import { addStageReport, describeModel, loadModel, rampPosition, rampScenario, stageThresholds } from '../load-model.js';
+import { describeModel, loadModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
 import { M } from '../metric-names.js';
 import { e3Report } from '../report-e3.js';
 
@@ -117,11 +117,15 @@ export function needs(cfg, p) {
 
 // The plan as the report shows it (lib/report.js). Verification holds the database against
 // the plan's count (crud deletes what it inserted), not against the acknowledged inserts.
+// A ramped run has no planned count: the database must hold the acknowledged inserts minus
+// the acknowledged deletes (crud, random-shapes delete what they inserted).
 export function describe(cfg, p) {
   return {
-    line: `workload: ${p.V} VUs · case ${p.name} · complexity ${cfg.COMPLEXITY} · ${p.R} operations in cycles of ${p.L} (${p.seq.join(', ')})`,
+    line: p.lm ? `workload: ${describeModel(p.lm)} (one iteration = one cycle of ${p.L} operations) · case ${p.name} · complexity ${cfg.COMPLEXITY}`
+      : `workload: ${p.V} VUs · case ${p.name} · complexity ${cfg.COMPLEXITY} · ${p.R} operations in cycles of ${p.L} (${p.seq.join(', ')})`,
     plan: { vus: p.V, case: p.name, requests: p.R, cycle: p.seq, cycles: p.cycles, collections: p.collections, expected_docs: p.expectedDocs },
     plannedBatches: null,
+    acknowledgedDeletes: p.lm ? (data) => (data.metrics[`${M.docsOk}{op:delete}`] ? data.metrics[`${M.docsOk}{op:delete}`].values.count : 0) : undefined,
   };
 }
 
@@ -244,25 +248,10 @@ export function verify(target, cfg, p) {
   return { expected: p.expectedDocs, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
 }
 
+// E3's table before the usual report; a ramped run adds its per-stage section after it.
 export function sections(data, meta) {
-  return e3Report(data, meta);
-}
-
-export function report(data, r, meta) {
-  if (!meta.plan.lm) return r;
-  const p = meta.plan;
-  // report.js expects the acknowledged new documents; a ramped cycle may delete what it
-  // inserted (crud, random-shapes): the database must hold inserts minus acknowledged deletes.
-  const v = r.json.verification;
-  if (v.ran) {
-    const del = data.metrics[`${M.docsOk}{op:delete}`] ? data.metrics[`${M.docsOk}{op:delete}`].values.count : 0;
-    v.expected = v.acknowledged_new - del;
-    v.acknowledged_deletes = del;
-    v.count_ok = v.found === v.expected;
-    r.json.passed = Boolean(r.runId) && r.json.thresholds.every((t) => t.ok) && v.count_ok && v.readback_ok;
-    r.text = r.text.split('\n').map((l) => (l.startsWith('verification: expected ')
-      ? `verification: expected ${v.expected}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged: ${v.acknowledged_new} new documents, ${del} deletes)` : l)).join('\n');
-  }
-  r.text = r.text.split('\n').map((l) => (l.startsWith('workload: ') ? `workload: ${describeModel(p.lm)} (one iteration = one cycle of ${p.L} operations) · case ${p.name} · complexity ${meta.cfg.COMPLEXITY}` : l)).join('\n');
-  return addStageReport(data, r, { lm: p.lm, B: 1, reasons: meta.reasons, name: EXPERIMENT, note: 'rows are operations, one per request' });
+  const e3 = e3Report(data, meta);
+  if (!meta.plan.lm) return e3;
+  const st = stageSection(data, { lm: meta.plan.lm, B: 1, reasons: meta.target.reasons, name: EXPERIMENT, note: 'rows are operations, one per request' });
+  return { before: e3.before, after: st.after, json: { ...e3.json, ...st.json } };
 }

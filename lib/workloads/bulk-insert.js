@@ -11,7 +11,7 @@
 import exec from 'k6/execution';
 import { recordBatch, verifyFound, readbackChecked, readbackStale } from '../metrics.js';
 import { markConsecutive } from '../keys.js';
-import { addStageReport, describeModel, loadModel, rampPosition, rampScenario, replaceWorkloadLine, stageThresholds } from '../load-model.js';
+import { describeModel, loadModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
 import { rampKeysExhausted } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { fmt, pad } from '../format.js';
@@ -43,9 +43,8 @@ export function needs() {
 // The plan as the report shows it (lib/report.js). The number of batches is not planned: as
 // many as the server takes in the stages' time.
 export function describe(cfg, p) {
-  const model = p.open ? `open model, arrival rate ${cfg.RATE_STAGES} batches/s (VUs ${p.V}…${p.maxVUs})` : `ramping VUs ${cfg.STAGES}`;
   return {
-    line: `workload: ${model} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`,
+    line: `workload: ${describeModel(p.lm)} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`,
     plan: { model: p.open ? 'open' : 'closed', stages: p.stages, vus: p.V, max_vus: p.maxVUs, batch_size: p.B, expected_docs: null },
     plannedBatches: null,
   };
@@ -84,10 +83,8 @@ export function verify(target) {
   return { expected: null, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
 }
 
-// Per-stage table (lib/load-model.js). MB = 10^6 bytes of uncompressed JSON body (with
+// Per-stage section (lib/load-model.js). MB = 10^6 bytes of uncompressed JSON body (with
 // RAVEN_GZIP fewer bytes cross the network).
-export function report(data, r, meta) {
-  const { cfg, plan: p, reasons } = meta;
-  replaceWorkloadLine(r, `workload: ${describeModel(p.lm)} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`);
-  return addStageReport(data, r, { lm: p.lm, B: p.B, reasons, name: EXPERIMENT, note: `${((meta.tgt && meta.tgt.capabilities) || {}).compression || 'uncompressed'} bodies; MB/s of uncompressed JSON` });
+export function sections(data, { plan: p, target }) {
+  return stageSection(data, { lm: p.lm, B: p.B, reasons: target.reasons, name: EXPERIMENT, note: `${(target.capabilities || {}).compression || 'uncompressed'} bodies; MB/s of uncompressed JSON` });
 }

@@ -20,7 +20,7 @@ import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
 import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, overwritesUnaccounted, rampKeysExhausted } from '../metrics.js';
 import { M } from '../metric-names.js';
-import { addStageReport, describeModel, rampPosition, rampScenario, replaceWorkloadLine, stageThresholds } from '../load-model.js';
+import { describeModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
 
 const NAME = 'insert-vs-overwrite';
 
@@ -161,17 +161,22 @@ export function verify(target, cfg, p) {
   return { expected: cfg.DOCS, found, readback: rb };
 }
 
-export function report(data, r, { cfg, plan: p, reasons }) {
+// The workload line of a ramped E1 (insert-vs-overwrite.js describe()).
+export function describeLine(cfg, p) {
   const keys = p.preload ? ` · overwrites ${p.ramped === 'overwrite' ? cfg.RAMP_KEYS : ''} keys of ${cfg.DOCS} pre-loaded` : ' · fresh keys';
-  replaceWorkloadLine(r, `workload: ${describeModel(p.lm)} · ${p.ramped} phase ramps · batches of ${p.B} · ${cfg.DOC_SHAPE} documents${keys} · seed ${cfg.SEED}`);
-  addStageReport(data, r, { lm: p.lm, B: p.B, reasons, name: NAME, note: `phase ${p.ramped}` });
+  return `workload: ${describeModel(p.lm)} · ${p.ramped} phase ramps · batches of ${p.B} · ${cfg.DOC_SHAPE} documents${keys} · seed ${cfg.SEED}`;
+}
+
+// The per-stage section and, for a ramped overwrite, its own verification: every acknowledged
+// overwrite found (overwrites_unaccounted) and no batch left without keys (ramp_keys_exhausted).
+export function sections(data, { plan: p, target }) {
+  const out = stageSection(data, { lm: p.lm, B: p.B, reasons: target.reasons, name: NAME, note: `phase ${p.ramped}` });
   if (p.preload) {
     const un = data.metrics[M.overwritesUnaccounted] ? data.metrics[M.overwritesUnaccounted].values.count : null;
     const ex = data.metrics[M.rampKeysExhausted] ? data.metrics[M.rampKeysExhausted].values.count : 0;
-    r.json.verification.overwrites_unaccounted = un;
-    r.json.verification.ramp_keys_exhausted = ex;
-    if (un !== null && un !== 0) r.text += `overwrites: ${un > 0 ? `${un} acknowledged overwrites not found in the database` : `${-un} more keys hold a new version than were acknowledged`} — FAILED\n`;
-    if (ex > 0) r.text += `overwrite ramp: ${ex} batches found no unused keys (raise DOCS or shorten the stages) — FAILED\n`;
+    out.verification = { overwrites_unaccounted: un, ramp_keys_exhausted: ex };
+    if (un !== null && un !== 0) out.after.push(`overwrites: ${un > 0 ? `${un} acknowledged overwrites not found in the database` : `${-un} more keys hold a new version than were acknowledged`} — FAILED`);
+    if (ex > 0) out.after.push(`overwrite ramp: ${ex} batches found no unused keys (raise DOCS or shorten the stages) — FAILED`);
   }
-  return r;
+  return out;
 }

@@ -96,10 +96,11 @@ export function needs(cfg, p) {
   return out;
 }
 
-// The plan as the report shows it (lib/report.js): E1's batches, per phase.
+// The plan as the report shows it (lib/report.js): E1's batches, per phase (a ramped run:
+// its load model, lib/workloads/e1-ramp.js).
 export function describe(cfg, p) {
   return {
-    line: `workload: ${p.V} VUs · batches of ${p.B} · ${cfg.DOC_SHAPE} documents · keys ${cfg.KEY_DIST} · seed ${cfg.SEED}`,
+    line: p.lm ? ramp.describeLine(cfg, p) : `workload: ${p.V} VUs · batches of ${p.B} · ${cfg.DOC_SHAPE} documents · keys ${cfg.KEY_DIST} · seed ${cfg.SEED}`,
     plan: { vus: p.V, batch_size: p.B, load_batches: p.L, overwrite_batches: p.O, mixed_batches: p.M, new_keys_per_mixed_batch: p.newPer, expected_docs: p.expectedDocs },
     plannedBatches: p.L + p.O + p.M,
   };
@@ -113,8 +114,9 @@ export function prepare(target, cfg, p) {
   if (p.lm) ramp.prepare(target, cfg, p, opsFor(cfg));
 }
 
-export function report(data, r, meta) {
-  return meta.plan.lm ? ramp.report(data, r, meta) : r;
+// A ramped run reports per stage (lib/workloads/e1-ramp.js); the fixed plan has no sections.
+export function sections(data, meta) {
+  return meta.plan.lm ? ramp.sections(data, meta) : {};
 }
 
 // One iteration of a VU: the next batch of its plan.

@@ -137,3 +137,33 @@ test('any workload renders from its own description: header line, sections befor
   assert.equal(r.json.verification.partial, false);
   assert.match(r.text, /verification: expected 1, found 1 — OK \(acknowledged new documents: 2000\)/);
 });
+
+// A ramped crud run has no planned count: describe() says how many deletes were acknowledged
+// and the database must hold the acknowledged inserts minus those; sections() may add its own
+// verification figures. Nothing rewrites the report afterwards, so text, JSON and JUnit agree.
+test('describe().acknowledgedDeletes and sections().verification: one verdict in text, summary.json and junit.xml', () => {
+  for (const [found, ok] of [[500, true], [505, false], [0, false]]) {
+    const data = fakeSummary({ found });
+    delete data.metrics.writepath_verify_expected;
+    delete data.metrics.writepath_verify_mismatch;
+    const ramped = {
+      ...meta,
+      description: { line: 'workload: ramping VUs 1s:1 · case crud', plan: { case: 'crud' }, plannedBatches: null, acknowledgedDeletes: (d) => d.metrics['writepath_docs_ok{op:delete}'].values.count },
+      sections: () => ({ after: ['', 'per stage'], verification: { overwrites_unaccounted: 0 } }),
+    };
+    data.metrics['writepath_docs_ok{op:delete}'] = { type: 'counter', values: { count: 1500, rate: 1 } };
+    const r = buildReport(data, ramped);
+    const v = r.json.verification;
+    assert.deepEqual([v.expected, v.acknowledged_new, v.acknowledged_deletes, v.found, v.count_ok], [500, 2000, 1500, found, ok]);
+    assert.deepEqual([v.lost, v.unexpected], [Math.max(0, 500 - found), Math.max(0, found - 500)]);
+    assert.equal(v.overwrites_unaccounted, 0);
+    assert.equal(r.json.passed, ok);
+    assert.match(r.text, new RegExp(`verification: expected 500, found ${found} — ${ok ? 'OK' : 'FAILED'} \\(acknowledged: 2000 new documents, 1500 deletes\\)`));
+    assert.equal(r.junit.includes(`<failure message="expected 500, found ${found}"/>`), !ok);
+  }
+  // Without the hook the same data is held against the acknowledged inserts.
+  const data = fakeSummary({ found: 500 });
+  delete data.metrics.writepath_verify_expected;
+  const r = buildReport(data, { ...meta, description: { line: 'workload: x', plan: {}, plannedBatches: null } });
+  assert.deepEqual([r.json.verification.expected, r.json.verification.count_ok, r.json.verification.acknowledged_deletes], [2000, false, undefined]);
+});

@@ -1,0 +1,93 @@
+// A ramped run describes itself to the report through describe() and sections() only
+// (lib/experiment.js refuses a workload that still exports report()): the summary data k6
+// handed to handleSummary at the end of real ramped runs (test/integration/fixtures/
+// *.summary-data.json) is fed to the scenarios' own handleSummary by the real k6, and the
+// text, summary.json, junit.xml and report.html must say what the recorded figures say.
+// REPLAY_SET changes recorded figures to reach the failure paths (the recorded threshold
+// verdicts stay as k6 gave them, so `passed` there depends on the verification only).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { runK6 } from '../helpers/k6.mjs';
+
+const arangobench = (set = '') => runK6('test/integration/fixtures/replay-summary-arangobench.js',
+  { ARANGO_URL: 'http://127.0.0.1:1', ARANGOBENCH_CASE: 'crud', VUS: '3', STAGES: '1s:1,1s:3', RUN_ID: 'replay_ab_crud', REPLAY_SET: set });
+const e1 = (set = '') => runK6('test/integration/fixtures/replay-summary-e1.js',
+  { PG_URL: 'postgres://k6:unused@127.0.0.1:1/none?sslmode=disable', RATE_STAGES: '1s:10,2s:20', PHASES: 'load,overwrite', DOCS: '12000', BATCH_SIZE: '100', VUS: '4', RUN_ID: 'replay_e1_ow', REPLAY_SET: set });
+const lines = (r) => r.stdout.split('\n');
+const file = (r, name) => readFileSync(path.join(r.dir, name), 'utf8');
+
+test('ramped arangobench crud: its own header line, E3 table before, stages after, held against inserts minus acknowledged deletes', async () => {
+  const r = await arangobench();
+  assert.equal(r.code, 0, r.stderr);
+  const l = lines(r);
+  assert.equal(l[0], 'arangobench case crud (E3 shape): one operation = one single-document request');
+  assert.deepEqual(l.filter((x) => x.startsWith('workload: ')), ['workload: ramping VUs 1s:1,1s:3 (one iteration = one cycle of 5 operations) · case crud · complexity 10']);
+  assert.ok(l.includes('verification: expected 0, found 0 — OK (acknowledged: 2829 new documents, 2829 deletes)'), r.stdout);
+  // The per-stage section follows the common report (after its results line).
+  const head = l.indexOf('per stage (batches of 1, rows are operations, one per request; ramping VUs 1s:1,1s:3):');
+  assert.ok(head > l.findIndex((x) => x.startsWith('results: ')), r.stdout);
+  assert.match(l[head + 2], /^1 +1 +6165 +6165 +0 /);
+  assert.match(l[head + 3], /^2 +3 +7980 +7980 +0 /);
+  assert.equal(file(r, 'summary.txt'), r.stdout);
+  const s = r.summary;
+  const v = s.verification;
+  assert.deepEqual([v.expected, v.acknowledged_new, v.acknowledged_deletes, v.found, v.lost, v.unexpected, v.count_ok], [0, 2829, 2829, 0, 0, 0, true]);
+  assert.equal(s.passed, true);
+  assert.deepEqual(s.load_model, { model: 'closed', stages: '1s:1,1s:3', vus: 3, max_vus: 3 });
+  assert.deepEqual(s.stages.map((x) => [x.stage, x.target_vus, x.batches, x.docs_ok]), [[1, 1, 6165, 6165], [2, 3, 7980, 7980]]);
+  assert.equal(s.e3.requests_done, 14145);
+  assert.deepEqual(Object.keys(s).slice(-4), ['passed', 'e3', 'load_model', 'stages']);
+  // junit.xml judges the count as the text does (before, it held a passing crud run against its inserts).
+  assert.match(r.junit, /<testsuites tests="9" failures="0">/);
+  assert.match(r.junit, /<testcase classname="arangodb.arangobench" name="verification: document count"\/>/);
+  const html = file(r, 'report.html');
+  assert.match(html, /<h2>Stages \(closed model: VUs 1s:1,1s:3\)<\/h2>/);
+});
+
+test('ramped arangobench crud with documents left over: FAILED in text, summary.json and junit.xml, counted against inserts minus deletes', async () => {
+  const r = await arangobench('writepath_verify_found=5');
+  assert.equal(r.code, 0, r.stderr); // handleSummary's exit code is k6's (thresholds), the verdict is in the report
+  assert.ok(lines(r).includes('verification: expected 0, found 5 — FAILED (acknowledged: 2829 new documents, 2829 deletes)'), r.stdout);
+  const v = r.summary.verification;
+  assert.deepEqual([v.expected, v.found, v.lost, v.unexpected, v.count_ok], [0, 5, 0, 5, false]);
+  assert.equal(r.summary.passed, false);
+  assert.match(r.junit, /name="verification: document count"><failure message="expected 0, found 5"\/>/);
+});
+
+test('ramped E1 overwrite: its own header line, stages after, overwrites_unaccounted and ramp_keys_exhausted in the verification', async () => {
+  const r = await e1();
+  assert.equal(r.code, 0, r.stderr);
+  const l = lines(r);
+  assert.deepEqual(l.filter((x) => x.startsWith('workload: ')), ['workload: open model, arrival rate 1s:10,2s:20 batches/s (VUs 4…100) · overwrite phase ramps · batches of 100 · e1 documents · overwrites random keys of 12000 pre-loaded · seed 1']);
+  assert.ok(l.includes('verification: expected 12000, found 12000 — OK (acknowledged new documents; lost 0, unexpected 0)'), r.stdout);
+  const head = l.indexOf('per stage (batches of 100, phase overwrite; open model, arrival rate 1s:10,2s:20 batches/s (VUs 4…100)):');
+  assert.ok(head > 0, r.stdout);
+  assert.match(l[head + 2], /^1 +10\/s +10 +1000 +0 .* 0$/);
+  assert.match(l[head + 3], /^2 +20\/s +41 +4100 +0 .* 0$/);
+  assert.deepEqual(l.slice(head + 4), ['']);
+  const s = r.summary;
+  assert.deepEqual([s.verification.count_ok, s.verification.overwrites_unaccounted, s.verification.ramp_keys_exhausted], [true, 0, 0]);
+  assert.deepEqual(s.load_model, { model: 'open', stages: '1s:10,2s:20', vus: 4, max_vus: 100 });
+  assert.deepEqual(s.stages.map((x) => [x.target_rate, x.batches, x.dropped_iterations]), [[10, 10, 0], [20, 41, 0]]);
+  assert.equal(s.passed, true);
+  assert.match(file(r, 'report.html'), /<h2>Stages \(open model: batches\/s 1s:10,2s:20\)<\/h2>/);
+});
+
+test('ramped E1 overwrite failure paths: unaccounted overwrites (either sign), exhausted keys, verification that did not run', async () => {
+  const lost = await e1('writepath_verify_overwrites_unaccounted=3,writepath_ramp_keys_exhausted=2');
+  assert.deepEqual(lines(lost).slice(-3), [
+    'overwrites: 3 acknowledged overwrites not found in the database — FAILED',
+    'overwrite ramp: 2 batches found no unused keys (raise DOCS or shorten the stages) — FAILED',
+    '',
+  ]);
+  assert.deepEqual([lost.summary.verification.overwrites_unaccounted, lost.summary.verification.ramp_keys_exhausted], [3, 2]);
+  const extra = await e1('writepath_verify_overwrites_unaccounted=-4');
+  assert.equal(lines(extra).at(-2), 'overwrites: 4 more keys hold a new version than were acknowledged — FAILED');
+  assert.equal(extra.summary.verification.overwrites_unaccounted, -4);
+  const none = await e1('writepath_verify_found=absent');
+  assert.ok(lines(none).includes('verification: did not run: teardown did not finish'), none.stdout);
+  assert.deepEqual(none.summary.verification, { ran: false, why: 'teardown did not finish', overwrites_unaccounted: 0, ramp_keys_exhausted: 0 });
+  assert.equal(none.summary.passed, false);
+});
