@@ -115,7 +115,10 @@ function testEndpointStat(gridPos) {
         unit: 'none', noValue: 'database (no batch tagged test_endpoint)',
         color: { mode: dash.FieldColorModeId.Thresholds },
         thresholds: { mode: dash.ThresholdsMode.Absolute, steps: [{ value: null, color: 'green' }, { value: 1, color: 'red' }] },
-        mappings: [{ type: dash.MappingType.RangeToText, options: { from: 1, to: null, result: { text: 'TEST ENDPOINT (API test server, not a database)', color: 'red', index: 0 } } }],
+        // Open-ended ranges cannot be written as to: null: Grafana's getValueMappingResult
+        // (packages/grafana-data/src/utils/valueMappings.ts, read on main) tests !isNaN(to),
+        // which is true for null (= 0), so every count >= 1 would miss the range.
+        mappings: [{ type: dash.MappingType.RangeToText, options: { from: 1, to: Number.MAX_SAFE_INTEGER, result: { text: 'TEST ENDPOINT (API test server, not a database)', color: 'red', index: 0 } } }],
       },
       overrides: [],
     },
@@ -155,8 +158,11 @@ function annotation(name, iconColor, query) {
 }
 
 // "<scenario>-s<N>" (lib/load-model.js stageScenario) -> "stage N (<scenario>)" in Grafana's
-// renameByRegex transformation (JavaScript RegExp, $1/$2 in the pattern).
-export const DROPPED_STAGE_REGEX = '^(.*)-s([0-9]+)$';
+// renameByRegex transformation. Grafana anchors a regex that does not start with "/" itself
+// (new RegExp(`^${str}$`): stringToJsRegex in github.com/grafana/grafana,
+// packages/grafana-data/src/text/string.ts, read on main) and renames a field's display name
+// with String.replace, so $1/$2 in the pattern are the groups.
+export const DROPPED_STAGE_REGEX = '(.*)-s([0-9]+)';
 
 const pct = (n, measurementFilter, groupBy) =>
   `SELECT percentile("value", ${n}) FROM "${M.batchDuration}" WHERE ${measurementFilter} GROUP BY time($__interval), ${groupBy} fill(none)`;
