@@ -117,18 +117,29 @@ test('every dashboard panel and annotation returns data for a real run', { timeo
 test('per-stage panels and the TEST ENDPOINT banner: a ramped run on the RavenDB API test server', { timeout: 240000 }, async () => {
   const srv = await startTestServer('ravendb', []);
   const runId = uniqueRunId('dashst');
+  const closedId = uniqueRunId('dashcl');
   const fromMs = Date.now() - 60000;
   let r;
+  let closed;
   try {
-    // Every 4th write is answered 503 (the first is setup's marker), every answer takes 100 ms:
+    // Of every 5 writes the 5th is answered 503 (setting the faults restarts the count, so
+    // setup's marker, the first write, always gets through), every answer takes 100 ms:
     // one VU can start at most ~10 batches/s, so the 20/s stage drops iterations whatever the
     // machine's speed; the 4/s stage needs under half of the VU's time.
-    const f = await fetch(`${srv.url}/_testserver/faults`, { method: 'POST', body: JSON.stringify({ burst503: { every: 4, length: 1 }, latencyMs: 100, seed: 1 }) });
-    assert.equal(f.status, 200, await f.text());
+    const faults = async () => {
+      const f = await fetch(`${srv.url}/_testserver/faults`, { method: 'POST', body: JSON.stringify({ burst503: { every: 4, length: 1 }, latencyMs: 100, seed: 1 }) });
+      assert.equal(f.status, 200, await f.text());
+    };
+    await faults();
     r = await runK6('scenarios/ravendb/insert-vs-overwrite.js', {
       RAVEN_URL: srv.url, RATE_STAGES: '2s:4,2s:20', PHASES: 'load', BATCH_SIZE: '50', VUS: '1', MAX_VUS: '1', RUN_ID: runId,
       K6_INFLUXDB_TAGS_AS_FIELDS: 'vu:int,iter:int,url',
     }, { args: ['--out', `influxdb=${env.INFLUX_URL}`, '--tag', `testid=${runId}`], runId });
+    // The closed model (STAGES, same faults) tags its batches the same way and drops nothing.
+    await faults();
+    closed = await runK6('scenarios/ravendb/insert-vs-overwrite.js', {
+      RAVEN_URL: srv.url, STAGES: '1s:1,1s:2', PHASES: 'load', BATCH_SIZE: '50', RUN_ID: closedId, K6_INFLUXDB_TAGS_AS_FIELDS: 'vu:int,iter:int,url',
+    }, { args: ['--out', `influxdb=${env.INFLUX_URL}`, '--tag', `testid=${closedId}`], runId: closedId });
   } finally {
     await srv.stop();
   }
@@ -207,6 +218,16 @@ test('per-stage panels and the TEST ENDPOINT banner: a ramped run on the RavenDB
     assert.equal(shown.color, 'red');
     assert.equal(valueMappingResult(bp.fieldConfig.defaults.mappings, 1).text, shown.text, 'a single tagged batch is enough');
     assert.match(bp.fieldConfig.defaults.noValue, /^database/);
+    // Closed model: the same stage values and documents; the drop panel stays empty.
+    assert.equal(closed.code, 99, `${closed.stdout}\n${closed.stderr.slice(-3000)}`);
+    const cvars = await resolveVars(dashboard, file, closedId, range);
+    const cdocs = {};
+    for (const ser of await run(interpolate(one('Documents/s per stage').query, cvars, range))) {
+      cdocs[ser.tags.stage] = (cdocs[ser.tags.stage] || 0) + Math.round(ser.values.reduce((a, [, v]) => a + (v || 0), 0) * INTERVAL_MS / 1000);
+    }
+    assert.deepEqual(cdocs, Object.fromEntries(closed.summary.stages.map((x) => [String(x.stage), x.docs_ok])));
+    assert.deepEqual(Object.keys(cdocs), ['1', '2']);
+    assert.deepEqual(await run(interpolate(dq.query, cvars, range)), [], 'STAGES runs drop nothing');
     const anno = await run(interpolate(one('annotation: TEST ENDPOINT').query, vars, range));
     assert.deepEqual(anno.map((s) => s.tags.target), ['ravendb']);
     assert.match(dashboard.annotations.list.find((a) => a.name === 'TEST ENDPOINT').mappings.text.value, /^TEST ENDPOINT/);
