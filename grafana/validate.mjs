@@ -10,7 +10,10 @@
 //   the pattern literally), every variable resolvable ($timeFilter, $__interval… or a dashboard
 //   variable defined before its use);
 // - datasource references: the provisioned datasource (type and uid) or Grafana's built-in one;
-// - latency legends never average percentiles (no "mean" of a percentile query).
+// - latency legends never average percentiles (no "mean" of a percentile query);
+// - range value mappings have numeric bounds: Grafana's getValueMappingResult
+//   (packages/grafana-data/src/utils/valueMappings.ts, read on main) checks !isNaN(to), true for
+//   null (= 0), so an "open" range written with a null bound silently never matches.
 // validateDashboard(json, { datasource: { type, uid } }) -> list of problems (empty = valid).
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -99,6 +102,13 @@ export async function validateDashboard(d, { datasource }) {
     const calcs = (p.options && p.options.legend && p.options.legend.calcs) || [];
     if (pctQuery && calcs.some((c) => ['mean', 'sum', 'median'].includes(c))) problems.push(`${where}: legend ${calcs.join(', ')} averages or adds percentiles`);
     if (/\$phase/.test(p.title || '') && repeat !== 'phase') problems.push(`${where}: title uses $phase outside the row repeated per phase`);
+    const fc = p.fieldConfig || {};
+    for (const m of [fc.defaults || {}, ...(fc.overrides || []).flatMap((o) => (o.properties || []).filter((x) => x.id === 'mappings').map((x) => ({ mappings: x.value })))].flatMap((x) => x.mappings || [])) {
+      if (m.type !== 'range') continue;
+      for (const b of ['from', 'to']) {
+        if (typeof (m.options || {})[b] !== 'number') problems.push(`${where}: range mapping "${(m.options.result || {}).text}" has ${b}=${JSON.stringify(m.options[b])}; Grafana treats a non-numeric bound as 0, so give a number`);
+      }
+    }
   }
   for (const a of (d.annotations && d.annotations.list) || []) {
     if (a.builtIn) continue;

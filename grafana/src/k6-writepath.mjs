@@ -25,12 +25,19 @@ import { M } from '../../lib/metric-names.js';
 /** @typedef {import('@grafana/grafana-foundation-sdk/timeseries').Options} TimeseriesOptions */
 /** @typedef {import('@grafana/grafana-foundation-sdk/timeseries').FieldConfig} TimeseriesFieldConfig */
 /** @typedef {import('@grafana/grafana-foundation-sdk/table').Options} TableOptions */
+/** @typedef {import('@grafana/grafana-foundation-sdk/stat').Options} StatOptions */
+/** @typedef {import('@grafana/grafana-foundation-sdk/dashboard').DataTransformerConfig} DataTransformerConfig */
 /** @typedef {import('./influxql').InfluxQLQuery} InfluxQLQuery */
 
 /** @type {DataSourceRef} */
 const DS = { type: 'influxdb', uid: 'k6-influxdb' };
 const RUN = '"testid" =~ /^$testid$/ AND $timeFilter';
 const WRITES = '"testid" =~ /^$testid$/ AND "target" =~ /^$target$/ AND "phase" =~ /^$phase$/ AND $timeFilter';
+// Batches of ramped runs (STAGES / RATE_STAGES): lib/load-model.js tags each with its 1-based
+// `stage`; fixed-plan batches have no stage tag and are left out.
+const STAGED = `${WRITES} AND "stage" =~ /^[0-9]+$/`;
+// Points of runs against the project's API test servers carry test_endpoint=true (lib/test-endpoint.js).
+const TEST_ENDPOINT = '"testid" =~ /^$testid$/ AND "test_endpoint" = \'true\' AND $timeFilter';
 
 let nextId = 1;
 /**
@@ -44,10 +51,10 @@ function target(refId, query, alias, resultFormat = 'time_series') {
 
 /**
  * @param {string} title @param {string} description @param {GridPos} gridPos @param {InfluxQLQuery[]} targets
- * @param {{ unit?: string, bars?: boolean, stack?: boolean, latency?: boolean }} [opts]
+ * @param {{ unit?: string, bars?: boolean, stack?: boolean, latency?: boolean, transformations?: DataTransformerConfig[] }} [opts]
  * @returns {Panel}
  */
-function timeseries(title, description, gridPos, targets, { unit = 'short', bars = false, stack = false, latency = false } = {}) {
+function timeseries(title, description, gridPos, targets, { unit = 'short', bars = false, stack = false, latency = false, transformations } = {}) {
   /** @type {TimeseriesFieldConfig} */
   const custom = {
     drawStyle: bars ? common.GraphDrawStyle.Bars : common.GraphDrawStyle.Line, lineWidth: 1, pointSize: 5, showPoints: common.VisibilityMode.Always,
@@ -63,6 +70,7 @@ function timeseries(title, description, gridPos, targets, { unit = 'short', bars
     id: nextId++, type: 'timeseries', title, description, datasource: DS, gridPos, targets: /** @type {any[]} */ (targets),
     fieldConfig: { defaults: { unit, custom }, overrides: [] },
     options,
+    ...(transformations ? { transformations } : {}),
   };
 }
 
@@ -79,6 +87,42 @@ function table(title, description, gridPos, targets, unit = 'short') {
     fieldConfig: { defaults: { unit }, overrides: [] },
     options,
     transformations: [{ id: 'seriesToRows', options: {} }],
+  };
+}
+
+/**
+ * The TEST ENDPOINT banner: a stat per target counting the selected run's batches (writepath_docs_ok
+ * has one point per batch, 0 included) that carry
+ * test_endpoint=true. Any such batch turns it red with the words TEST ENDPOINT; none shows
+ * the noValue text in green.
+ * @param {GridPos} gridPos @returns {Panel}
+ */
+function testEndpointStat(gridPos) {
+  /** @type {StatOptions} */
+  const options = {
+    graphMode: common.BigValueGraphMode.None, colorMode: common.BigValueColorMode.Background, justifyMode: common.BigValueJustifyMode.Center,
+    textMode: common.BigValueTextMode.ValueAndName, wideLayout: true, showPercentChange: false,
+    reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+    percentChangeColorMode: common.PercentChangeColorMode.Standard, orientation: common.VizOrientation.Auto,
+  };
+  return {
+    id: nextId++, type: 'stat', title: 'Endpoint of the selected run',
+    description: 'Batches of the selected run tagged test_endpoint=true, per target: the run wrote to one of the project\'s API test servers (test doubles that check the pack), not to a database. Its figures are no database benchmark. Green "database" = no batch carries the tag.',
+    datasource: DS, gridPos,
+    targets: /** @type {any[]} */ ([target('A', `SELECT count("value") FROM "${M.docsOk}" WHERE ${TEST_ENDPOINT} GROUP BY "target"`, '$tag_target')]),
+    fieldConfig: {
+      defaults: {
+        unit: 'none', noValue: 'database (no batch tagged test_endpoint)',
+        color: { mode: dash.FieldColorModeId.Thresholds },
+        thresholds: { mode: dash.ThresholdsMode.Absolute, steps: [{ value: null, color: 'green' }, { value: 1, color: 'red' }] },
+        // Open-ended ranges cannot be written as to: null: Grafana's getValueMappingResult
+        // (packages/grafana-data/src/utils/valueMappings.ts, read on main) tests !isNaN(to),
+        // which is true for null (= 0), so every count >= 1 would miss the range.
+        mappings: [{ type: dash.MappingType.RangeToText, options: { from: 1, to: Number.MAX_SAFE_INTEGER, result: { text: 'TEST ENDPOINT (API test server, not a database)', color: 'red', index: 0 } } }],
+      },
+      overrides: [],
+    },
+    options,
   };
 }
 
@@ -113,6 +157,13 @@ function annotation(name, iconColor, query) {
   };
 }
 
+// "<scenario>-s<N>" (lib/load-model.js stageScenario) -> "stage N (<scenario>)" in Grafana's
+// renameByRegex transformation. Grafana anchors a regex that does not start with "/" itself
+// (new RegExp(`^${str}$`): stringToJsRegex in github.com/grafana/grafana,
+// packages/grafana-data/src/text/string.ts, read on main) and renames a field's display name
+// with String.replace, so $1/$2 in the pattern are the groups.
+export const DROPPED_STAGE_REGEX = '(.*)-s([0-9]+)';
+
 const pct = (n, measurementFilter, groupBy) =>
   `SELECT percentile("value", ${n}) FROM "${M.batchDuration}" WHERE ${measurementFilter} GROUP BY time($__interval), ${groupBy} fill(none)`;
 
@@ -121,6 +172,7 @@ export function dashboard() {
   nextId = 1;
   /** @type {(Panel | RowPanel)[]} */
   const panels = [];
+  panels.push(testEndpointStat({ h: 3, w: 24, x: 0, y: 0 }));
   panels.push(row('Writes (all selected phases and targets)', 0));
   panels.push(timeseries('Batch latency p50 / p90 / p99 per phase',
     'Percentiles of the raw batch times (one sample per batch request/statement) in each window, per phase and target. End-of-run figures: results/<RUN_ID>/summary.json.',
@@ -168,19 +220,46 @@ export function dashboard() {
     { h: 6, w: 24, x: 0, y: 35 },
     [target('A', `SELECT last("value") FROM "${M.verifyExpected}", "${M.verifyFound}", "${M.verifyMismatch}", "${M.readbackChecked}", "${M.readbackStale}" WHERE ${RUN}`)]));
 
+  // Ramped runs: one series (or table row) per stage, next to target; empty for fixed-plan runs.
+  panels.push(row('Stages (ramped runs: STAGES / RATE_STAGES; empty for the fixed plan)', 41));
+  panels.push(timeseries('Documents/s per stage',
+    'Acknowledged documents per second of the batches that started in each stage (tag stage, 1-based; docs/load-models.md). Whole-stage docs/s over the stage\'s wall time: summary.json stages.',
+    { h: 8, w: 12, x: 0, y: 42 },
+    [target('A', `SELECT sum("value") * 1000 / $__interval_ms FROM "${M.docsOk}" WHERE ${STAGED} GROUP BY time($__interval), "stage", "target" fill(none)`, 'stage $tag_stage $tag_target')]));
+  panels.push(timeseries('Batch latency p50 / p99 per stage',
+    'Raw-value percentiles of the batch times of each stage in each window.',
+    { h: 8, w: 12, x: 12, y: 42 },
+    [50, 99].map((n, i) => target('AB'[i], pct(n, STAGED, '"stage", "target"'), `p${n} stage $tag_stage $tag_target`)), { unit: 'ms', latency: true }));
+  panels.push(table('Batch time per stage, whole stage (ms)',
+    'Percentiles over all raw batch times of each stage (not of windows), per target. k6 interpolates its percentiles, InfluxDB takes the nearest sample, so p50/p99 may differ slightly from summary.json; batches and max agree.',
+    { h: 8, w: 12, x: 0, y: 50 },
+    [target('A', `SELECT count("value") AS "batches", percentile("value", 50) AS "p50", percentile("value", 99) AS "p99", max("value") AS "max" FROM "${M.batchDuration}" WHERE ${STAGED} GROUP BY "stage", "target"`)], 'ms'));
+  panels.push(timeseries('Failed documents by reason per stage',
+    'Documents the database did not write, per stage, reason and target. Empty = nothing failed.',
+    { h: 8, w: 12, x: 12, y: 50 },
+    [target('A', `SELECT sum("value") FROM "${M.docsFailed}" WHERE ${STAGED} GROUP BY time($__interval), "stage", "reason", "target" fill(none)`, 'stage $tag_stage: $tag_reason ($tag_target)')],
+    { bars: true, stack: true }));
+  panels.push(timeseries('Dropped iterations per stage (open model)',
+    'Batches an arrival-rate stage could not start for lack of a free VU. Each RATE_STAGES stage is its own k6 scenario <name>-s<stage>, and k6 tags dropped_iterations with the scenario only; the series are renamed to the stage. Empty for STAGES and fixed-plan runs, and when nothing was dropped.',
+    { h: 8, w: 24, x: 0, y: 58 },
+    [target('A', `SELECT sum("value") FROM "dropped_iterations" WHERE ${RUN} AND "scenario" =~ /-s[0-9]+$/ GROUP BY time($__interval), "scenario" fill(none)`, '$tag_scenario')],
+    { bars: true, transformations: [{ id: 'renameByRegex', options: { regex: DROPPED_STAGE_REGEX, renamePattern: 'stage $2 ($1)' } }] }));
+
   // One row per selected phase (Grafana repeats the row for each value of $phase).
-  panels.push(row('Phase $phase', 41, 'phase'));
+  panels.push(row('Phase $phase', 66, 'phase'));
   panels.push(timeseries('Batch latency in $phase: p50 / p90 / p99 / max',
     'Raw-value percentiles of the batch times of this phase, per target.',
-    { h: 8, w: 12, x: 0, y: 42 },
+    { h: 8, w: 12, x: 0, y: 67 },
     /** @type {[number, string][]} */ ([[50, 'A'], [90, 'B'], [99, 'C']]).map(([n, id]) => target(id, pct(n, WRITES, '"target"'), `p${n} $tag_target`))
       .concat([target('D', `SELECT max("value") FROM "${M.batchDuration}" WHERE ${WRITES} GROUP BY time($__interval), "target" fill(none)`, 'max $tag_target')]),
     { unit: 'ms', latency: true }));
   panels.push(timeseries('Documents/s in $phase',
     'Acknowledged documents per second in this phase, per target and operation.',
-    { h: 8, w: 12, x: 12, y: 42 },
+    { h: 8, w: 12, x: 12, y: 67 },
     [target('A', `SELECT sum("value") * 1000 / $__interval_ms FROM "${M.docsOk}" WHERE ${WRITES} GROUP BY time($__interval), "target", "op" fill(0)`, '$tag_target $tag_op')]));
 
+  // The banner takes the top 3 grid units; everything else sits below it.
+  for (const p of panels.slice(1)) p.gridPos = { ...p.gridPos, y: p.gridPos.y + 3 };
   return {
     uid: 'k6-writepath',
     title: 'k6-writepath: document-store write paths',
@@ -209,6 +288,14 @@ export function dashboard() {
         },
         annotation('Phase start', 'green', `SELECT first("value") FROM "${M.phaseClock}" WHERE ${WRITES} GROUP BY "phase", "target"`),
         annotation('Phase end', 'red', `SELECT last("value") FROM "${M.phaseClock}" WHERE ${WRITES} GROUP BY "phase", "target"`),
+        // A mark on every time-series panel at the first batch of a test-endpoint run, per target.
+        {
+          ...annotation('TEST ENDPOINT', 'purple', `SELECT first("value") FROM "${M.phaseClock}" WHERE ${TEST_ENDPOINT} GROUP BY "target"`),
+          mappings: {
+            text: { source: dash.AnnotationEventFieldSource.Text, value: 'TEST ENDPOINT: this run wrote to a k6-writepath API test server, not a database' },
+            tags: { source: dash.AnnotationEventFieldSource.Field, value: 'target' },
+          },
+        },
       ],
     },
     panels,

@@ -151,3 +151,26 @@ export function dashboardQueries(dashboard) {
   }
   return out;
 }
+
+// What Grafana displays for a value under a field's value mappings: the mapping part of
+// getValueMappingResult (github.com/grafana/grafana, packages/grafana-data/src/utils/valueMappings.ts,
+// read on main) for value and range mappings, ported line by line (including its quirk that a
+// null `from`/`to` counts as 0, because isNaN(null) is false). Returns the mapping result or null.
+export function valueMappingResult(mappings, value) {
+  for (const vm of mappings || []) {
+    if (vm.type === 'value') {
+      if (value == null) continue;
+      if (vm.options[value]) return vm.options[value];
+    } else if (vm.type === 'range') {
+      if (value == null) continue;
+      const n = parseFloat(value);
+      if (Number.isNaN(n)) continue;
+      if (!isNaN(vm.options.from) && n < vm.options.from) continue;
+      if (!isNaN(vm.options.to) && n > vm.options.to) continue;
+      return vm.options.result;
+    } else {
+      throw new Error(`valueMappingResult: mapping type ${vm.type} is not ported`);
+    }
+  }
+  return null;
+}

@@ -5,7 +5,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
 import { groupByTags, validateDashboard } from '../../grafana/validate.mjs';
-import { dashboardQueries, grafanaDir, interpolate, loadDashboards, parseYamlSubset } from '../helpers/grafana.mjs';
+import { dashboardQueries, grafanaDir, interpolate, loadDashboards, parseYamlSubset, valueMappingResult } from '../helpers/grafana.mjs';
 import { dashboard as generated } from '../../grafana/src/k6-writepath.mjs';
 
 const versions = Object.fromEntries(readFileSync(path.join(grafanaDir, 'VERSIONS'), 'utf8').split('\n')
@@ -165,6 +165,7 @@ const MUTATIONS = [
   ['repeat over an unknown variable', (d) => { d.panels.find((p) => p.repeat).repeat = 'phases'; }, /repeats over "phases"/],
   ['datasource uid not provisioned', (d) => { d.panels.find((p) => p.targets).targets[0].datasource = { type: 'influxdb', uid: 'influx' }; }, /datasource \{"type":"influxdb","uid":"influx"\} is not the provisioned/],
   ['legend averaging percentiles', (d) => { d.panels.find((p) => /Batch latency p50/.test(p.title)).options.legend.calcs = ['max', 'mean']; }, /legend max, mean averages or adds percentiles/],
+  ['open range mapping written with a null bound', (d) => { d.panels.find((p) => p.type === 'stat').fieldConfig.defaults.mappings[0].options.to = null; }, /range mapping "TEST ENDPOINT[^"]*" has to=null; Grafana treats a non-numeric bound as 0/],
   ['annotation mapping a column the query does not return', (d) => { d.annotations.list.find((a) => !a.builtIn).mappings.text.value = 'op'; }, /mapping text <- column "op"/],
 ];
 for (const [name, mutate, expected] of MUTATIONS) {
@@ -175,3 +176,42 @@ for (const [name, mutate, expected] of MUTATIONS) {
     assert.ok(problems.some((p) => expected.test(p)), `expected ${expected} in:\n${problems.join('\n')}`);
   });
 }
+
+test('value mappings as Grafana applies them (ported getValueMappingResult), including its null-bound quirk', () => {
+  const range = (from, to) => [{ type: 'range', options: { from, to, result: { text: 'T' } } }];
+  assert.equal(valueMappingResult(range(1, 10), 5).text, 'T');
+  assert.equal(valueMappingResult(range(1, 10), 0), null);
+  assert.equal(valueMappingResult(range(1, 10), null), null, 'no value: the panel shows noValue');
+  assert.equal(valueMappingResult(range(1, null), 5), null, 'a null "to" is 0 to Grafana (isNaN(null) is false)');
+  assert.equal(valueMappingResult([{ type: 'value', options: { 3: { text: 'three' } } }], 3).text, 'three');
+  assert.throws(() => valueMappingResult([{ type: 'regex', options: {} }], 'x'), /not ported/);
+});
+
+test('the dashboard: a TEST ENDPOINT banner on top, a stage row with docs/s, raw p50/p99, failures by reason and drops per stage', () => {
+  const d = generated();
+  const [banner] = d.panels;
+  assert.equal(banner.type, 'stat');
+  assert.deepEqual(banner.gridPos, { h: 3, w: 24, x: 0, y: 0 }, 'full width above everything');
+  assert.match(banner.targets[0].query, /"test_endpoint" = 'true'/);
+  assert.equal(valueMappingResult(banner.fieldConfig.defaults.mappings, 1).text, 'TEST ENDPOINT (API test server, not a database)');
+  assert.equal(valueMappingResult(banner.fieldConfig.defaults.mappings, 0), null);
+  assert.ok(d.panels.slice(1).every((p) => p.gridPos.y >= 3), 'nothing overlaps the banner');
+  const anno = d.annotations.list.find((a) => a.name === 'TEST ENDPOINT');
+  assert.deepEqual(anno.mappings.text.source, 'text');
+  const rows = d.panels.filter((p) => p.type === 'row');
+  const stageRow = rows.findIndex((p) => /^Stages/.test(p.title));
+  assert.ok(stageRow >= 0 && stageRow === rows.length - 2 && rows[rows.length - 1].repeat === 'phase', 'the stage row sits before the repeated phase row (a repeat takes every panel up to the next row)');
+  const start = d.panels.indexOf(rows[stageRow]);
+  const inRow = d.panels.slice(start + 1, d.panels.indexOf(rows[stageRow + 1]));
+  const queries = inRow.flatMap((p) => p.targets.map((t) => t.query));
+  for (const q of queries.filter((x) => !/dropped_iterations/.test(x))) assert.match(q, /"stage" =~ \/\^\[0-9\]\+\$\/.*GROUP BY .*"stage"/, q);
+  assert.deepEqual(queries.filter((q) => /percentile/.test(q)).map((q) => q.match(/percentile\("value", (\d+)\)/g).join(' ')),
+    ['percentile("value", 50)', 'percentile("value", 99)', 'percentile("value", 50) percentile("value", 99)']);
+  assert.ok(queries.some((q) => /FROM "writepath_docs_failed" .*GROUP BY .*"stage", "reason"/.test(q)));
+  assert.ok(queries.some((q) => /FROM "dropped_iterations" .*"scenario" =~ \/-s\[0-9\]\+\$\//.test(q)));
+  for (const g of [0, 1, 2]) {
+    // Each y band of the stage row is filled side by side without overlap.
+    const band = inRow.filter((p) => p.gridPos.y === inRow[0].gridPos.y + 8 * g);
+    assert.equal(band.reduce((a, p) => a + p.gridPos.w, 0), 24, `band ${g}`);
+  }
+});
