@@ -108,6 +108,35 @@ export function runK6(env, args, logFile, procsFiles = []) {
   });
 }
 
+// One cell's k6 run of scenarios/postgres/insert-vs-overwrite.js (E1 and E2 both go through the
+// pack's own scenario): the driver's environment plus `knobs`, k6's JSON points (for the phase
+// windows) and InfluxDB when one answers. Fills cell.k6_exit, wall_s and load1_end, calls
+// stopped() as soon as k6 exits (the CPU sampler's last sample) and returns the summary.json the
+// run left in resultsDir/runId/.
+export async function runScenario(cell, { knobs, runId, resultsDir, cellDir, jsonOut, procsFiles = [], stopped = () => {} }) {
+  const influx = influxUrl();
+  const env = {
+    ...process.env,
+    PWD: repoRoot,
+    K6_INFLUXDB_TAGS_AS_FIELDS: process.env.K6_INFLUXDB_TAGS_AS_FIELDS || 'vu:int,iter:int,url',
+    RESULTS_DIR: resultsDir,
+    RUN_ID: runId,
+    K6_NO_USAGE_REPORT: 'true',
+    ...knobs,
+  };
+  mkdirSync(path.join(resultsDir, runId), { recursive: true });
+  const t0 = Date.now();
+  const outs = ['--out', `json=${jsonOut}`, ...(influx ? ['--out', `influxdb=${influx}`] : [])];
+  cell.k6_exit = await runK6(env, ['--quiet', ...outs, '--tag', `testid=${runId}`, 'scenarios/postgres/insert-vs-overwrite.js'], path.join(cellDir, 'k6.log'), procsFiles);
+  stopped();
+  cell.wall_s = (Date.now() - t0) / 1000;
+  cell.load1_end = load1();
+  console.log(`exit ${cell.k6_exit} in ${cell.wall_s.toFixed(0)} s`);
+  const summaryFile = path.join(resultsDir, runId, 'summary.json');
+  if (!existsSync(summaryFile)) throw new Error(`k6 left no summary (exit ${cell.k6_exit}); see ${path.join(cellDir, 'k6.log')}`);
+  return JSON.parse(readFileSync(summaryFile, 'utf8'));
+}
+
 export function influxUrl() {
   if (process.env.WP_INFLUX === '0') return null;
   if (process.env.INFLUX_URL) return process.env.INFLUX_URL;

@@ -9,14 +9,14 @@
 // E2_NEW_PERCENT of them new keys) by E2_VUS clients. The figure is upserts/s of the mixed phase,
 // cut at its first batch start and last batch end (writepath_phase_clock); server and client
 // CPU over the same window come from the cgroups, polled every POLL_MS.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cpus } from 'node:os';
 import { createCgroup, createCpuGroup } from '../ram/cgroup.mjs';
 import { PgServer } from '../../scripts/pg-private.mjs';
 import { CELLS, CELL_NAMES } from './cells.mjs';
 import { renderE2 } from './report.mjs';
-import { counterAt, dieWith, influxUrl, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, portBusy, readIntKnobs, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
+import { counterAt, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
 const TOOL = 'experiment-e2';
 const POLL_MS = 100;
@@ -83,14 +83,8 @@ async function runCell(k, server, def, batch, stamp) {
     const poll = () => { const m = machineCpu(); samples.push({ t: Date.now(), ...cg.sample(), clientNs: client.cpuNs(), machineBusy: m.busy, machineTotal: m.total }); };
     poll();
     const timer = setInterval(poll, POLL_MS);
-    const influx = influxUrl();
-    const env = {
-      ...process.env,
-      PWD: repoRoot,
-      K6_INFLUXDB_TAGS_AS_FIELDS: process.env.K6_INFLUXDB_TAGS_AS_FIELDS || 'vu:int,iter:int,url',
+    const knobs = {
       PG_URL: server.url(),
-      RESULTS_DIR: path.join(k.E2_OUT, 'k6'),
-      RUN_ID: runId,
       PHASES: 'load,mixed',
       VUS: String(k.E2_VUS),
       DOCS: String(k.E2_DOCS), DOC_BYTES: String(k.DOC_BYTES), BATCH_SIZE: String(batch), SEED: String(k.SEED),
@@ -98,22 +92,11 @@ async function runCell(k, server, def, batch, stamp) {
       ...Object.fromEntries(Object.entries(def.pack).map(([n, v]) => [n, String(v)])),
       THRESHOLDS: 'thresholds/postgres/experiment-e2.json',
       KEEP: '1', // the driver checks the table's persistence and indexes, then drops it
-      K6_NO_USAGE_REPORT: 'true',
     };
-    mkdirSync(path.join(k.E2_OUT, 'k6', runId), { recursive: true });
     process.stdout.write(`${TOOL}: ${def.name} batch=${batch}: k6 run ${runId} … `);
     cell.load1_start = load1();
-    const t0 = Date.now();
-    const outs = ['--out', `json=${jsonOut}`, ...(influx ? ['--out', `influxdb=${influx}`] : [])];
-    cell.k6_exit = await runK6(env, ['--quiet', ...outs, '--tag', `testid=${runId}`, 'scenarios/postgres/insert-vs-overwrite.js'], path.join(cellDir, 'k6.log'), client.procsFiles());
-    clearInterval(timer);
-    poll();
-    cell.wall_s = (Date.now() - t0) / 1000;
-    cell.load1_end = load1();
-    console.log(`exit ${cell.k6_exit} in ${cell.wall_s.toFixed(0)} s`);
-    const summaryFile = path.join(k.E2_OUT, 'k6', runId, 'summary.json');
-    if (!existsSync(summaryFile)) throw new Error(`k6 left no summary (exit ${cell.k6_exit}); see ${path.join(cellDir, 'k6.log')}`);
-    const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+    const summary = await runScenario(cell, { knobs, runId, resultsDir: path.join(k.E2_OUT, 'k6'), cellDir, jsonOut, procsFiles: client.procsFiles(),
+      stopped: () => { clearInterval(timer); poll(); } });
     cell.server = summary.server;
     cell.verification = summary.verification;
     const windows = await phaseWindows(jsonOut);

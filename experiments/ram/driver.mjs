@@ -11,13 +11,13 @@
 // taken from k6's JSON output). One k6 run per cell, not one per phase, because a separate
 // load run would end with the pack's verification (count(*) reads the whole table) and that
 // would both pollute the I/O figures and warm the cache before the overwrite phase.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import path from 'node:path';
 import { capText, createCgroup, readCapProblem } from './cgroup.mjs';
 import { PgServer } from '../../scripts/pg-private.mjs';
 import { renderMarkdown } from './report.mjs';
-import { MB, counterAt, dieWith, influxUrl, load1, machineFacts, packIntKnob, phaseWindows, portBusy, readIntKnobs, readPackKnob, repoRoot, runK6, stampNow, takeLock } from '../common.mjs';
+import { MB, counterAt, dieWith, load1, machineFacts, packIntKnob, phaseWindows, portBusy, readIntKnobs, readPackKnob, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
 const POLL_MS = 100;
 const TOOL = 'experiment-ram';
@@ -110,15 +110,8 @@ async function runCell(k, server, indexes, regime, stamp) {
     const poll = () => samples.push({ t: Date.now(), ...cg.sample() });
     poll();
     const timer = setInterval(poll, POLL_MS);
-    mkdirSync(path.join(k.RAM_OUT, 'k6', runId), { recursive: true });
-    const influx = influxUrl();
-    const env = {
-      ...process.env,
-      PWD: repoRoot,
-      K6_INFLUXDB_TAGS_AS_FIELDS: process.env.K6_INFLUXDB_TAGS_AS_FIELDS || 'vu:int,iter:int,url',
+    const knobs = {
       PG_URL: server.url(),
-      RESULTS_DIR: path.join(k.RAM_OUT, 'k6'),
-      RUN_ID: runId,
       PHASES: 'load,overwrite',
       VUS: '1',
       KEY_DIST: 'uniform',
@@ -127,20 +120,10 @@ async function runCell(k, server, indexes, regime, stamp) {
       TIMEOUT: k.TIMEOUT, MAX_DURATION: k.MAX_DURATION,
       THRESHOLDS: 'thresholds/postgres/experiment-ram.json',
       KEEP: '1', // the driver measures the table's size, then drops it
-      K6_NO_USAGE_REPORT: 'true',
     };
     process.stdout.write(`experiment-ram: indexes=${indexes} regime=${regime} budget=${budgetMb} MiB: k6 run ${runId} … `);
-    const t0 = Date.now();
-    const outs = ['--out', `json=${jsonOut}`, ...(influx ? ['--out', `influxdb=${influx}`] : [])];
-    cell.k6_exit = await runK6(env, ['--quiet', ...outs, '--tag', `testid=${runId}`, 'scenarios/postgres/insert-vs-overwrite.js'], path.join(cellDir, 'k6.log'));
-    clearInterval(timer);
-    poll();
-    cell.wall_s = (Date.now() - t0) / 1000;
-    cell.load1_end = load1();
-    console.log(`exit ${cell.k6_exit} in ${cell.wall_s.toFixed(0)} s`);
-    const summaryFile = path.join(k.RAM_OUT, 'k6', runId, 'summary.json');
-    if (!existsSync(summaryFile)) throw new Error(`k6 left no summary (exit ${cell.k6_exit}); see ${path.join(cellDir, 'k6.log')}`);
-    const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+    const summary = await runScenario(cell, { knobs, runId, resultsDir: path.join(k.RAM_OUT, 'k6'), cellDir, jsonOut,
+      stopped: () => { clearInterval(timer); poll(); } });
     cell.server = summary.server;
     cell.verification = summary.verification;
     cell.ratios = summary.ratios;

@@ -273,22 +273,13 @@ export function createTarget(cfg, plan = {}) {
     must(dropDatabase(), `drop database ${db}`);
   }
 
-  const life = lifecycle(cfg, {
+  const { setup, teardown } = lifecycle(cfg, {
+    bind,
     get what() { return `database ${db}`; },
     get objects() { return [`database ${db}`, ...colls.map((c) => `collection ${db}/${c}`)]; },
     probe, create, readMarker, shape, planned, empty, drop,
     settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
   });
-
-  function setup(runId, signature, mode) {
-    bind(runId);
-    return life.setup(runId, signature, mode);
-  }
-
-  function teardown(runId, owned, keep) {
-    bind(runId);
-    return life.teardown(owned, keep);
-  }
 
   // One batch: a JSON array in one request, timed with k6's own request timing. Writes
   // answer 201/202 and deletes 200/202, also when elements failed (accountBatch reads them).

@@ -5,6 +5,7 @@
 // one adds primitives, not a copy of the protocol.
 //
 // Primitives an adapter provides (all synchronous, k6 style; `what` names the object):
+//   bind(runId)                 name the run's objects (the adapter's own bind)
 //   what                        'table public.k6wp_x' | 'database k6wp_x' (after bind)
 //   probe()                     { version, serverVersion, testEndpoint? }; throws a one-line
 //                               string when the server cannot be reached or is not the
@@ -86,14 +87,15 @@ function refuse(message) {
   throw message; // not reached in k6; keeps plain-JS callers (unit tests) honest
 }
 
-// The lifecycle of one target's run objects. prims: see the header. Returns setup() and
-// teardown() for lib/experiment.js.
+// The lifecycle of one target's run objects. prims: see the header. Returns the adapter's
+// setup(runId, signature, mode) and teardown(runId, owned, keep) for lib/experiment.js.
 export function lifecycle(cfg, prims) {
   // setup(runId, signature, mode): mode 'own' (a single process), 'join' (one instance of a
   // distributed run), 'verify' (after all instances). Returns what summary.json keeps as
   // `server`: versions, objects, settings (read back from the object, never assumed), and
   // `owned`: the marker teardown must find to drop anything.
   function setup(runId, signature, mode) {
+    prims.bind(runId);
     let server;
     try {
       server = prims.probe();
@@ -187,7 +189,8 @@ export function lifecycle(cfg, prims) {
 
   // After the run: drop the object only when it still carries exactly the marker this run
   // put on it (KEEP=1 keeps it). Returns what happened, for the log line and the report.
-  function teardown(owned, keep) {
+  function teardown(runId, owned, keep) {
+    prims.bind(runId);
     let raw;
     try {
       raw = prims.readMarker();

@@ -185,22 +185,12 @@ export function createTarget(cfg) {
     guarded(marker, `DROP TABLE ${table};`);
   }
 
-  const life = lifecycle(cfg, {
+  const { setup, teardown } = lifecycle(cfg, {
+    bind,
     get what() { return `table ${cfg.PG_SCHEMA}.${name}`; },
     get objects() { return [`table ${cfg.PG_SCHEMA}.${name}`]; },
     probe, create, readMarker, shape, planned, empty, drop,
   });
-
-  // mode: 'own' | 'join' | 'verify' (lib/experiment.js)
-  function setup(runId, signature, mode) {
-    bind(runId);
-    return life.setup(runId, signature, mode);
-  }
-
-  function teardown(runId, owned, keep) {
-    bind(runId);
-    return life.teardown(owned, keep);
-  }
 
   // The batch parameter: binary jsonb bytes (a Uint8Array over the image docs.body() patched),
   // or the JSON text where no byte path applies.

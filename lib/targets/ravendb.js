@@ -310,7 +310,8 @@ export function createTarget(cfg) {
     if (d.status !== 200) throw errorText(d);
   }
 
-  const life = lifecycle(cfg, {
+  const { setup, teardown } = lifecycle(cfg, {
+    bind,
     get what() { return `RavenDB database ${db}`; },
     get objects() { return [`database ${db}`]; },
     probe, create, readMarker, shape, planned, empty, drop,
@@ -322,16 +323,6 @@ export function createTarget(cfg) {
       replicationFactor: 1,
     }),
   });
-
-  function setup(runId, signature, mode) {
-    bind(runId);
-    return life.setup(runId, signature, mode);
-  }
-
-  function teardown(runId, owned, keep) {
-    bind(runId);
-    return life.teardown(owned, keep);
-  }
 
   // Documents of the run's collection (the marker lives in another collection).
   function count() {
