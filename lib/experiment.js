@@ -7,7 +7,7 @@ import { k6Thresholds, parseThresholds } from './thresholds.js';
 import { buildReport } from './report.js';
 import { refusal } from './capabilities.js';
 import { renderHtml } from './report-html.js';
-import { verifyError, verifyUnaccounted } from './metrics.js';
+import { planRemaining, verifyError, verifyUnaccounted } from './metrics.js';
 import { M } from './metric-names.js';
 import exec from 'k6/execution';
 
@@ -78,6 +78,8 @@ export function experiment(workload, createTarget, env, { target, required = [],
   const distributed = cfg.DISTRIBUTED; // '0' | '1' (one instance of several) | 'verify'
   if (distributed !== '0' && !tgt.distributed) fail(`DISTRIBUTED=${distributed} is not supported by the ${target} target yet (docs/scale-out.md)`);
   // An instance does not verify (it sees only its part); the verify step writes nothing.
+  // The batches a single-process run plans (null: not a count of batches, lib/report.js).
+  const plannedBatches = distributed === '0' ? workload.describe(cfg, plan).plannedBatches : null;
   const thresholdsFrom = distributed === '1' ? { ...parsed, verify: false } : distributed === 'verify' ? { phases: {}, verify: parsed.verify } : parsed;
 
   const options = {
@@ -89,7 +91,9 @@ export function experiment(workload, createTarget, env, { target, required = [],
     thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {}, k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.lm ? plan.lm.stages.length : 0),
       // Without a planned count, verification = every acknowledged document is found
       // (distributed: scripts/merge-results.mjs compares with all instances' documents).
-      parsed.verify && plan.expectedDocs === null && distributed === '0' ? { [M.verifyUnaccounted]: ['count==0'] } : {}),
+      parsed.verify && plan.expectedDocs === null && distributed === '0' ? { [M.verifyUnaccounted]: ['count==0'] } : {},
+      // A planned run that stopped early (Ctrl-C, MAX_DURATION) fails: batches of the plan not run.
+      parsed.verify && plannedBatches ? { [M.planRemaining]: ['count<=0'] } : {}),
     summaryTrendStats: TREND_STATS,
     setupTimeout: plan.setupTimeout || '120s', // a ramped overwrite pre-loads DOCS in setup
     teardownTimeout: '600s',
@@ -114,6 +118,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
     if (instance && distributed === 'verify') fail(`DISTRIBUTED=verify runs once, after all instances: remove --execution-segment ${segment}`);
     // lib/targets/lifecycle.js: create (or refuse, reuse, join, verify) the run's objects.
     const info = tgt.setup(runId, planSignature(cfg), distributed === '0' ? 'own' : distributed === '1' ? 'join' : 'verify');
+    if (plannedBatches) planRemaining.add(plannedBatches);
     // A ramped workload may write its starting data set here, before the load model starts.
     if (workload.prepare && distributed === '0') { tgt.bind(runId, info); workload.prepare(tgt, cfg, plan); }
     console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); ${distributed === 'verify' ? 'verifying' : 'writing to'} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
@@ -161,8 +166,9 @@ export function experiment(workload, createTarget, env, { target, required = [],
     // expected null: the count is compared with the acknowledged documents in the summary.
     if (v.expected === null) verifyUnaccounted.add(-v.found);
     if (v.expected === null) console.log(`k6-writepath: teardown found ${v.found} documents (the summary compares them with the acknowledged ones)`);
+    else if (!v.readback) console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); ${distributed === 'verify' ? 'the instances\' VUs read back their overwritten keys after their last batch (merge-results adds them up)' : 'the VUs read back their overwritten keys after their last batch (the summary below judges both)'}`);
     else console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); read back ${v.readback.checked} overwritten keys: ${v.readback.stale} hold an older version, ${v.readback.missing} missing (the summary below judges them)`);
-    for (const ex of v.readback.examples) console.warn(`k6-writepath: key ${ex.key} holds version ${ex.found}; the plan's writers of it: ${ex.writtenBy.join(',')}`);
+    for (const ex of (v.readback ? v.readback.examples : [])) console.warn(`k6-writepath: key ${ex.key} holds version ${ex.found}; the plan's writers of it: ${ex.writtenBy.join(',')}`);
     console.log(`k6-writepath: ${data.target.objects.join(', ')}: ${fate}`);
   }
 

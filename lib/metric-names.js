@@ -11,8 +11,14 @@ export const M = {
   verifyExpected: 'writepath_verify_expected', // Gauge (teardown)
   verifyFound: 'writepath_verify_found',       // Gauge (teardown)
   verifyMismatch: 'writepath_verify_mismatch', // Gauge (teardown), |found - expected|
-  readbackChecked: 'writepath_readback_checked', // Gauge (teardown)
-  readbackStale: 'writepath_readback_stale',     // Gauge (teardown), keys not holding a version their batches wrote
+  // Read-back (lib/readback.js): Counters, added by the VUs that wrote the keys (fixed plan)
+  // or by teardown (ramped overwrite).
+  readbackChecked: 'writepath_readback_checked', // Counter, keys read back
+  readbackStale: 'writepath_readback_stale',     // Counter, keys stale or missing: an acknowledged write lost
+  readbackExcused: 'writepath_readback_excused', // Counter, keys at their last acknowledged version whose later batches failed
+  readbackUnacknowledged: 'writepath_readback_unacknowledged', // Counter, keys holding a batch reported failed but applied
+  readbackUndetermined: 'writepath_readback_undetermined',     // Counter, keys whose later batch failed in part without naming documents
+  planRemaining: 'writepath_plan_remaining',     // Counter: + the planned batches (setup, single-process fixed plan), -1 per batch run; > 0 = the plan did not finish
   verifyError: 'writepath_verify_error',         // Gauge (teardown): 1 = the verification failed to run to its end
   verifyUnaccounted: 'writepath_verify_unaccounted', // Counter: + new documents acknowledged (per batch), - documents found (teardown)
   overwritesUnaccounted: 'writepath_verify_overwrites_unaccounted', // Counter (ramped overwrite): + acknowledged overwrites, - keys found with their batch's version (teardown)

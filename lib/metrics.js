@@ -23,17 +23,26 @@ export const rampKeysExhausted = new Counter(M.rampKeysExhausted);
 export const verifyExpected = new Gauge(M.verifyExpected);
 export const verifyFound = new Gauge(M.verifyFound);
 export const verifyMismatch = new Gauge(M.verifyMismatch);
-export const readbackChecked = new Gauge(M.readbackChecked);
-export const readbackStale = new Gauge(M.readbackStale);
 export const verifyError = new Gauge(M.verifyError);
+// Batches of the plan not run: setup adds the plan's count (lib/experiment.js), every batch -1.
+export const planRemaining = new Counter(M.planRemaining);
+// The read-back (lib/readback.js): Counters, since every writing VU adds its own keys.
+export const readbackChecked = new Counter(M.readbackChecked);
+export const readbackStale = new Counter(M.readbackStale);
+export const readbackExcused = new Counter(M.readbackExcused);
+export const readbackUnacknowledged = new Counter(M.readbackUnacknowledged);
+export const readbackUndetermined = new Counter(M.readbackUndetermined);
 
 
 // res: what a target's write() returned: { n, ms, bytes, failed, byReason, failedIndexes }.
-// newCount: the first newCount documents of the batch had keys that did not exist before.
-export function recordBatch(tags, res, newCount, startedAt) {
+// newCount: the first newCount documents of the batch had keys that did not exist before;
+// recreated: acknowledged documents of the others whose key did not exist either (its insert
+// had failed), so they are new documents too.
+export function recordBatch(tags, res, newCount, startedAt, recreated = 0) {
   phaseClock.add(startedAt, tags);
   phaseClock.add(startedAt + res.ms, tags);
   batchDuration.add(res.ms, tags);
+  planRemaining.add(-1);
   bytes.add(res.bytes, tags);
   const ok = res.n - res.failed;
   // Also 0: a phase in which every batch failed must show 0 documents/s in Grafana, not nothing.
@@ -53,9 +62,9 @@ export function recordBatch(tags, res, newCount, startedAt) {
       newFailed = newCount; // the whole batch failed
     }
   }
-  if (newCount - newFailed > 0) {
-    docsNew.add(newCount - newFailed, tags);
-    verifyUnaccounted.add(newCount - newFailed, tags);
+  if (newCount - newFailed + recreated > 0) {
+    docsNew.add(newCount - newFailed + recreated, tags);
+    verifyUnaccounted.add(newCount - newFailed + recreated, tags);
   }
   batchFailed.add(res.failed > 0, tags);
 }

@@ -112,7 +112,7 @@ export function k6Thresholds(parsed, phases, reasons = [], stageCount = 0) {
   }
   if (parsed.verify) {
     t[M.verifyMismatch] = ['value==0'];
-    t[M.readbackStale] = ['value==0'];
+    t[M.readbackStale] = ['count==0'];
   }
   return t;
 }

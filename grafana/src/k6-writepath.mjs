@@ -215,10 +215,11 @@ export function dashboard() {
     { h: 8, w: 12, x: 12, y: 27 },
     [target('A', `SELECT sum("value") FROM "dropped_iterations" WHERE ${RUN} GROUP BY time($__interval), "scenario" fill(none)`, 'dropped $tag_scenario')],
     { bars: true }));
-  panels.push(table('Verification (teardown)',
-    'Expected vs. found documents and stale/missing read-back keys, written once by teardown. found must equal expected, stale must be 0.',
+  panels.push(table('Verification',
+    'Expected vs. found documents, written once by teardown (found must equal expected), and the read-back of overwritten keys, added by each VU after its last batch: stale must be 0; excused = keys at their last acknowledged version because later batches to them failed.',
     { h: 6, w: 24, x: 0, y: 35 },
-    [target('A', `SELECT last("value") FROM "${M.verifyExpected}", "${M.verifyFound}", "${M.verifyMismatch}", "${M.readbackChecked}", "${M.readbackStale}" WHERE ${RUN}`)]));
+    [target('A', `SELECT last("value") FROM "${M.verifyExpected}", "${M.verifyFound}", "${M.verifyMismatch}" WHERE ${RUN}`),
+      target('B', `SELECT sum("value") FROM "${M.readbackChecked}", "${M.readbackStale}", "${M.readbackExcused}", "${M.readbackUnacknowledged}" WHERE ${RUN}`)]));
 
   // Ramped runs: one series (or table row) per stage, next to target; empty for fixed-plan runs.
   panels.push(row('Stages (ramped runs: STAGES / RATE_STAGES; empty for the fixed plan)', 41));

@@ -11,7 +11,8 @@ import { fail } from '../config.js';
 import { BatchPicker, OwnedKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
-import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
+import { recordBatch, verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined } from '../metrics.js';
+import { ackOf, judge, noteOutcome } from '../readback.js';
 import { loadModel } from '../load-model.js';
 import * as ramp from './e1-ramp.js';
 
@@ -124,7 +125,8 @@ export function iteration(target, cfg, p, state) {
   if (!state.ops) state.ops = opsFor(cfg);
   if (p.lm) return ramp.iteration(target, cfg, p, state, state.ops);
   const v = exec.vu.idInTest - 1;
-  let i = exec.vu.iterationInScenario;
+  const iter = exec.vu.iterationInScenario;
+  let i = iter;
   // idInTest is global across --execution-segment instances (one scenario: 1..VUS split
   // among the instances), so VU v owns the same batches whichever instance runs it.
   if (!p.perVu[v]) fail(`VU ${v + 1} is outside VUS=${p.V}: this workload must be the test's only scenario`);
@@ -143,99 +145,140 @@ export function iteration(target, cfg, p, state) {
   const tags = { phase, op, target: target.name };
   const startedAt = Date.now();
   const res = target.write(op, keys, stampFor(phase, j), tags);
-  recordBatch(tags, res, fresh, startedAt);
+  // Keys whose insert in the load phase failed do not exist: an acknowledged later write to
+  // one creates it, and that new document is acknowledged too (else the count would show it
+  // as unexpected). Only a VU that saw a failed load batch pays for the check.
+  let recreated = 0;
+  if (state.absent && phase !== 'load' && res.failed < res.n) recreated = created(state.absent, keys, fresh, res);
+  recordBatch(tags, res, fresh, startedAt, recreated);
+  if (res.failed > 0) {
+    noteOutcome(state.ledger || (state.ledger = new Map()), phase, j, res);
+    if (phase === 'load') noteAbsent(state.absent || (state.absent = new Set()), keys, res);
+  }
   // A target asks for the abort (auth refused, table gone) only once the batch is counted.
   if (res.abort) exec.test.abort(res.abort);
+  if (iter === nl + no + nm - 1 && p.O + p.M > 0 && cfg.READBACK > 0) readBackOwn(target, cfg, p, v, state);
 }
 
 
-// After the run: the database must hold exactly the planned documents, and a sample of the
-// overwritten keys must hold the version of the LAST batch that chose them (E1: an overwrite
-// that skips the old revision can leave counts wrong or both versions visible). The last
-// writer is known exactly: only VU v = j % V writes the keys of batch j, in increasing j,
-// overwrite before mixed. Accepting any earlier writer would hide a lost write (a failed or
-// silently dropped later batch), which is what the PostgreSQL restart test caught.
+// The keys of a failed load batch that are not there: all of them when the batch failed
+// whole, the named ones otherwise (a partial failure that names no document adds none, so the
+// count may then show the document a later upsert creates as unexpected, never as lost).
+function noteAbsent(absent, keys, res) {
+  if (res.failed >= res.n) for (const k of keys) absent.add(k);
+  else if (res.failedIndexes) for (const i of res.failedIndexes) absent.add(keys[i]);
+}
+
+// How many absent keys this acknowledged batch created (and they are absent no more).
+function created(absent, keys, fresh, res) {
+  if (absent.size === 0) return 0;
+  const failed = res.failed === 0 ? null : res.failedIndexes ? new Set(res.failedIndexes) : undefined;
+  if (failed === undefined) return 0; // which documents failed is unknown
+  let n = 0;
+  for (let t = fresh; t < keys.length; t++) {
+    if (absent.has(keys[t]) && !(failed && failed.has(t))) { absent.delete(keys[t]); n++; }
+  }
+  return n;
+}
+
+// After its last batch, a VU reads back a sample of the keys it overwrote and judges each
+// against its last ACKNOWLEDGED writer (lib/readback.js): only VU v = j % V writes the keys of
+// batch j, in increasing j, overwrite before mixed, so the writers of a key are known exactly
+// from the plan, and only this VU knows which of them failed (its ledger). Accepting any
+// earlier writer would hide a lost write (what the PostgreSQL restart test caught); counting a
+// failed later batch as a writer would report damage that did not happen.
+function readBackOwn(target, cfg, p, v, state) {
+  const mine = [];
+  for (let j = v; j < p.O; j += p.V) mine.push(['overwrite', j]);
+  for (let j = v; j < p.M; j += p.V) mine.push(['mixed', j]);
+  const total = mine.length * p.B;
+  // READBACK keys in all, split among the VUs like their batches.
+  const want = Math.min(total, vuBatchCount(Math.min(cfg.READBACK, (p.O + p.M) * p.B), p.V, v));
+  if (want === 0) return;
+  const pickers = state.pickers || (state.pickers = {});
+  const ledger = state.ledger || new Map();
+  const ops = opsFor(cfg);
+  // The sample: `want` distinct positions b * B + t of this VU's batches.
+  let chosen;
+  if (want === total) {
+    chosen = new Array(total);
+    for (let i = 0; i < total; i++) chosen[i] = i;
+  } else {
+    const rng = new Rng(cfg.SEED, 'readback', v);
+    chosen = pickDistinct(want, total, (r) => r.int(total), rng).sort((x, y) => x - y);
+  }
+  const sample = new Map(); // key -> its writers, in write order
+  const writersOf = (k) => {
+    let w = sample.get(k);
+    if (!w) {
+      w = [];
+      // A loaded key's first writer is its load batch (floor(k / B), document k % B); a
+      // fresh key of a mixed batch has no earlier writer.
+      if (k < cfg.DOCS) { const lj = Math.floor(k / p.B); w.push({ stamp: stampFor('load', lj), ack: ackOf(ledger, 'load', lj, k % p.B), ignore: ops.load === 'ignore', by: 'l' }); }
+      sample.set(k, w);
+    }
+    return w;
+  };
+  // The batches that hold a sampled position keep their keys for the writers pass below (up
+  // to CACHE_KEYS keys; beyond that they are recomputed, which costs time, not memory).
+  const CACHE_KEYS = 2000000;
+  const cache = new Map();
+  let cached = 0;
+  let next = 0;
+  for (let b = 0; b < mine.length && next < chosen.length; b++) {
+    const lo = b * p.B; const hi = lo + p.B;
+    if (chosen[next] >= hi) continue;
+    const keys = batchKeys(cfg, p, mine[b][0], mine[b][1], pickers).keys;
+    if (cached + keys.length <= CACHE_KEYS) { cache.set(b, keys); cached += keys.length; }
+    for (; next < chosen.length && chosen[next] < hi; next++) writersOf(keys[chosen[next] - lo]);
+  }
+  for (let b = 0; b < mine.length; b++) {
+    const [phase, j] = mine[b];
+    const keys = cache.get(b) || batchKeys(cfg, p, phase, j, pickers).keys;
+    cache.delete(b);
+    const stamp = stampFor(phase, j);
+    for (let t = 0; t < keys.length; t++) {
+      const w = sample.get(keys[t]);
+      if (w) w.push({ stamp, ack: ackOf(ledger, phase, j, t), ignore: ops[phase] === 'ignore', by: stamp });
+    }
+  }
+  const keys = Array.from(sample.keys());
+  let stamps;
+  try {
+    stamps = target.readStamps(keys);
+  } catch (e) {
+    // Did not run is not OK: the run fails (exit 108) and teardown still deals with the objects.
+    verifyError.add(1);
+    exec.test.abort(`verification did not run to its end: ${String(e).split('\n')[0].replace(/^(Error: )+/, '')}`);
+    return;
+  }
+  const counts = { ok: 0, excused: 0, unacknowledged: 0, undetermined: 0, missing: 0, stale: 0 };
+  let shown = 0;
+  for (const k of keys) {
+    const w = sample.get(k);
+    const got = stamps.get(k);
+    const verdict = judge(w, got);
+    counts[verdict]++;
+    if ((verdict === 'stale' || verdict === 'missing') && shown++ < 5) {
+      const failed = w.filter((x) => x.ack !== 'ack').map((x) => x.by);
+      console.warn(`k6-writepath: key ${k} holds ${got === undefined ? 'nothing' : `version ${got}`}; the plan's writers of it: ${w.map((x) => x.by).join(',')}${failed.length ? ` (not acknowledged: ${failed.join(',')})` : ''}`);
+    }
+  }
+  readbackChecked.add(keys.length);
+  readbackStale.add(counts.stale + counts.missing);
+  readbackExcused.add(counts.excused);
+  readbackUnacknowledged.add(counts.unacknowledged);
+  readbackUndetermined.add(counts.undetermined);
+}
+
+// After the run: the database must hold exactly the planned documents (the summary holds the
+// count against the acknowledged ones). The read-back of overwritten keys was done by the VUs
+// (readBackOwn above).
 export function verify(target, cfg, p) {
   if (p.lm) return ramp.verify(target, cfg, p);
   const found = target.count();
   verifyFound.add(found);
-  const result = { expected: p.expectedDocs, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
   verifyExpected.add(p.expectedDocs);
   verifyMismatch.add(Math.abs(found - p.expectedDocs));
-
-  const batches = [];
-  for (let j = 0; j < p.O; j++) batches.push(['overwrite', j]);
-  for (let j = 0; j < p.M; j++) batches.push(['mixed', j]);
-  if (cfg.READBACK > 0 && batches.length > 0) {
-    const rng = new Rng(cfg.SEED, 'readback');
-    const pickers = {};
-    const writers = new Map(); // key -> stamps that wrote it
-    const total = batches.length * p.B;
-    const want = Math.min(cfg.READBACK, total);
-    // The sample: keys at `want` distinct positions b * B + t of all batches (the same
-    // positions, hence keys, as before the keys of a batch were computed only once).
-    const chosen = pickDistinct(want, total, (r) => r.int(total), rng).sort((x, y) => x - y);
-    // Each batch's keys are computed once: the batches that hold a sampled position keep
-    // theirs for the writers pass below (up to CACHE_KEYS keys; beyond that they are
-    // recomputed, which costs time, not memory).
-    const CACHE_KEYS = 2000000;
-    const cache = new Map(); // b -> keys
-    let cached = 0;
-    const keysOf = (b) => {
-      let ks = cache.get(b);
-      if (!ks) {
-        ks = batchKeys(cfg, p, batches[b][0], batches[b][1], pickers).keys;
-        if (cached + ks.length <= CACHE_KEYS) { cache.set(b, ks); cached += ks.length; }
-      }
-      return ks;
-    };
-    const sample = new Set();
-    let last = -1; let lastKeys = null;
-    for (const pos of chosen) {
-      const b = Math.floor(pos / p.B);
-      if (b !== last) { last = b; lastKeys = keysOf(b); }
-      sample.add(lastKeys[pos % p.B]);
-    }
-    // Only VU j % V writes the keys of batch j: the VUs that loaded a sampled key (or wrote
-    // it as a fresh key of a mixed batch, which no other batch writes) are the only ones
-    // whose batches can have written it.
-    const vus = new Set();
-    for (const k of sample) vus.add(k < cfg.DOCS ? Math.floor(k / p.B) % p.V : Math.floor((k - cfg.DOCS) / p.newPer) % p.V);
-    const ops = opsFor(cfg);
-    for (let b = 0; b < batches.length; b++) {
-      const [phase, j] = batches[b];
-      if (!vus.has(Number(j) % p.V)) continue;
-      const keys = keysOf(b);
-      cache.delete(b);
-      for (let t = 0; t < keys.length; t++) {
-        const k = keys[t];
-        if (sample.has(k)) {
-          if (!writers.has(k)) writers.set(k, []);
-          const w = writers.get(k);
-          // ArangoDB overwriteMode=ignore writes only keys that do not exist yet: an
-          // existing key keeps its last writer (the load batch when nothing else wrote it).
-          if (ops[phase] === 'ignore') {
-            if (w.length === 0) w.push(k < cfg.DOCS ? stampFor('load', 0) : stampFor(phase, j));
-          } else {
-            w.push(stampFor(phase, j));
-          }
-        }
-      }
-    }
-    const keys = Array.from(sample);
-    const stamps = target.readStamps(keys);
-    for (const k of keys) {
-      const got = stamps.get(k);
-      result.readback.checked++;
-      if (got === undefined) {
-        result.readback.missing++;
-      } else if (got !== writers.get(k)[writers.get(k).length - 1]) {
-        result.readback.stale++;
-        if (result.readback.examples.length < 5) result.readback.examples.push({ key: k, found: got, writtenBy: writers.get(k) });
-      }
-    }
-  }
-  readbackChecked.add(result.readback.checked);
-  readbackStale.add(result.readback.stale + result.readback.missing);
-  return result;
+  return { expected: p.expectedDocs, found, readback: null };
 }

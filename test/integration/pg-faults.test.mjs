@@ -3,7 +3,8 @@
 // What must hold: the run goes on once the server is back, the failed batches are counted
 // in their phase with reason "connection", exactly as many batches as the database applied
 // are reported ok (a trigger logs every overwrite statement the server committed),
-// verification counts what is missing or stale, the exit code is 99, nothing hangs.
+// verification is exact (nothing lost, the keys of failed batches excused), the exit code is
+// 99, nothing hangs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -29,8 +30,8 @@ async function waitFor(fn, timeoutMs, what) {
 test('PostgreSQL restarted during the overwrite phase: run continues, failures counted by reason, verification exact, exit 99', { timeout: 180000 }, async () => {
   const runId = uniqueRunId('rs');
   const table = `k6wp_${runId}`;
-  // 100 keys per batch over 20000 keys: a key is overwritten about twice, so writes lost in
-  // the outage are often the last ones to a key and show up as stale in the read-back.
+  // 100 keys per batch over 20000 keys: a key is overwritten about 3 times, so writes failed
+  // in the outage are often the last ones to a key (excused in the read-back).
   const env = { PG_URL: pg.url, DOCS: '20000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '600', MIXED_BATCHES: '20',
     READBACK: '100000000', TIMEOUT: '10s' };
 
@@ -90,11 +91,16 @@ test('PostgreSQL restarted during the overwrite phase: run continues, failures c
     assert.ok(v.unexpected <= newFailed, `unexpected ${v.unexpected} <= failed new ${newFailed}`);
     assert.equal(v.expected_by_plan - v.acknowledged_new, newFailed, 'the plan minus the acknowledged = the failed new documents');
     assert.equal(Number(await psql(pg.url, `SELECT count(*) FROM ${table}`)), v.found, 'verification counted what the table holds');
-    assert.ok(v.readback_stale_or_missing <= ow.docs_failed, `stale ${v.readback_stale_or_missing} <= failed ${ow.docs_failed}`);
-    // Keys are overwritten about 3 times each, so some lost write is the last one to its key
-    // (about 5% of the failed documents); a read-back that accepted any earlier version saw 0.
-    assert.ok(v.readback_stale_or_missing > 0, 'lost overwrites show up as stale keys');
-    assert.equal(v.readback_ok, false);
+    // The read-back judges each key against its last ACKNOWLEDGED writer (lib/readback.js).
+    // The server applied exactly the batches reported ok (above), so no write was lost: no key
+    // is stale. Keys are overwritten about 3 times each, so some failed batch was the plan's
+    // last write to its key (about 5 % of the failed documents): those keys hold the previous
+    // acknowledged version and are excused, not stale (the plan's last writer was expected
+    // before, which reported them as damage), never more than the failed documents.
+    assert.equal(v.readback_stale_or_missing, 0, r.stdout);
+    assert.ok(v.readback_excused > 0 && v.readback_excused <= ow.docs_failed, `excused ${v.readback_excused}, failed ${ow.docs_failed}`);
+    assert.equal(v.readback_unacknowledged, 0, 'no batch reported failed was applied');
+    assert.equal(v.readback_ok, true);
     assert.match(r.stdout, /overwrite: \d+ documents failed: connection \d+/);
     assert.match(r.stderr, /\[overwrite\] batch of 100 failed \(connection\)/);
     assert.doesNotMatch(r.stdout + r.stderr, /k6wp-private-pw/, 'password never printed');
