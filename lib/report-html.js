@@ -32,8 +32,8 @@ export function renderHtml(json) {
   const v = json.verification || { ran: false };
   const verification = v.ran
     ? `<p class="${v.count_ok ? 'ok' : 'bad'}">documents: expected ${v.expected}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged new documents: ${v.acknowledged_new})</p>
-<p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing — ${v.readback_ok ? 'OK' : 'FAILED'}</p>`
-    : '<p class="bad">verification did not run (setup or teardown did not finish)</p>';
+<p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing${v.readback_excused ? `, ${v.readback_excused} excused (later batches to them failed)` : ''}${v.readback_unacknowledged ? `, ${v.readback_unacknowledged} hold a version reported failed` : ''} — ${v.readback_ok ? 'OK' : v.readback_ok === false ? 'FAILED' : v.readback_by_instances ? 'done by the instances' : 'not judged: the plan did not finish'}</p>`
+    : `<p class="bad">verification did not run: ${esc(v.why || 'setup or teardown did not finish')}</p>`;
   const thresholds = (json.thresholds || []).map((t) => `<tr class="${t.ok ? 'ok' : 'bad'}"><td>${esc(t.metric)}</td><td>${esc(t.threshold)}</td><td>${fmt(t.observed, 3)}</td><td>${t.ok ? 'passed' : 'FAILED'}</td></tr>`).join('\n');
 
   const groups = phases.map((p) => p.phase);

@@ -29,8 +29,8 @@ function summary(target) {
       writepath_verify_expected: { type: 'gauge', values: { value: 2000 } },
       writepath_verify_found: { type: 'gauge', values: { value: 2000 } },
       writepath_verify_mismatch: { type: 'gauge', values: { value: 0 } },
-      writepath_readback_checked: { type: 'gauge', values: { value: 0 } },
-      writepath_readback_stale: { type: 'gauge', values: { value: 0 } },
+      writepath_readback_checked: { type: 'counter', values: { count: 0 } },
+      writepath_readback_stale: { type: 'counter', values: { count: 0 } },
     },
     setup_data: { runId: 'r1', target },
   };

@@ -68,8 +68,8 @@ function fakeSummary({ thresholdOk = true, found = 3000 } = {}) {
     writepath_verify_expected: { type: 'gauge', values: { value: 2000 } },
     writepath_verify_found: { type: 'gauge', values: { value: found } },
     writepath_verify_mismatch: { type: 'gauge', values: { value: Math.abs(found - 2000) }, thresholds: { 'value==0': { ok: found === 2000 } } },
-    writepath_readback_checked: { type: 'gauge', values: { value: 100 } },
-    writepath_readback_stale: { type: 'gauge', values: { value: 0 } },
+    writepath_readback_checked: { type: 'counter', values: { count: 100 } },
+    writepath_readback_stale: { type: 'counter', values: { count: 0 } },
   };
   return { metrics: m, setup_data: { runId: 'r1', target: { serverVersion: '15.18', settings: { synchronous_commit: 'on' } } } };
 }
@@ -166,4 +166,23 @@ test('describe().acknowledgedDeletes and sections().verification: one verdict in
   delete data.metrics.writepath_verify_expected;
   const r = buildReport(data, { ...meta, description: { line: 'workload: x', plan: {}, plannedBatches: null } });
   assert.deepEqual([r.json.verification.expected, r.json.verification.count_ok, r.json.verification.acknowledged_deletes], [2000, false, undefined]);
+});
+
+// The read-back's counts come from the VUs (lib/readback.js): keys whose later batches failed
+// are excused and said so; stale keys fail it whatever else is excused.
+test('read-back: excused, unacknowledged and undetermined keys are named; only stale or missing keys fail it', () => {
+  const data = fakeSummary({ found: 2000 });
+  Object.assign(data.metrics, {
+    writepath_readback_excused: { type: 'counter', values: { count: 7 } },
+    writepath_readback_unacknowledged: { type: 'counter', values: { count: 2 } },
+    writepath_readback_undetermined: { type: 'counter', values: { count: 0 } },
+  });
+  let r = buildReport(data, meta);
+  assert.match(r.text, /read-back: 100 overwritten keys checked, 0 stale or missing; 7 at their last acknowledged version because later batches to them failed \(not lost writes\); 2 hold the version of a batch reported failed that was applied anyway — OK\n/);
+  assert.deepEqual([r.json.verification.readback_excused, r.json.verification.readback_unacknowledged, r.json.verification.readback_ok], [7, 2, true]);
+  data.metrics.writepath_readback_stale = { type: 'counter', values: { count: 3 } };
+  r = buildReport(data, meta);
+  assert.match(r.text, /read-back: 100 overwritten keys checked, 3 stale or missing; 7 at their last .* — FAILED\n/);
+  assert.equal(r.json.verification.readback_ok, false);
+  assert.match(r.junit, /<failure message="3 of 100 stale or missing"\/>/);
 });
