@@ -28,6 +28,9 @@ export function phaseStats(data, phase, reasons = []) {
   }
   if (failed > listed) byReason.unlisted = failed - listed;
   const failedBatchRate = (metric(data, M.batchFailed + tag) || {}).rate;
+  // A phase that never ran (a run stopped before it) has no batch times: k6 reports an empty
+  // Trend as zeros, which would read as 0 ms batches and 0.00x ratios.
+  const none = !d.count;
   return {
     phase,
     batches: d.count || 0,
@@ -39,7 +42,7 @@ export function phaseStats(data, phase, reasons = []) {
     wall_s: wallMs === null ? null : wallMs / 1000,
     docs_per_s: wallMs ? ok / (wallMs / 1000) : null,
     mb_per_s: wallMs ? bytes / 1e6 / (wallMs / 1000) : null,
-    batch_ms: {
+    batch_ms: none ? { min: null, median: null, average: null, p90: null, p95: null, p99: null, max: null } : {
       min: num(d.min), median: num(d.med), average: num(d.avg),
       p90: num(d['p(90)']), p95: num(d['p(95)']), p99: num(d['p(99)']), max: num(d.max),
     },
@@ -97,7 +100,7 @@ export function buildReport(data, meta) {
   const ratios = {};
   if (byName.load) {
     for (const p of phases) {
-      if (p.phase === 'load') continue;
+      if (p.phase === 'load' || p.batches === 0 || byName.load.batches === 0) continue;
       ratios[`${p.phase}/load`] = {
         average: ratio(p.batch_ms.average, byName.load.batch_ms.average),
         median: ratio(p.batch_ms.median, byName.load.batch_ms.median),

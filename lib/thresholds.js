@@ -68,7 +68,11 @@ export function parseThresholds(text, { path, phases }) {
 // k6 `options.thresholds` for the phases that run. Every per-phase sub-metric is declared
 // (with an empty list when there is no limit) because k6 only reports sub-metrics that have
 // a thresholds entry, and the result table needs them all.
-export function k6Thresholds(parsed, phases, reasons = [], stageCount = 0) {
+// verification: what "verify": true checks (lib/experiment.js decides per run): the count
+// against the plan ('plan': writepath_verify_mismatch) or against the acknowledged new
+// documents ('acknowledged': writepath_verify_unaccounted, + per batch, - found), the read-back,
+// and, for a planned run, that the plan finished (writepath_plan_remaining).
+export function k6Thresholds(parsed, phases, reasons = [], stageCount = 0, verification = { count: 'plan', planned: false }) {
   const t = {};
   for (const [stage, limits] of Object.entries(parsed.stages || {})) {
     if (Number(stage) > stageCount) {
@@ -111,8 +115,10 @@ export function k6Thresholds(parsed, phases, reasons = [], stageCount = 0) {
     if (limits.dropped_iterations_max !== undefined) t.dropped_iterations = [`count<=${limits.dropped_iterations_max}`];
   }
   if (parsed.verify) {
-    t[M.verifyMismatch] = ['value==0'];
+    if (verification.count === 'acknowledged') t[M.verifyUnaccounted] = ['count==0'];
+    else t[M.verifyMismatch] = ['value==0'];
     t[M.readbackStale] = ['count==0'];
+    if (verification.planned) t[M.planRemaining] = ['count<=0'];
   }
   return t;
 }
