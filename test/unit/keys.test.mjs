@@ -94,7 +94,8 @@ test('BatchPicker (the fast path of overwrite/mixed batches) draws exactly the k
   ];
   // [docs, batch, vus, count]: ordinary batches, a partial last load batch, and a batch as
   // large as the VU's key space (every retry fails; linear probing fills the rest).
-  for (const [docs, batch, vus, count] of [[20000, 1000, 2, 1000], [10007, 1000, 3, 700], [3000, 1000, 3, 1000], [2500, 100, 1, 2500]]) {
+  // The last two: owned spaces above MARK_MAX (4 Mi keys) take the hashed path.
+  for (const [docs, batch, vus, count] of [[20000, 1000, 2, 1000], [10007, 1000, 3, 700], [3000, 1000, 3, 1000], [2500, 100, 1, 2500], [10000000, 1000, 2, 1000], [4194305, 1, 1, 300]]) {
     for (const cfg of dists) {
       for (let v = 0; v < vus; v++) {
         const owned = new OwnedKeys(docs, batch, vus, v);
@@ -114,6 +115,23 @@ test('BatchPicker (the fast path of overwrite/mixed batches) draws exactly the k
     }
   }
   assert.throws(() => new BatchPicker({ KEY_DIST: 'uniform' }, new OwnedKeys(10, 10, 1, 0)).fill(11, new Rng(1), [], 0));
+});
+
+test('BatchPicker keeps drawing the same keys across the wrap of its taken-marks generation (255 batches)', () => {
+  // One picker serves a VU's whole phase: its marks carry a generation number that restarts
+  // every 255 batches. Large batches right after a restart, with small ones between, so marks
+  // left from 255 batches before would be seen as taken if the restart did not clear them.
+  for (const cfg of [{ KEY_DIST: 'uniform' }, { KEY_DIST: 'zipfian', ZIPF_THETA: 0.99 }]) {
+    const owned = new OwnedKeys(3000, 100, 2, 1);
+    const picker = new BatchPicker(cfg, owned);
+    const pick = makePicker(cfg, owned.size);
+    for (let j = 0; j < 600; j++) {
+      const n = j % 255 === 0 ? 500 : 1;
+      const want = pickDistinct(n, owned.size, pick, new Rng(9, 'mixed', j)).map((r) => owned.at(r));
+      const got = picker.fill(n, new Rng(9, 'mixed', j), new Array(n), 0);
+      assert.deepEqual(got, want, `${cfg.KEY_DIST} batch ${j}`);
+    }
+  }
 });
 
 test('scatter without BigInt equals the BigInt formula', async () => {
