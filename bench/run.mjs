@@ -171,7 +171,7 @@ async function pgBench() {
     log(`pg pack rep ${rep + 1}: overwrite ${fmt(row.pack)} docs/s; k6 share whole run ${(r.share * 100).toFixed(1)} %, overwrite window ${(row.packPhaseShare * 100).toFixed(1)} %; load docs/s / batch-time docs/s ${row.loadAgreement.toFixed(2)}`);
     // 2. The xk6-sql floor: the same statement with constant pre-built parameters.
     const f = await timedWithServer(k6, ['run', '--quiet', '--address=', 'bench/pg-floor.js'], {
-      PG_URL: url, TABLE: 'k6wp_bench_pgbench', NDOCS: String(PG_DOCS), BENCH_VUS: '2', BENCH_SECONDS: String(PGBENCH_SECONDS) }, postmaster);
+      PG_URL: url, TABLE: 'k6wp_bench_pgbench', DOCS: String(PG_DOCS), BENCH_VUS: '2', BENCH_SECONDS: String(PGBENCH_SECONDS) }, postmaster);
     const fj = JSON.parse(f.out.trim().split('\n').filter((l) => l.startsWith('{')).pop());
     row.floor = fj.rows_per_s;
     row.floorShare = f.share;
