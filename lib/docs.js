@@ -25,13 +25,21 @@ function e1Fragment(rng, bytes, fixedLen) {
   const want = Math.max(16, bytes - fixedLen - head.length - 2);
   const r = 1 + rng.int(1000000000);
   const d = 1 + rng.int(1000000);
-  const parts = [];
-  let len = 0;
-  for (let k = 0; len < want; k++) {
-    const piece = String(r + k * d);
-    parts.push(piece);
-    len += piece.length;
+  // The numbers r, r+d, r+2d, … as digits, cut at want characters. How many are needed is
+  // counted per decimal width (a few steps), then one loop stores the numbers and one native
+  // join turns them into text: String() and .length per number cost a call and a wrapper
+  // object each in k6's interpreter (the pool took ~0.15 s per VU that way).
+  let n = 0; let len = 0; let v = r; let w = String(r).length; let top = 10 ** w;
+  while (len < want) {
+    const inBand = Math.ceil((top - v) / d); // numbers left with w digits
+    const need = Math.ceil((want - len) / w);
+    const take = need < inBand ? need : inBand;
+    n += take; len += take * w; v += take * d;
+    if (v >= top) { w++; top *= 10; }
   }
+  const parts = new Array(n);
+  v = r;
+  for (let k = 0; k < n; k++, v += d) parts[k] = v;
   return `${head}${parts.join('').slice(0, want)}"}`;
 }
 
