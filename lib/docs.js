@@ -35,7 +35,7 @@ function e1Fragment(rng, bytes, fixedLen) {
     const need = Math.ceil((want - len) / w);
     const take = need < inBand ? need : inBand;
     n += take; len += take * w; v += take * d;
-    if (v >= top) { w++; top *= 10; }
+    while (v >= top) { w++; top *= 10; } // v may skip widths when d is large
   }
   const parts = new Array(n);
   v = r;
