@@ -7,16 +7,24 @@
 //   bytes     docs.body() of those keys as the PostgreSQL adapter sends them (binary jsonb:
 //             keysBody patches the image, lead byte 1): the default path
 //   bytes-load docs.body() of a load batch (consecutive keys: rangeBody)
+//   sfc32     the sfc32 words of those draws alone, inlined as BatchPicker does (no
+//             distinctness, no owned-key mapping): the floor of any draw of exactly these keys
+//   load-keys loadBatchKeys() of a load batch (materialising BATCH_SIZE consecutive keys)
 //   loop      an empty JavaScript loop of BATCH_SIZE iterations with one array store: the
 //             interpreter's per-iteration floor, to read the others against
 //   verify    verify()'s key recomputation for the read-back (fake target: no I/O)
-//   pool      createDocs() (the per-VU payload pool, init work)
+//   pool      createDocs() (the per-VU payload pool, init work); prepare: the body images
+//   shared    reading one 1.2 MB string (a body image's text) from a k6 SharedArray, per read:
+//             the way to build the pool and images once per process instead of per VU, which
+//             costs more than building them (bench/README.md)
 //   bin/k6 run -q bench/micro-keys.js      (knobs: MICRO_BATCHES=300, DOCS=100000, VUS=2)
+import { SharedArray } from 'k6/data';
 import { loadConfig } from '../lib/config.js';
 import { createDocs } from '../lib/docs.js';
 import { asciiBuffer } from '../lib/bytes.js';
 import { loadBatchKeys } from '../lib/keys.js';
 import { plan, batchKeys, verify, PHASES } from '../lib/workloads/insert-vs-overwrite.js';
+import { Rng } from '../lib/rand.js';
 
 const N = Number(__ENV.MICRO_BATCHES || 300);
 const env = Object.assign({ DOCS: '100000', VUS: '2', OVERWRITE_BATCHES: String(N), PHASES: 'load,overwrite', READBACK: '200' }, __ENV);
@@ -33,6 +41,19 @@ const poolMs = Date.now() - t0;
 t0 = Date.now();
 docs.prepare({ count: cfg.BATCH_SIZE, maxKey: cfg.DOCS, lead: '\u0001', stamps: ['l'] });
 const prepareMs = Date.now() - t0;
+// A body image's text (~1.2 MB) in a SharedArray (created in the init context, as it must be).
+const sharedText = new SharedArray('micro-keys image text', () => [docs.batch(loadBatchKeys(1, cfg.DOCS, p.B), 'l')]);
+
+// The sfc32 words of a uniform batch (lib/keys.js BatchPicker's inlined steps) and nothing else.
+function sfc32Only(count, rng, out, size) {
+  const scale = size / 4294967296;
+  let a = rng.a; let b = rng.b; let c = rng.c; let d = rng.d; let t = 0;
+  for (let i = 0; i < count; i++) {
+    t = (a + b + d) >>> 0; d++; a = b ^ (b >>> 9); b = c * 9; c = ((c << 21) | (c >>> 11)) + t;
+    out[i] = (t * scale) >>> 0;
+  }
+  return out;
+}
 
 export const options = { scenarios: { micro: { executor: 'shared-iterations', vus: 1, iterations: 1 } }, summaryTrendStats: ['med'] };
 
@@ -48,6 +69,10 @@ export default function () {
   const st = {}; const zst = {};
   out.keys_ms = perBatch((j) => batchKeys(cfg, p, 'overwrite', j, st));
   out.keys_zipf_ms = perBatch((j) => batchKeys(zcfg, zp, 'overwrite', j, zst));
+  const words = new Array(p.B);
+  const ownedSize = Math.floor(cfg.DOCS / p.V);
+  out.sfc32_ms = perBatch((j) => sfc32Only(p.B, new Rng(cfg.SEED, 'overwrite', j), words, ownedSize));
+  out.load_keys_ms = perBatch((j) => loadBatchKeys(j % Math.floor(cfg.DOCS / p.B), cfg.DOCS, p.B));
   const fixed = batchKeys(cfg, p, 'overwrite', 1, st).keys;
   out.body_ms = perBatch((j) => docs.batch(fixed, `o${j}`));
   out.bytes_ms = perBatch((j) => docs.body(fixed, `o${j}`, { lead: '\u0001' }));
@@ -55,6 +80,10 @@ export default function () {
   out.bytes_load_ms = perBatch((j) => docs.body(load, 'l', { lead: '\u0001' }));
   const arr = new Array(p.B);
   out.loop_ms = perBatch((j) => { for (let i = 0; i < arr.length; i++) arr[i] = j; });
+  t0 = Date.now();
+  for (let r = 0; r < 3; r++) if (sharedText[0].length < 1000) throw new Error('micro-keys: shared text too short');
+  out.shared_ms = (Date.now() - t0) / 3;
+  out.shared_kb = sharedText[0].length / 1000;
   const fake = { count: () => p.expectedDocs, readStamps: (ks) => new Map(ks.map((k) => [k, 'x'])) };
   t0 = Date.now();
   const r = verify(fake, cfg, p);

@@ -4,7 +4,7 @@
 // each batch one of FLOOR_BATCHES parameters pre-built in the init context (1000 scattered
 // existing keys each, e1 documents of ~1.2 KB, built by lib/docs.js as the pack builds them),
 // cycled: no JavaScript work per batch but picking the next one. Prints rows/s as JSON.
-//   bin/k6 run -e PG_URL=… -e TABLE=k6wp_bench_pgbench -e NDOCS=100000 bench/pg-floor.js
+//   bin/k6 run -e PG_URL=… -e TABLE=k6wp_bench_pgbench -e DOCS=100000 bench/pg-floor.js
 import sql from 'k6/x/sql';
 import driver from 'k6/x/sql/driver/postgres';
 import { Counter } from 'k6/metrics';
@@ -15,7 +15,7 @@ import { asciiBuffer } from '../lib/bytes.js';
 const url = __ENV.PG_URL;
 if (!url) throw 'PG_URL is not set';
 const table = __ENV.TABLE || 'k6wp_bench_pgbench';
-const ndocs = Number(__ENV.NDOCS || 100000);
+const ndocs = Number(__ENV.DOCS || 100000); // the pack's own knob (loadConfig rejects look-alikes such as NDOCS)
 const vus = Number(__ENV.BENCH_VUS || 2);
 const seconds = Number(__ENV.BENCH_SECONDS || 10);
 const nBatches = Number(__ENV.FLOOR_BATCHES || 20);

@@ -171,7 +171,7 @@ async function pgBench() {
     log(`pg pack rep ${rep + 1}: overwrite ${fmt(row.pack)} docs/s; k6 share whole run ${(r.share * 100).toFixed(1)} %, overwrite window ${(row.packPhaseShare * 100).toFixed(1)} %; load docs/s / batch-time docs/s ${row.loadAgreement.toFixed(2)}`);
     // 2. The xk6-sql floor: the same statement with constant pre-built parameters.
     const f = await timedWithServer(k6, ['run', '--quiet', '--address=', 'bench/pg-floor.js'], {
-      PG_URL: url, TABLE: 'k6wp_bench_pgbench', NDOCS: String(PG_DOCS), BENCH_VUS: '2', BENCH_SECONDS: String(PGBENCH_SECONDS) }, postmaster);
+      PG_URL: url, TABLE: 'k6wp_bench_pgbench', DOCS: String(PG_DOCS), BENCH_VUS: '2', BENCH_SECONDS: String(PGBENCH_SECONDS) }, postmaster);
     const fj = JSON.parse(f.out.trim().split('\n').filter((l) => l.startsWith('{')).pop());
     row.floor = fj.rows_per_s;
     row.floorShare = f.share;
@@ -208,7 +208,7 @@ async function microBench() {
     runs.push(JSON.parse(m[1]));
     log(`micro rep ${rep + 1}: ${m[1]}`);
   }
-  const keys = ['keys_ms', 'keys_zipf_ms', 'bytes_ms', 'bytes_load_ms', 'body_ms', 'loop_ms', 'verify_ms', 'pool_ms', 'prepare_ms'];
+  const keys = ['keys_ms', 'keys_zipf_ms', 'sfc32_ms', 'load_keys_ms', 'bytes_ms', 'bytes_load_ms', 'body_ms', 'loop_ms', 'verify_ms', 'pool_ms', 'prepare_ms', 'shared_ms'];
   return Object.fromEntries(keys.map((k) => [k, spread(runs.map((x) => x[k]))]));
 }
 
@@ -275,13 +275,16 @@ const lines = [
   '| step | ms per batch |', '|---|---:|',
   `| key draw of an overwrite batch, uniform (\`batchKeys()\`: BatchPicker) | ${ms(micro.keys_ms, 2)} |`,
   `| key draw, zipfian | ${ms(micro.keys_zipf_ms, 2)} |`,
+  `| of the uniform draw: the sfc32 words alone (inlined, no distinctness, no owned-key mapping): the floor of drawing exactly these keys | ${ms(micro.sfc32_ms, 2)} |`,
+  `| keys of a load batch (\`loadBatchKeys()\`: 1000 consecutive numbers in a new array) | ${ms(micro.load_keys_ms, 2)} |`,
   `| byte body of those keys as PostgreSQL gets it (\`keysBody\`, binary jsonb) | ${ms(micro.bytes_ms, 2)} |`,
   `| byte body of a load batch (\`rangeBody\`) | ${ms(micro.bytes_load_ms, 2)} |`,
   `| string body of the same keys (\`docs.batch()\`, the path before) | ${ms(micro.body_ms, 2)} |`,
   `| empty loop of 1000 iterations with one array store (the interpreter's floor) | ${ms(micro.loop_ms, 2)} |`,
   `| teardown's key recomputation for the read-back (300 batches, whole) | ${ms(micro.verify_ms, 0)} |`,
-  `| payload pool (1024 e1 payloads) / body images (\`prepare()\`), once per writing VU | ${ms(micro.pool_ms, 0)} / ${ms(micro.prepare_ms, 0)} |`, '',
-  'Reading: micro-keys times with the wall clock, so on a loaded machine every line is inflated by waiting for a CPU; compare the lines with each other (and the CPU per batch above for absolute cost). An overwrite batch costs k6 the key draw plus the byte body plus the statement; the key draw (sfc32 draws, a distinctness table, the owned-key mapping: ~20 interpreter operations per key) is now the largest part, about four times the byte body. It draws exactly the keys recorded runs were verified with, so a cheaper generator would change every recorded run (bench/README.md). The whole-run share adds the init of each writing VU (payload pool, images) and the teardown\'s key recomputation.', '',
+  `| payload pool (1024 e1 payloads) / body images (\`prepare()\`), once per writing VU | ${ms(micro.pool_ms, 0)} / ${ms(micro.prepare_ms, 0)} |`,
+  `| reading one body image's text (1.2 MB) from a k6 SharedArray, per read (the once-per-process alternative to the line above; not used) | ${ms(micro.shared_ms, 0)} |`, '',
+  `Reading: micro-keys times with the wall clock, so on a loaded machine every line is inflated by waiting for a CPU; compare the lines with each other (and the CPU per batch above for absolute cost). An overwrite batch costs k6 the key draw plus the byte body plus the statement. The key draw is ${fmt(micro.keys_ms.med / micro.bytes_ms.med, 1)}× the byte body, and ${fmt(100 * micro.sfc32_ms.med / micro.keys_ms.med, 0)} % of it is the sfc32 arithmetic alone, which no exact draw can skip: the keys must stay those recorded runs were verified with (bench/README.md), so a cheaper generator is not an option. A load batch's keys alone (${fmt(micro.load_keys_ms.med, 2)} ms) cost about as much as its byte body (${fmt(micro.bytes_load_ms.med, 2)} ms). The whole-run share adds the init of each writing VU (payload pool, images) and the teardown's key recomputation.`, '',
 ];
 writeFileSync(path.join(root, 'bench', 'RESULTS.md'), lines.join('\n'));
 process.stdout.write(lines.join('\n'));

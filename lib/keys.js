@@ -68,11 +68,23 @@ export class OwnedKeys {
 // phases: fill(count, rng, keys, at) stores at keys[at …] exactly the keys
 // owned.at(pickDistinct(count, owned.size, makePicker(cfg, owned.size), rng)[i]) (the unit
 // tests compare them), with the same draws from rng, so recorded runs stay recomputable.
-// k6's JavaScript runtime has no JIT and a method call costs about 1 µs, so the hot loop
-// has none: sfc32 (lib/rand.js) is inlined for uniform keys, OwnedKeys.at is inlined, and
-// "taken" is an open-addressing table in an Int32Array (cleared with one native fill) instead
-// of a Set: 2.9 -> 1.2 ms per batch of 1000 (bench/micro-keys.js). Memory is bounded by the
-// batch size, not by the key space.
+// k6's JavaScript runtime has no JIT: every bytecode costs ~15 ns and a method call ~1 µs, so
+// the hot loop has no call and as few operations per key as exactness allows
+// (bench/micro-draw.js measures each step):
+//  - sfc32 (lib/rand.js) inlined for uniform keys, with the 2^32 wraps left out wherever the
+//    next use wraps anyway: b = c * 9 instead of (c + (c << 3)) >>> 0 and c without >>> 0
+//    (every later use of b and c is a bitwise operation or a sum that is wrapped, and the
+//    values stay far below 2^53), d counts up unwrapped; only t, the output word, is wrapped.
+//    The state is written back wrapped, so rng continues exactly as after the same u32() calls;
+//  - "taken" is a Uint8Array over the owned space holding the batch's generation number (1…255,
+//    cleared with one native fill every 255 batches): one load and one store per key. Owned
+//    spaces above MARK_MAX keys take an open-addressing Int32Array table of twice the batch
+//    size instead (memory bounded by the batch, not by the key space);
+//  - OwnedKeys.at inlined.
+// Measured in k6 (quiet machine, batch of 1000 among 2 M keys): Set + calls ~3 ms, hash table
+// 1.3 ms, this 0.85 ms, of which sfc32 alone is ~0.5 ms (bench/micro-draw.js).
+const MARK_MAX = 1 << 22; // 4 MiB of marks per picker at most
+
 export class BatchPicker {
   constructor(cfg, owned) {
     this.owned = owned;
@@ -81,12 +93,68 @@ export class BatchPicker {
     this.pick = makePicker(cfg, owned.size);
     this.tab = null;
     this.mask = 0;
+    this.marks = null; // Uint8Array(size), allocated on the first batch
+    this.gen = 0;
   }
 
   fill(count, rng, keys, at) {
     const size = this.size;
     if (count > size) throw new Error(`cannot pick ${count} distinct keys from ${size}`);
     if (count === 0) return keys;
+    return size <= MARK_MAX ? this.fillMarked(count, rng, keys, at) : this.fillHashed(count, rng, keys, at);
+  }
+
+  fillMarked(count, rng, keys, at) {
+    const size = this.size;
+    if (!this.marks) this.marks = new Uint8Array(size);
+    const marks = this.marks;
+    if (++this.gen === 256) { marks.fill(0); this.gen = 1; }
+    const g = this.gen;
+    const B = this.owned.batch;
+    const base = this.owned.v * B;
+    const V = this.owned.vus;
+    const uniform = this.uniform;
+    const pick = this.pick;
+    // (t * 2^-32 * size) >>> 0 is rng.int(size): t / 2^32 is exact, so both round the same
+    // product once; Math.floor of a double below 2^32 is >>> 0.
+    const scale = size / 4294967296;
+    let a = rng.a; let b = rng.b; let c = rng.c; let d = rng.d;
+    let t = 0; let r = 0; let m = 0; let tries = 0;
+    const end = at + count;
+    for (let i = at; i < end; i++) {
+      if (uniform) {
+        t = (a + b + d) >>> 0; d++; a = b ^ (b >>> 9); b = c * 9; c = ((c << 21) | (c >>> 11)) + t;
+        r = (t * scale) >>> 0;
+      } else {
+        rng.a = a; rng.b = b >>> 0; rng.c = c >>> 0; rng.d = d >>> 0;
+        r = pick(rng);
+        a = rng.a; b = rng.b; c = rng.c; d = rng.d;
+      }
+      if (marks[r] === g) {
+        // taken: up to 8 more draws, then the next free index (pickDistinct's rule)
+        for (tries = 0; tries < 8 && marks[r] === g; tries++) {
+          if (uniform) {
+            t = (a + b + d) >>> 0; d++; a = b ^ (b >>> 9); b = c * 9; c = ((c << 21) | (c >>> 11)) + t;
+            r = (t * scale) >>> 0;
+          } else {
+            rng.a = a; rng.b = b >>> 0; rng.c = c >>> 0; rng.d = d >>> 0;
+            r = pick(rng);
+            a = rng.a; b = rng.b; c = rng.c; d = rng.d;
+          }
+        }
+        while (marks[r] === g) r = (r + 1) % size;
+      }
+      marks[r] = g;
+      m = r % B;
+      keys[i] = base + V * (r - m) + m; // OwnedKeys.at(r)
+    }
+    rng.a = a; rng.b = b >>> 0; rng.c = c >>> 0; rng.d = d >>> 0;
+    return keys;
+  }
+
+  // Owned spaces above MARK_MAX: "taken" in an open-addressing table of twice the batch size.
+  fillHashed(count, rng, keys, at) {
+    const size = this.size;
     if (!this.tab || this.tab.length < 2 * count) {
       let cap = 16;
       while (cap < 2 * count) cap *= 2;
@@ -101,9 +169,6 @@ export class BatchPicker {
     const V = this.owned.vus;
     const uniform = this.uniform;
     const pick = this.pick;
-    // rng.u32() inlined (same state words, written back at the end). Sums of three uint32
-    // are exact in doubles, so one >>> 0 gives the same word as the nested ones in rand.js;
-    // (t / 2^32 * size) >>> 0 is rng.int(size) (Math.floor of the same double, < 2^32).
     let a = rng.a; let b = rng.b; let c = rng.c; let d = rng.d;
     for (let i = 0; i < count; i++) {
       let r; let h; let e; let tries = 0;

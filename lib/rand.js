@@ -22,15 +22,15 @@ export class Rng {
     for (let i = 0; i < 12; i++) this.u32();
   }
 
+  // (Plain property reads and no destructuring: in k6's interpreter a destructuring
+  // assignment costs more than the arithmetic; lib/keys.js BatchPicker inlines the same steps.)
   u32() {
-    let { a, b, c, d } = this;
-    const t = (((a + b) >>> 0) + d) >>> 0;
-    d = (d + 1) >>> 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) >>> 0;
-    c = ((c << 21) | (c >>> 11)) >>> 0;
-    c = (c + t) >>> 0;
-    this.a = a; this.b = b; this.c = c; this.d = d;
+    const b = this.b; const c = this.c; const d = this.d;
+    const t = (((this.a + b) >>> 0) + d) >>> 0;
+    this.d = (d + 1) >>> 0;
+    this.a = b ^ (b >>> 9);
+    this.b = (c + (c << 3)) >>> 0;
+    this.c = ((((c << 21) | (c >>> 11)) >>> 0) + t) >>> 0;
     return t;
   }
 

@@ -191,3 +191,22 @@ test('options frozen with other knobs (k6 archive, --vus) are recognised', () =>
 });
 
 // scripts/run's RUN_ID rule: test/unit/scripts-over-lib.test.mjs (scripts/common.sh keeps lib's pattern).
+
+test('editDistance with a bound agrees with the full distance wherever the bound matters', async () => {
+  // suspectKnob asks editDistance(name, knob, limit) (early exit: every init context of a run
+  // checks the whole shell environment against every knob); its answer must be the same.
+  const { editDistance } = await import('../../lib/config.js');
+  const words = ['', 'a', 'ab', 'ba', 'abc', 'DOCS', 'DCOS', 'SEED', 'SEDE', 'PG_URL', 'PGURL', 'BATCH_SIZE', 'BATCHSIZE', 'BACTH_SIZE', 'KEY_DIST', 'KYE_DIST', 'RAVEN_URL', 'RAVN_URL', 'ARANGO_PASSWORD', 'TIMEOUT', 'TIME_OUT'];
+  assert.equal(editDistance('BATCH_SIZE', 'BACTH_SIZE'), 1, 'a swap of neighbours is one edit');
+  assert.equal(editDistance('DOCS', 'SEED'), 4);
+  for (const a of words) {
+    for (const b of words) {
+      const full = editDistance(a, b);
+      for (const max of [0, 1, 2, 3]) {
+        const bounded = editDistance(a, b, max);
+        if (full <= max) assert.equal(bounded, full, `${a}/${b} max ${max}`);
+        else assert.ok(bounded > max, `${a}/${b} max ${max}: ${bounded}`);
+      }
+    }
+  }
+});

@@ -94,7 +94,8 @@ test('BatchPicker (the fast path of overwrite/mixed batches) draws exactly the k
   ];
   // [docs, batch, vus, count]: ordinary batches, a partial last load batch, and a batch as
   // large as the VU's key space (every retry fails; linear probing fills the rest).
-  for (const [docs, batch, vus, count] of [[20000, 1000, 2, 1000], [10007, 1000, 3, 700], [3000, 1000, 3, 1000], [2500, 100, 1, 2500]]) {
+  // The last two: owned spaces above MARK_MAX (4 Mi keys) take the hashed path.
+  for (const [docs, batch, vus, count] of [[20000, 1000, 2, 1000], [10007, 1000, 3, 700], [3000, 1000, 3, 1000], [2500, 100, 1, 2500], [10000000, 1000, 2, 1000], [4194305, 1, 1, 300]]) {
     for (const cfg of dists) {
       for (let v = 0; v < vus; v++) {
         const owned = new OwnedKeys(docs, batch, vus, v);
@@ -116,6 +117,23 @@ test('BatchPicker (the fast path of overwrite/mixed batches) draws exactly the k
   assert.throws(() => new BatchPicker({ KEY_DIST: 'uniform' }, new OwnedKeys(10, 10, 1, 0)).fill(11, new Rng(1), [], 0));
 });
 
+test('BatchPicker keeps drawing the same keys across the wrap of its taken-marks generation (255 batches)', () => {
+  // One picker serves a VU's whole phase: its marks carry a generation number that restarts
+  // every 255 batches. Large batches right after a restart, with small ones between, so marks
+  // left from 255 batches before would be seen as taken if the restart did not clear them.
+  for (const cfg of [{ KEY_DIST: 'uniform' }, { KEY_DIST: 'zipfian', ZIPF_THETA: 0.99 }]) {
+    const owned = new OwnedKeys(3000, 100, 2, 1);
+    const picker = new BatchPicker(cfg, owned);
+    const pick = makePicker(cfg, owned.size);
+    for (let j = 0; j < 600; j++) {
+      const n = j % 255 === 0 ? 500 : 1;
+      const want = pickDistinct(n, owned.size, pick, new Rng(9, 'mixed', j)).map((r) => owned.at(r));
+      const got = picker.fill(n, new Rng(9, 'mixed', j), new Array(n), 0);
+      assert.deepEqual(got, want, `${cfg.KEY_DIST} batch ${j}`);
+    }
+  }
+});
+
 test('scatter without BigInt equals the BigInt formula', async () => {
   const { scatter, scatterBigInt } = await import('../../lib/keys.js');
   const rng = new Rng(9);
@@ -125,4 +143,14 @@ test('scatter without BigInt equals the BigInt formula', async () => {
       assert.equal(scatter(rank, n), scatterBigInt(rank, n), `${rank} mod ${n}`);
     }
   }
+});
+
+test('the generator and an overwrite batch stay those of recorded runs (same SEED, same keys)', () => {
+  // Values from the implementation before the k6 speed-ups of lib/rand.js and BatchPicker:
+  // the read-back of a recorded run recomputes its keys, so these must never change.
+  const rng = new Rng(1, 'overwrite', 17);
+  assert.deepEqual(Array.from({ length: 6 }, () => rng.u32()), [1346292886, 440760375, 1399653517, 2355614251, 2588669250, 4263189664]);
+  const keys = new BatchPicker({ KEY_DIST: 'uniform' }, new OwnedKeys(2000000, 1000, 2, 1)).fill(1000, new Rng(1, 'overwrite', 17), new Array(1000), 0);
+  assert.deepEqual(keys.slice(0, 5), [627458, 205622, 651882, 1097459, 1205721]);
+  assert.equal(keys.reduce((s, x) => s + x, 0), 981849726);
 });
