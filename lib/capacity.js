@@ -25,7 +25,7 @@ export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, c
     docs_failed: ph.docs_failed ?? null,
     failed_by_reason: ph.failed_by_reason || {},
     dropped_iterations: summary.dropped_iterations ?? null,
-    verified: Boolean(v.ran && v.count_ok && v.readback_ok && failedVerification.length === 0),
+    verified: Boolean(v.ran && v.ok && failedVerification.length === 0),
     client_cpu_cores: clientCpuCores,
     cores,
   };

@@ -20,7 +20,7 @@ export function renderHtml(json) {
   const cfg = json.config || {};
   const phases = json.phases || [];
   const failed = (json.thresholds || []).filter((t) => !t.ok);
-  const verdict = json.passed && (!json.verification.ran || (json.verification.count_ok && json.verification.readback_ok));
+  const verdict = json.passed && (!json.verification.ran || json.verification.ok);
 
   const rows = phases.map((p) => `<tr data-phase="${esc(p.phase)}"><th scope="row">${esc(p.phase)}</th><td>${esc(ops[p.phase] || '')}</td>` +
     `<td>${p.batches}</td><td>${p.docs_ok}</td><td class="${p.docs_failed ? 'bad' : ''}">${p.docs_failed}</td><td>${fmt(p.docs_per_s, 0)}</td><td>${fmt(p.mb_per_s, 2)}</td>` +
@@ -32,7 +32,7 @@ export function renderHtml(json) {
   const v = json.verification || { ran: false };
   const verification = v.ran
     ? `<p class="${v.count_ok ? 'ok' : 'bad'}">documents: expected ${v.expected}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged new documents: ${v.acknowledged_new})</p>
-<p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing${v.readback_excused ? `, ${v.readback_excused} excused (later batches to them failed)` : ''}${v.readback_unacknowledged ? `, ${v.readback_unacknowledged} hold a version reported failed` : ''} — ${v.readback_ok ? 'OK' : v.readback_ok === false ? 'FAILED' : v.readback_by_instances ? 'done by the instances' : 'not judged: the plan did not finish'}</p>`
+${v.readback_none ? '<p class="ok">read-back: not part of this run</p>' : `<p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing${v.readback_excused ? `, ${v.readback_excused} excused (later batches to them failed)` : ''}${v.readback_unacknowledged ? `, ${v.readback_unacknowledged} hold a version reported failed` : ''} — ${v.readback_ok ? 'OK' : v.readback_ok === false ? 'FAILED' : v.readback_by_instances ? 'done by the instances' : 'not judged: the plan did not finish'}</p>`}`
     : `<p class="bad">verification did not run: ${esc(v.why || 'setup or teardown did not finish')}</p>`;
   const thresholds = (json.thresholds || []).map((t) => `<tr class="${t.ok ? 'ok' : 'bad'}"><td>${esc(t.metric)}</td><td>${esc(t.threshold)}</td><td>${fmt(t.observed, 3)}</td><td>${t.ok ? 'passed' : 'FAILED'}</td></tr>`).join('\n');
 

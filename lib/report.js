@@ -128,6 +128,8 @@ export function buildReport(data, meta) {
   const single = !meta.cfg || !meta.cfg.DISTRIBUTED || meta.cfg.DISTRIBUTED === '0';
   const planned = single && described.plannedBatches !== undefined ? described.plannedBatches : null;
   const partial = planned !== null && phases.reduce((s, p) => s + p.batches, 0) < planned;
+  // No read-back planned (nothing overwritten, READBACK=0, a workload that has none): said, never "OK".
+  const noReadback = described.readback === null;
   const byInstances = Boolean(meta.cfg && meta.cfg.DISTRIBUTED === 'verify' && described.plannedBatches !== undefined && described.plannedBatches !== null);
   // Held against what the database acknowledged (not against a planned count, see below).
   const fromAcknowledged = planned !== null || g(M.verifyExpected) === null;
@@ -161,13 +163,17 @@ export function buildReport(data, meta) {
     readback_excused: c(M.readbackExcused),
     readback_unacknowledged: c(M.readbackUnacknowledged),
     readback_undetermined: c(M.readbackUndetermined),
-    readback_ok: c(M.readbackStale) > 0 ? false : partial || byInstances ? null : true,
+    readback_ok: c(M.readbackStale) > 0 ? false : partial || byInstances || noReadback ? null : true,
+    readback_none: noReadback || undefined,
     // DISTRIBUTED=verify: the instances' VUs read their keys back (merge-results adds them up).
     readback_by_instances: byInstances || undefined,
     readback_skipped: partial,
     // (undefined: not in summary.json, which JSON.stringify writes)
     acknowledged_deletes: deletes === null ? undefined : deletes,
   };
+  // The verification's own verdict (the one home of the rule; passed adds the thresholds): the
+  // plan finished, the count held, and the read-back held or was not part of the run.
+  if (verification.ran) verification.ok = !partial && verification.count_ok && (verification.readback_ok === true || byInstances || noReadback);
   const dropped = data.metrics.dropped_iterations ? data.metrics.dropped_iterations.values.count : 0;
   const thresholds = thresholdResults(data);
   const failedThresholds = thresholds.filter((t) => !t.ok);
@@ -188,7 +194,7 @@ export function buildReport(data, meta) {
     verification,
     thresholds,
     // A run passes only when it started, met every threshold and verified what it wrote.
-    passed: Boolean(runId) && failedThresholds.length === 0 && verification.ran && !verification.partial && verification.count_ok && (verification.readback_ok === true || byInstances),
+    passed: Boolean(runId) && failedThresholds.length === 0 && verification.ran && verification.ok,
   };
 
   const lines = [];
@@ -225,7 +231,8 @@ export function buildReport(data, meta) {
       (planned !== null ? ` (acknowledged new documents; lost ${verification.lost}, unexpected ${verification.unexpected}` +
         `${shortOfPlan ? `; the plan writes ${verification.expected_by_plan}, the failed documents above are the difference` : ''})`
         : deletes !== null ? ` (acknowledged: ${verification.acknowledged_new} new documents, ${deletes} deletes)` : ` (acknowledged new documents: ${verification.acknowledged_new})`));
-    lines.push(byInstances ? 'read-back: done by the instances\' VUs after their last batches (scripts/merge-results.mjs adds them up)'
+    if (noReadback) lines.push(`read-back: not part of this run${meta.cfg && meta.cfg.READBACK === 0 ? ' (READBACK=0)' : ''}`);
+    else lines.push(byInstances ? 'read-back: done by the instances\' VUs after their last batches (scripts/merge-results.mjs adds them up)'
       : `read-back: ${verification.readback_checked} overwritten keys checked, ${verification.readback_stale_or_missing} stale or missing${readbackNotes(verification)} — ${verification.readback_ok ? 'OK' : 'FAILED'}`);
   } else {
     lines.push(`verification: did not run: ${verification.why}`);
@@ -254,7 +261,7 @@ export function buildReport(data, meta) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: document count', failure: verification.count_ok ? null : `acknowledged new ${verification.acknowledged_new}, found ${verification.found}` });
   } else if (verification.ran) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: document count', failure: verification.count_ok ? null : `expected ${verification.expected}, found ${verification.found}` });
-    if (!byInstances) cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: read-back of overwritten keys', failure: verification.readback_ok ? null : `${verification.readback_stale_or_missing} of ${verification.readback_checked} stale or missing` });
+    if (!byInstances && !noReadback) cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: read-back of overwritten keys', failure: verification.readback_ok ? null : `${verification.readback_stale_or_missing} of ${verification.readback_checked} stale or missing` });
   }
   const failures = cases.filter((c) => c.failure).length;
   const junit = [

@@ -73,7 +73,8 @@ export function buildComparison(runs) {
     const srv = r.summary.server ? (r.summary.server.serverVersion || r.summary.server.version) : 'setup did not finish';
     const verdict = r.summary.passed ? 'thresholds passed' : 'thresholds FAILED';
     const v = r.summary.verification || {};
-    const verified = v.ran ? (v.count_ok && v.readback_ok ? 'verified' : 'verification FAILED') : 'not verified';
+    // (v.ok: summary.json's verdict; results written before it existed carry only the parts)
+    const verified = v.ran ? ((v.ok ?? (v.count_ok && v.readback_ok)) ? 'verified' : 'verification FAILED') : 'not verified';
     lines.push(`${r.letter}: ${title(r)} · ${r.summary.target} · ${srv} · run ${r.summary.run_id} · ${verdict} · ${verified} · ${r.source}`);
   }
   if (runs.some((r) => r.testEndpoint)) {

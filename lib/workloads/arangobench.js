@@ -125,6 +125,7 @@ export function describe(cfg, p) {
       : `workload: ${p.V} VUs · case ${p.name} · complexity ${cfg.COMPLEXITY} · ${p.R} operations in cycles of ${p.L} (${p.seq.join(', ')})`,
     plan: { vus: p.V, case: p.name, requests: p.R, cycle: p.seq, cycles: p.cycles, collections: p.collections, expected_docs: p.expectedDocs },
     plannedBatches: null,
+    readback: null, // single-document operations: nothing to read back
     acknowledgedDeletes: p.lm ? (data) => (data.metrics[`${M.docsOk}{op:delete}`] ? data.metrics[`${M.docsOk}{op:delete}`].values.count : 0) : undefined,
   };
 }

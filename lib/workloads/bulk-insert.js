@@ -47,6 +47,7 @@ export function describe(cfg, p) {
     line: `workload: ${describeModel(p.lm)} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`,
     plan: { model: p.open ? 'open' : 'closed', stages: p.stages, vus: p.V, max_vus: p.maxVUs, batch_size: p.B, expected_docs: null },
     plannedBatches: null,
+    readback: null, // nothing is overwritten
   };
 }
 

@@ -104,6 +104,9 @@ export function describe(cfg, p) {
     line: p.lm ? ramp.describeLine(cfg, p) : `workload: ${p.V} VUs · batches of ${p.B} · ${cfg.DOC_SHAPE} documents · keys ${cfg.KEY_DIST} · seed ${cfg.SEED}`,
     plan: { vus: p.V, batch_size: p.B, load_batches: p.L, overwrite_batches: p.O, mixed_batches: p.M, new_keys_per_mixed_batch: p.newPer, expected_docs: p.expectedDocs },
     plannedBatches: p.L + p.O + p.M,
+    // What the read-back covers (lib/report.js): null when nothing is overwritten or READBACK=0.
+    readback: p.lm ? (p.preload ? 'every pre-loaded key (teardown)' : null)
+      : p.O + p.M > 0 && cfg.READBACK > 0 ? `up to ${cfg.READBACK} overwritten keys (each VU its own, after its last batch)` : null,
   };
 }
 
