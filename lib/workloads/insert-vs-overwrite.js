@@ -160,7 +160,7 @@ export function iteration(target, cfg, p, state) {
   }
   // A target asks for the abort (auth refused, table gone) only once the batch is counted.
   if (res.abort) exec.test.abort(res.abort);
-  if (iter === nl + no + nm - 1 && p.O + p.M > 0 && cfg.READBACK > 0) readBackOwn(target, cfg, p, v, state);
+  if (iter === nl + no + nm - 1 && p.O + p.M > 0 && cfg.READBACK > 0) readBack(target, cfg, p, v, state);
 }
 
 
@@ -184,20 +184,20 @@ function created(absent, keys, fresh, res) {
   return n;
 }
 
-// After its last batch, a VU reads back a sample of the keys it overwrote and judges each
+// After its last batch, VU v reads back a sample of the keys it overwrote and judges each
 // against its last ACKNOWLEDGED writer (lib/readback.js): only VU v = j % V writes the keys of
 // batch j, in increasing j, overwrite before mixed, so the writers of a key are known exactly
 // from the plan, and only this VU knows which of them failed (its ledger). Accepting any
 // earlier writer would hide a lost write (what the PostgreSQL restart test caught); counting a
 // failed later batch as a writer would report damage that did not happen.
-function readBackOwn(target, cfg, p, v, state) {
+export function readBack(target, cfg, p, v, state) {
   const mine = [];
   for (let j = v; j < p.O; j += p.V) mine.push(['overwrite', j]);
   for (let j = v; j < p.M; j += p.V) mine.push(['mixed', j]);
   const total = mine.length * p.B;
   // READBACK keys in all, split among the VUs like their batches.
   const want = Math.min(total, vuBatchCount(Math.min(cfg.READBACK, (p.O + p.M) * p.B), p.V, v));
-  if (want === 0) return;
+  if (want === 0) return null;
   const pickers = state.pickers || (state.pickers = {});
   const ledger = state.ledger || new Map();
   const ops = opsFor(cfg);
@@ -253,7 +253,7 @@ function readBackOwn(target, cfg, p, v, state) {
     // Did not run is not OK: the run fails (exit 108) and teardown still deals with the objects.
     verifyError.add(1);
     exec.test.abort(`verification did not run to its end: ${String(e).split('\n')[0].replace(/^(Error: )+/, '')}`);
-    return;
+    return null;
   }
   const counts = { ok: 0, excused: 0, unacknowledged: 0, undetermined: 0, missing: 0, stale: 0 };
   let shown = 0;
@@ -272,11 +272,12 @@ function readBackOwn(target, cfg, p, v, state) {
   readbackExcused.add(counts.excused);
   readbackUnacknowledged.add(counts.unacknowledged);
   readbackUndetermined.add(counts.undetermined);
+  return Object.assign(counts, { checked: keys.length });
 }
 
 // After the run: the database must hold exactly the planned documents (the summary holds the
 // count against the acknowledged ones). The read-back of overwritten keys was done by the VUs
-// (readBackOwn above).
+// (readBack above).
 export function verify(target, cfg, p) {
   if (p.lm) return ramp.verify(target, cfg, p);
   const found = target.count();
