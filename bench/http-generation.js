@@ -32,7 +32,7 @@
 import http from 'k6/http';
 import { loadConfig } from '../lib/config.js';
 import { createDocs } from '../lib/docs.js';
-import { loadBatchKeys, markConsecutive } from '../lib/keys.js';
+import { keyRange, loadBatchKeys } from '../lib/keys.js';
 import { batchKeys } from '../lib/workloads/insert-vs-overwrite.js';
 import { createTarget as arangoTarget } from '../lib/targets/arangodb.js';
 import { createTarget as ravenTarget } from '../lib/targets/ravendb.js';
@@ -74,7 +74,6 @@ if (mode === 'ceiling') {
 }
 
 // The adapters build their body images in createTarget() (init context), as in a scenario.
-const ids = markConsecutive(new Array(B)); // lib/workloads/bulk-insert.js: state.nums
 
 export const options = {
   scenarios: { bench: { executor: 'constant-vus', vus: 1, duration: `${seconds}s`, gracefulStop: '10s' } },
@@ -97,9 +96,7 @@ export default function () {
     return;
   } else if (mode === 'ravendb') body = raven.batchBody('insert', loadBatchKeys(j, cfg.DOCS, B), 'l');
   else if (mode === 'ravendb-bulk') {
-    const first = j * B; // bulk-insert.js: iterationInTest * B
-    for (let i = 0; i < B; i++) ids[i] = first + i;
-    body = raven.batchBody('bulk', ids, 'b');
+    body = raven.batchBody('bulk', keyRange(j * B, B), 'b'); // lib/workloads/bulk-insert.js
   } else if (mode === 'arangodb-random') body = arango.batchBody(drawn[j % 64], `o${j}`);
   else if (mode === 'ravendb-random') body = raven.batchBody('upsert', drawn[j % 64], `o${j}`);
   else if (mode === 'arangodb-string') body = arangoDocs.batch(drawn[j % 64], `o${j}`);

@@ -9,7 +9,7 @@
 //   bytes-load docs.body() of a load batch (consecutive keys: rangeBody)
 //   sfc32     the sfc32 words of those draws alone, inlined as BatchPicker does (no
 //             distinctness, no owned-key mapping): the floor of any draw of exactly these keys
-//   load-keys loadBatchKeys() of a load batch (materialising BATCH_SIZE consecutive keys)
+//   load-keys loadBatchKeys() of a load batch (a key range: no array of BATCH_SIZE keys)
 //   loop      an empty JavaScript loop of BATCH_SIZE iterations with one array store: the
 //             interpreter's per-iteration floor, to read the others against
 //   verify    the read-back's key recomputation, all VUs' (readBack(), each VU's after its last

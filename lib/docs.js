@@ -13,7 +13,7 @@
 //                share a shape (arangob's random-shapes); values true, null or a string.
 //  user          a person record (names, email, phone, dates, address) for E4.
 import { Rng } from './rand.js';
-import { isConsecutive, keyName } from './keys.js';
+import { isConsecutive, keyArray, keyName, rangeStart } from './keys.js';
 
 export const INDEX_FIELDS = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8'];
 
@@ -131,7 +131,8 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
 
   // One JSON array of the documents for key numbers nums, one string per document: the
   // reference that batch() must equal (tests compare them), and the bench's naive baseline.
-  function batchJoin(nums, stamp) {
+  function batchJoin(keys, stamp) {
+    const nums = keyArray(keys);
     const parts = new Array(nums.length);
     for (let i = 0; i < nums.length; i++) parts[i] = doc(nums[i], stamp);
     return `[${parts.join(',')}]`;
@@ -142,7 +143,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // field have no key slot: both keep the per-document path.
   let slotBatchFn = null;
   const batch = pooled && keyField
-    ? (nums, stamp) => (slotBatchFn || (slotBatchFn = slotBatch(`{"${keyField}":"`, '","w":"', getPool().map((f) => `"${extra}${f}`))))(nums, stamp)
+    ? (nums, stamp) => (slotBatchFn || (slotBatchFn = slotBatch(`{"${keyField}":"`, '","w":"', getPool().map((f) => `"${extra}${f}`))))(keyArray(nums), stamp)
     : batchJoin;
 
   // RavenDB-style commands, one per document: open + keyName(n) + mid + doc(n, stamp) + close,
@@ -161,7 +162,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
         };
       commandBuilders.set(id, build);
     }
-    return build(nums, stamp);
+    return build(keyArray(nums), stamp);
   }
 
   // Byte bodies for a run of consecutive keys (load phases, bulk inserts): see rangeBuilder.
@@ -203,7 +204,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   }
   function keysBody(nums, stamp, envelope = null, lead = '', trail = '') {
     const kb = keysBuilderFor(envelope, lead, trail);
-    return kb ? kb.build(nums, stamp) : null;
+    return kb ? kb.build(keyArray(nums), stamp) : null;
   }
 
   // The body of a write: an ArrayBuffer when a fast path takes the keys (a run marked
@@ -217,7 +218,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     const open = `${lead}${wrap ? wrap.open : ''}`;
     const close = wrap ? wrap.close : '';
     if (isConsecutive(nums)) {
-      const out = rangeBytes(nums[0], nums.length, stamp, envelope, open, close);
+      const out = rangeBytes(rangeStart(nums), nums.length, stamp, envelope, open, close);
       if (out !== null) return out;
     }
     const out = keysBody(nums, stamp, envelope, open, close);

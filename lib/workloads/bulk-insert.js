@@ -10,7 +10,7 @@
 // run's own counters: the summary (text, JSON, JUnit) compares the two.
 import exec from 'k6/execution';
 import { recordBatch, verifyFound, readbackChecked, readbackStale } from '../metrics.js';
-import { markConsecutive } from '../keys.js';
+import { keyRange } from '../keys.js';
 import { describeModel, loadModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
 import { rampKeysExhausted } from '../metrics.js';
 import { M } from '../metric-names.js';
@@ -56,9 +56,7 @@ export function extraThresholds(cfg, p, reasons) {
 }
 
 export function iteration(target, cfg, p, state) {
-  if (!state.nums) {
-    // Every batch is one ascending run of ids (the adapter then uses docs.rangeBody()).
-    state.nums = markConsecutive(new Array(p.B));
+  if (!state.tags) {
     state.tags = p.stages.map((_, s) => ({ phase: 'bulk', op: 'bulk', target: target.name, stage: String(s + 1) }));
   }
   // The batch number is unique across VUs and stages, so the ids of all batches are disjoint.
@@ -66,10 +64,8 @@ export function iteration(target, cfg, p, state) {
   const { s, n } = rampPosition(p.lm, exec, startedAt);
   const tags = state.tags[s];
   if (n < 0) { rampKeysExhausted.add(1, tags); return; }
-  const first = n * p.B;
-  const nums = state.nums;
-  for (let i = 0; i < p.B; i++) nums[i] = first + i;
-  const res = target.write('bulk', nums, STAMP, tags);
+  // Every batch is one ascending run of ids, a key range (the adapter uses docs.rangeBody()).
+  const res = target.write('bulk', keyRange(n * p.B, p.B), STAMP, tags);
   recordBatch(tags, res, res.n, startedAt);
   // A target asks for the abort (database gone) only once the batch is counted.
   if (res.abort) exec.test.abort(res.abort);

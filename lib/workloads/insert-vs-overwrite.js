@@ -8,7 +8,7 @@
 // target adapter does the writing.
 import exec from 'k6/execution';
 import { fail } from '../config.js';
-import { BatchPicker, OwnedKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
+import { BatchPicker, OwnedKeys, keyArray, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
 import { recordBatch, verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined } from '../metrics.js';
@@ -167,7 +167,8 @@ export function iteration(target, cfg, p, state) {
 // The keys of a failed load batch that are not there: all of them when the batch failed
 // whole, the named ones otherwise (a partial failure that names no document adds none, so the
 // count may then show the document a later upsert creates as unexpected, never as lost).
-function noteAbsent(absent, keys, res) {
+function noteAbsent(absent, batch, res) {
+  const keys = keyArray(batch); // a load batch is a key range (lib/keys.js)
   if (res.failed >= res.n) for (const k of keys) absent.add(k);
   else if (res.failedIndexes) for (const i of res.failedIndexes) absent.add(keys[i]);
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchPicker, OwnedKeys, Zipfian, loadBatchCount, loadBatchKeys, makePicker, pickDistinct, vuBatchCount } from '../../lib/keys.js';
+import { BatchPicker, OwnedKeys, Zipfian, keyArray, keyRange, loadBatchCount, loadBatchKeys, makePicker, pickDistinct, vuBatchCount } from '../../lib/keys.js';
 import { Rng } from '../../lib/rand.js';
 
 test('load batches of all VUs cover [0, DOCS) exactly once', () => {
@@ -11,7 +11,7 @@ test('load batches of all VUs cover [0, DOCS) exactly once', () => {
     for (let v = 0; v < vus; v++) {
       const n = vuBatchCount(L, vus, v);
       batches += n;
-      for (let i = 0; i < n; i++) for (const k of loadBatchKeys(v + vus * i, docs, batch)) seen[k]++;
+      for (let i = 0; i < n; i++) for (const k of keyArray(loadBatchKeys(v + vus * i, docs, batch))) seen[k]++;
     }
     assert.equal(batches, L);
     assert.ok(seen.every((c) => c === 1), `gap or overlap for ${docs}/${batch}/${vus}`);
@@ -23,7 +23,7 @@ test('the keys a VU owns are exactly the keys it loaded', () => {
   const L = loadBatchCount(docs, batch);
   for (let v = 0; v < vus; v++) {
     const loaded = [];
-    for (let i = 0; i < vuBatchCount(L, vus, v); i++) loaded.push(...loadBatchKeys(v + vus * i, docs, batch));
+    for (let i = 0; i < vuBatchCount(L, vus, v); i++) loaded.push(...keyArray(loadBatchKeys(v + vus * i, docs, batch)));
     const owned = new OwnedKeys(docs, batch, vus, v);
     assert.equal(owned.size, loaded.length);
     for (let r = 0; r < owned.size; r++) assert.equal(owned.at(r), loaded[r]);
@@ -75,13 +75,17 @@ test('zipfian concentrates on few keys, hotspot sends the configured share to ho
   assert.ok(hot > 0.78 && hot < 0.86, `hot share ${hot}`);
 });
 
-test('load batches are marked as one ascending run of keys (the adapters then use rangeBody)', async () => {
-  const { loadBatchKeys, isConsecutive, markConsecutive } = await import('../../lib/keys.js');
-  for (const [j, docs, b] of [[0, 1000, 250], [3, 1000, 250], [7, 7500, 1000], [2, 2100, 1000]]) {
+test('load batches are key ranges, one ascending run of keys (the adapters then use rangeBody)', async () => {
+  const { isConsecutive, markConsecutive, rangeStart } = await import('../../lib/keys.js');
+  for (const [j, docs, b, start, n] of [[0, 1000, 250, 0, 250], [3, 1000, 250, 750, 250], [7, 7500, 1000, 7000, 500], [2, 2100, 1000, 2000, 100]]) {
     const keys = loadBatchKeys(j, docs, b);
     assert.ok(isConsecutive(keys));
-    for (let i = 1; i < keys.length; i++) assert.equal(keys[i], keys[0] + i);
+    assert.deepEqual([rangeStart(keys), keys.length], [start, n]);
+    assert.deepEqual(keyArray(keys), Array.from({ length: n }, (_, i) => start + i), 'listed when needed');
   }
+  const arr = [4, 9, 2];
+  assert.equal(keyArray(arr), arr, 'an array is used as it is');
+  assert.deepEqual(keyArray(keyRange(10, 3)), [10, 11, 12]);
   assert.equal(isConsecutive([5, 6, 7]), false, 'an unmarked array is never taken for a run');
   assert.equal(isConsecutive(markConsecutive([])), false, 'an empty batch has no run');
 });
