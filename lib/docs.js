@@ -207,8 +207,8 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     return kb ? kb.build(keyArray(nums), stamp) : null;
   }
 
-  // The body of a write: an ArrayBuffer when a fast path takes the keys (a run marked
-  // consecutive: rangeBody; any other list: keysBody), else the string of batch()/commands().
+  // The body of a write: an ArrayBuffer when a fast path takes the keys (a key range,
+  // lib/keys.js keyRange: rangeBody; any other list: keysBody), else the string of batch()/commands().
   //   envelope: RavenDB command wrapper of each document;
   //   wrap {open, close}: text around the array, in byte and string bodies alike;
   //   lead: bytes in front of a byte body only (PostgreSQL's jsonb binary version byte).

@@ -52,14 +52,8 @@ export function keyArray(keys) {
   return out;
 }
 
-// Marks keys as nums[0], nums[0]+1, … (ascending, no gaps) for the adapters' fast path
-// (isConsecutive). Only the code that built the array may mark it: nothing checks the claim
-// on the timed path. An array that is later changed must not keep the mark.
-export function markConsecutive(keys) {
-  keys.consecutive = true;
-  return keys;
-}
-
+// A key range (keyRange) is one ascending run without gaps: the adapters' fast path
+// (docs.rangeBody). Arrays never are, whatever they hold.
 export function isConsecutive(keys) {
   return keys.consecutive === true && keys.length > 0;
 }

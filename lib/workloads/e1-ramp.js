@@ -107,7 +107,7 @@ export function iteration(target, cfg, p, state, ops) {
     for (let i = 0; i < p.B; i++) keys[i] = keyAt(p.walk, n * p.B + i);
     fresh = 0;
   } else {
-    // Not marked consecutive: the adapters' byte-image path for consecutive keys builds its
+    // An array, not a key range: the adapters' byte-image path for consecutive keys builds its
     // images on a VU's first batch (seconds on a busy machine), and an open-model step that
     // brings in a fresh VU would drop iterations meanwhile; the string path costs the same
     // on every batch.
