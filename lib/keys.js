@@ -82,7 +82,7 @@ export class OwnedKeys {
 // tests compare them), with the same draws from rng, so recorded runs stay recomputable.
 // k6's JavaScript runtime has no JIT: every bytecode costs ~15 ns and a method call ~1 µs, so
 // the hot loop has no call and as few operations per key as exactness allows
-// (bench/micro-draw.js measures each step):
+// (bench/micro-keys.js measures the draw and its sfc32 floor):
 //  - sfc32 (lib/rand.js) inlined for uniform keys, with the 2^32 wraps left out wherever the
 //    next use wraps anyway: b = c * 9 instead of (c + (c << 3)) >>> 0 and c without >>> 0
 //    (every later use of b and c is a bitwise operation or a sum that is wrapped, and the
@@ -94,7 +94,7 @@ export class OwnedKeys {
 //    size instead (memory bounded by the batch, not by the key space);
 //  - OwnedKeys.at inlined.
 // Measured in k6 (quiet machine, batch of 1000 among 2 M keys): Set + calls ~3 ms, hash table
-// 1.3 ms, this 0.85 ms, of which sfc32 alone is ~0.5 ms (bench/micro-draw.js).
+// 1.3 ms, this 0.85 ms, of which sfc32 alone is ~0.5 ms (bench/micro-keys.js).
 const MARK_MAX = 1 << 22; // 4 MiB of marks per picker at most
 
 export class BatchPicker {

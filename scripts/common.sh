@@ -22,7 +22,7 @@ wp_run_env() {
   done < <(wp_env_lines "$@")
 }
 
-# RUN_ID: the same rule as lib/config.js KNOBS.RUN_ID (test/unit/common-sh.test.mjs keeps the
+# RUN_ID: the same rule as lib/config.js KNOBS.RUN_ID (test/unit/scripts-over-lib.test.mjs keeps the
 # two in step), and the same generated form as lib/config.js newRunId(): UTC clock + 4 hex.
 WP_RUN_ID_RE='^[a-z0-9][a-z0-9_]{0,31}$'
 wp_new_run_id() {

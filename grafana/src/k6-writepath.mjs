@@ -7,7 +7,7 @@
 // SDK's dashboard, panel, field config and option types, and every enumerated setting comes from
 // the SDK's enums, so a misspelt key or value does not type-check. What the types leave open
 // (panel type strings, transformation ids, InfluxQL aliases, variables) is checked by
-// test/helpers/grafana-validate.mjs.
+// grafana/validate.mjs.
 // Every latency figure is a percentile of the raw batch times in a window (percentile("value", N)
 // GROUP BY time): averaging per-interval percentiles lies (grafana#6053), so no panel and no
 // legend does it (latency legends show max and last, never mean).
