@@ -4,7 +4,7 @@
 import { fail, loadConfig, newRunId, planSignature, publicConfig } from './config.js';
 import { frozenOptionsDiffer } from './guards.js';
 import { k6Thresholds, parseThresholds } from './thresholds.js';
-import { buildReport } from './report.js';
+import { buildReport, countBasis } from './report.js';
 import { refusal } from './capabilities.js';
 import { renderHtml } from './report-html.js';
 import { planRemaining, verifyError, verifyUnaccounted } from './metrics.js';
@@ -80,11 +80,8 @@ export function experiment(workload, createTarget, env, { target, required = [],
   // The batches a single-process run plans (null: not a count of batches, lib/report.js); a
   // planned run that stopped early (Ctrl-C, MAX_DURATION) fails writepath_plan_remaining.
   const plannedBatches = distributed === '0' ? workload.describe(cfg, plan).plannedBatches : null;
-  // The document count is held against what the database acknowledged (failed batches wrote
-  // nothing the run claims) when the batches are planned or the count is not (bulk-insert);
-  // against the plan otherwise (arangobench's operations; a distributed verify step, whose
-  // instances' acknowledgements scripts/merge-results.mjs adds up). lib/report.js judges alike.
-  const countBy = distributed === '0' && (plan.expectedDocs === null || plannedBatches) ? 'acknowledged' : 'plan';
+  // Against what the database acknowledged, or against the plan (lib/report.js countBasis).
+  const countBy = countBasis(distributed, plannedBatches, plan.expectedDocs !== null);
   const thresholdsFrom = distributed === '1' ? { ...parsed, verify: false } : distributed === 'verify' ? { phases: {}, verify: parsed.verify } : parsed;
 
   const options = {
@@ -164,7 +161,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
       exec.test.abort(`verification did not run to its end: ${error}`);
       return;
     }
-    // expected null: the count is compared with the acknowledged documents in the summary.
+    // Held against the acknowledged documents: writepath_verify_unaccounted (+ per batch) - found.
     if (countBy === 'acknowledged') verifyUnaccounted.add(-v.found);
     if (v.expected === null) console.log(`k6-writepath: teardown found ${v.found} documents (the summary compares them with the acknowledged ones)`);
     else if (!v.readback) console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); ${distributed === 'verify' ? 'the instances\' VUs read back their overwritten keys after their last batch (merge-results adds them up)' : 'the VUs read back their overwritten keys after their last batch (the summary below judges both)'}`);
