@@ -64,5 +64,3 @@ export function judge(writers, found) {
   if (found === undefined) return 'missing';
   return 'stale';
 }
-
-export const CATEGORIES = ['ok', 'excused', 'unacknowledged', 'undetermined', 'missing', 'stale'];
