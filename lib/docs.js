@@ -14,6 +14,7 @@
 //  user          a person record (names, email, phone, dates, address) for E4.
 import { Rng } from './rand.js';
 import { isConsecutive, keyArray, keyName, rangeStart } from './keys.js';
+import { native } from './native.js';
 
 export const INDEX_FIELDS = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8'];
 
@@ -204,7 +205,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   }
   function keysBody(nums, stamp, envelope = null, lead = '', trail = '') {
     const kb = keysBuilderFor(envelope, lead, trail);
-    return kb ? kb.build(keyArray(nums), stamp) : null;
+    return kb ? kb.build(nums instanceof Float64Array ? nums : keyArray(nums), stamp) : null;
   }
 
   // The body of a write: an ArrayBuffer when a fast path takes the keys (a key range,
@@ -414,20 +415,26 @@ function keysBuilder(open, mid, tails, toBytes, lead, trail) {
     for (let b = 0; b < stamp.length; b++) stampBytes[b] = stamp.charCodeAt(b);
     stampBytes[stamp.length] = 34; // "
     const sw = stampWide[0];
+    // A Float64Array of keys (lib/native.js keyList) is patched by k6/x/writepath's twin of
+    // fill() and the stamp loop below: the same bytes.
+    const nat = nums instanceof Float64Array ? native() : null;
+    const put = nat
+      ? (/** @type {any} */ L) => nat.patchKeys(L.buf, nums.buffer, count, L.key0 * 4, L.S4 * 4, L.w, L.stamp0 * 4, stampBytes.buffer.slice(0, 4 * t), KEY_PREFIX.charCodeAt(0))
+      : (/** @type {any} */ L) => fill(L, nums, 0, count, sw);
     let L = layout(count, W, t);
-    let at = fill(L, nums, 0, count, sw);
+    let at = put(L);
     while (at < count) {
       const need = wordsFor(nums[at]);
       if (need > KEY_WORDS_MAX || !Number.isInteger(nums[at]) || nums[at] < 0) return null;
       W = Math.max(W, need);
       L = layout(count, W, t);
-      at = fill(L, nums, 0, count, sw);
+      at = put(L);
     }
     T = t;
     // fill() stored the first 8 stamp bytes with the keys for W = 2 and 3 (the region is
     // 8-byte aligned, the stride a multiple of 8); the rest of a longer region, or all of it
     // for wider keys, here.
-    if (t !== 2 || L.w > 3) {
+    if (!nat && (t !== 2 || L.w > 3)) {
       const { u32, S4 } = L;
       const end = L.stamp0 + count * S4;
       for (let s = L.stamp0; s < end; s += S4) for (let x = 0; x < t; x++) u32[s + x] = stampWords[x];

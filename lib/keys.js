@@ -10,6 +10,7 @@
 // Together the VUs' picks still cover the whole key range, so the overwrite phase reads
 // random pages of the whole data set, as in E1.
 import { Rng } from './rand.js';
+import { native } from './native.js';
 
 export function keyName(n) {
   return `K${n}`;
@@ -47,6 +48,7 @@ export function rangeStart(keys) {
 /** @param {any} keys @returns {number[]} */
 export function keyArray(keys) {
   if (Array.isArray(keys)) return keys;
+  if (ArrayBuffer.isView(keys)) return Array.from(/** @type {any} */ (keys)); // a keyList() of lib/native.js
   const out = new Array(keys.length);
   for (let i = 0; i < out.length; i++) out[i] = keys.start + i;
   return out;
@@ -107,6 +109,7 @@ export class BatchPicker {
     this.mask = 0;
     this.marks = null; // Uint8Array(size), allocated on the first batch
     this.gen = 0;
+    this.state = null; // Float64Array(4): the generator's state handed to k6/x/writepath
   }
 
   fill(count, rng, keys, at) {
@@ -126,6 +129,15 @@ export class BatchPicker {
     const base = this.owned.v * B;
     const V = this.owned.vus;
     const uniform = this.uniform;
+    const nat = native();
+    if (nat && uniform && keys instanceof Float64Array) {
+      // the same loop in Go (lib/native.js), on the same state, marks and key list
+      const st = this.state || (this.state = new Float64Array(4));
+      st[0] = rng.a; st[1] = rng.b; st[2] = rng.c; st[3] = rng.d;
+      nat.fillUniform(st.buffer, marks.buffer, keys.buffer, at, count, size, g, B, this.owned.v, V);
+      rng.a = st[0]; rng.b = st[1]; rng.c = st[2]; rng.d = st[3];
+      return keys;
+    }
     const pick = this.pick;
     // (t * 2^-32 * size) >>> 0 is rng.int(size): t / 2^32 is exact, so both round the same
     // product once; Math.floor of a double below 2^32 is >>> 0.

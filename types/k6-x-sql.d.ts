@@ -35,4 +35,10 @@ declare module 'k6/x/sql/driver/postgres' {
   /** Driver identifier for sql.open (registered by bin/k6 under this import path). */
   const driver: symbol;
   export default driver;
+  // bin/k6 only (xk6/modules/writepath, lib/native.js); absent from the upstream driver extension
+  export const writepathVersion: number | undefined;
+  export function writepathFillUniform(state: ArrayBuffer, marks: ArrayBuffer, keys: ArrayBuffer, at: number, count: number,
+    size: number, gen: number, batch: number, vu: number, vus: number): void;
+  export function writepathPatchKeys(body: ArrayBuffer, keys: ArrayBuffer, count: number, key0: number, stride: number,
+    words: number, stamp0: number, stamp: ArrayBuffer, prefix: number): number;
 }

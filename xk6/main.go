@@ -1,4 +1,5 @@
-// Command k6 is k6 v1.8.1 with xk6-sql and a PostgreSQL driver compiled in.
+// Command k6 is k6 v1.8.1 with xk6-sql and a PostgreSQL driver compiled in (the driver's
+// module also exports the pack's per-key loops in Go: xk6/modules/writepath).
 //
 // It is what `xk6 build v1.8.1 --with github.com/grafana/xk6-sql@v1.0.5
 // --with github.com/grafana/xk6-sql-driver-postgres` produces, built with plain

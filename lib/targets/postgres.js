@@ -7,13 +7,17 @@
 //   upsert: INSERT … ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc
 // xk6-sql has no transactions; one statement is atomic, so a failed batch wrote nothing.
 import sql from 'k6/x/sql';
-import driver from 'k6/x/sql/driver/postgres';
+import driver, * as driverModule from 'k6/x/sql/driver/postgres';
 import { durationMs, redact } from '../config.js';
 import { lifecycle, markerText, PROBE_TIMEOUT } from './lifecycle.js';
 import { now, outcomes } from './outcome.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
+import { useNative } from '../native.js';
+
+// bin/k6's driver module also brings the Go twins of the per-key loops (lib/native.js).
+useNative(driverModule);
 
 export const REASONS = ['unique_violation', 'cardinality_violation', 'timeout', 'connection', 'auth', 'undefined_table', 'other'];
 

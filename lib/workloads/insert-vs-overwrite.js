@@ -8,6 +8,7 @@
 // target adapter does the writing.
 import exec from 'k6/execution';
 import { fail } from '../config.js';
+import { keyList } from '../native.js';
 import { BatchPicker, OwnedKeys, keyArray, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
@@ -71,7 +72,7 @@ export function batchKeys(cfg, p, phase, j, pickers) {
   let picker = pickers[v];
   if (!picker) picker = pickers[v] = new BatchPicker(cfg, new OwnedKeys(cfg.DOCS, p.B, p.V, v));
   const fresh = phase === 'mixed' ? p.newPer : 0;
-  const keys = new Array(p.B);
+  const keys = keyList(p.B);
   const first = cfg.DOCS + j * p.newPer;
   for (let t = 0; t < fresh; t++) keys[t] = first + t;
   picker.fill(p.B - fresh, new Rng(cfg.SEED, phase, j), keys, fresh);

@@ -15,6 +15,8 @@ import (
 	"github.com/grafana/sobek"
 	xsql "github.com/grafana/xk6-sql/sql"
 	"go.k6.io/k6/js/modules"
+
+	"github.com/k6-writepath/k6-writepath/xk6/modules/writepath"
 )
 
 // DriverName is the database/sql name of the wrapped driver.
@@ -31,8 +33,10 @@ type rootModule struct{ id *sobek.Symbol }
 
 type instance struct{ exports modules.Exports }
 
-func (r *rootModule) NewModuleInstance(_ modules.VU) modules.Instance {
-	return &instance{exports: modules.Exports{Default: r.id}}
+// Named exports: the pack's per-key loops in Go (xk6/modules/writepath, lib/native.js). The
+// upstream driver extension has none, and the scenarios then use their JavaScript twins.
+func (r *rootModule) NewModuleInstance(vu modules.VU) modules.Instance {
+	return &instance{exports: modules.Exports{Default: r.id, Named: writepath.Named(vu)}}
 }
 
 func (i *instance) Exports() modules.Exports { return i.exports }

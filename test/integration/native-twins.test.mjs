@@ -1,0 +1,22 @@
+// bin/k6 runs the per-key loops of random-key batches in Go (k6/x/writepath, lib/native.js);
+// the JavaScript loops stay the rule and the path on stock k6. Same SEED, same keys and the
+// same bytes on both paths: the fixture runs both on the same inputs and lists every
+// difference; the Go side must really have answered (calls counted).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runK6 } from '../helpers/k6.mjs';
+
+test('k6/x/writepath draws the same keys and patches the same bytes as the JavaScript loops', async () => {
+  const r = await runK6('test/integration/fixtures/native-twins.js', {});
+  assert.equal(r.code, 0, r.stderr);
+  const m = /TWINS (\{.*\})/.exec(r.stderr.replace(/\\"/g, '"'));
+  assert.ok(m, r.stderr);
+  const t = JSON.parse(m[1]);
+  assert.deepEqual(t.diffs, []);
+  assert.equal(t.draws, 773); // every (VU, batch) of the fixture's draw cases
+  assert.equal(t.calls.fillUniform, t.draws);
+  assert.equal(t.bodies, 192);
+  // keys of 15 digits and stamps of 32 characters take the string path on both sides
+  assert.ok(t.byteBodies >= 150 && t.byteBodies < t.bodies, JSON.stringify(t));
+  assert.ok(t.calls.patchKeys >= t.byteBodies, JSON.stringify(t));
+});
