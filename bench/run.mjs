@@ -208,7 +208,7 @@ async function microBench() {
     runs.push(JSON.parse(m[1]));
     log(`micro rep ${rep + 1}: ${m[1]}`);
   }
-  const keys = ['keys_ms', 'keys_zipf_ms', 'sfc32_ms', 'load_keys_ms', 'bytes_ms', 'bytes_load_ms', 'body_ms', 'loop_ms', 'verify_ms', 'pool_ms', 'prepare_ms', 'shared_ms'];
+  const keys = ['keys_ms', 'keys_zipf_ms', 'sfc32_ms', 'load_keys_ms', 'bytes_ms', 'bytes_load_ms', 'body_ms', 'loop_ms', 'verify_ms', 'pool_ms', 'prepare_ms', 'shared_ms', 'keys_go_ms', 'bytes_go_ms', 'verify_go_ms'];
   return Object.fromEntries(keys.map((k) => [k, spread(runs.map((x) => x[k]))]));
 }
 
@@ -272,19 +272,20 @@ const lines = [
   ...mem.map((m) => `| ${fmt(m.docs)} | ${fmt(m.mb)} MB |`), '',
   `Goal flat within 20 %: ${fmt(memRatio, 2)}× (${ok(Math.abs(memRatio - 1) <= 0.2)}).`, '',
   '## Where the time goes (bench/micro-keys.js: 1 VU, no database, ms of k6 per batch of 1000, DOCS=100000)', '',
-  '| step | ms per batch |', '|---|---:|',
-  `| key draw of an overwrite batch, uniform (\`batchKeys()\`: BatchPicker) | ${ms(micro.keys_ms, 2)} |`,
-  `| key draw, zipfian | ${ms(micro.keys_zipf_ms, 2)} |`,
-  `| of the uniform draw: the sfc32 words alone (inlined, no distinctness, no owned-key mapping): the floor of drawing exactly these keys | ${ms(micro.sfc32_ms, 2)} |`,
-  `| keys of a load batch (\`loadBatchKeys()\`: a key range, no array of 1000 numbers; it was 0.2 ms with one) | ${ms(micro.load_keys_ms, 2)} |`,
-  `| byte body of those keys as PostgreSQL gets it (\`keysBody\`, binary jsonb) | ${ms(micro.bytes_ms, 2)} |`,
-  `| byte body of a load batch (\`rangeBody\`) | ${ms(micro.bytes_load_ms, 2)} |`,
-  `| string body of the same keys (\`docs.batch()\`, the path before) | ${ms(micro.body_ms, 2)} |`,
-  `| empty loop of 1000 iterations with one array store (the interpreter's floor) | ${ms(micro.loop_ms, 2)} |`,
-  `| the read-back's key recomputation (300 batches, all VUs' shares, each after its last batch) | ${ms(micro.verify_ms, 0)} |`,
-  `| payload pool (1024 e1 payloads) / body images (\`prepare()\`), once per writing VU | ${ms(micro.pool_ms, 0)} / ${ms(micro.prepare_ms, 0)} |`,
-  `| reading one body image's text (1.2 MB) from a k6 SharedArray, per read (the once-per-process alternative to the line above; not used) | ${ms(micro.shared_ms, 0)} |`, '',
-  `Reading: micro-keys times with the wall clock, so on a loaded machine every line is inflated by waiting for a CPU; compare the lines with each other (and the CPU per batch above for absolute cost). An overwrite batch costs k6 the key draw plus the byte body plus the statement. The key draw is ${fmt(micro.keys_ms.med / micro.bytes_ms.med, 1)}× the byte body, and ${fmt(100 * micro.sfc32_ms.med / micro.keys_ms.med, 0)} % of it is the sfc32 arithmetic alone, which no exact draw can skip: the keys must stay those recorded runs were verified with (bench/README.md), so a cheaper generator is not an option. A load batch's keys alone (${fmt(micro.load_keys_ms.med, 2)} ms) cost about as much as its byte body (${fmt(micro.bytes_load_ms.med, 2)} ms). The whole-run share adds the init of each writing VU (payload pool, images) and the read-back's key recomputation.`, '',
+  'The per-key loops of random-key batches run in JavaScript on stock k6 (the ArangoDB and RavenDB scenarios) and in Go in bin/k6 for PostgreSQL (lib/native.js: the same keys and bytes, test/integration/native-twins.test.mjs).', '',
+  '| step | JavaScript | Go (bin/k6, PostgreSQL) |', '|---|---:|---:|',
+  `| key draw of an overwrite batch, uniform (\`batchKeys()\`: BatchPicker) | ${ms(micro.keys_ms, 2)} | ${ms(micro.keys_go_ms, 3)} |`,
+  `| byte body of those keys as PostgreSQL gets it (\`keysBody\`, binary jsonb) | ${ms(micro.bytes_ms, 2)} | ${ms(micro.bytes_go_ms, 3)} |`,
+  `| the read-back's key recomputation (300 batches, all VUs' shares, each after its last batch; ms in all) | ${ms(micro.verify_ms, 0)} | ${ms(micro.verify_go_ms, 0)} |`,
+  `| key draw, zipfian | ${ms(micro.keys_zipf_ms, 2)} | (JavaScript) |`,
+  `| of the uniform draw: the sfc32 words alone (inlined, no distinctness, no owned-key mapping): the floor of drawing exactly these keys in JavaScript | ${ms(micro.sfc32_ms, 2)} | |`,
+  `| keys of a load batch (\`loadBatchKeys()\`: a key range, no array of 1000 numbers; it was 0.2 ms with one) | ${ms(micro.load_keys_ms, 2)} | |`,
+  `| byte body of a load batch (\`rangeBody\`) | ${ms(micro.bytes_load_ms, 2)} | |`,
+  `| string body of the same keys (\`docs.batch()\`, the path before) | ${ms(micro.body_ms, 2)} | |`,
+  `| empty loop of 1000 iterations with one array store (the interpreter's floor) | ${ms(micro.loop_ms, 2)} | |`,
+  `| payload pool (1024 e1 payloads) / body images (\`prepare()\`), once per writing VU (ms) | ${ms(micro.pool_ms, 0)} / ${ms(micro.prepare_ms, 0)} | |`,
+  `| reading one body image's text (1.2 MB) from a k6 SharedArray, per read (the once-per-process alternative to the line above; not used; ms) | ${ms(micro.shared_ms, 0)} | |`, '',
+  `Reading: micro-keys times with the wall clock, so on a loaded machine every line is inflated by waiting for a CPU; compare the lines with each other (and the CPU per batch above for absolute cost). In JavaScript an overwrite batch costs k6 the key draw plus the byte body plus the statement; the key draw is ${fmt(micro.keys_ms.med / micro.bytes_ms.med, 1)}× the byte body, and ${fmt(100 * micro.sfc32_ms.med / micro.keys_ms.med, 0)} % of it is the sfc32 arithmetic alone, which no exact draw can skip in the interpreter (the keys must stay those recorded runs were verified with, bench/README.md). In Go both loops together cost ${fmt(micro.keys_go_ms.med + micro.bytes_go_ms.med, 3)} ms. A load batch's keys alone (${fmt(micro.load_keys_ms.med, 2)} ms) cost about as much as its byte body (${fmt(micro.bytes_load_ms.med, 2)} ms). The whole-run share adds the init of each writing VU (payload pool, images) and the read-back's key recomputation.`, '',
 ];
 writeFileSync(path.join(root, 'bench', 'RESULTS.md'), lines.join('\n'));
 process.stdout.write(lines.join('\n'));

@@ -97,6 +97,9 @@ export class OwnedKeys {
 //  - OwnedKeys.at inlined.
 // Measured in k6 (quiet machine, batch of 1000 among 2 M keys): Set + calls ~3 ms, hash table
 // 1.3 ms, this 0.85 ms, of which sfc32 alone is ~0.5 ms (bench/micro-keys.js).
+// Where bin/k6 brings Go twins (lib/native.js: the PostgreSQL target) and the key list is a
+// Float64Array (keyList), the uniform branch of fillMarked runs as one call into Go: same
+// words, same marks, same keys (test/integration/native-twins.test.mjs).
 const MARK_MAX = 1 << 22; // 4 MiB of marks per picker at most
 
 export class BatchPicker {
@@ -227,6 +230,29 @@ export class BatchPicker {
     rng.a = a; rng.b = b; rng.c = c; rng.d = d;
     return keys;
   }
+}
+
+// A set of key numbers that batches are searched for (the read-back's sample): matchKeys(keys,
+// set, out) stores at out[0 …] the positions t, ascending, whose keys[t] is in the set and
+// returns how many. The JavaScript loop is the rule; with bin/k6's Go twin (lib/native.js)
+// and a Float64Array key list, one call into Go does it (150 k Map lookups cost a VU ~70 ms
+// of k6 CPU in the read-back of a 300-batch run).
+export class KeySet {
+  constructor(keys) {
+    this.set = new Set(keys);
+    this.sorted = Float64Array.from(this.set).sort();
+  }
+}
+
+export function matchKeys(keys, ks, out) {
+  const nat = native();
+  if (nat && keys instanceof Float64Array && out instanceof Int32Array) {
+    return nat.matchKeys(keys.buffer, keys.length, ks.sorted.buffer, ks.sorted.length, out.buffer);
+  }
+  const set = ks.set;
+  let n = 0;
+  for (let t = 0; t < keys.length; t++) if (set.has(keys[t])) out[n++] = t;
+  return n;
 }
 
 // Zipfian ranks over [0, n) after Gray et al. (the YCSB generator), with zeta(n) computed

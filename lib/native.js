@@ -1,7 +1,7 @@
 // The per-key loops of random-key batches in Go, where the k6 binary has them.
 // bin/k6 (xk6/) exports, beside the driver of its k6/x/sql/driver/postgres module, the exact
-// twins of BatchPicker.fillMarked's uniform draw (lib/keys.js) and of keysBuilder's key and
-// stamp stores (lib/docs.js): xk6/modules/writepath/writepath.go. The JavaScript loops stay
+// twins of BatchPicker.fillMarked's uniform draw and of matchKeys (lib/keys.js) and of
+// keysBuilder's key and stamp stores (lib/docs.js): xk6/modules/writepath/writepath.go. The JavaScript loops stay
 // the home of both rules and the path everywhere else: only the PostgreSQL target, which
 // imports that module anyway, hands it over here, so the ArangoDB and RavenDB scenarios keep
 // running on stock k6, and an xk6 build with the upstream driver (no such exports) keeps the
@@ -18,7 +18,7 @@ let mod = null;
 // exports: the JavaScript loops).
 export function useNative(m) {
   mod = m && m.writepathVersion === 1
-    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys }
+    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys }
     : null;
 }
 

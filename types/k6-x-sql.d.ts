@@ -41,4 +41,5 @@ declare module 'k6/x/sql/driver/postgres' {
     size: number, gen: number, batch: number, vu: number, vus: number): void;
   export function writepathPatchKeys(body: ArrayBuffer, keys: ArrayBuffer, count: number, key0: number, stride: number,
     words: number, stamp0: number, stamp: ArrayBuffer, prefix: number): number;
+  export function writepathMatchKeys(keys: ArrayBuffer, count: number, sorted: ArrayBuffer, n: number, out: ArrayBuffer): number;
 }

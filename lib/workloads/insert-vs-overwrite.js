@@ -9,7 +9,7 @@
 import exec from 'k6/execution';
 import { fail } from '../config.js';
 import { keyList } from '../native.js';
-import { BatchPicker, OwnedKeys, keyArray, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
+import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
 import { recordBatch, verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined } from '../metrics.js';
@@ -237,14 +237,17 @@ export function readBack(target, cfg, p, v, state) {
     if (cached + keys.length <= CACHE_KEYS) { cache.set(b, keys); cached += keys.length; }
     for (; next < chosen.length && chosen[next] < hi; next++) writersOf(keys[chosen[next] - lo]);
   }
+  const sampled = new KeySet(sample.keys());
+  const at = new Int32Array(p.B);
   for (let b = 0; b < mine.length; b++) {
     const [phase, j] = mine[b];
     const keys = cache.get(b) || batchKeys(cfg, p, phase, j, pickers).keys;
     cache.delete(b);
     const stamp = stampFor(phase, j);
-    for (let t = 0; t < keys.length; t++) {
-      const w = sample.get(keys[t]);
-      if (w) w.push({ stamp, ack: ackOf(ledger, phase, j, t), ignore: ops[phase] === 'ignore', by: stamp });
+    const n = matchKeys(keys, sampled, at);
+    for (let i = 0; i < n; i++) {
+      const t = at[i];
+      sample.get(keys[t]).push({ stamp, ack: ackOf(ledger, phase, j, t), ignore: ops[phase] === 'ignore', by: stamp });
     }
   }
   const keys = Array.from(sample.keys());

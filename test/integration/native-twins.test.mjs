@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runK6 } from '../helpers/k6.mjs';
 
-test('k6/x/writepath draws the same keys and patches the same bytes as the JavaScript loops', async () => {
+test('the Go twins draw the same keys, patch the same bytes and find the same positions as the JavaScript loops', async () => {
   const r = await runK6('test/integration/fixtures/native-twins.js', {});
   assert.equal(r.code, 0, r.stderr);
   const m = /TWINS (\{.*\})/.exec(r.stderr.replace(/\\"/g, '"'));
@@ -19,4 +19,7 @@ test('k6/x/writepath draws the same keys and patches the same bytes as the JavaS
   // keys of 15 digits and stamps of 32 characters take the string path on both sides
   assert.ok(t.byteBodies >= 150 && t.byteBodies < t.bodies, JSON.stringify(t));
   assert.ok(t.calls.patchKeys >= t.byteBodies, JSON.stringify(t));
+  assert.equal(t.matches, 40);
+  assert.equal(t.calls.matchKeys, t.matches);
+  assert.ok(t.matched > 1000, JSON.stringify(t)); // the samples hold keys of the batches
 });

@@ -210,3 +210,52 @@ test('editDistance with a bound agrees with the full distance wherever the bound
     }
   }
 });
+
+test('suspectKnob\'s shortcuts (lookups, character-class filter) give the answers of the plain search', async () => {
+  // The plain search, as suspectKnob did it before its shortcuts: first knob by squashed
+  // spelling, then by prefix, then the closest within the limit (first on ties).
+  const { editDistance } = await import('../../lib/config.js');
+  const names = Object.keys(KNOBS);
+  const plain = (name) => {
+    if (KNOBS[name] || KNOWN_ENV.includes(name) || /^K6_/.test(name)) return null;
+    if (KNOBS[name.toUpperCase()]) return name.toUpperCase();
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name)) return null;
+    const sq = (s) => s.replace(/[_-]/g, '');
+    const same = names.find((k) => sq(k) === sq(name));
+    if (same) return same;
+    const prefixOf = names.find((k) => name.length >= 5 && k.startsWith(name));
+    if (prefixOf) return prefixOf;
+    let best = null; let bestD = Infinity;
+    for (const k of names) {
+      const limit = Math.min(name.length, k.length) <= 5 ? 1 : 2;
+      const d = editDistance(name, k);
+      if (d <= limit && d < bestD) { best = k; bestD = d; }
+    }
+    if (best) return best;
+    return /^(PG|ARANGO|RAVEN|INFLUX)_/.test(name) ? '' : null;
+  };
+  const alpha = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789';
+  let seed = 7;
+  const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+  const tried = new Set(Object.keys(process.env));
+  for (const k of names) {
+    for (let r = 0; r < 40; r++) {
+      const s = k.split('');
+      for (let e = 1 + rnd(3); e > 0; e--) {
+        const i = rnd(s.length + 1); const op = rnd(4);
+        if (op === 0) s.splice(i, 0, alpha[rnd(alpha.length)]);
+        else if (op === 1) s.splice(i, 1);
+        else if (op === 2) s[i] = alpha[rnd(alpha.length)];
+        else if (i + 1 < s.length) [s[i], s[i + 1]] = [s[i + 1], s[i]];
+      }
+      tried.add(s.join(''));
+    }
+  }
+  let flagged = 0;
+  for (const n of tried) {
+    if (!n) continue;
+    assert.equal(suspectKnob(n), plain(n), n);
+    if (suspectKnob(n)) flagged++;
+  }
+  assert.ok(flagged > tried.size / 4, `near misses among the names tried: ${flagged} of ${tried.size}`);
+});

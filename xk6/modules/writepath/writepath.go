@@ -6,7 +6,9 @@
 // and the path wherever these functions are absent (stock k6 for ArangoDB and RavenDB, an
 // xk6 build with the upstream driver):
 //   - fillUniform = BatchPicker.fillMarked in lib/keys.js, uniform keys;
-//   - patchKeys   = fill() and the stamp stores of keysBuilder's build() in lib/docs.js.
+//   - patchKeys   = fill() and the stamp stores of keysBuilder's build() in lib/docs.js;
+//   - matchKeys   = the loop of matchKeys() in lib/keys.js (which positions of a batch hold
+//     a sampled key: the read-back's writers pass).
 //
 // They reach JavaScript as named exports of bin/k6's k6/x/sql/driver/postgres module (Named
 // below); lib/native.js decides when they are used; test/integration/native-twins.test.mjs
@@ -19,6 +21,7 @@ package writepath
 import (
 	"encoding/binary"
 	"math"
+	"sort"
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/modules"
@@ -34,6 +37,7 @@ func Named(vu modules.VU) map[string]any {
 	return map[string]any{
 		"writepathFillUniform": m.fillUniform,
 		"writepathPatchKeys":   m.patchKeys,
+		"writepathMatchKeys":   m.matchKeys,
 		"writepathVersion":     1,
 	}
 }
@@ -47,8 +51,8 @@ func (m *instance) buffer(v sobek.Value, what string) []byte {
 	panic(m.rt.NewTypeError("writepath: %s must be an ArrayBuffer", what))
 }
 
-func f64s(b []byte) func(i int) float64 {
-	return func(i int) float64 { return math.Float64frombits(binary.NativeEndian.Uint64(b[8*i:])) }
+func f64(b []byte, i int) float64 {
+	return math.Float64frombits(binary.NativeEndian.Uint64(b[8*i:]))
 }
 
 func putF64(b []byte, i int, v float64) {
@@ -77,9 +81,8 @@ func (m *instance) fillUniform(c sobek.FunctionCall) sobek.Value {
 	if len(st) < 32 || uint64(len(marks)) < size || len(keys) < 8*(at+count) || size == 0 || batch == 0 {
 		panic(m.rt.NewTypeError("writepath: fillUniform: buffers too small for the request"))
 	}
-	get := f64s(st)
 	// JavaScript holds a as a signed 32-bit value (b ^ (b >>> 9)) and b, c, d unsigned.
-	a, b, cc, d := uint32(int64(get(0))), uint32(int64(get(1))), uint32(int64(get(2))), uint32(int64(get(3)))
+	a, b, cc, d := uint32(int64(f64(st, 0))), uint32(int64(f64(st, 1))), uint32(int64(f64(st, 2))), uint32(int64(f64(st, 3)))
 	scale := float64(size) / 4294967296
 	var t uint32
 	draw := func() uint64 {
@@ -140,9 +143,8 @@ func (m *instance) patchKeys(c sobek.FunctionCall) sobek.Value {
 		panic(m.rt.NewTypeError("writepath: patchKeys: buffers too small for the request"))
 	}
 	limit := math.Pow10(width - 2) // `"`, the prefix, then up to width-2 digits
-	get := f64s(keys)
 	for i := 0; i < count; i++ {
-		f := get(i)
+		f := f64(keys, i)
 		if !(f >= 0 && f < limit && f == math.Trunc(f)) {
 			return m.rt.ToValue(i)
 		}
@@ -165,4 +167,35 @@ func (m *instance) patchKeys(c sobek.FunctionCall) sobek.Value {
 		copy(body[stamp0+i*stride:], stamp)
 	}
 	return m.rt.ToValue(count)
+}
+
+// matchKeys(keys, count, sorted, n, out) -> matches:
+//
+//	keys:   ArrayBuffer of a Float64Array of count key numbers;
+//	sorted: ArrayBuffer of a Float64Array whose first n entries are ascending key numbers;
+//	out:    ArrayBuffer of an Int32Array of at least count entries.
+//
+// Stores at out[0 …] the positions t (ascending) whose keys[t] is among sorted[0 … n-1].
+func (m *instance) matchKeys(c sobek.FunctionCall) sobek.Value {
+	keys := m.buffer(c.Argument(0), "keys")
+	count := int(c.Argument(1).ToInteger())
+	sorted := m.buffer(c.Argument(2), "sorted")
+	n := int(c.Argument(3).ToInteger())
+	out := m.buffer(c.Argument(4), "out")
+	if count < 0 || n < 0 || len(keys) < 8*count || len(sorted) < 8*n || len(out) < 4*count {
+		panic(m.rt.NewTypeError("writepath: matchKeys: buffers too small for the request"))
+	}
+	set := make([]float64, n)
+	for i := range set {
+		set[i] = f64(sorted, i)
+	}
+	found := 0
+	for t := 0; t < count; t++ {
+		k := f64(keys, t)
+		if i := sort.SearchFloat64s(set, k); i < n && set[i] == k {
+			binary.NativeEndian.PutUint32(out[4*found:], uint32(t))
+			found++
+		}
+	}
+	return m.rt.ToValue(found)
 }
