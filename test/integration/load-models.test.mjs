@@ -37,16 +37,21 @@ test('closed model, ramped load: the table holds exactly the acknowledged docume
 test('open model, ramped upsert on a pre-loaded table: every key holds the pre-load or its one batch\'s version; overwritten keys = acknowledged overwrites', async () => {
   const runId = uniqueRunId();
   const r = await runK6(scenario, { PG_URL: env.PG_URL, RATE_STAGES: '1s:10,2s:20', PHASES: 'load,overwrite', DOCS: '12000', BATCH_SIZE: '100', VUS: '4', KEEP: '1', RUN_ID: runId }, { runId });
-  assert.equal(r.code, 0, explain(r));
   const s = r.summary;
+  assert.ok(s, explain(r));
+  // Whether a busy machine let k6 start every batch on schedule is not asserted: a dropped
+  // batch is counted and fails the run's dropped_iterations threshold (exit 99), never silently.
+  const dropped = s.stages.reduce((a, x) => a + x.dropped_iterations, 0);
+  assert.equal(r.code, dropped > 0 ? 99 : 0, explain(r));
+  assert.deepEqual(s.thresholds.filter((t) => !t.ok).map((t) => t.metric), dropped > 0 ? ['dropped_iterations'] : []);
   const [load, over] = s.phases;
   assert.equal(load.docs_ok, 12000, 'the pre-load');
   assert.equal(load.batches, 120);
   assert.equal(over.docs_failed, 0);
-  // 1 s at 10/s + 2 s at 20/s: k6 starts rate x duration (+1 at an edge) per stage.
-  assert.ok(over.batches >= 49 && over.batches <= 52, `overwrite batches ${over.batches}`);
+  // 1 s at 10/s + 2 s at 20/s: k6 schedules rate x duration (+1 at an edge) per stage; each
+  // scheduled batch either ran or is counted as dropped.
+  assert.ok(over.batches + dropped >= 49 && over.batches + dropped <= 52, `overwrite batches ${over.batches} + dropped ${dropped}`);
   assert.deepEqual(s.stages.map((x) => x.load), ['10/s', '20/s']);
-  assert.deepEqual(s.stages.map((x) => x.dropped_iterations), [0, 0]);
   assert.equal(s.verification.expected, 12000);
   assert.equal(s.verification.found, 12000);
   assert.equal(s.verification.readback_checked, 12000);
