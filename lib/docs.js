@@ -415,7 +415,7 @@ function keysBuilder(open, mid, tails, toBytes, lead, trail) {
     for (let b = 0; b < stamp.length; b++) stampBytes[b] = stamp.charCodeAt(b);
     stampBytes[stamp.length] = 34; // "
     const sw = stampWide[0];
-    // A Float64Array of keys (lib/native.js keyList) is patched by k6/x/writepath's twin of
+    // A Float64Array of keys (lib/native.js keyList) is patched by the Go twin (xk6/modules/writepath) of
     // fill() and the stamp loop below: the same bytes.
     const nat = nums instanceof Float64Array ? native() : null;
     const put = nat

@@ -112,7 +112,7 @@ export class BatchPicker {
     this.mask = 0;
     this.marks = null; // Uint8Array(size), allocated on the first batch
     this.gen = 0;
-    this.state = null; // Float64Array(4): the generator's state handed to k6/x/writepath
+    this.state = null; // Float64Array(4): the generator's state handed to the Go twin
   }
 
   fill(count, rng, keys, at) {

@@ -1,4 +1,4 @@
-// bin/k6 runs the per-key loops of random-key batches in Go (k6/x/writepath, lib/native.js);
+// bin/k6 runs the per-key loops of random-key batches in Go (xk6/modules/writepath, lib/native.js);
 // the JavaScript loops stay the rule and the path on stock k6. Same SEED, same keys and the
 // same bytes on both paths: the fixture runs both on the same inputs and lists every
 // difference; the Go side must really have answered (calls counted).

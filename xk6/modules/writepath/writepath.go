@@ -1,6 +1,7 @@
-// Package writepath holds the two per-key loops of an overwrite or mixed batch, drawing
-// its keys and patching them into the batch's byte body, in Go instead of k6's JavaScript
-// interpreter, where they cost k6 about 1.4 ms of CPU per batch of 1000 (bench/RESULTS.md).
+// Package writepath holds the per-key loops of an overwrite or mixed batch (drawing its keys,
+// patching them into the batch's byte body, and finding the read-back's sampled keys among
+// them) in Go instead of k6's JavaScript interpreter, where the draw and the body alone cost
+// k6 about 1.4 ms of CPU per batch of 1000 (bench/RESULTS.md).
 //
 // Each function is the exact twin of a JavaScript loop, which stays the home of the rule
 // and the path wherever these functions are absent (stock k6 for ArangoDB and RavenDB, an
