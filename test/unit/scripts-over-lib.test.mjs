@@ -81,3 +81,14 @@ test('merge-results checks every threshold key of lib/thresholds.js against the 
   ]);
   assert.equal(M.batchDuration, 'writepath_batch_duration');
 });
+
+test('one list of secrets: the bash wrappers refuse with -e exactly the knobs lib/config.js declares secret (and any credentials-looking name or URL)', () => {
+  const m = /^WP_SECRET_KNOBS='(.*)'$/m.exec(readFileSync(common, 'utf8'));
+  assert.deepEqual(m[1].split(' ').sort(), Object.keys(KNOBS).filter((k) => KNOBS[k].type === 'secret').sort());
+  const secretOf = (...args) => bash(`wp_cli_secret ${args.map((a) => `'${a}'`).join(' ')}`).stdout.trim();
+  assert.equal(secretOf('-e', 'DOCS=1', '-e', 'PG_URL=postgres://h/x'), 'PG_URL');
+  assert.equal(secretOf('-eARANGO_PASSWORD='), 'ARANGO_PASSWORD');
+  assert.equal(secretOf('--env=MY_API_TOKEN=x'), 'MY_API_TOKEN');
+  assert.equal(secretOf('--env', 'INFLUX_URL=http://Secret@h/k6'), 'INFLUX_URL');
+  assert.equal(secretOf('-e', 'DOCS=1', '-e', 'INFLUX_URL=http://h:8086/k6', '--vus', '2', '-e', 'ARANGO_USER=root'), '');
+});
