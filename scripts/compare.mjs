@@ -9,6 +9,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { KNOBS, knobScope, newRunId } from '../lib/config.js';
 import { groupedBars } from '../lib/svg-chart.js';
+import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
 import { fmt } from '../lib/format.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,11 +26,6 @@ export class CompareError extends Error {
 }
 const refuse = (msg, code) => { throw new CompareError(msg, code); };
 
-// Secrets never travel on a command line (scripts/common.sh wp_cli_secret: the same rule for
-// scripts/run): a knob lib/config.js declares secret, a name ending in PASSWORD/PASSWD/SECRET/
-// TOKEN, or a URL with credentials. A run's own secret comes from the environment as
-// <letter>_<KNOB> (B_PG_URL=… for run B), a shared one as <KNOB>.
-const isSecret = (k, v) => (KNOBS[k] && KNOBS[k].type === 'secret') || /(PASSWORD|PASSWD|SECRET|TOKEN)$/.test(k) || /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*@/.test(v);
 
 const show = (v) => (Array.isArray(v) ? v.join(',') : JSON.stringify(v));
 
@@ -174,8 +170,10 @@ export function parseArgs(argv) {
       const v = next();
       const m = /^([A-H]):([A-Z_][A-Z0-9_]*)=(.*)$/s.exec(v);
       const kv = m ? [m[2], m[3]] : v.split(/=(.*)/s);
-      if (isSecret(kv[0], kv[1] || '')) {
-        refuse(`-e ${m ? `${m[1]}:` : ''}${kv[0]} is not allowed: a secret on the command line is visible to every local user in the process list; export ${m ? `${m[1]}_` : ''}${kv[0]}=… in the environment instead (${m ? `for run ${m[1]} only` : 'for every run'})`, 107);
+      // A run's own secret comes from the environment as COMPARE_<letter>_<KNOB> (COMPARE_B_PG_URL
+      // for run B: a name k6's misspelt-knob check does not take for PG_URL).
+      if (isCliSecret(kv[0], kv[1] || '')) {
+        refuse(cliSecretLine(`${m ? `${m[1]}:` : ''}${kv[0]}`, m ? `export COMPARE_${m[1]}_${kv[0]}=… in the environment (run ${m[1]} only)` : `export ${kv[0]}=… in the environment (every run)`), 107);
       }
       if (m) (o.perRun[m[1]] ||= {})[m[2]] = m[3];
       else if (/^[A-Z_][A-Z0-9_]*=/.test(v)) o.env.push(v);
@@ -214,14 +212,14 @@ async function startArangoTestserver() {
 const usage = `usage: scripts/compare [options] RUN RUN [RUN…]
   RUN                 a scenario file (run now through scripts/run, one at a time) or a result folder (summary.json)
   -e KNOB=value       for every scenario run;   -e B:KNOB=value  only for run B (A, B, C… by position)
-                      secrets only in the environment: PG_URL=… for every run, B_PG_URL=… for run B
+                      secrets only in the environment: PG_URL=… for every run, COMPARE_B_PG_URL=… for run B
   --label A=name      column name (default: the target)
   --test-endpoint B   label run B as a test endpoint (runs against a project test server)
   --arango-testserver run ArangoDB scenarios against bin/arangodb-testserver (labelled TEST ENDPOINT)
   --out DIR           where compare.txt/.json/.svg go (default results/cmp_<time>)
 examples:
   scripts/compare -e DOCS=50000 scenarios/postgres/insert-vs-overwrite.js scenarios/arangodb/insert-vs-overwrite.js
-  B_PG_URL='postgres://u:…@db16:5432/x' scripts/compare --label A=pg15 --label B=pg16 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
+  COMPARE_B_PG_URL='postgres://u:…@db16:5432/x' scripts/compare --label A=pg15 --label B=pg16 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
   scripts/compare results/20260101120000_ab12 results/20260101121500_cd34
 `;
 
@@ -248,9 +246,9 @@ export async function main(argv) {
         const knobs = new Map(o.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
         const env = { ...process.env };
         for (const [k, v] of Object.entries(o.perRun[letter] || {})) knobs.set(k, v);
-        // <letter>_<secret knob> of the environment: this run's secret; no run sees another's.
+        // COMPARE_<letter>_<secret knob> of the environment: this run's secret; no run sees another's.
         for (const k of Object.keys(env)) {
-          const per = /^([A-H])_(.+)$/.exec(k);
+          const per = /^COMPARE_([A-H])_(.+)$/.exec(k);
           if (!per || !KNOBS[per[2]] || KNOBS[per[2]].type !== 'secret') continue;
           if (per[1] === letter) env[per[2]] = env[k];
           delete env[k];

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { KNOBS, newRunId } from '../../lib/config.js';
 import { M } from '../../lib/metric-names.js';
 import { readRunEnv } from '../../scripts/run-env.mjs';
+import { isCliSecret } from '../../scripts/cli-secrets.mjs';
 import { checkThresholds } from '../../scripts/merge-results.mjs';
 import { repoRoot } from '../helpers/testserver.mjs';
 
@@ -91,4 +92,9 @@ test('one list of secrets: the bash wrappers refuse with -e exactly the knobs li
   assert.equal(secretOf('--env=MY_API_TOKEN=x'), 'MY_API_TOKEN');
   assert.equal(secretOf('--env', 'INFLUX_URL=http://Secret@h/k6'), 'INFLUX_URL');
   assert.equal(secretOf('-e', 'DOCS=1', '-e', 'INFLUX_URL=http://h:8086/k6', '--vus', '2', '-e', 'ARANGO_USER=root'), '');
+  // The Node wrappers' twin (scripts/compare, scripts/capacity) gives the same answers.
+  for (const [k, v] of [['PG_URL', 'postgres://h/x'], ['ARANGO_PASSWORD', ''], ['MY_API_TOKEN', 'x'], ['X_SECRET', 'y'], ['INFLUX_URL', 'http://Secret@h/k6'],
+    ['RAVEN_URL', 'https://u:p@h'], ['DOCS', '1'], ['INFLUX_URL', 'http://h:8086/k6'], ['ARANGO_USER', 'root'], ['PASSWORD_HINT', 'x']]) {
+    assert.equal(isCliSecret(k, v), secretOf('-e', `${k}=${v}`) === k, `${k}=${v}`);
+  }
 });
