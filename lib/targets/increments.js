@@ -1,7 +1,7 @@
 // The exact increments of the contention workload on each target, and how to read their
 // answers, as pure functions (no k6 modules) so that unit and fidelity tests use the same
 // text the adapters send. Semantics and sources: docs/operations.md ("Contention") and
-// docs/contention.md; the answers the API test servers give: docs/fidelity.md A13-A16, R11-R13.
+// docs/contention.md; the answers the API test servers give: docs/fidelity.md A14-A17, R12-R14.
 //
 // A counter is a document {"n": <count>} under its key; one operation increments one counter
 // or a batch of distinct counters by one, in ONE request/statement that the database applies

@@ -1,5 +1,5 @@
 // Fidelity of the API test servers on the contention workload's requests (docs/contention.md,
-// docs/fidelity.md A13-A16 and R11-R13): the official clients (arangojs 10.4.0, ravendb 7.2.6)
+// docs/fidelity.md A14-A17 and R12-R14): the official clients (arangojs 10.4.0, ravendb 7.2.6)
 // send the same requests the pack sends (lib/targets/increments.js) and must get what a real
 // server answers, including under concurrency; the pack's readers of those answers are
 // checked on the same answers.
@@ -32,7 +32,7 @@ describe('ArangoDB: AQL UPSERT increments through the cursor API', () => {
   after(async () => { sys?.close(); await srv?.stop(); });
   const faults = (f) => post(`${srv.url}/_testserver/faults`, JSON.stringify(f));
 
-  test('A13: arangojs runs the pack query; 201 with writesExecuted = number of keys, counters +1', async () => {
+  test('A14: arangojs runs the pack query; 201 with writesExecuted = number of keys, counters +1', async () => {
     const cursor = await db.query({ query: ARANGO_INCREMENT_AQL, bindVars: { keys: ['C0', 'C2'], '@coll': 'counters' } });
     assert.deepEqual(await cursor.all(), []);
     assert.equal(cursor.extra.stats.writesExecuted, 2);
@@ -46,7 +46,7 @@ describe('ArangoDB: AQL UPSERT increments through the cursor API', () => {
     assert.deepEqual(arangoIncrementOutcome(1, r.status, r.text), { acked: 1, failed: 0, undetermined: 0, reason: null, message: null });
   });
 
-  test('A14/A15: concurrent upserts of one key: one commits, the others abort with 409 errorNum 1200 and apply nothing', async () => {
+  test('A15: concurrent upserts of one key: one commits, the others abort with 409 errorNum 1200 and apply nothing', async () => {
     await faults({ upsertHoldMs: 300 }); // the winner holds its key lock past the 1 ms lock timeout
     try {
       const before = (await col.document('C1')).n;
@@ -68,7 +68,7 @@ describe('ArangoDB: AQL UPSERT increments through the cursor API', () => {
     }
   });
 
-  test('A14: a batch that meets a held key aborts whole: none of its keys move; the pack reads e1200, failed', async () => {
+  test('A16: a batch that meets a held key aborts whole: none of its keys move; the pack reads e1200, failed', async () => {
     await faults({ upsertHoldMs: 300 });
     try {
       const before = (await col.documents(['C0', 'C1', 'C2'])).map((d) => d.n);
@@ -86,7 +86,7 @@ describe('ArangoDB: AQL UPSERT increments through the cursor API', () => {
     }
   });
 
-  test('A16: other AQL is not run by the double (501 errorNum 9); unknown collection 404 1203; missing bind 400 1551', async () => {
+  test('A17: other AQL is not run by the double (501 errorNum 9); unknown collection 404 1203; missing bind 400 1551', async () => {
     await assert.rejects(db.query('RETURN 1'), (e) => isArangoError(e) && e.code === 501 && e.errorNum === 9);
     await assert.rejects(db.query({ query: ARANGO_INCREMENT_AQL, bindVars: { keys: ['C0'], '@coll': 'nope' } }),
       (e) => isArangoError(e) && e.code === 404 && e.errorNum === 1203 && e.message === 'collection or view not found: nope');
@@ -119,7 +119,7 @@ describe('RavenDB: PATCH increment commands in bulk_docs', () => {
     return (await s.load(id)).n;
   }
 
-  test('R11: the official client\'s increment() sends the pack\'s script; 20 concurrent sessions lose none', async () => {
+  test('R12: the official client\'s increment() sends the pack\'s script; 20 concurrent sessions lose none', async () => {
     let seen = null;
     const s0 = store.openSession();
     s0.advanced.increment('C0', 'n', 1);
@@ -136,7 +136,7 @@ describe('RavenDB: PATCH increment commands in bulk_docs', () => {
     assert.equal(await value('C0'), 21);
   });
 
-  test('R11: the raw reply of a batch of PATCH commands; the pack reads every Patched as acknowledged', async () => {
+  test('R12: the raw reply of a batch of PATCH commands; the pack reads every Patched as acknowledged', async () => {
     const r = await post(`${srv.url}/databases/${DB}/bulk_docs`, ravenIncrementBody(['C1', 'C2']));
     assert.equal(r.status, 201);
     assert.equal(r.json.Results.length, 2);
@@ -149,7 +149,7 @@ describe('RavenDB: PATCH increment commands in bulk_docs', () => {
     assert.equal(await value('C1'), 1);
   });
 
-  test('R12: a missing counter is PatchStatus DocumentDoesNotExist in a 201: not applied, the pack counts it failed (missing)', async () => {
+  test('R13: a missing counter is PatchStatus DocumentDoesNotExist in a 201: not applied, the pack counts it failed (missing)', async () => {
     const r = await post(`${srv.url}/databases/${DB}/bulk_docs`, ravenIncrementBody(['C2', 'GONE']));
     assert.equal(r.status, 201);
     assert.equal(r.json.Results[1].PatchStatus, 'DocumentDoesNotExist');
@@ -160,7 +160,7 @@ describe('RavenDB: PATCH increment commands in bulk_docs', () => {
     assert.equal(await s.load('GONE'), null, 'nothing was created');
   });
 
-  test('R13: a stale change vector aborts the batch: 409 ConcurrencyException, nothing applied, the pack counts all failed (conflict)', async () => {
+  test('R14: a stale change vector aborts the batch: 409 ConcurrencyException, nothing applied, the pack counts all failed (conflict)', async () => {
     const before = await value('C2');
     const body = JSON.parse(ravenIncrementBody(['C1', 'C2']));
     body.Commands[1].ChangeVector = 'A:1-AAAAAAAAAAAAAAAAAAAAAA';

@@ -11,7 +11,7 @@ import (
 )
 
 // POST /_api/cursor, for exactly the query of the contention workload (docs/contention.md,
-// docs/fidelity.md rows A13-A16). The double runs no other AQL: any other query text gets
+// docs/fidelity.md rows A14-A17). The double runs no other AQL: any other query text gets
 // 501 errorNum 9 (TRI_ERROR_NOT_IMPLEMENTED) naming this limitation.
 //
 //   FOR k IN @keys UPSERT { _key: k } INSERT { _key: k, n: 1 } UPDATE { n: OLD.n + 1 } IN @@coll

@@ -137,6 +137,11 @@ func writeTxError(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, r, http.StatusInternalServerError, "System.NotSupportedException", ns.msg, "")
 		return
 	}
+	var df *diskFullError
+	if errors.As(err, &df) {
+		writeError(w, r, http.StatusInternalServerError, diskFullType, df.msg, "")
+		return
+	}
 	writeError(w, r, http.StatusInternalServerError, "System.InvalidOperationException", err.Error(), "")
 }
 

@@ -1,7 +1,7 @@
 package main
 
 // PATCH commands in POST /databases/<db>/bulk_docs, for exactly the increment the contention
-// workload sends (docs/contention.md; docs/fidelity.md rows R11-R13):
+// workload sends (docs/contention.md; docs/fidelity.md rows R12-R14):
 //
 //   {"Id":"C7","ChangeVector":null,"Type":"PATCH",
 //    "Patch":{"Script":"this.n = this.n ? this.n + args.val_0 : args.val_0;","Values":{"val_0":1}}}
