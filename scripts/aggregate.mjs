@@ -9,8 +9,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { aggregate, aggregateJunit, aggregateText } from '../lib/repeat.js';
-import { renderRepeatHtml } from '../lib/report-repeat.js';
+import { aggregate, aggregateJunit, aggregateText } from './lib/repeat.mjs';
+import { renderRepeatHtml } from './lib/report-repeat.mjs';
 
 export const REP_RE = /^(.+)_r(\d{2})$/;
 

@@ -14,10 +14,10 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { KNOBS, newRunId } from '../lib/config.js';
 import { fmt } from '../lib/format.js';
-import { workloadDifference, workloadSettings } from '../lib/repeat.js';
+import { workloadDifference, workloadSettings } from './lib/repeat.mjs';
 import { spreadChart } from '../lib/svg-chart.js';
-import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDecision, gateReachable, gateTable, gatedFigures, parseGateMetrics, parseTolerance, sideFigures, detectableRegression } from '../lib/verdict.js';
-import { pooledSd, smallestP } from '../lib/stats.js';
+import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDecision, gateReachable, gateTable, gatedFigures, parseGateMetrics, parseTolerance, sideFigures, detectableRegression } from './lib/verdict.mjs';
+import { pooledSd, smallestP } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

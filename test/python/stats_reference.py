@@ -1,4 +1,4 @@
-"""Reference values from SciPy for test/unit/stats.test.mjs (lib/stats.js).
+"""Reference values from SciPy for test/unit/stats.test.mjs (scripts/lib/stats.mjs).
 
 Reads a JSON list of cases on stdin, writes a JSON list of answers on stdout. Runs in the
 .run/otava venv (make otava-deps), whose SciPy comes pinned with Apache Otava.

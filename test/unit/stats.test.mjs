@@ -1,4 +1,4 @@
-// lib/stats.js against SciPy (run live from make test's .run/otava venv, test/python/stats_reference.py)
+// scripts/lib/stats.mjs against SciPy (run live from make test's .run/otava venv, test/python/stats_reference.py)
 // and against published tables: the exact Mann–Whitney p-values (with and without ties), the
 // median's distribution-free interval, the interval of the shift, Holm's adjustment, the power
 // of the test.
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { detectableEffect, mannWhitney, maxTAdjust, medianCI, pairsNeeded, pooledLogSd, power, predictionUpper, runsForMedianCI, shiftCI, signedRank, smallestP, summarize, walshCI } from '../../lib/stats.js';
+import { detectableEffect, mannWhitney, maxTAdjust, medianCI, pairsNeeded, pooledLogSd, power, predictionUpper, runsForMedianCI, shiftCI, signedRank, smallestP, summarize, walshCI } from '../../scripts/lib/stats.mjs';
 import { repoRoot } from '../helpers/testserver.mjs';
 
 const python = path.join(repoRoot, '.run', 'otava', 'bin', 'python');

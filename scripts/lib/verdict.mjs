@@ -3,10 +3,10 @@
 // interval, the exact Mann–Whitney p-value, `~` when not significant) and the regression gate
 // (is the candidate worse than the baseline by more than the tolerance, significantly, with
 // the false-alarm rate controlled over every gated figure; which regression could it detect
-// at all). Pure functions of summary.json contents; Node only (lib/stats.js).
-import { fmt } from './format.js';
-import { runFigures } from './repeat.js';
-import { detectableEffect, mannWhitney, maxTAdjust, pooledSd, sampleSd, shiftCI, smallestP, summarize, walshCI } from './stats.js';
+// at all). Pure functions of summary.json contents; Node only (scripts/lib/stats.mjs).
+import { fmt } from '../../lib/format.js';
+import { runFigures } from './repeat.mjs';
+import { detectableEffect, mannWhitney, maxTAdjust, pooledSd, sampleSd, shiftCI, smallestP, summarize, walshCI } from './stats.mjs';
 
 export const ALPHA = 0.05;
 const CONF = 0.95;

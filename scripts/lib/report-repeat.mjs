@@ -2,9 +2,9 @@
 // table (median, min – max, interval per phase and figure), charts that show every
 // repetition's value, the ratios, and links to each repetition's own report. Self-contained
 // and offline like the single run's report (lib/report-html.js).
-import { spreadChart } from './svg-chart.js';
-import { METRICS, spreadCells } from './repeat.js';
-import { settingsText } from './report.js';
+import { spreadChart } from '../../lib/svg-chart.js';
+import { METRICS, spreadCells } from './repeat.mjs';
+import { settingsText } from '../../lib/report.js';
 
 function esc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

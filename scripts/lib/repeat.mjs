@@ -2,11 +2,11 @@
 // which figures of a run are compared (the one list of them), what two runs must share to be
 // put together, and the aggregate of N repetitions — per phase and figure the median, min–max
 // and a distribution-free 95 % interval (or "need ≥ 6 runs"), E1's ratios from each
-// repetition's own ratio, and the text table, JSON and JUnit of it. Node only (lib/stats.js).
-import { KNOBS, knobScope } from './config.js';
-import { fmt } from './format.js';
-import { runsForMedianCI, summarize } from './stats.js';
-import { TEST_ENDPOINT } from './test-endpoint.js';
+// repetition's own ratio, and the text table, JSON and JUnit of it. Node only (scripts/lib/stats.mjs).
+import { KNOBS, knobScope } from '../../lib/config.js';
+import { fmt } from '../../lib/format.js';
+import { runsForMedianCI, summarize } from './stats.mjs';
+import { TEST_ENDPOINT } from '../../lib/test-endpoint.js';
 
 export const CONFIDENCE = 0.95;
 
