@@ -456,15 +456,5 @@ export function predictionUpper(xs, q) {
   return Math.exp(jStat.mean(v) + t * jStat.stdev(v, true) * Math.sqrt(1 + 1 / n));
 }
 
-// Probability that a value drawn from the log-normal spread of xs, multiplied by `factor`,
-// exceeds `limit` (what a single run against a calibrated limit catches).
-export function exceedProbability(xs, limit, factor) {
-  const v = finite(xs).filter((x) => x > 0).map(Math.log);
-  if (v.length < 2) return null;
-  const sd = jStat.stdev(v, true);
-  const z = (Math.log(limit) - jStat.mean(v) - Math.log(factor)) / (sd || 1e-12);
-  return 1 - jStat.normal.cdf(z, 0, 1);
-}
-
 export const normalQuantile = (p) => jStat.normal.inv(p, 0, 1);
 export const lognormalMean = (xs) => { const v = finite(xs).filter((x) => x > 0).map(Math.log); return v.length ? Math.exp(jStat.mean(v)) : null; };

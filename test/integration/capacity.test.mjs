@@ -26,7 +26,8 @@ function capacity(args, env = {}) {
 const KNEE = 22; // batches/s the test servers are configured for
 // 6, 12, 24 (past the knee), then bisection: 18, 21, 23 → stops when the last pass and the
 // first failure are at most 15 % of the rate apart.
-const LADDER = { CAPACITY_START: '6', CAPACITY_FACTOR: '2', CAPACITY_MAX: '48', CAPACITY_RESOLUTION: '0.15', CAPACITY_WARMUP: '1s', CAPACITY_HOLD: '3s' };
+// Then the knee, the first failing rate and the lowest rate that never passed run twice.
+const LADDER = { CAPACITY_START: '6', CAPACITY_FACTOR: '2', CAPACITY_MAX: '48', CAPACITY_RESOLUTION: '0.15', CAPACITY_WARMUP: '1s', CAPACITY_HOLD: '3s', CAPACITY_REPEAT: '2' };
 
 for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_URL']]) {
   test(`${name} test server with its knee at ${KNEE} writes/s: the search finds it within one step`, { timeout: 300000 }, async () => {
@@ -62,11 +63,19 @@ for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_UR
         // Each step's own summary.json is kept next to capacity.json.
         assert.ok(existsSync(path.join(out, 'steps', s.run_id, 'summary.json')));
       }
-      // Ladder: coarse ×2, then bisection (never a rate twice).
+      // Ladder: coarse ×2, then bisection, then the rates around the knee again until each ran twice.
       const rates = c.steps.map((s) => s.rate);
       assert.deepEqual(rates.slice(0, 3), [6, 12, 24]);
-      assert.equal(new Set(rates).size, rates.length);
+      assert.equal(rates.filter((x) => x === k.rate).length, 2, 'the knee ran twice');
+      assert.equal(rates.filter((x) => x === k.first_failing_rate).length, 2, 'the first failure ran twice');
+      assert.equal(k.knee_runs.passed, 2);
       assert.match(r.out, new RegExp(`knee: ${k.rate} batches/s = \\d+ docs/s at p99 [\\d.]+ ms \\(SLO 200 ms\\)`));
+      assert.match(r.out, new RegExp(`^  how sure: ${k.rate}/s passed 2 of 2, ${k.first_failing_rate}/s passed ${k.failing_runs.passed} of 2.*; the boundary lies between ${k.rate} and \\d+ batches/s$`, 'm'));
+      // A test server answered: every output of the search says so.
+      assert.equal(c.test_endpoint, true);
+      assert.match(r.out, new RegExp(`^k6-writepath capacity · TEST ENDPOINT · ${name} · insert · `, 'm'));
+      assert.match(readFileSync(path.join(out, 'capacity.txt'), 'utf8'), /^TEST ENDPOINT: a k6-writepath API test server answered, not a database/m);
+      assert.match(readFileSync(path.join(out, 'capacity.html'), 'utf8'), /<title>k6-writepath capacity · TEST ENDPOINT · /);
       const svg = readFileSync(path.join(out, 'capacity.svg'), 'utf8');
       assert.match(svg, /^<svg /);
       assert.equal((svg.match(/<circle /g) || []).length >= 2 * c.steps.length, true, 'a point per step for p50 and p99');
@@ -146,7 +155,8 @@ test('bad ladders and SLOs are bad input: one line, exit 107, nothing run', asyn
     [{ CAPACITY_OP: 'merge' }, /CAPACITY_OP="merge" is not allowed with CAPACITY_TARGET=postgres: one of insert, upsert/],
     [{ CAPACITY_TARGET: 'mongodb' }, /CAPACITY_TARGET="mongodb" is not allowed: one of postgres, arangodb, ravendb/],
     [{ THRESHOLDS: 'thresholds/postgres/insert-vs-overwrite.json', CAPACITY_OP: 'upsert' }, null],
-    [{ CAPACITY_OP: 'upsert', DOCS: '1000', CAPACITY_MAX: '100' }, /DOCS=1000 is not allowed with CAPACITY_MAX=100, BATCH_SIZE=1000/],
+    [{ CAPACITY_OP: 'upsert', DOCS: '1000', CAPACITY_MAX: '100' }, /DOCS=1000 is not allowed with CAPACITY_MAX=100, BATCH_SIZE=100,/],
+    [{ CAPACITY_REPEAT: '0' }, /CAPACITY_REPEAT="0" is not allowed: a whole number from 1 to 20/],
     [{ RATE_STAGES: '1s:5' }, /RATE_STAGES is not allowed with the capacity search/],
   ];
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-capbad-'));
