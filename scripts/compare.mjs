@@ -19,6 +19,7 @@ import { spreadChart } from '../lib/svg-chart.js';
 import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDecision, gateReachable, gateTable, gatedFigures, parseGateMetrics, parseTolerance, sideFigures, detectableRegression } from './lib/verdict.mjs';
 import { pooledSd, smallestP } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
+import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LETTERS = 'ABCDEFGH';
@@ -78,6 +79,12 @@ export function parseArgs(argv) {
     if (a === '-e' || a === '--env') {
       const v = next();
       const m = /^([A-H]):([A-Z_][A-Z0-9_]*)=(.*)$/s.exec(v);
+      const kv = m ? [m[2], m[3]] : v.split(/=(.*)/s);
+      // A run's own secret comes from the environment as COMPARE_<letter>_<KNOB> (COMPARE_B_PG_URL
+      // for run B: a name k6's misspelt-knob check does not take for PG_URL).
+      if (isCliSecret(kv[0], kv[1] || '')) {
+        refuse(cliSecretLine(`${m ? `${m[1]}:` : ''}${kv[0]}`, m ? `export COMPARE_${m[1]}_${kv[0]}=… in the environment (run ${m[1]} only)` : `export ${kv[0]}=… in the environment (every run)`));
+      }
       if (m) (o.perRun[m[1]] ||= {})[m[2]] = m[3];
       else if (/^[A-Z_][A-Z0-9_]*=/.test(v)) o.env.push(v);
       else refuse(`-e ${v}: expected KNOB=value or A:KNOB=value`);
@@ -158,7 +165,8 @@ const usage = `usage: scripts/compare [options] SIDE SIDE [SIDE…]
   --repeat N          run each scenario side N times, interleaved (A B B A A B …, one target at a time)
   --warmup K          K more rounds first whose runs are not counted (default 0)
   --alpha X           significance level (default 0.05)
-  -e KNOB=value       for every scenario run;   -e B:KNOB=value  only for side B (A, B, C… by position)
+  -e KNOB=value       for every scenario run;   -e B:KNOB=value  only for side B (A, B, C… by position);
+                      secrets only in the environment: PG_URL=… for every run, COMPARE_B_PG_URL=… for side B
   --label A=name      column name (default: the target)
   --test-endpoint B   label side B as a test endpoint (runs against a project test server)
   --arango-testserver run ArangoDB scenarios against bin/arangodb-testserver (labelled TEST ENDPOINT)
@@ -172,7 +180,7 @@ detect its tolerance; 0 otherwise):
   --paired                 test the pairs of runs made side by side (both sides scenario files)
 examples:
   scripts/compare --repeat 5 -e DOCS=50000 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
-  scripts/compare -e B:PG_URL=postgres://u:p@db16:5432/x --label A=pg15 --label B=pg16 --repeat 5 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
+  COMPARE_B_PG_URL='postgres://u:…@db16:5432/x' scripts/compare --label A=pg15 --label B=pg16 --repeat 5 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
   scripts/compare results/run_a1,results/run_a2,results/run_a3 results/repeated_b
   scripts/compare --gate --baseline results/baseline --repeat 5 --max-regression 10% scenarios/postgres/insert-vs-overwrite.js
 `;
@@ -363,7 +371,13 @@ export async function main(argv) {
       const knobs = new Map(o.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
       const env = { ...process.env };
       for (const [k, v] of Object.entries(o.perRun[run.letter] || {})) knobs.set(k, v);
-      for (const [k, v] of [...knobs]) if (KNOBS[k] && KNOBS[k].type === 'secret') { env[k] = v; knobs.delete(k); }
+      // COMPARE_<letter>_<secret knob> of the environment: this side's secret; no side sees another's.
+      for (const k of Object.keys(env)) {
+        const per = /^COMPARE_([A-H])_(.+)$/.exec(k);
+        if (!per || !KNOBS[per[2]] || KNOBS[per[2]].type !== 'secret') continue;
+        if (per[1] === run.letter) env[per[2]] = env[k];
+        delete env[k];
+      }
       knobs.delete('RESULTS_DIR'); knobs.delete('REPEAT');
       let testEndpoint = o.testEndpoints.has(run.letter);
       if (o.arangoTestserver && /scenarios\/arangodb\//.test(s.spec)) {
