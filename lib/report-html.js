@@ -64,7 +64,7 @@ ${failures ? `<ul class="bad">${failures}</ul>` : ''}
 <figure>${latencyChart}</figure>
 <figure>${rateChart}</figure>
 ${stagesHtml(json)}
-${ratios ? `<h2>Phase ratios</h2><table id="ratios"><thead><tr><th></th><th>average</th><th>median</th><th>p99</th></tr></thead><tbody>\n${ratios}\n</tbody></table>` : ''}
+${ratios ? `<h2>Phase ratios (this run, n=1)</h2><table id="ratios"><thead><tr><th></th><th>average</th><th>median</th><th>p99</th></tr></thead><tbody>\n${ratios}\n</tbody></table>` : ''}
 <h2>Verification</h2>
 ${verification}
 <h2>Thresholds</h2>

@@ -231,7 +231,8 @@ export function buildReport(data, meta) {
   if (dropped > 0) lines.push(`  dropped iterations: ${dropped} batches k6 could not start on schedule (open model: no free VU, raise VUS/MAX_VUS or lower the rate) or before MAX_DURATION`);
   lines.push('');
   for (const [name, r] of Object.entries(ratios)) {
-    lines.push(`${name} ratio: average ${fmt(r.average, 2)}x · median ${fmt(r.median, 2)}x · p99 ${fmt(r.p99, 2)}x`);
+    // One run's ratio, said as such: REPEAT=N gives the median and interval of N runs' ratios.
+    lines.push(`${name} ratio (this run, n=1): average ${fmt(r.average, 2)}x · median ${fmt(r.median, 2)}x · p99 ${fmt(r.p99, 2)}x`);
   }
   if (verification.ran && verification.partial) {
     lines.push(`verification: the run stopped before its plan finished; found ${verification.found}, acknowledged new documents ${verification.acknowledged_new} — ${verification.count_ok ? 'all acknowledged documents found' : 'MISMATCH'}`);
