@@ -275,18 +275,25 @@ export function buildReport(data, meta) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: document count', failure: verification.count_ok ? null : `expected ${verification.expected}, found ${verification.found}` });
     if (!byInstances && !noReadback) cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: read-back of overwritten keys', failure: verification.readback_ok ? null : `${verification.readback_stale_or_missing} of ${verification.readback_checked} stale or missing` });
   }
+  const junit = junitXml(`k6-writepath ${tep}${meta.target} ${meta.experiment}`, cases);
+
+  return { runId, text, json, junit };
+}
+
+// JUnit XML of one suite (the one writer of it: a run's junit.xml, a repeated run's, the gate's):
+// cases [{ classname, name, failure: message | null, out: text (optional, <system-out>) }].
+export function junitXml(suite, cases) {
   const failures = cases.filter((c) => c.failure).length;
-  const junit = [
+  return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="k6-writepath ${tep}${xmlEscape(meta.target)} ${xmlEscape(meta.experiment)}" tests="${cases.length}" failures="${failures}">`,
+    `  <testsuite name="${xmlEscape(suite)}" tests="${cases.length}" failures="${failures}">`,
     ...cases.map((c) => (c.failure
       ? `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"><failure message="${xmlEscape(c.failure)}"/></testcase>`
-      : `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"/>`)),
+      : c.out ? `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"><system-out>${xmlEscape(c.out)}</system-out></testcase>`
+        : `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"/>`)),
     '  </testsuite>',
     '</testsuites>',
     '',
   ].join('\n');
-
-  return { runId, text, json, junit };
 }

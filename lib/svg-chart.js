@@ -14,6 +14,32 @@ function short(x) {
   return x.toFixed(1);
 }
 
+// The opening of a chart with a value axis: the svg element, the title, five grid lines with
+// their values (y: value -> pixel). Returns the list of lines the chart goes on with.
+function frame({ width, fullH, title, unit, left, right, y, scaleMax }) {
+  const out = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${fullH}" viewBox="0 0 ${width} ${fullH}" font-family="sans-serif" font-size="11" role="img" aria-label="${esc(title)}">`);
+  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(title)}${unit ? ` (${esc(unit)})` : ''}</text>`);
+  for (let t = 0; t <= 4; t++) {
+    const v = (scaleMax * t) / 4;
+    out.push(`<line x1="${left}" x2="${width - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`);
+    out.push(`<text x="${left - 4}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" fill="#555">${short(v)}</text>`);
+  }
+  return out;
+}
+
+// The end of such a chart: the base line, the legend (three series a row), the closing tag.
+function close(out, { left, right, width, height, base, series }) {
+  out.push(`<line x1="${left}" x2="${width - right}" y1="${base}" y2="${base}" stroke="#888"/>`);
+  series.forEach((s, si) => {
+    const lx = left + (si % 3) * ((width - left) / 3);
+    const ly = height - 8 + 18 * Math.floor(si / 3);
+    out.push(`<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${PALETTE[si % PALETTE.length]}"/><text x="${lx + 14}" y="${ly}">${esc(s.name)}</text>`);
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}
+
 // groupedBars({ title, unit, groups: ['load', …], series: [{ name, values: [n|null per group] }] })
 // One group of bars per entry of `groups` (a phase), one bar per series (a stat or a target).
 // Missing values (null) leave a gap and are labelled "-", never drawn as zero.
@@ -26,14 +52,7 @@ export function groupedBars({ title, unit = '', groups, series, width = 640, hei
   const groupW = plotW / Math.max(1, groups.length);
   const barW = Math.max(4, (groupW * 0.8) / Math.max(1, series.length));
   const y = (v) => top + plotH - (v / scaleMax) * plotH;
-  const out = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height + 18 * Math.ceil(series.length / 3)}" viewBox="0 0 ${width} ${height + 18 * Math.ceil(series.length / 3)}" font-family="sans-serif" font-size="11" role="img" aria-label="${esc(title)}">`);
-  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(title)}${unit ? ` (${esc(unit)})` : ''}</text>`);
-  for (let t = 0; t <= 4; t++) {
-    const v = (scaleMax * t) / 4;
-    out.push(`<line x1="${left}" x2="${width - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`);
-    out.push(`<text x="${left - 4}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" fill="#555">${short(v)}</text>`);
-  }
+  const out = frame({ width, fullH: height + 18 * Math.ceil(series.length / 3), title, unit, left, right, y, scaleMax });
   groups.forEach((g, gi) => {
     const x0 = left + gi * groupW + groupW * 0.1;
     series.forEach((s, si) => {
@@ -46,14 +65,7 @@ export function groupedBars({ title, unit = '', groups, series, width = 640, hei
     });
     out.push(`<text x="${(left + gi * groupW + groupW / 2).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" font-weight="bold">${esc(g)}</text>`);
   });
-  out.push(`<line x1="${left}" x2="${width - right}" y1="${top + plotH}" y2="${top + plotH}" stroke="#888"/>`);
-  series.forEach((s, si) => {
-    const lx = left + (si % 3) * ((width - left) / 3);
-    const ly = height - 8 + 18 * Math.floor(si / 3);
-    out.push(`<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${PALETTE[si % PALETTE.length]}"/><text x="${lx + 14}" y="${ly}">${esc(s.name)}</text>`);
-  });
-  out.push('</svg>');
-  return out.join('\n');
+  return close(out, { left, right, width, height, base: top + plotH, series });
 }
 
 // lineChart({ title, xLabel, yLabel, series: [{ name, points: [[x, y], …], dashed, color }],
@@ -125,15 +137,7 @@ export function spreadChart({ title, unit = '', groups, series, width = 640, hei
   const groupW = plotW / Math.max(1, groups.length);
   const colW = Math.max(8, (groupW * 0.8) / Math.max(1, series.length));
   const y = (v) => top + plotH - (v / scaleMax) * plotH;
-  const fullH = height + 18 * Math.ceil(series.length / 3);
-  const out = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${fullH}" viewBox="0 0 ${width} ${fullH}" font-family="sans-serif" font-size="11" role="img" aria-label="${esc(title)}">`);
-  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(title)}${unit ? ` (${esc(unit)})` : ''}</text>`);
-  for (let t = 0; t <= 4; t++) {
-    const v = (scaleMax * t) / 4;
-    out.push(`<line x1="${left}" x2="${width - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`);
-    out.push(`<text x="${left - 4}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" fill="#555">${short(v)}</text>`);
-  }
+  const out = frame({ width, fullH: height + 18 * Math.ceil(series.length / 3), title, unit, left, right, y, scaleMax });
   groups.forEach((g, gi) => {
     const x0 = left + gi * groupW + groupW * 0.1;
     series.forEach((s, si) => {
@@ -156,12 +160,5 @@ export function spreadChart({ title, unit = '', groups, series, width = 640, hei
     });
     out.push(`<text x="${(left + gi * groupW + groupW / 2).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" font-weight="bold">${esc(g)}</text>`);
   });
-  out.push(`<line x1="${left}" x2="${width - right}" y1="${top + plotH}" y2="${top + plotH}" stroke="#888"/>`);
-  series.forEach((s, si) => {
-    const lx = left + (si % 3) * ((width - left) / 3);
-    const ly = height - 8 + 18 * Math.floor(si / 3);
-    out.push(`<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${PALETTE[si % PALETTE.length]}"/><text x="${lx + 14}" y="${ly}">${esc(s.name)}</text>`);
-  });
-  out.push('</svg>');
-  return out.join('\n');
+  return close(out, { left, right, width, height, base: top + plotH, series });
 }

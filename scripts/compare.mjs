@@ -13,6 +13,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { KNOBS, newRunId } from '../lib/config.js';
+import { junitXml } from '../lib/report.js';
 import { fmt } from '../lib/format.js';
 import { workloadDifference, workloadSettings } from './lib/repeat.mjs';
 import { spreadChart } from '../lib/svg-chart.js';
@@ -276,31 +277,19 @@ function comparisonSvg(sides, cmp, e3) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${y}" viewBox="0 0 760 ${y}">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
 }
 
-const xml = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 export function gateJunit(dec, sides) {
   const pc = (x) => (x === null || !Number.isFinite(x) ? '-' : `${(x * 100).toFixed(1)} %`);
-  const cases = dec.rows.map((r) => ({
-    name: `${r.phase} ${r.label}: regression at most ${(r.tolerance * 100).toFixed(0)} %`,
-    failure: r.verdict === 'REGRESSION' ? 'REGRESSION' : r.verdict === 'cannot detect' ? 'cannot detect' : null,
-    message: `delta ${r.delta === null ? '-' : `${r.delta >= 0 ? '+' : ''}${(r.delta * 100).toFixed(1)} %`}; ${Math.round(dec.conf * 100)} % CI of the regression ${r.ci ? `${pc(r.ci.lo)} … ${pc(r.ci.hi)}` : '-'}; p ${r.p === null ? '-' : r.p.toFixed(4)} (adjusted over ${dec.k} figures ${r.p_adjusted === null ? '-' : r.p_adjusted.toFixed(4)}); detects ≥ ${r.detectable === null ? '-' : pc(r.detectable)} (90 %); verdict ${r.verdict}`,
-  }));
+  const cases = dec.rows.map((r) => {
+    const message = `delta ${r.delta === null ? '-' : `${r.delta >= 0 ? '+' : ''}${(r.delta * 100).toFixed(1)} %`}; ${Math.round(dec.conf * 100)} % CI of the regression ${r.ci ? `${pc(r.ci.lo)} … ${pc(r.ci.hi)}` : '-'}; p ${r.p === null ? '-' : r.p.toFixed(4)} (adjusted over ${dec.k} figures ${r.p_adjusted === null ? '-' : r.p_adjusted.toFixed(4)}); detects ≥ ${r.detectable === null ? '-' : pc(r.detectable)} (90 %); verdict ${r.verdict}`;
+    const failed = r.verdict === 'REGRESSION' || r.verdict === 'cannot detect';
+    return { classname: 'k6-writepath.gate', name: `${r.phase} ${r.label}: regression at most ${(r.tolerance * 100).toFixed(0)} %`, failure: failed ? `${r.verdict === 'REGRESSION' ? 'REGRESSION' : 'cannot detect'}: ${message}` : null, out: message };
+  });
   for (const s of sides) {
     const bad = s.runs.filter((r) => !r.summary.passed);
-    cases.push({ name: `${s.letter === 'A' ? 'baseline' : 'candidate'} runs: thresholds and verification (${s.runs.length} runs)`, failure: bad.length ? 'FAILED' : null, message: bad.length ? `${bad.length} of ${s.runs.length} runs did not pass: ${bad.map((r) => r.summary.run_id).join(', ')}` : `${s.runs.length} of ${s.runs.length} passed` });
+    cases.push({ classname: 'k6-writepath.gate', name: `${s.letter === 'A' ? 'baseline' : 'candidate'} runs: thresholds and verification (${s.runs.length} runs)`,
+      failure: bad.length ? `FAILED: ${bad.length} of ${s.runs.length} runs did not pass: ${bad.map((r) => r.summary.run_id).join(', ')}` : null, out: `${s.runs.length} of ${s.runs.length} passed` });
   }
-  const failures = cases.filter((c) => c.failure).length;
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="k6-writepath gate${sides.some((s) => s.testEndpoint) ? ' TEST ENDPOINT' : ''} ${xml(sides[0].runs[0].summary.target)} ${xml(sides[0].runs[0].summary.experiment)}" tests="${cases.length}" failures="${failures}">`,
-    ...cases.map((c) => (c.failure
-      ? `    <testcase classname="k6-writepath.gate" name="${xml(c.name)}"><failure message="${xml(`${c.failure}: ${c.message}`)}"/></testcase>`
-      : `    <testcase classname="k6-writepath.gate" name="${xml(c.name)}"><system-out>${xml(c.message)}</system-out></testcase>`)),
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitXml(`k6-writepath gate${sides.some((s) => s.testEndpoint) ? ' TEST ENDPOINT' : ''} ${sides[0].runs[0].summary.target} ${sides[0].runs[0].summary.experiment}`, cases);
 }
 
 export function buildGate(sides, o) {

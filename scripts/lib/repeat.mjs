@@ -7,6 +7,7 @@ import { KNOBS, knobScope } from '../../lib/config.js';
 import { fmt } from '../../lib/format.js';
 import { runsForMedianCI, summarize } from './stats.mjs';
 import { TEST_ENDPOINT } from '../../lib/test-endpoint.js';
+import { junitXml } from '../../lib/report.js';
 
 export const CONFIDENCE = 0.95;
 
@@ -185,22 +186,9 @@ export function aggregateText(agg, { header = [], resultsAt = null } = {}) {
   return `${lines.join('\n')}\n`;
 }
 
-const xml = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 // JUnit of a repeated run: one case per repetition (its thresholds and verification).
 export function aggregateJunit(agg) {
   const cls = `${agg.target}.${agg.experiment}`;
-  const cases = agg.repetitions.map((r, i) => ({ name: `repetition ${i + 1} of ${agg.n} (run ${r.run_id}): thresholds and verification`, failure: r.passed ? null : r.why }));
-  const failures = cases.filter((c) => c.failure).length;
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="k6-writepath ${agg.test_endpoint ? `${TEST_ENDPOINT} ` : ''}${xml(agg.target)} ${xml(agg.experiment)} REPEAT=${agg.n}" tests="${cases.length}" failures="${failures}">`,
-    ...cases.map((c) => (c.failure
-      ? `    <testcase classname="${xml(cls)}" name="${xml(c.name)}"><failure message="${xml(c.failure)}"/></testcase>`
-      : `    <testcase classname="${xml(cls)}" name="${xml(c.name)}"/>`)),
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitXml(`k6-writepath ${agg.test_endpoint ? `${TEST_ENDPOINT} ` : ''}${agg.target} ${agg.experiment} REPEAT=${agg.n}`,
+    agg.repetitions.map((r, i) => ({ classname: cls, name: `repetition ${i + 1} of ${agg.n} (run ${r.run_id}): thresholds and verification`, failure: r.passed ? null : r.why })));
 }

@@ -5,6 +5,7 @@
 import { spreadChart } from '../../lib/svg-chart.js';
 import { METRICS, spreadCells } from './repeat.mjs';
 import { settingsText } from '../../lib/report.js';
+import { pageHead } from '../../lib/report-html.js';
 
 function esc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -36,14 +37,7 @@ export function renderRepeatHtml(agg) {
     return `<td>${med}× <span class="muted">(${range}; ${esc(ci)})</span></td>`;
   }).join('')}</tr>`).join('\n');
   const reps = agg.repetitions.map((r, i) => `<li class="${r.passed ? 'ok' : 'bad'}">${i + 1}. <a href="${esc(`${r.run_id}/report.html`)}">${esc(r.run_id)}</a>: ${r.passed ? 'passed' : `FAILED — ${esc(r.why)}`}</li>`).join('\n');
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
-<style>
-body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.2em}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th{background:#f4f4f4}td:first-child,th[scope=row]{text-align:left}
-.ok{color:#1a7f37}.bad{color:#c62828;font-weight:bold}.verdict{font-size:1.3em}.muted{color:#666}figure{display:inline-block;margin:0 1em 1em 0}
-</style></head><body>
-<h1>${esc(title)}</h1>
+  return `${pageHead(title)}
 ${agg.test_endpoint ? '<p class="bad" id="test-endpoint">TEST ENDPOINT: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.</p>\n' : ''}<p class="verdict ${agg.passed ? 'ok' : 'bad'}" id="verdict">${agg.passed ? 'PASSED' : 'FAILED'}: ${passed} of ${agg.n} repetitions passed their thresholds and verification</p>
 <p>server: ${esc(server)}${settings ? `<br>settings: ${esc(settings)}` : ''}<br>
 ${agg.n} repetitions, one after another, each with its own objects and result folder. Every figure below is one value per repetition; the ${pct} % interval of the median is distribution-free and needs at least 6 repetitions.</p>
