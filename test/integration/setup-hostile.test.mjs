@@ -129,7 +129,8 @@ function scriptsRun(args, env = {}) {
     cwd: repoRoot, encoding: 'utf8', timeout: 120000,
     env: { ...process.env, K6_NO_USAGE_REPORT: 'true', WP_INFLUX: '0', RESULTS_DIR: results, ...env },
   });
-  const runs = readdirSync(results).filter((f) => f !== 'latest');
+  // Run folders only (results/ also gets latest -> the last run, and history.csv).
+  const runs = readdirSync(results, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
   const dir = runs.length === 1 ? path.join(results, runs[0]) : null;
   return { ...r, dir, files: dir ? readdirSync(dir).sort() : runs };
 }
