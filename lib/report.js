@@ -247,7 +247,8 @@ export function buildReport(data, meta) {
     lines.push(`verification: expected ${verification.expected}, found ${verification.found} — ${verification.count_ok ? 'OK' : 'FAILED'}` +
       (planned !== null ? ` (acknowledged new documents; lost ${verification.lost}, unexpected ${verification.unexpected}` +
         `${shortOfPlan ? `; the plan writes ${verification.expected_by_plan}, the failed documents above are the difference` : ''})`
-        : deletes !== null ? ` (acknowledged: ${verification.acknowledged_new} new documents, ${deletes} deletes)` : ` (acknowledged new documents: ${verification.acknowledged_new})`));
+        : deletes !== null ? ` (acknowledged: ${verification.acknowledged_new} new documents, ${deletes} deletes)`
+        : meta.cfg && meta.cfg.DISTRIBUTED === 'verify' ? ' (the plan of all instances)' : ` (acknowledged new documents: ${verification.acknowledged_new})`));
     if (noReadback) lines.push(`read-back: not part of this run${meta.cfg && meta.cfg.READBACK === 0 ? ' (READBACK=0)' : ''}`);
     else lines.push(byInstances ? 'read-back: done by the instances\' VUs after their last batches (scripts/merge-results.mjs adds them up)'
       : `read-back: ${verification.readback_checked} overwritten keys checked, ${verification.readback_stale_or_missing} stale or missing${readbackNotes(verification)} — ${verification.readback_ok ? 'OK' : 'FAILED'}`);
