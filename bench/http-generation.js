@@ -54,9 +54,11 @@ const url = `${sinkUrl}/bench`;
 const params = { headers: { 'Content-Type': 'application/json' }, responseType: 'none' };
 
 // The adapters as a scenario creates them (init context); no request is made until a batch is sent.
-const arango = arangoTarget(loadConfig(env, Object.assign({ target: 'arangodb' }, phases)));
+// What a plan would ask of them (lib/workloads/*.js plan().target): batches of B keys over the whole key space.
+const prepared = (writes) => ({ batchSize: B, maxKey: cfg.DOCS, writes });
+const arango = arangoTarget(loadConfig(env, Object.assign({ target: 'arangodb' }, phases)), prepared({ insert: ['l'], upsert: [] }));
 const runner = batchRunner(arango);
-const raven = ravenTarget(loadConfig(env, Object.assign({ target: 'ravendb' }, phases)));
+const raven = ravenTarget(loadConfig(env, Object.assign({ target: 'ravendb' }, phases)), prepared({ insert: ['l'], upsert: [], bulk: ['b'] }));
 const arangoDocs = createDocs(cfg, { keyField: '_key' });
 if (mode === 'arangodb-write' || mode === 'arangodb-overwrite-write') arango.bind('bench');
 // Overwrite batches as E1 draws them: one VU that loaded BENCH_RANDOM_DOCS keys.

@@ -9,14 +9,6 @@ export function asciiBuffer(s) {
   return encoding.b64decode(encoding.b64encode(s), 'std');
 }
 
-// The largest key number an E1-style run writes (load keys below DOCS, then the fresh keys of
-// the mixed batches), for docs.prepare(): images sized for it are built in the init context.
-export function maxKeyOf(cfg) {
-  const docs = Number(cfg.DOCS) || 0;
-  const fresh = (Number(cfg.MIXED_BATCHES) || 0) * (Number(cfg.BATCH_SIZE) || 0);
-  return Math.max(1, docs + fresh);
-}
-
 // Whether this init runs for a VU that writes batches. k6 also runs the init code for its
 // options pass, for setup, for teardown and for the summary, all with __VU = 0: they never
 // write batches, so they skip docs.prepare() (and, lazily, the payload pool): about 0.6 s of

@@ -245,7 +245,15 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     }
   }
 
-  return { doc, batch, batchJoin, commands, rangeBody, keysBody, body: anyBody, prepare, builds: () => imageBuilds, shape };
+  // prepare() for what a plan asks of a target (lib/workloads/*.js plan().target): batches of
+  // batchSize keys below maxKey, and for each operation in writes the stamps of its key-range
+  // batches; opts: the body's envelope, wrap and lead.
+  function prepareFor({ batchSize = 0, maxKey = 0, writes = {} }, opts = {}) {
+    const stamps = Array.from(new Set(Object.values(writes).flat()));
+    if (Object.keys(writes).length > 0) prepare(Object.assign({ count: batchSize, maxKey, stamps }, opts));
+  }
+
+  return { doc, batch, batchJoin, commands, rangeBody, keysBody, body: anyBody, prepare, prepareFor, builds: () => imageBuilds, shape };
 }
 
 // Byte images built so far (all builders of this VU): lets a test prove that the timed path

@@ -5,7 +5,7 @@
 // VU are dropped_iterations). Every batch of a ramped run is tagged `stage` (1-based: the
 // stage it started in), so the report, summary.json, InfluxDB and the thresholds see each
 // stage on its own. Pure apart from k6/execution in stageOf(): the report part runs in Node.
-import { durationMs, fail } from './config.js';
+import { durationMs, fail } from './parse.js';
 import { M } from './metric-names.js';
 
 export function parseStages(text) {

@@ -9,7 +9,7 @@
 //   },
 //   "verify": true
 // }
-import { fail } from './config.js';
+import { fail } from './parse.js';
 import { M } from './metric-names.js';
 
 export const LATENCY = {

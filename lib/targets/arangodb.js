@@ -13,11 +13,13 @@
 import http from 'k6/http';
 import exec from 'k6/execution';
 import encoding from 'k6/encoding';
-import { durationMs, redact } from '../config.js';
+import { durationMs } from '../parse.js';
+import { redact } from '../urls.js';
+import { ARANGODB } from './arangodb-knobs.js';
 import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
-import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { asciiBuffer, writingVu } from '../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
 import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
@@ -26,14 +28,7 @@ const META = 'k6wp_meta';
 // A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
 const JWT_RENEW_MARGIN_MS = 300000;
 
-// Failure reasons declared to k6 (one sub-metric each): the element errorNums a write can
-// carry (errors.yaml), whole-request HTTP failures, and transport failures. A reason not
-// listed still counts in docs_failed and shows as "unlisted" in the table.
-export const REASONS = [
-  'e4', 'e18', 'e21', 'e32', 'e1004', 'e1200', 'e1202', 'e1203', 'e1210', 'e1221', 'e1222', 'e1227', 'e1228', 'e1233', 'e1655',
-  'http_400', 'http_401', 'http_404', 'http_409', 'http_410', 'http_412', 'http_500', 'http_503', 'http_other',
-  'timeout', 'connection', 'unconfirmed',
-];
+export const REASONS = ARANGODB.reasons;
 
 function overwriteQuery(op, cfg) {
   switch (op) {
@@ -75,15 +70,20 @@ function httpReason(status) {
   return REASONS.includes(`http_${status}`) ? `http_${status}` : 'http_other';
 }
 
-export function createTarget(cfg, plan = {}) {
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/arangodb-knobs.js.
+export const declaration = ARANGODB;
+
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target): batches to
+// prepare bodies for, collections, indexes on the workload's own fields.
+export function createTarget(cfg, prepared = {}) {
   const base = cfg.ARANGO_URL.replace(/\/$/, '');
   const docs = createDocs(cfg, { keyField: '_key', toBytes: asciiBuffer });
   // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), stamps: ['l'] });
+  if (writingVu()) docs.prepareFor(prepared);
   const timeout = cfg.TIMEOUT;
   // Collections the workload needs (arangobench multi-collection writes to two).
-  const collectionCount = plan.collections || 1;
-  const indexFields = plan.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
+  const collectionCount = prepared.collections || 1;
+  const indexFields = prepared.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
   // Setup's first requests (and token requests) answer within this bound or the run stops.
   const probeTimeout = durationMs(timeout) < durationMs(PROBE_TIMEOUT) ? timeout : PROBE_TIMEOUT;
   let db = null;
@@ -417,9 +417,6 @@ export function createTarget(cfg, plan = {}) {
     return out;
   }
 
-  // What workloads may ask of this target (lib/capabilities.js); keyField: the key attribute
-  // of a single-document body.
-  const capabilities = { batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true };
-
-  return { name: 'arangodb', reasons: REASONS, distributed: true, capabilities, keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown };
+  // keyField: the key attribute of a single-document body.
+  return { name: ARANGODB.name, reasons: REASONS, distributed: ARANGODB.distributed, capabilities: ARANGODB.capabilities(cfg), keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown };
 }

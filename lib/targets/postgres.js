@@ -8,18 +8,20 @@
 // xk6-sql has no transactions; one statement is atomic, so a failed batch wrote nothing.
 import sql from 'k6/x/sql';
 import driver, * as driverModule from 'k6/x/sql/driver/postgres';
-import { durationMs, redact } from '../config.js';
+import { durationMs } from '../parse.js';
+import { redact } from '../urls.js';
+import { POSTGRES } from './postgres-knobs.js';
 import { lifecycle, markerText, PROBE_TIMEOUT } from './lifecycle.js';
 import { ACKNOWLEDGED, request } from './outcome.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
-import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { asciiBuffer, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
 import { useNative } from '../native.js';
 
 // bin/k6's driver module also brings the Go twins of the per-key loops (lib/native.js).
 useNative(driverModule);
 
-export const REASONS = ['unique_violation', 'cardinality_violation', 'timeout', 'connection', 'auth', 'undefined_table', 'other'];
+export const REASONS = POSTGRES.reasons;
 
 // lib/pq sends connection-string keys it does not know as server settings at connect time,
 // which is how synchronous_commit reaches every pooled connection of every VU.
@@ -65,13 +67,17 @@ const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run
 
 const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
-export function createTarget(cfg) {
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/postgres-knobs.js.
+export const declaration = POSTGRES;
+
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+export function createTarget(cfg, prepared = {}) {
   const db = sql.open(driver, connectionUrl(cfg), { max_open_conns: 1, max_idle_conns: 1 });
   const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
   const binary = jsonbBinary(cfg.PG_URL);
   const bodyOpts = { lead: JSONB_VERSION };
   // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (binary && writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), lead: JSONB_VERSION, stamps: ['l'] });
+  if (binary && writingVu()) docs.prepareFor(prepared, { lead: JSONB_VERSION });
   const timeout = cfg.TIMEOUT;
   let name = null;
   let table = null;
@@ -243,8 +249,5 @@ export function createTarget(cfg) {
     return out;
   }
 
-  // What workloads may ask of this target (lib/capabilities.js).
-  const capabilities = { batch: ['insert', 'upsert'], count: true, readback: true };
-
-  return { name: 'postgres', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown };
+  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown };
 }

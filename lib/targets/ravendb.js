@@ -12,20 +12,20 @@
 //           duplicate id fails the whole batch with 409 ConcurrencyException, nothing is stored.
 import http from 'k6/http';
 import { sleep } from 'k6';
-import { durationMs } from '../config.js';
+import { durationMs } from '../parse.js';
+import { RAVENDB } from './ravendb-knobs.js';
 import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
 import { committedFromState, placementProblem } from './ravendb-answers.js';
 import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
-import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { asciiBuffer, writingVu } from '../bytes.js';
 
 export const MARKER_ID = 'k6wp/marker';
 export const MARKER_COLLECTION = 'K6wpMarkers';
 export const INDEX_NAME = 'K6wp/ByFields';
-export const REASONS = ['conflict', 'connection', 'timeout', 'http_400', 'http_402', 'http_403', 'http_404', 'http_408',
-  'http_413', 'http_429', 'http_500', 'http_502', 'http_503', 'http_other'];
+export const REASONS = RAVENDB.reasons;
 const STATUS_REASONS = new Set(REASONS.filter((r) => r.startsWith('http_')).map((r) => Number(r.slice(5))));
 const READ_CHUNK = 100; // ids per GET /docs (the URL stays a few KB)
 
@@ -67,7 +67,11 @@ function range(from, to) {
   return out;
 }
 
-export function createTarget(cfg) {
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/ravendb-knobs.js.
+export const declaration = RAVENDB;
+
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+export function createTarget(cfg, prepared = {}) {
   const base = cfg.RAVEN_URL.replace(/\/$/, '');
   const collection = cfg.RAVEN_COLLECTION;
   const docs = createDocs(cfg, { keyField: null, extra: `,"@metadata":{"@collection":"${collection}"}`, toBytes: asciiBuffer });
@@ -116,15 +120,14 @@ export function createTarget(cfg) {
     return docs.body(nums, stamp, op === 'bulk' ? { envelope: envelopes[op] } : { envelope: envelopes[op], wrap: COMMANDS });
   }
 
-  // Body images built here, in the init context, not by the first timed batch of a VU: bulk
-  // insert (E4, E1 with LOAD_OP=bulk), E1's load with LOAD_OP=insert, and the upserts of E1's
-  // overwrite and mixed batches.
+  // Body images built here, in the init context, not by the first timed batch of a VU: one
+  // set per operation the plan uses (bulk insert: the command array; insert and upsert: the
+  // bulk_docs body around it).
   if (writingVu()) {
-    const count = cfg.BATCH_SIZE;
-    const maxKey = maxKeyOf(cfg);
-    docs.prepare({ count, maxKey, envelope: envelopes.bulk, stamps: cfg.LOAD_OP === 'bulk' ? ['b', 'l'] : ['b'] });
-    if (cfg.LOAD_OP !== 'bulk') docs.prepare({ count, maxKey, envelope: envelopes.insert, wrap: COMMANDS, stamps: ['l'] });
-    docs.prepare({ count, maxKey, envelope: envelopes.upsert, wrap: COMMANDS });
+    for (const op of Object.keys(prepared.writes || {})) {
+      docs.prepareFor({ batchSize: prepared.batchSize, maxKey: prepared.maxKey, writes: { [op]: prepared.writes[op] } },
+        op === 'bulk' ? { envelope: envelopes.bulk } : { envelope: envelopes[op], wrap: COMMANDS });
+    }
   }
 
   // After a failed bulk insert: how many documents of the array did the server commit? Polls
@@ -344,8 +347,5 @@ export function createTarget(cfg) {
     return out;
   }
 
-  // What workloads may ask of this target (lib/capabilities.js).
-  const capabilities = { batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null };
-
-  return { name: 'ravendb', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown };
+  return { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, capabilities: RAVENDB.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown };
 }

@@ -15,7 +15,7 @@
 // transactions over two collections; for persistent-index, indexes on its own field):
 // needs() below, lib/capabilities.js. Today that is the ArangoDB target.
 import exec from 'k6/execution';
-import { fail } from '../config.js';
+import { fail } from '../parse.js';
 import { vuBatchCount, keyName } from '../keys.js';
 import { createDocs } from '../docs.js';
 import { verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, verifyUnaccounted, rampKeysExhausted } from '../metrics.js';
@@ -48,6 +48,12 @@ function leftBehind(seq, k) {
   return docs;
 }
 
+// What the target prepares: the collections and the indexes on the case's own field; no
+// batches (single-document operations and transactions only).
+function targetPart(multi, name) {
+  return { collections: multi ? 2 : 1, indexFields: name === 'persistent-index' ? ['value'] : [], writes: {} };
+}
+
 export function plan(cfg) {
   const name = cfg.ARANGOBENCH_CASE;
   const seq = CASES[name];
@@ -64,6 +70,7 @@ export function plan(cfg) {
       name, seq, L, R: null, V: lm.V, cycles: null, perVu: null, iterations: null, lm,
       collections: multi ? 2 : 1, indexFields: name === 'persistent-index' ? ['value'] : [],
       expectedPerCollection: null, expectedDocs: null, B: 1, O: 0, M: 0, newPer: 0,
+      target: targetPart(multi, name),
     };
   }
   const R = cfg.REQUESTS;
@@ -86,6 +93,7 @@ export function plan(cfg) {
     indexFields: name === 'persistent-index' ? ['value'] : [],
     expectedPerCollection: multi ? R : perCollection,
     expectedDocs: multi ? 2 * R : perCollection,
+    target: targetPart(multi, name),
   };
 }
 

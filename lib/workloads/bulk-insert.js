@@ -24,7 +24,11 @@ export const DEFAULT_STAGES = '10s:1,10s:2,10s:4';
 
 export function plan(cfg) {
   const lm = loadModel(cfg, { stages: DEFAULT_STAGES });
-  return { V: lm.V, open: lm.open, maxVUs: lm.maxVUs, lm, stages: lm.stages, B: cfg.BATCH_SIZE, L: 0, O: 0, M: 0, newPer: 0, expectedDocs: null };
+  const B = cfg.BATCH_SIZE;
+  // What the target prepares in init: key ranges stamped b, up to the keys an open model can
+  // reach, or those of the first 1000 batches (later, wider keys get their image on first use).
+  const target = { batchSize: B, maxKey: (lm.open ? lm.maxIterations : 1000) * B, writes: { bulk: [STAMP] } };
+  return { V: lm.V, open: lm.open, maxVUs: lm.maxVUs, lm, stages: lm.stages, B, L: 0, O: 0, M: 0, newPer: 0, expectedDocs: null, target };
 }
 
 export function scenarios(cfg, p) {

@@ -14,7 +14,7 @@
 //                          holding a new version equals the documents the ramp acknowledged.
 // mixed needs keys that are new and existing at once and is not offered under a load model.
 import exec from 'k6/execution';
-import { fail } from '../config.js';
+import { fail } from '../parse.js';
 import { loadBatchCount, loadBatchKeys } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
@@ -40,7 +40,7 @@ export function keyWalk(cfg) {
 }
 export const keyAt = (w, pos) => (w.a * pos + w.c) % w.N;
 
-export function rampPlan(cfg, lm) {
+export function rampPlan(cfg, lm, ops) {
   // Without PHASES a load model ramps the load phase (inserts of fresh keys).
   if (cfg.phasesDefault) cfg.PHASES = ['load'];
   const phases = cfg.PHASES;
@@ -58,7 +58,14 @@ export function rampPlan(cfg, lm) {
   if (preload && lm.open && lm.maxIterations > capacity) {
     fail(`${knob} is not allowed with DOCS=${cfg.DOCS} and BATCH_SIZE=${B}: it can start up to ${lm.maxIterations} overwrite batches, and each key is overwritten at most once, so DOCS must be at least ${lm.maxIterations * B}`);
   }
+  // What the target prepares in init: the pre-load writes key ranges (stamp l); the ramped
+  // batches are key lists. A ramped load's keys grow with the schedule: images for the keys
+  // an open model can reach, or for DOCS keys (wider keys get theirs on first use).
+  const writes = preload ? { [ops.load]: ['l'] } : {};
+  if (!writes[ops[ramped]]) writes[ops[ramped]] = [];
+  const target = { batchSize: B, maxKey: preload || !lm.open ? cfg.DOCS : lm.maxIterations * B, writes };
   return {
+    target,
     lm, ramped, preload, capacity, walk: preload ? keyWalk(cfg) : null, ignore: preload && cfg.OVERWRITE_OP === 'ignore',
     V: lm.V, B, L, O: 0, M: 0, newPer: 0, perVu: null, iterations: null,
     expectedDocs: preload ? cfg.DOCS : null,

@@ -7,7 +7,7 @@
 // overwrites a key that is not loaded yet). This module knows nothing about databases: the
 // target adapter does the writing.
 import exec from 'k6/execution';
-import { fail } from '../config.js';
+import { fail } from '../parse.js';
 import { keyList } from '../native.js';
 import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
@@ -23,7 +23,7 @@ export const PHASES = ['load', 'overwrite', 'mixed'];
 // STAGES / RATE_STAGES: the last phase ramps instead (lib/workloads/e1-ramp.js).
 export function plan(cfg) {
   const lm = loadModel(cfg);
-  if (lm) return ramp.rampPlan(cfg, lm);
+  if (lm) return ramp.rampPlan(cfg, lm, opsFor(cfg));
   if (cfg.RAMP_KEYS !== 'random') fail(`RAMP_KEYS=${cfg.RAMP_KEYS} is not allowed without STAGES or RATE_STAGES: the fixed plan picks keys with KEY_DIST`);
   const runs = (p) => cfg.PHASES.includes(p);
   const V = cfg.VUS;
@@ -48,7 +48,13 @@ export function plan(cfg) {
   for (let v = 0; v < V; v++) perVu.push([vuBatchCount(L, V, v), vuBatchCount(O, V, v), vuBatchCount(Mx, V, v)]);
   const iterations = Math.max(...perVu.map((c) => c[0] + c[1] + c[2]));
   const expectedDocs = (runs('load') ? cfg.DOCS : 0) + Mx * newPer;
-  return { V, B, L, O, M: Mx, newPer, perVu, iterations, expectedDocs };
+  // What the target prepares in init (lib/targets/*.js createTarget): batches of B keys, every
+  // key below DOCS + the mixed batches' fresh keys; the load phase writes key ranges stamped l.
+  const ops = opsFor(cfg);
+  const target = { batchSize: B, maxKey: cfg.DOCS + Mx * newPer, writes: {} };
+  if (L > 0) target.writes[ops.load] = ['l'];
+  for (const [n, op] of [[O, ops.overwrite], [Mx, ops.mixed]]) if (n > 0 && !target.writes[op]) target.writes[op] = [];
+  return { V, B, L, O, M: Mx, newPer, perVu, iterations, expectedDocs, target };
 }
 
 export function scenarios(cfg, p) {
