@@ -47,7 +47,7 @@ export function knobScope(name) {
 }
 
 // Does knob `name` apply to a run on `target`?
-export function knobApplies(name, target) {
+function knobApplies(name, target) {
   const s = knobScope(name).scope;
   return !s.startsWith('target:') || s === `target:${target}`;
 }

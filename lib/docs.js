@@ -130,8 +130,8 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     return `${head(n)}${stamp}"${extra}${body(n)}`;
   }
 
-  // One JSON array of the documents for key numbers nums, one string per document: the
-  // reference that batch() must equal (tests compare them), and the bench's naive baseline.
+  // One JSON array of the documents for key numbers nums, one string per document: the path
+  // of shapes without a pool or a key field (batch() below).
   function batchJoin(keys, stamp) {
     const nums = keyArray(keys);
     const parts = new Array(nums.length);
@@ -139,7 +139,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     return `[${parts.join(',')}]`;
   }
 
-  // The same text as batchJoin, built with one native join over slots (see slotBatch).
+  // The same text, built with one native join over slots (see slotBatch).
   // random-shapes has no pool (every document is generated) and documents without a key
   // field have no key slot: both keep the per-document path.
   let slotBatchFn = null;
@@ -253,7 +253,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     if (Object.keys(writes).length > 0) prepare(Object.assign({ count: batchSize, maxKey, stamps }, opts));
   }
 
-  return { doc, batch, batchJoin, commands, rangeBody, keysBody, body: anyBody, prepare, prepareFor, builds: () => imageBuilds, shape };
+  return { doc, batch, commands, rangeBody, keysBody, body: anyBody, prepare, prepareFor, builds: () => imageBuilds, shape };
 }
 
 // Byte images built so far (all builders of this VU): lets a test prove that the timed path

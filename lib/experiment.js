@@ -13,7 +13,7 @@ import { planRemaining, verifyError, verifyUnaccounted } from './metrics.js';
 import { batchRunner } from './targets/outcome.js';
 import exec from 'k6/execution';
 
-export const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
+const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
 
 function readThresholdFile(path) {
   // Relative paths are relative to the repository root (this file is in lib/).
@@ -46,7 +46,7 @@ function resultsLayout(cfg, env) {
 
 // Which instance of a segmented run this is: 1-based position of the segment in the
 // sequence (what k6-operator passes as instance_id), or the segment itself.
-export function instanceLabel(segment, sequence) {
+function instanceLabel(segment, sequence) {
   if (!segment || segment === '0:1') return null;
   const start = String(segment).split(':')[0];
   const seq = sequence ? String(sequence).split(',').map((x) => x.trim()) : [];
@@ -94,7 +94,7 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
     // (Declared first, so that a per-stage limit of the threshold file replaces the empty entry.)
     thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {},
-      k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.lm ? plan.lm.stages.length : 0, { count: countBy, planned: Boolean(plannedBatches) })),
+      k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.loadModel ? plan.loadModel.stages.length : 0, { count: countBy, planned: Boolean(plannedBatches) })),
     summaryTrendStats: TREND_STATS,
     setupTimeout: plan.setupTimeout || '120s', // a ramped overwrite pre-loads DOCS in setup
     teardownTimeout: '600s',
@@ -189,7 +189,7 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
       out[`${prefix}summary.txt`] = r.text;
       out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
       out[`${prefix}junit.xml`] = r.junit;
-      if (cfg.HTML_REPORTER !== 'none') out[`${prefix}report.html`] = renderHtml(r.json);
+      if (cfg.HTML_REPORTER !== 'none') out[`${prefix}report.html`] = renderHtml(r.json, workload.describe(cfg, plan));
     }
     return out;
   }

@@ -113,6 +113,10 @@ export class BatchPicker {
     this.marks = null; // Uint8Array(size), allocated on the first batch
     this.gen = 0;
     this.state = null; // Float64Array(4): the generator's state handed to the Go twin
+    // OwnedKeys.at(r) = base + V * (r - r % B) + r % B, inlined in the loops below
+    this.batch = owned.batch;
+    this.base = owned.v * owned.batch;
+    this.vus = owned.vus;
   }
 
   fill(count, rng, keys, at) {
@@ -128,10 +132,7 @@ export class BatchPicker {
     const marks = this.marks;
     if (++this.gen === 256) { marks.fill(0); this.gen = 1; }
     const g = this.gen;
-    const B = this.owned.batch;
-    const base = this.owned.v * B;
-    const V = this.owned.vus;
-    const uniform = this.uniform;
+    const { batch: B, base, vus: V, uniform } = this;
     const nat = native();
     if (nat && uniform && keys instanceof Float64Array) {
       // the same loop in Go (lib/native.js), on the same state, marks and key list
@@ -149,28 +150,19 @@ export class BatchPicker {
     let t = 0; let r = 0; let m = 0; let tries = 0;
     const end = at + count;
     for (let i = at; i < end; i++) {
-      if (uniform) {
-        t = (a + b + d) >>> 0; d++; a = b ^ (b >>> 9); b = c * 9; c = ((c << 21) | (c >>> 11)) + t;
-        r = (t * scale) >>> 0;
-      } else {
-        rng.a = a; rng.b = b >>> 0; rng.c = c >>> 0; rng.d = d >>> 0;
-        r = pick(rng);
-        a = rng.a; b = rng.b; c = rng.c; d = rng.d;
-      }
-      if (marks[r] === g) {
-        // taken: up to 8 more draws, then the next free index (pickDistinct's rule)
-        for (tries = 0; tries < 8 && marks[r] === g; tries++) {
-          if (uniform) {
-            t = (a + b + d) >>> 0; d++; a = b ^ (b >>> 9); b = c * 9; c = ((c << 21) | (c >>> 11)) + t;
-            r = (t * scale) >>> 0;
-          } else {
-            rng.a = a; rng.b = b >>> 0; rng.c = c >>> 0; rng.d = d >>> 0;
-            r = pick(rng);
-            a = rng.a; b = rng.b; c = rng.c; d = rng.d;
-          }
+      // a draw; when taken, up to 8 more, then the next free index (pickDistinct's rule)
+      for (tries = 0; ; tries++) {
+        if (uniform) {
+          t = (a + b + d) >>> 0; d++; a = b ^ (b >>> 9); b = c * 9; c = ((c << 21) | (c >>> 11)) + t;
+          r = (t * scale) >>> 0;
+        } else {
+          rng.a = a; rng.b = b >>> 0; rng.c = c >>> 0; rng.d = d >>> 0;
+          r = pick(rng);
+          a = rng.a; b = rng.b; c = rng.c; d = rng.d;
         }
-        while (marks[r] === g) r = (r + 1) % size;
+        if (marks[r] !== g || tries === 8) break;
       }
+      while (marks[r] === g) r = (r + 1) % size;
       marks[r] = g;
       m = r % B;
       keys[i] = base + V * (r - m) + m; // OwnedKeys.at(r)
@@ -191,11 +183,7 @@ export class BatchPicker {
     const tab = this.tab;
     const mask = this.mask;
     tab.fill(-1);
-    const B = this.owned.batch;
-    const base = this.owned.v * B;
-    const V = this.owned.vus;
-    const uniform = this.uniform;
-    const pick = this.pick;
+    const { batch: B, base, vus: V, uniform, pick } = this;
     let a = rng.a; let b = rng.b; let c = rng.c; let d = rng.d;
     for (let i = 0; i < count; i++) {
       let r; let h; let e; let tries = 0;
@@ -291,10 +279,6 @@ export class Zipfian {
 export function scatter(rank, n) {
   const hi = (rank * 40503) % n;
   return ((hi * 65536) % n + rank * 31153 + 40503) % n;
-}
-
-export function scatterBigInt(rank, n) {
-  return Number((BigInt(rank) * 2654435761n + 40503n) % BigInt(n));
 }
 
 export function makePicker(cfg, size) {

@@ -13,12 +13,12 @@
 import http from 'k6/http';
 import exec from 'k6/execution';
 import encoding from 'k6/encoding';
-import { durationMs } from '../parse.js';
 import { redact } from '../urls.js';
 import { ARANGODB } from './arangodb-knobs.js';
-import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
+import { completeOrUndo, lifecycle, probeTimeout } from './lifecycle.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
+import { stampsInChunks } from '../readback.js';
 import { asciiBuffer, writingVu } from '../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
 import { request } from './outcome.js';
@@ -28,7 +28,7 @@ const META = 'k6wp_meta';
 // A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
 const JWT_RENEW_MARGIN_MS = 300000;
 
-export const REASONS = ARANGODB.reasons;
+const REASONS = ARANGODB.reasons;
 
 function overwriteQuery(op, cfg) {
   switch (op) {
@@ -47,7 +47,7 @@ function overwriteQuery(op, cfg) {
 // --server.session-timeout (or the test server's -session-timeout 3s) still gets a token
 // used for 3/4 of its life, and a request never starts with an expired one. An opaque
 // token (no readable exp) is assumed to last 1 h from now.
-export function jwtRenewal(token, nowMs = Date.now()) {
+function jwtRenewal(token, nowMs = Date.now()) {
   let exp = null;
   let iat = null;
   try {
@@ -85,7 +85,7 @@ export function createTarget(cfg, prepared = {}) {
   const collectionCount = prepared.collections || 1;
   const indexFields = prepared.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
   // Setup's first requests (and token requests) answer within this bound or the run stops.
-  const probeTimeout = durationMs(timeout) < durationMs(PROBE_TIMEOUT) ? timeout : PROBE_TIMEOUT;
+  const probeWithin = probeTimeout(cfg);
   let db = null;
   let prefix = null;
   let colls = null;
@@ -103,7 +103,7 @@ export function createTarget(cfg, prepared = {}) {
     if (cfg.ARANGO_AUTH === 'basic') return basicHeader();
     if (auth && Date.now() < auth.renewAt) return auth.header;
     const res = http.post(`${base}/_open/auth`, JSON.stringify({ username: cfg.ARANGO_USER, password: cfg.ARANGO_PASSWORD || '' }),
-      { headers: { 'Content-Type': 'application/json' }, timeout: probeTimeout, tags: { name: 'POST /_open/auth' } });
+      { headers: { 'Content-Type': 'application/json' }, timeout: probeWithin, tags: { name: 'POST /_open/auth' } });
     if (res.status === 200) {
       const jwt = (parseJson(res.body) || {}).jwt;
       if (!jwt) exec.test.abort('ArangoDB /_open/auth answered 200 without a jwt');
@@ -113,7 +113,7 @@ export function createTarget(cfg, prepared = {}) {
     } else if (res.status === 401) {
       exec.test.abort(`ARANGO_USER=${cfg.ARANGO_USER}: /_open/auth refused the credentials (401); check ARANGO_PASSWORD`);
     } else if (res.status === 0) {
-      exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB within ${probeTimeout}: ${redact(res.error)}`);
+      exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB within ${probeWithin}: ${redact(res.error)}`);
     } else {
       exec.test.abort(`ArangoDB /_open/auth answered ${res.status}: ${String(res.body).slice(0, 200)}`);
     }
@@ -172,7 +172,7 @@ export function createTarget(cfg, prepared = {}) {
   }
 
   // --- primitives of lib/targets/lifecycle.js -------------------------------------------
-  const probeParams = { headers: {}, timeout: probeTimeout, tags: { name: 'GET /_api/version' } };
+  const probeParams = { headers: {}, timeout: probeWithin, tags: { name: 'GET /_api/version' } };
   function probe() {
     const h = headers();
     const vres = http.get(`${base}/_db/_system/_api/version`, Object.assign({}, probeParams, { headers: h }));
@@ -202,7 +202,7 @@ export function createTarget(cfg, prepared = {}) {
     const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database');
     if (created.status === 409 && errorNum(created) === 1207) return 'exists';
     if (created.status !== 201) throw `${describe(created)} (needs rights on _system)`;
-    try {
+    return completeOrUndo(() => {
       for (const c of colls) {
         must(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: c, waitForSync: cfg.ARANGO_WAIT_FOR_SYNC }), 'POST /_api/collection'), `create collection ${c}`);
         for (const f of indexFields) {
@@ -211,11 +211,7 @@ export function createTarget(cfg, prepared = {}) {
       }
       must(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: META }), 'POST /_api/collection'), `create collection ${META}`);
       writeMarker(marker, 'POST');
-    } catch (e) {
-      dropDatabase();
-      throw e;
-    }
-    return 'created';
+    }, dropDatabase);
   }
 
   function writeMarker(marker, method = 'PUT') {
@@ -405,16 +401,13 @@ export function createTarget(cfg, prepared = {}) {
   // key number -> stamp ("w") of the stored document, via batch reads (missing keys come
   // back as inline 1202 errors and are simply absent from the map).
   function readStamps(nums) {
-    const out = new Map();
-    for (let i = 0; i < nums.length; i += 1000) {
-      const chunk = nums.slice(i, i + 1000);
+    return stampsInChunks(nums, 1000, (chunk, out) => {
       const res = call('PUT', `${prefix}/_api/document/${colls[0]}?onlyget=true`, JSON.stringify(chunk.map(keyName)), 'PUT onlyget');
       if (res.status !== 200) throw `k6-writepath: cannot read back documents of ${db}/${colls[0]}: ${describe(res)}`;
       for (const d of parseJson(res.body) || []) {
         if (d && !d.error && typeof d._key === 'string') out.set(Number(d._key.slice(1)), String(d.w));
       }
-    }
-    return out;
+    });
   }
 
   // keyField: the key attribute of a single-document body.

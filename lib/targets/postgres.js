@@ -8,20 +8,20 @@
 // xk6-sql has no transactions; one statement is atomic, so a failed batch wrote nothing.
 import sql from 'k6/x/sql';
 import driver, * as driverModule from 'k6/x/sql/driver/postgres';
-import { durationMs } from '../parse.js';
 import { redact } from '../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
-import { lifecycle, markerText, PROBE_TIMEOUT } from './lifecycle.js';
+import { lifecycle, markerText, probeTimeout } from './lifecycle.js';
 import { ACKNOWLEDGED, request } from './outcome.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { asciiBuffer, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
+import { stampsInChunks } from '../readback.js';
 import { useNative } from '../native.js';
 
 // bin/k6's driver module also brings the Go twins of the per-key loops (lib/native.js).
 useNative(driverModule);
 
-export const REASONS = POSTGRES.reasons;
+const REASONS = POSTGRES.reasons;
 
 // lib/pq sends connection-string keys it does not know as server settings at connect time,
 // which is how synchronous_commit reaches every pooled connection of every VU.
@@ -55,7 +55,7 @@ export function classify(message) {
 // count, the read-back's text[] parameter) pass strings and stay text. A PG_URL that sets
 // binary_parameters to anything but true keeps the text path: lib/pq would then send the
 // bytes as bytea text, which jsonb rejects.
-export function jsonbBinary(url) {
+function jsonbBinary(url) {
   const m = /[?&]binary_parameters=([^&]*)/.exec(url);
   return !m || ['1', 't', 'T', 'true', 'TRUE', 'True', 'yes', 'on'].includes(decodeURIComponent(m[1]));
 }
@@ -99,11 +99,11 @@ export function createTarget(cfg, prepared = {}) {
   }
 
   // --- primitives of lib/targets/lifecycle.js -------------------------------------------
-  const probeTimeout = durationMs(timeout) < durationMs(PROBE_TIMEOUT) ? timeout : PROBE_TIMEOUT;
+  const probeWithin = probeTimeout(cfg);
   function probe() {
     let info;
     try {
-      info = db.queryWithTimeout(probeTimeout, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
+      info = db.queryWithTimeout(probeWithin, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
         current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync,
         current_setting('server_version') AS server_version`)[0];
     } catch (e) {
@@ -239,14 +239,11 @@ export function createTarget(cfg, prepared = {}) {
 
   // key number -> stamp ("w") of the stored document.
   function readStamps(nums) {
-    const out = new Map();
-    for (let i = 0; i < nums.length; i += 5000) {
-      const chunk = nums.slice(i, i + 5000);
+    return stampsInChunks(nums, 5000, (chunk, out) => {
       const rows = db.queryWithTimeout(timeout, `SELECT key, doc->>'w' AS w FROM ${table} WHERE key = ANY($1::text[])`,
         `{${chunk.map(keyName).join(',')}}`);
       for (const r of rows) out.set(Number(String(r.key).slice(1)), String(r.w));
-    }
-    return out;
+    });
   }
 
   return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown };

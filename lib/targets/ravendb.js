@@ -14,23 +14,24 @@ import http from 'k6/http';
 import { sleep } from 'k6';
 import { durationMs } from '../parse.js';
 import { RAVENDB } from './ravendb-knobs.js';
-import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
+import { completeOrUndo, lifecycle, probeTimeout } from './lifecycle.js';
 import { committedFromState, placementProblem } from './ravendb-answers.js';
 import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
+import { stampsInChunks } from '../readback.js';
 import { asciiBuffer, writingVu } from '../bytes.js';
 
-export const MARKER_ID = 'k6wp/marker';
-export const MARKER_COLLECTION = 'K6wpMarkers';
-export const INDEX_NAME = 'K6wp/ByFields';
-export const REASONS = RAVENDB.reasons;
+const MARKER_ID = 'k6wp/marker';
+const MARKER_COLLECTION = 'K6wpMarkers';
+const INDEX_NAME = 'K6wp/ByFields';
+const REASONS = RAVENDB.reasons;
 const STATUS_REASONS = new Set(REASONS.filter((r) => r.startsWith('http_')).map((r) => Number(r.slice(5))));
 const READ_CHUNK = 100; // ids per GET /docs (the URL stays a few KB)
 
 // waitForIndexesTimeout is a .NET TimeSpan: [d.]hh:mm:ss[.fffffff].
-export function timeSpan(ms) {
+function timeSpan(ms) {
   const two = (n) => String(n).padStart(2, '0');
   const whole = Math.floor(ms / 1000);
   const frac = ms - whole * 1000;
@@ -83,7 +84,7 @@ export function createTarget(cfg, prepared = {}) {
   const adminParams = { headers: json, timeout: '60s' };
   // How each operation writes the "ChangeVector" of a command.
   const changeVector = { bulk: '', upsert: '"ChangeVector":null,', insert: '"ChangeVector":"",' };
-  const probeTimeout = durationMs(cfg.TIMEOUT) < durationMs(PROBE_TIMEOUT) ? cfg.TIMEOUT : PROBE_TIMEOUT;
+  const probeWithin = probeTimeout(cfg);
   let db = null;
   let dbUrl = null;
   let batchQuery = '';
@@ -215,8 +216,8 @@ export function createTarget(cfg, prepared = {}) {
 
   // --- primitives of lib/targets/lifecycle.js -------------------------------------------
   function probe() {
-    const v = http.get(`${base}/build/version`, { timeout: probeTimeout, tags: { name: 'GET /build/version' } });
-    if (v.status === 0) throw `RAVEN_URL=${base}: cannot reach RavenDB within ${probeTimeout}: ${v.error}`;
+    const v = http.get(`${base}/build/version`, { timeout: probeWithin, tags: { name: 'GET /build/version' } });
+    if (v.status === 0) throw `RAVEN_URL=${base}: cannot reach RavenDB within ${probeWithin}: ${v.error}`;
     if (v.status !== 200) throw `RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`;
     let build;
     try { build = JSON.parse(/** @type {string} */ (v.body)); } catch (_) { build = null; }
@@ -237,7 +238,7 @@ export function createTarget(cfg, prepared = {}) {
     const created = createDatabase();
     if (created.status === 409) return 'exists';
     if (created.status !== 201) throw errorText(created);
-    try {
+    return completeOrUndo(() => {
       elsewhere(created);
       if (cfg.RAVEN_INDEXES > 0) {
         const fields = indexFields().map((f) => `d.${f}`).join(', ');
@@ -246,11 +247,7 @@ export function createTarget(cfg, prepared = {}) {
         if (ix.status !== 201 && ix.status !== 200) throw `cannot create index ${INDEX_NAME}: ${errorText(ix)}`;
       }
       writeMarker(marker);
-    } catch (e) {
-      deleteDatabase();
-      throw e;
-    }
-    return 'created';
+    }, deleteDatabase);
   }
 
   // A database the cluster placed on another node than RAVEN_URL's is refused (and, since this
@@ -260,7 +257,7 @@ export function createTarget(cfg, prepared = {}) {
     let answer = null;
     let tag = null;
     try { answer = JSON.parse(/** @type {string} */ (created.body)); } catch (_) { return; }
-    const info = http.get(`${base}/cluster/node-info`, { timeout: probeTimeout });
+    const info = http.get(`${base}/cluster/node-info`, { timeout: probeWithin });
     if (info.status === 200) { try { tag = JSON.parse(/** @type {string} */ (info.body)).NodeTag; } catch (_) { return; } }
     const problem = placementProblem(answer, tag);
     if (problem) throw `${problem}. k6-writepath sends every request to RAVEN_URL and does not follow the database topology: point RAVEN_URL at a node of the database group, or run against a single node (docs/ravendb.md)`;
@@ -335,16 +332,13 @@ export function createTarget(cfg, prepared = {}) {
 
   // key number -> stamp ("w") of the stored document; missing keys are absent from the map.
   function readStamps(nums) {
-    const out = new Map();
-    for (let i = 0; i < nums.length; i += READ_CHUNK) {
-      const chunk = nums.slice(i, i + READ_CHUNK);
+    return stampsInChunks(nums, READ_CHUNK, (chunk, out) => {
       const r = http.get(`${dbUrl}/docs?${chunk.map((n) => `id=${keyName(n)}`).join('&')}`, { timeout: '60s' });
-      if (r.status === 404 && chunk.length === 1) continue; // one missing id answers 404
+      if (r.status === 404 && chunk.length === 1) return; // one missing id answers 404
       if (r.status !== 200) throw new Error(`read-back GET /docs: ${gone(r) || errorText(r)}`);
       const results = JSON.parse(/** @type {string} */ (r.body)).Results || [];
       for (let k = 0; k < chunk.length; k++) if (results[k]) out.set(chunk[k], String(results[k].w));
-    }
-    return out;
+    });
   }
 
   return { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, capabilities: RAVENDB.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown };
