@@ -2,7 +2,7 @@
 // pool of pre-serialized JSON fragments; a document is its key, a stamp naming the batch
 // that wrote it, and one pool fragment. A batch body is built with one Array.join, never
 // with string += (k6's JavaScript runtime has no JIT, and += on a growing string is quadratic
-// there: measured 2.2k documents/s against 66k/s with one join, batches of 1000 ~1.1 KB documents).
+// there; bench/RESULTS.md has the figures).
 //
 // Shapes:
 //  e1            {"key":"K7","w":"l","Hallo":…,"f0":…,…,"f8":…,"s":"<r><r+d><r+2d>…"}: E1's
@@ -29,7 +29,7 @@ function e1Fragment(rng, bytes, fixedLen) {
   // The numbers r, r+d, r+2d, … as digits, cut at want characters. How many are needed is
   // counted per decimal width (a few steps), then one loop stores the numbers and one native
   // join turns them into text: String() and .length per number cost a call and a wrapper
-  // object each in k6's interpreter (the pool took ~0.15 s per VU that way).
+  // object each in k6's interpreter.
   let n = 0; let len = 0; let v = r; let w = String(r).length; let top = 10 ** w;
   while (len < want) {
     const inBand = Math.ceil((top - v) / d); // numbers left with w digits
@@ -85,15 +85,15 @@ function complexityFragment(n) {
 // for ArangoDB), or null when the wire format carries the id outside (RavenDB).
 // extra: a fixed fragment placed after the stamp, e.g. RavenDB's "@metadata".
 // toBytes(asciiString) -> ArrayBuffer: how byte images are made. In k6 the adapters pass
-// lib/bytes.js asciiBuffer (native, ~5 ms for 1.2 MB); the default loop (node, tests) costs
-// about 0.3 s per 1.2 MB in k6's interpreter.
+// lib/bytes.js asciiBuffer (native); the default loop is for Node (the tests): in k6's
+// interpreter it is far slower.
 export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBytes } = {}) {
   const shape = cfg.DOC_SHAPE;
   const keyOpen = keyField ? `{"${keyField}":"` : '{"_k":"';
   // Approximate fixed part of a document for sizing: key field, key, stamp, extra.
   const fixedLen = keyOpen.length + 10 + 12 + extra.length;
-  // The payload pool, generated on first use (~0.5 s of k6 CPU for 1024 e1 payloads): the
-  // init runs that never write (k6's options pass, the setup/teardown VU) skip it.
+  // The payload pool, generated on first use: the init runs that never write (k6's options
+  // pass, the setup/teardown VU) skip its cost.
   const pooled = shape === 'e1' || shape === 'user' || shape === 'complexity';
   const P = shape === 'complexity' ? 1 : pooled ? cfg.DOC_POOL : 0;
   let poolCache = null;
@@ -269,7 +269,7 @@ function loopBytes(s) {
   return b.buffer;
 }
 
-// One native regular-expression scan (a charCodeAt loop costs ~1 s per 1.2 MB of payloads in k6).
+// One native regular-expression scan (a charCodeAt loop over the payloads is slow in k6's interpreter).
 const NON_ASCII = /[^\x00-\x7f]/;
 function isAscii(s) {
   return !NON_ASCII.test(s);
@@ -277,7 +277,8 @@ function isAscii(s) {
 
 // keysBuilder: the documents of ANY key list (random picks of overwrite and mixed batches)
 // as one JSON array in an ArrayBuffer, by patching a fixed-stride image instead of building
-// text (k6's interpreter: about 0.2 µs per JavaScript operation; a 1.2 MB string copy ~1 ms).
+// text (in k6's interpreter every JavaScript operation counts, and a large string copy costs
+// more than the stores that patch an image).
 // Document i of a body lives at base + i*S and reads
 //   <open w/o its '"'><key region: 4W bytes><",><pad><rest of mid><stamp region: 4T bytes><tail i><spaces>,
 // - the key region holds `"K<digits>` right-aligned, preceded by JSON whitespace (allowed
@@ -516,9 +517,8 @@ export function stampFor(phase, j) {
 }
 
 // rangeBody(start, count, stamp): the documents of keys start … start+count-1 as one JSON
-// array in an ArrayBuffer (k6 http.post sends it without a copy into a string). Building a
-// 1.2 MB string in k6 costs about 1 ms per copy, more than posting it, so the body is patched
-// in place instead:
+// array in an ArrayBuffer (k6 http.post sends it without a copy into a string). Copying a
+// large string in k6 costs more than posting it, so the body is patched in place instead:
 //  - every document is padded with JSON whitespace to one fixed stride S (pool tails get
 //    spaces before their final "}"), so document i of a batch starts at base + i*S;
 //  - a key K<n> is written as its high digits H = floor(n / 1000) and low digits n % 1000.
