@@ -18,7 +18,7 @@ let mod = null;
 // exports: the JavaScript loops).
 export function useNative(m) {
   mod = m && m.writepathVersion === 1
-    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys }
+    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys, abort: m.writepathAbort || null }
     : null;
 }
 

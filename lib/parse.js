@@ -5,6 +5,7 @@ import { redact, urlProblem } from './urls.js';
 
 export const DURATION_RE = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
 
+/** @returns {never} */
 export function fail(message) {
   // A string, not an Error: k6 then prints the one line without a stack trace.
   throw `k6-writepath: ${message}`;
@@ -64,7 +65,7 @@ export function parseKnob(name, raw, spec) {
       // password where the host or port should be.
       if (spec.url) {
         const why = urlProblem(raw, spec.url);
-        if (why) fail(`${name} (value not shown) is not allowed: a ${spec.url.schemes.join(':// or ')}:// URL such as postgres://user:password@host:5432/database?sslmode=disable; ${why}`);
+        if (why) fail(`${name} (value not shown) is not allowed: a ${spec.url.schemes.join(':// or ')}:// URL${spec.url.example ? ` such as ${spec.url.example}` : ''}; ${why}`);
       }
       return raw;
     case 'list': {

@@ -6,6 +6,7 @@
 //
 // Primitives an adapter provides (all synchronous, k6 style; `what` names the object):
 //   bind(runId)                 name the run's objects (the adapter's own bind)
+//   runId                       the RUN_ID the objects are named for (after bind)
 //   what                        'table public.k6wp_x' | 'database k6wp_x' (after bind)
 //   probe()                     { version, serverVersion, testEndpoint? }; throws a one-line
 //                               string when the server cannot be reached or is not the
@@ -20,8 +21,10 @@
 //   planned()                   the shape the plan asks for, same keys
 //   empty(marker)               remove every document, leave the object carrying `marker`
 //   drop(marker)                drop the object (may re-check the marker atomically)
+//   removal                     the command that removes the object by hand (after bind), for
+//                               runs that could not drop it (a database that stopped answering)
 import { sleep } from 'k6';
-import exec from 'k6/execution';
+import { stop } from '../abort.js';
 import { durationMs } from '../parse.js';
 
 export const TOOL = 'k6-writepath';
@@ -88,8 +91,7 @@ function shapeDiff(planned, actual) {
 
 /** @returns {never} */
 function refuse(message) {
-  exec.test.abort(message);
-  throw message; // not reached in k6; keeps plain-JS callers (unit tests) honest
+  return stop(message);
 }
 
 // fn()'s value, or the refusal `why` + what it threw.
@@ -216,7 +218,7 @@ export function lifecycle(cfg, prims) {
     try {
       raw = prims.readMarker();
     } catch (e) {
-      return `left alone: cannot read its marker (${String(e)})`;
+      return `left alone: cannot read its marker (${String(e)}); ${leftBehind()}`;
     }
     if (raw === undefined) return 'absent (dropped by someone else during the run)';
     const m = parseMarker(raw);
@@ -230,5 +232,10 @@ export function lifecycle(cfg, prims) {
     return 'dropped';
   }
 
-  return { setup, teardown };
+  // What a run that could not drop its objects leaves behind, and how to remove it.
+  function leftBehind() {
+    return `${prims.what} may be left on the server (it carries the marker of run ${prims.runId}); once the server answers, remove it with ${prims.removal}`;
+  }
+
+  return { setup, teardown, leftBehind };
 }

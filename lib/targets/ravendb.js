@@ -324,10 +324,12 @@ export function createTarget(cfg, prepared = {}) {
     return JSON.parse(/** @type {string} */ (r.body));
   }
 
-  const { setup, teardown } = lifecycle(cfg, {
+  const { setup, teardown, leftBehind } = lifecycle(cfg, {
     bind,
     get what() { return `RavenDB database ${run.db}`; },
     get objects() { return [`database ${run.db}`]; },
+    get runId() { return run.db.slice(5); },
+    get removal() { return `curl -X DELETE ${base}/admin/databases -H 'Content-Type: application/json' -d '{"DatabaseNames":["${run.db}"],"HardDelete":true}'`; },
     ...databasePrimitives(cfg, run),
     settings: () => ({
       collection,
@@ -357,5 +359,5 @@ export function createTarget(cfg, prepared = {}) {
     });
   }
 
-  return { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, capabilities: RAVENDB.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown };
+  return { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, capabilities: RAVENDB.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind };
 }

@@ -131,8 +131,8 @@ test('a crossed whole-run threshold exits 99 from the merge', async () => {
 test('a segmented run without DISTRIBUTED=1 refuses before writing', async () => {
   const runId = uniqueRunId('sn');
   const r = await instance(E1, 2, runId, { DOCS: '1500', BATCH_SIZE: '500', VUS: '3' }, {}, null);
-  assert.equal(r.code, 107, r.out);
-  assert.match(r.out, /needs DISTRIBUTED=1 and the same explicit RUN_ID/);
+  assert.equal(r.code, 108, r.out);
+  assert.match(r.out, /test aborted: k6-writepath: --execution-segment \S+ needs DISTRIBUTED=1 and the same explicit RUN_ID/);
   assert.equal(await tableExists(runId), false);
 });
 
