@@ -61,6 +61,7 @@ export function parseKnob(name, raw, spec) {
       return raw;
     case 'secret':
       if (!raw) fail(`${name} is empty: set it in the environment`);
+      if (spec.minLength && raw.length < spec.minLength) fail(`${name} (value not shown) is not allowed: at least ${spec.minLength} characters`);
       // The value is never shown, not even redacted: a malformed URL may put part of the
       // password where the host or port should be.
       if (spec.url) {

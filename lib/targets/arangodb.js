@@ -240,11 +240,17 @@ function databasePrimitives(cfg, conn, run, indexFields) {
     writeMarker(marker);
   }
 
+  // The marker document replaced (lifecycle.js read it just before: HTTP has no transaction
+  // spanning the check and the write).
+  function mark(marker) {
+    writeMarker(marker);
+  }
+
   function drop() {
     must(dropDatabase(), `drop database ${run.db}`);
   }
 
-  return { probe, create, readMarker, shape, planned, empty, drop };
+  return { probe, create, readMarker, shape, planned, empty, mark, drop };
 }
 
 // The requests of the batch runner (lib/targets/outcome.js): batches, single-document
@@ -403,7 +409,7 @@ export function createTarget(cfg, prepared = {}) {
     get what() { return `database ${run.db}`; },
     get objects() { return [`database ${run.db}`, ...run.colls.map((c) => `collection ${run.db}/${c}`)]; },
     get runId() { return run.db.slice(5); },
-    get removal() { return `curl -u ${cfg.ARANGO_USER} -X DELETE ${conn.base}/_db/_system/_api/database/${run.db}`; },
+    get dropHint() { return `curl -u "$ARANGO_USER:$ARANGO_PASSWORD" -X DELETE ${conn.base}/_db/_system/_api/database/${run.db}`; },
     ...databasePrimitives(cfg, conn, run, indexFields),
     settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
   });

@@ -199,11 +199,15 @@ function tablePrimitives(cfg, db, run) {
     guarded(found, `TRUNCATE ${run.table}; COMMENT ON TABLE ${run.table} IS ${q(markerText(marker))};`);
   }
 
+  function mark(marker, found) {
+    guarded(found, `COMMENT ON TABLE ${run.table} IS ${q(markerText(marker))};`);
+  }
+
   function drop(marker) {
     guarded(marker, `DROP TABLE ${run.table};`);
   }
 
-  return { probe, create, readMarker, shape, planned, empty, drop };
+  return { probe, create, readMarker, shape, planned, empty, mark, drop };
 }
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
@@ -238,7 +242,7 @@ export function createTarget(cfg, prepared = {}) {
     get what() { return `table ${cfg.PG_SCHEMA}.${run.name}`; },
     get objects() { return [`table ${cfg.PG_SCHEMA}.${run.name}`]; },
     get runId() { return run.name.slice(5); },
-    get removal() { return `psql "$PG_URL" -c 'DROP TABLE "${cfg.PG_SCHEMA}".${run.name}'`; },
+    get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
   }, tablePrimitives(cfg, db, run)));
 
   // The batch parameter: binary jsonb bytes (a Uint8Array over the image docs.body() patched),

@@ -183,12 +183,17 @@ function databasePrimitives(cfg, run) {
     if (made !== 'created') throw `database ${run.db} could not be created again after emptying it`;
   }
 
+  // The marker document replaced (lifecycle.js read it just before).
+  function mark(marker) {
+    writeMarker(marker);
+  }
+
   function drop() {
     const d = deleteDatabase();
     if (d.status !== 200) throw errorText(d);
   }
 
-  return { probe, create, readMarker, shape, planned, empty, drop };
+  return { probe, create, readMarker, shape, planned, empty, mark, drop };
 }
 
 // The requests of the batch runner (lib/targets/outcome.js): bulk inserts and bulk_docs
@@ -329,7 +334,7 @@ export function createTarget(cfg, prepared = {}) {
     get what() { return `RavenDB database ${run.db}`; },
     get objects() { return [`database ${run.db}`]; },
     get runId() { return run.db.slice(5); },
-    get removal() { return `curl -X DELETE ${base}/admin/databases -H 'Content-Type: application/json' -d '{"DatabaseNames":["${run.db}"],"HardDelete":true}'`; },
+    get dropHint() { return `curl -X DELETE ${base}/admin/databases -H 'Content-Type: application/json' -d '{"DatabaseNames":["${run.db}"],"HardDelete":true}'`; },
     ...databasePrimitives(cfg, run),
     settings: () => ({
       collection,
