@@ -40,7 +40,7 @@ test('PostgreSQL stopped for good: exit 108 within GIVE_UP + TIMEOUT, one line (
     const line = lines[0];
     assert.match(line, /msg="test aborted: postgres answered no batch of this VU for 3s \(GIVE_UP; last: batch of 100 failed \(connection\): [^"]*\): the run stops\. /);
     assert.match(line, /Acknowledged before: \d+ documents by this VU, every VU's in the table above \(docs ok\); verification did not run; /);
-    assert.ok(line.includes(`table public.k6wp_${runId} may be left on the server (it carries the marker of run ${runId}); once the server answers, remove it with psql \\"$PG_URL\\" -c 'DROP TABLE \\"public\\".k6wp_${runId}'"`), line);
+    assert.ok(line.includes(`table public.k6wp_${runId} may be left on the server (it carries the marker of run ${runId}); once the server answers, drop it with psql \\"$PG_URL\\" -c 'DROP TABLE \\"public\\".k6wp_${runId}'"`), line);
     assert.doesNotMatch(line, / at \S+ \(file:|file:\/\//, 'no JavaScript frame');
     assert.ok(!r.stdout.includes('k6-private-pw') && !r.stderr.includes('k6-private-pw'), 'the password is not printed');
     // What was acknowledged is in the table; the plan did not finish, verification did not run.
@@ -54,7 +54,7 @@ test('PostgreSQL stopped for good: exit 108 within GIVE_UP + TIMEOUT, one line (
   }
   // The table is left, as the line said; the printed command removes it.
   assert.equal(await psql(pg.url, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`), '1');
-  const command = /remove it with (psql .*)"$/.exec(aborts(r)[0])[1].replace(/\\"/g, '"');
+  const command = /drop it with (psql .*)"$/.exec(aborts(r)[0])[1].replace(/\\"/g, '"');
   const rm = spawnSync('bash', ['-c', command], { env: { ...process.env, PG_URL: pg.url }, encoding: 'utf8' });
   assert.equal(rm.status, 0, rm.stderr);
   assert.equal(await psql(pg.url, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`), '0');
@@ -81,7 +81,7 @@ test('PostgreSQL back within GIVE_UP: the run goes on, counts the outage as conn
 });
 
 for (const [name, knob, removal] of [
-  ['arangodb', 'ARANGO_URL', (url, db) => `curl -u root -X DELETE ${url}/_db/_system/_api/database/${db}`],
+  ['arangodb', 'ARANGO_URL', (url, db) => `curl -u \\"$ARANGO_USER:$ARANGO_PASSWORD\\" -X DELETE ${url}/_db/_system/_api/database/${db}`],
   ['ravendb', 'RAVEN_URL', (url, db) => `curl -X DELETE ${url}/admin/databases -H 'Content-Type: application/json' -d '{\\"DatabaseNames\\":[\\"${db}\\"],\\"HardDelete\\":true}'`],
 ]) {
   test(`${name} killed for good: exit 108 within GIVE_UP + TIMEOUT, one line naming what was acknowledged, the database left and its removal`, { timeout: 240000 }, async () => {
@@ -99,7 +99,7 @@ for (const [name, knob, removal] of [
     const lines = aborts(r);
     assert.equal(lines.length, 1, r.stderr);
     assert.match(lines[0], new RegExp(`msg="test aborted: ${name} answered no batch of this VU for 3s \\(GIVE_UP; last: [^"]*\\(connection\\)[^"]*\\): the run stops\\. Acknowledged before: \\d+ documents by this VU`));
-    assert.ok(lines[0].includes(`verification did not run; ${name === 'ravendb' ? 'RavenDB ' : ''}database k6wp_${runId} may be left on the server (it carries the marker of run ${runId}); once the server answers, remove it with ${removal(server.url, `k6wp_${runId}`)}`), lines[0]);
+    assert.ok(lines[0].includes(`verification did not run; ${name === 'ravendb' ? 'RavenDB ' : ''}database k6wp_${runId} may be left on the server (it carries the marker of run ${runId}); once the server answers, drop it with ${removal(server.url, `k6wp_${runId}`)}`), lines[0]);
     assert.equal(r.summary.verification.ran, false);
   });
 }
