@@ -6,7 +6,7 @@
 // (scripts/knobs-table.mjs; a test keeps the two in step).
 import { CORE_ENV, CORE_KNOBS, CORE_PREFIXES } from './knobs.js';
 import { TARGETS } from './targets/index.js';
-import { bad, durationMs, fail, parseKnob } from './parse.js';
+import { bad, durationMs, emptyIs, fail, parseKnob } from './parse.js';
 import { envNameChecker } from './env-names.js';
 
 // The knob table of a pack made of these targets: the run's and workloads' knobs, then each
@@ -84,6 +84,9 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
     if (!knobApplies(name, target)) continue;
     if (spec.wrapper) continue; // read by scripts/run or make, not by k6
     const raw = env[name];
+    if (raw === '' && emptyIs(spec) === 'refused') {
+      fail(`${name} is empty: give the server's URL, e.g. ${spec.default} (an empty value is refused, not read as the default: an unset variable would aim the run at whatever listens there)`);
+    }
     if (raw === undefined || raw === '') {
       if (spec.required || required.includes(name)) fail(`${name} is not set: ${spec.doc}`);
       cfg[name] = spec.default;

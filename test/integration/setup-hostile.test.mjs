@@ -244,3 +244,20 @@ test('bin/k6 run: a secret given with -e is one line and exit 107 before anythin
   const a = spawnSync(path.join(repoRoot, 'bin', 'k6'), ['archive', '--quiet', '-e', 'PG_URL=postgres://set-at-run-time@placeholder.invalid/writepath', '-O', path.join(dir, 'a.tar'), scenario], { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(a.status, 0, a.stderr);
 });
+
+// Issue 27 class 6 in k6 itself (lib/parse.js emptyIs): a target's URL given empty is refused,
+// not read as its local default; a boolean takes exactly the values its refusal lists.
+test('empty is not a value: ARANGO_URL= and RAVEN_URL= refused before any request, KEEP=yes refused naming 1, 0, true, false', { timeout: 60000 }, async () => {
+  for (const [scn, name] of [['scenarios/arangodb/insert-vs-overwrite.js', 'ARANGO_URL'], ['scenarios/ravendb/bulk-insert.js', 'RAVEN_URL']]) {
+    const r = await runK6(scn, { [name]: '' }, { timeoutMs: 60000 });
+    assert.equal(r.code, 107, r.stderr);
+    const lines = r.stderr.split('\n').filter((l) => /level=error/.test(l));
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0], new RegExp(`k6-writepath: ${name} is empty: give the server's URL, e\\.g\\. http://127\\.0\\.0\\.1:\\d+ \\(an empty value is refused, not read as the default`));
+  }
+  for (const v of ['yes', 'no', 'on', 'TRUE']) {
+    const r = await runK6(scenario, { PG_URL: localEnv().PG_URL, KEEP: v }, { timeoutMs: 60000 });
+    assert.equal(r.code, 107, r.stderr);
+    assert.match(r.stderr, new RegExp(`KEEP=\\\\"${v}\\\\" is not allowed: one of 1, 0, true, false`));
+  }
+});
