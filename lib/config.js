@@ -8,6 +8,7 @@ import { CORE_ENV, CORE_KNOBS, CORE_PREFIXES } from './knobs.js';
 import { TARGETS } from './targets/index.js';
 import { bad, durationMs, emptyIs, fail, parseKnob } from './parse.js';
 import { envNameChecker } from './env-names.js';
+import { typedCredentials, userinfoOf } from './urls.js';
 
 // The knob table of a pack made of these targets: the run's and workloads' knobs, then each
 // target's, each marked with the target that declared it.
@@ -91,6 +92,12 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
       if (spec.required || required.includes(name)) fail(`${name} is not set: ${spec.doc}`);
       cfg[name] = spec.default;
     } else {
+      // What was typed as a credential is hidden in every line the pack writes or relays,
+      // a server's message included (lib/urls.js redact), even a password typed as a user name.
+      if (spec.type === 'secret') {
+        const { user, password } = spec.url ? userinfoOf(raw) : { user: null, password: String(raw) };
+        typedCredentials({ secrets: [password], users: [user] });
+      }
       cfg[name] = parseKnob(name, String(raw), spec);
     }
   }

@@ -192,7 +192,7 @@ test('scripts/run: INFLUX_URL is validated before it is asked anything; credenti
     const withPw = scriptsRun(['-e', 'DOCS=400'], { WP_INFLUX: '1', INFLUX_URL: `http://u:${canary}@127.0.0.1:${port}/k6` });
     assert.equal(withPw.status, 107, withPw.stderr);
     assert.equal(withPw.stderr.trim().split('\n').length, 1, withPw.stderr);
-    assert.match(withPw.stderr, /INFLUX_URL=\\?"http:\/\/u:\*\*\*@127\.0\.0\.1:\d+\/k6\\?" is not allowed/);
+    assert.match(withPw.stderr, /INFLUX_URL=\\?"http:\/\/\*\*\*@127\.0\.0\.1:\d+\/k6\\?" is not allowed/);
     assert.doesNotMatch(withPw.stderr + readFileSync(path.join(withPw.dir, 'junit.xml'), 'utf8'), new RegExp(canary));
     const noDb = scriptsRun(['-e', 'DOCS=400'], { WP_INFLUX: '1', INFLUX_URL: `http://127.0.0.1:${port}` });
     assert.equal(noDb.status, 107, noDb.stderr);
@@ -259,5 +259,21 @@ test('empty is not a value: ARANGO_URL= and RAVEN_URL= refused before any reques
     const r = await runK6(scenario, { PG_URL: localEnv().PG_URL, KEEP: v }, { timeoutMs: 60000 });
     assert.equal(r.code, 107, r.stderr);
     assert.match(r.stderr, new RegExp(`KEEP=\\\\"${v}\\\\" is not allowed: one of 1, 0, true, false`));
+  }
+});
+
+// Issue 27 class 5: a password typed as the user name comes back in the server's own error text
+// ('password authentication failed for user "…"'); whatever was typed as a credential is
+// hidden in every line the pack writes or relays (lib/urls.js redact, typedCredentials).
+test('a password typed as the user name of PG_URL never comes back through the server\'s error text', { timeout: 60000 }, async () => {
+  const real = new URL(localEnv().PG_URL);
+  for (const typed of ['Canary-AsUser-4d2', 'Canary-User-77b:Canary-Pw-77b']) {
+    const u = new URL(real.href);
+    [u.username, u.password] = typed.split(':').concat('').slice(0, 2);
+    const r = await runK6(scenario, { PG_URL: u.href }, { timeoutMs: 60000 });
+    assert.equal(r.code, 108, r.stderr);
+    const all = `${r.stdout}${r.stderr}${r.junit || ''}${r.summary ? JSON.stringify(r.summary) : ''}`;
+    assert.match(r.stderr, /PG_URL: cannot reach PostgreSQL: .*password authentication failed for user \\"\*\*\*\\"/);
+    assert.doesNotMatch(all, /Canary/);
   }
 });
