@@ -13,7 +13,7 @@ import { keyList } from '../native.js';
 import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
-import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined } from '../metrics.js';
+import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined, readbackJudged } from '../metrics.js';
 import { ackOf, judge, noteOutcome } from '../readback.js';
 import { fixedScenario, loadModel } from '../load-model.js';
 import * as ramp from './e1-ramp.js';
@@ -272,6 +272,7 @@ export function readBack(target, cfg, p, v, state) {
   readbackExcused.add(counts.excused);
   readbackUnacknowledged.add(counts.unacknowledged);
   readbackUndetermined.add(counts.undetermined);
+  readbackJudged.add(keys.length - counts.undetermined);
   return Object.assign(counts, { checked: keys.length });
 }
 
