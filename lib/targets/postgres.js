@@ -291,5 +291,12 @@ export function createTarget(cfg, prepared = {}) {
     });
   }
 
-  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind };
+  // A VU done with its plan gives its connection back (issue 27): with more VUs than the
+  // server's max_connections, teardown — a connection of its own — must still get one to verify
+  // and drop the run's table.
+  function release() {
+    db.close();
+  }
+
+  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind };
 }

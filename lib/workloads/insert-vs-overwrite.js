@@ -156,7 +156,11 @@ export function iteration(db, cfg, p, state) {
     noteOutcome(state.ledger || (state.ledger = new Map()), phase, j, res);
     if (phase === 'load') noteAbsent(state.absent || (state.absent = new Set()), keys, res);
   }
-  if (iter === nl + no + nm - 1 && p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0) readBack(db.target, cfg, p, v, state);
+  if (iter === nl + no + nm - 1) {
+    if (p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0) readBack(db.target, cfg, p, v, state);
+    // The VU's plan is done: its connection goes back (a target that holds one: PostgreSQL).
+    if (db.target.release) db.target.release();
+  }
 }
 
 

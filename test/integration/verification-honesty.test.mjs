@@ -101,3 +101,19 @@ test('"verify": false in the threshold file: a stale read-back is reported, and 
   assert.match(html, /id="verdict">PASSED: all \d+ thresholds passed</);
   assert.match(html, /id="not-a-gate"/);
 });
+
+// Issue 27 class 7: a closed-model overwrite ramp that overwrites every pre-loaded key before
+// its stages end used to spin through empty iterations (~125 000 in 6 s) until they ended.
+test('a ramped overwrite that runs out of keys ends the run with one line (no spinning), verified, its table dropped', async () => {
+  const runId = uniqueRunId('rk');
+  const r = await runK6('scenarios/postgres/insert-vs-overwrite.js', { ...env, PHASES: 'load,overwrite', STAGES: '30s:2', DOCS: '2000', BATCH_SIZE: '100', TIMEOUT: '2s' }, { runId, timeoutMs: 120000 });
+  assert.equal(r.code, 108, explain(r));
+  const aborted = r.stderr.split('\n').filter((l) => /test aborted/.test(l));
+  assert.equal(aborted.length, 1, r.stderr);
+  assert.match(aborted[0], /the ramped overwrite has overwritten all DOCS=2000 pre-loaded keys \(20 batches of 100\) in stage 1 of STAGES=30s:2: the run ends here; raise DOCS or shorten STAGES/);
+  const s = r.summary;
+  assert.ok(s.verification.ramp_keys_exhausted >= 1 && s.verification.ramp_keys_exhausted <= 2, `each VU stopped at its first batch without keys: ${s.verification.ramp_keys_exhausted}`);
+  assert.equal(s.verification.overwrites_unaccounted, 0, 'every acknowledged overwrite found');
+  assert.equal(s.phases.find((p) => p.phase === 'overwrite').batches, 20);
+  assert.equal(await tableExists(runId), false);
+});
