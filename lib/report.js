@@ -283,6 +283,7 @@ export function buildReport(data, meta) {
 
   // JUnit: one test case per threshold (so a CI system shows which phase failed) and one
   // per verification check.
+  /** @type {{ classname: string, name: string, failure: string | null, out?: string }[]} */
   const cases = thresholds.map((t) => ({ classname: `${meta.target}.${meta.experiment}`, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}${showObserved(t)}` }));
   if (!runId) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'setup', failure: 'the run did not start (database unreachable, bad input or refused objects)' });

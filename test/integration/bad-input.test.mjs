@@ -261,7 +261,7 @@ test('RAVEN_URL / ARANGO_URL with user:password: refused, the password never sho
     assert.equal(r.code, 107, r.stderr);
     const lines = errorLines(r.stderr);
     assert.equal(lines.length, 1, r.stderr);
-    assert.match(messageOf(lines[0]), new RegExp(`${knob}="http://admin:\\*\\*\\*@127.0.0.1:8080" is not allowed: .*credentials in the URL are not accepted`));
+    assert.match(messageOf(lines[0]), new RegExp(`${knob}="http://\\*\\*\\*@127.0.0.1:8080" is not allowed: .*credentials in the URL are not accepted`));
     assert.doesNotMatch(r.stdout + r.stderr, /Canary-Pw-4711/);
   }
 });
