@@ -89,7 +89,7 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
       fail(`${name} is empty: give the server's URL, e.g. ${spec.default} (an empty value is refused, not read as the default: an unset variable would aim the run at whatever listens there)`);
     }
     if (raw === undefined || raw === '') {
-      if (spec.required || required.includes(name)) fail(`${name} is not set: ${spec.doc}`);
+      if (spec.required || required.includes(name)) fail(`${name} is ${raw === '' ? 'empty' : 'not set'}: ${spec.doc}`);
       cfg[name] = spec.default;
     } else {
       // What was typed as a credential is hidden in every line the pack writes or relays,

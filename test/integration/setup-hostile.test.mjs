@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KNOBS } from '../../lib/config.js';
 import { PG_PRIVATE, PgServer } from '../../scripts/pg-private.mjs';
-import { runK6, localEnv } from '../helpers/k6.mjs';
+import { influxQuery, runK6, localEnv } from '../helpers/k6.mjs';
 import { freePort } from '../helpers/pgprivate.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 
@@ -216,6 +216,28 @@ test('scripts/run: RUN_ID= is unset: one generated id for the folder, k6 and res
     assert.equal(b.status, 107);
     assert.equal(b.stderr, `scripts/run: WEB_DASHBOARD="${v}" is not allowed: one of 1, 0, true, false\n`);
   }
+});
+
+// The wrappers fill only unset variables from .run/env: exported empty, INFLUX_URL means no
+// InfluxDB and PG_URL is refused, as in k6 — not the private services of `make up` behind the
+// user's back. The same run with INFLUX_URL unset streams (the check can fail).
+test('scripts/run: INFLUX_URL= exported empty streams nowhere (unset streams to .run/env\'s); PG_URL= exported empty is one line "PG_URL is empty"', { timeout: 180000 }, async () => {
+  const local = localEnv();
+  assert.ok(local.INFLUX_URL, '.run/env names an InfluxDB (make up)');
+  const knobs = ['-q', '-e', 'DOCS=400', '-e', 'BATCH_SIZE=100', '-e', 'OVERWRITE_BATCHES=1', '-e', 'MIXED_BATCHES=1'];
+  const series = async (id) => (((await influxQuery(local.INFLUX_URL, `SHOW SERIES WHERE "testid" = '${id}'`)).results[0].series || [])[0] || { values: [] }).values.length;
+  const empty = scriptsRun(knobs, { PG_URL: local.PG_URL, WP_INFLUX: '1', INFLUX_URL: '' });
+  assert.equal(empty.status, 0, empty.stderr);
+  assert.equal(await series(path.basename(empty.dir)), 0, 'INFLUX_URL= : nothing streamed');
+  const unset = scriptsRun(knobs, { PG_URL: local.PG_URL, WP_INFLUX: '1', INFLUX_URL: undefined });
+  assert.equal(unset.status, 0, unset.stderr);
+  assert.ok(await series(path.basename(unset.dir)) > 0, 'INFLUX_URL unset: .run/env\'s InfluxDB gets the run');
+  const noPg = scriptsRun(knobs, { PG_URL: '' });
+  assert.equal(noPg.status, 107, noPg.stderr);
+  const lines = noPg.stderr.split('\n').filter((l) => /level=error|k6-writepath:/.test(l));
+  assert.equal(lines.length, 1, noPg.stderr);
+  assert.match(lines[0], /k6-writepath: PG_URL is empty: /);
+  assert.doesNotMatch(noPg.stderr + noPg.stdout, new RegExp(new URL(local.PG_URL).password));
 });
 
 // A bare `bin/k6 run` cannot tell -e values from the environment in the scenario (k6 merges
