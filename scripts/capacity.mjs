@@ -194,7 +194,9 @@ function writeOutputs(out, c) {
 }
 
 async function search(argv) {
-  const { knobs, passed } = parseArgs(argv, process.env);
+  const { knobs, passed, rest } = parseArgs(argv, process.env);
+  // Anything but -e KNOB=value is not an option of the search (--help ran a whole search).
+  if (rest.length) bad(`${JSON.stringify(rest[0])} is not allowed: scripts/capacity.mjs [run] [-e KNOB=value…] | plan [-e …] | knee <folder> | chart <folder>… | compare <A> <B> (docs/capacity.md)`);
   const s = settings(knobs);
   const id = knobs.CAPACITY_ID || `cap${new Date().toISOString().replace(/[-:T]/g, '').slice(2, 14)}_${Math.floor(Math.random() * 0x10000).toString(16)}`;
   if (!/^[a-z0-9][a-z0-9_]{0,27}$/.test(id)) bad(`CAPACITY_ID=${JSON.stringify(id)} is not allowed: 1-28 characters a-z 0-9 _ (each step's RUN_ID adds _sNN)`);

@@ -169,3 +169,16 @@ test('thresholds per stage: parsed, validated, and turned into stage sub-metric 
   assert.throws(() => parseThresholds(JSON.stringify({ phases: {}, stages: { first: {} } }), { path: 't.json', phases: ['load'] }), /stages\."first" is not a stage number/);
   assert.throws(() => parseThresholds(JSON.stringify({ phases: {}, stages: { 1: { dropped_iterations_max: 0 } } }), { path: 't.json', phases: ['load'] }), /stages\.1\.dropped_iterations_max is unknown/);
 });
+
+// Issue 27 (hostile trial): an argument the search does not take (`--help`, a k6 flag) ran a
+// whole capacity search and was dropped without a word; it is one line and exit 107 now,
+// before any step runs (no database is needed to see it: the refusal comes first).
+test('scripts/capacity.mjs refuses an argument it does not take: one line, 107, no search run', async () => {
+  const { spawnSync } = await import('node:child_process');
+  for (const arg of ['--help', '--vus']) {
+    const r = spawnSync(process.execPath, ['scripts/capacity.mjs', arg, '-e', 'CAPACITY_OP=insert'], { encoding: 'utf8', timeout: 30000, env: { ...process.env, PG_URL: 'postgres://u@127.0.0.1:1/none' } });
+    assert.equal(r.status, 107, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, new RegExp(`^k6-writepath capacity: "${arg}" is not allowed: scripts/capacity\\.mjs \\[run\\] \\[-e KNOB=value…\\] \\| plan .*\\n$`));
+  }
+});
