@@ -176,7 +176,7 @@ test('thresholds per stage: parsed, validated, and turned into stage sub-metric 
 test('scripts/capacity.mjs refuses an argument it does not take: one line, 107, no search run', async () => {
   const { spawnSync } = await import('node:child_process');
   for (const arg of ['--help', '--vus']) {
-    const r = spawnSync(process.execPath, ['scripts/capacity.mjs', arg, '-e', 'CAPACITY_OP=insert'], { encoding: 'utf8', timeout: 30000, env: { ...process.env, PG_URL: 'postgres://u@127.0.0.1:1/none' } });
+    const r = spawnSync(process.execPath, [new URL('../../scripts/capacity.mjs', import.meta.url).pathname, arg, '-e', 'CAPACITY_OP=insert'], { encoding: 'utf8', timeout: 30000, env: { ...process.env, PG_URL: 'postgres://u@127.0.0.1:1/none' } });
     assert.equal(r.status, 107, r.stderr);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, new RegExp(`^k6-writepath capacity: "${arg}" is not allowed: scripts/capacity\\.mjs \\[run\\] \\[-e KNOB=value…\\] \\| plan .*\\n$`));
