@@ -10,3 +10,9 @@ RELIABILITY_TESTS := test/integration/bad-input.test.mjs test/integration/data-s
 # private PostgreSQL on a free port of 127.0.0.1 under .run/reliability/ (never the shared one)
 test-reliability: bin/k6 up
 	node --test --test-concurrency=1 --test-reporter=spec $(RELIABILITY_TESTS)
+
+.PHONY: hostile
+## issue 27's hostile set as a user runs it (every scenario, entry point, fault, forgery, secret path); table in results/hostile-trial.md
+# Minutes, not part of make test: the integration tests hold each class one case at a time.
+hostile: bin/k6 testservers up node-deps
+	node test/hostile/trial.mjs --out results/hostile-trial.md
