@@ -317,7 +317,11 @@ function faultCases() {
   const bound = 45000; // from the kill: GIVE_UP 3 s + one attempt (TIMEOUT 2 s) + teardown against a dead server + k6's own exit
   for (const scenario of SCENARIOS) {
     const target = TARGET_OF(scenario);
-    if (!['postgres', 'arangodb', 'ravendb'].includes(target)) continue;
+    // Scenarios whose plan these knobs make long; another (a later workload) is said, not guessed at.
+    if (!['postgres', 'arangodb', 'ravendb'].includes(target) || !/(insert-vs-overwrite|arangobench|bulk-insert)\.js$/.test(scenario)) {
+      results.push({ cls: 'database gone for good', name: `${scenario}: not tried`, expected: '-', code: '-', seconds: '-', observed: 'no long plan for this scenario in the trial', ok: true, problems: [] });
+      continue;
+    }
     const runId = uniqueRunId('hf');
     let srv; let killedAt;
     cases.push({
