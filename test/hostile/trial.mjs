@@ -238,7 +238,7 @@ function badInputCases() {
   for (const scenario of SCENARIOS) {
     const target = TARGET_OF(scenario);
     const tenv = targetEnv(target);
-    if (!tenv) { results.push({ cls: 'bad input', name: `${scenario}: not tried`, expected: '-', code: '-', seconds: '-', observed: `no server for target ${target} in this trial`, ok: false, problems: ['not tried'] }); continue; }
+    if (!tenv) { results.push({ cls: 'bad input', name: `${scenario}: not tried`, expected: '-', code: '-', seconds: '-', observed: `no server for target ${target} in this trial`, ok: null, problems: [] }); continue; }
     for (const [name, args, env, says, badId] of [...BAD, ...(BAD_TARGET[target] || [])]) {
       const runId = badId || uniqueRunId('hb');
       // The small plan first: a later -e of the same knob wins (k6 and scripts/run alike).
@@ -319,7 +319,7 @@ function faultCases() {
     const target = TARGET_OF(scenario);
     // Scenarios whose plan these knobs make long; another (a later workload) is said, not guessed at.
     if (!['postgres', 'arangodb', 'ravendb'].includes(target) || !/(insert-vs-overwrite|arangobench|bulk-insert)\.js$/.test(scenario)) {
-      results.push({ cls: 'database gone for good', name: `${scenario}: not tried`, expected: '-', code: '-', seconds: '-', observed: 'no long plan for this scenario in the trial', ok: true, problems: [] });
+      results.push({ cls: 'database gone for good', name: `${scenario}: not tried`, expected: '-', code: '-', seconds: '-', observed: 'no long plan for this scenario in the trial', ok: null, problems: [] });
       continue;
     }
     const runId = uniqueRunId('hf');
@@ -556,16 +556,18 @@ async function main() {
   } finally {
     await arango.stop(); await raven.stop(); await arangoAuth.stop();
   }
-  const failed = results.filter((r) => !r.ok);
+  const failed = results.filter((r) => r.ok === false);
+  const untried = results.filter((r) => r.ok === null);
+  const tally = `${results.length} cases, ${results.length - failed.length - untried.length} passed, ${failed.length} failed, ${untried.length} not tried`;
   const esc = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const md = [
-    `# Hostile trial (issue 27): ${results.length} cases, ${results.length - failed.length} passed, ${failed.length} failed`,
+    `# Hostile trial (issue 27): ${tally}`,
     '', `k6-writepath ${spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).stdout.trim()}, ${new Date().toISOString()}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`, '',
     '| class | case | expected | exit | s | first line seen | verdict |', '|---|---|---|---|---|---|---|',
-    ...results.map((r) => `| ${esc(r.cls)} | ${esc(r.name)} | ${esc(r.expected)} | ${r.code} | ${r.seconds} | ${esc(r.observed).slice(0, 160)} | ${r.ok ? 'PASS' : `FAIL: ${esc(r.problems.join('; ')).slice(0, 300)}`} |`),
+    ...results.map((r) => `| ${esc(r.cls)} | ${esc(r.name)} | ${esc(r.expected)} | ${r.code} | ${r.seconds} | ${esc(r.observed).slice(0, 160)} | ${r.ok === null ? 'NOT TRIED' : r.ok ? 'PASS' : `FAIL: ${esc(r.problems.join('; ')).slice(0, 300)}`} |`),
   ].join('\n');
   if (outFile) writeFileSync(outFile, `${md}\n`);
-  console.log(`\n${results.length} cases, ${results.length - failed.length} passed, ${failed.length} failed${outFile ? `; table in ${outFile}` : ''}`);
+  console.log(`\n${tally}${outFile ? `; table in ${outFile}` : ''}`);
   process.exit(failed.length ? 1 : 0);
 }
 
