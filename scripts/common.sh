@@ -38,6 +38,13 @@ wp_check_run_id() {
   exit 107
 }
 
+# wp_check_scenario <who> <path>: one line and exit 107 (bad input) unless the scenario file exists.
+wp_check_scenario() {
+  [ -f "$2" ] && return 0
+  echo "$1: scenario \"$2\" is not allowed: no such file; one of $(cd "$(dirname "${BASH_SOURCE[0]}")/.." && echo scenarios/*/*.js)" >&2
+  exit 107
+}
+
 # Secrets come from the environment only (docs/reliability.md): given with -e they would sit in
 # the process list of the wrapper and of k6 (`ps`, readable by every local user) for the whole
 # run. Secret are: the knobs lib/config.js declares secret (test/unit/scripts-over-lib.test.mjs

@@ -37,12 +37,12 @@ let arango; let raven; let arangoAuth;
 
 // ---- running a command as a user would, with the process list watched ------------------------
 
-// All processes' arguments, as `ps` shows them to every local user.
+// All processes' arguments, as `ps` shows them to every local user: [{ pid, args }].
 function processArgs() {
   const out = [];
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
-    try { out.push(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')); } catch (_) { /* gone */ }
+    try { out.push({ pid: Number(pid), args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() }); } catch (_) { /* gone */ }
   }
   return out;
 }
@@ -63,7 +63,12 @@ async function run(cmd, env = {}, { secrets = [CANARY], timeoutMs = 240000, duri
   const exited = new Promise((resolve) => child.on('exit', (code, sig) => { done = true; resolve(code === null ? `signal ${sig}` : code); }));
   const watch = (async () => {
     while (!done) {
-      for (const a of processArgs()) for (const s of secrets) if (s && a.includes(s)) psHits.add(a.slice(0, 160).replace(s, '<SECRET>'));
+      // The command the user typed shows what they typed (a secret given with -e is refused,
+      // not hidden): only what the pack starts, or a command line it rewrites, counts.
+      for (const { pid, args } of processArgs()) {
+        if (pid === child.pid && args.endsWith(cmd.slice(1).join(' '))) continue;
+        for (const s of secrets) if (s && args.includes(s)) psHits.add(args.slice(0, 160).replace(s, '<SECRET>'));
+      }
       await delay(100);
     }
   })();

@@ -171,6 +171,18 @@ test('scripts/run: a K6 that is not an executable is one line and exit 107 (not 
   }
 });
 
+// A scenario file that does not exist is bad input like any other: one line naming it and the
+// scenarios there are, 107 (scripts/run said so with exit 2; run-distributed left it to k6: 255).
+test('scripts/run, run-distributed, verify-distributed: a scenario that does not exist is one line and exit 107', () => {
+  for (const [cmd, pre] of [['run', []], ['run-distributed', ['2']], ['verify-distributed', []]]) {
+    const r = spawnSync(path.join(repoRoot, 'scripts', cmd), [...pre, 'scenarios/postgres/no-such.js', '-e', 'RUN_ID=abc'], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, WP_INFLUX: '0' } });
+    assert.equal(r.status, 107, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, new RegExp(`^scripts/${cmd}: scenario "scenarios/postgres/no-such\\.js" is not allowed: no such file; one of scenarios/\\S+\\.js( scenarios/\\S+\\.js)*\n$`));
+    assert.ok(r.stderr.includes('scenarios/postgres/insert-vs-overwrite.js'), r.stderr);
+  }
+});
+
 test('scripts/run: a reporter module k6 refuses leaves no generated wrapper behind', { timeout: 120000 }, () => {
   const notModule = path.join(mkdtempSync(path.join(tmpdir(), 'k6wp-rep-')), 'bundle.js');
   writeFileSync(notModule, 'this is not javascript (\n');
