@@ -5,7 +5,7 @@
 // refused reporter module and a bad INFLUX_URL each one line, exit 107, nothing of theirs left.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -310,4 +310,28 @@ test('a password typed as the user name of PG_URL never comes back through the s
     assert.match(r.stderr, /PG_URL: cannot reach PostgreSQL: .*password authentication failed for user \\"\*\*\*\\"/);
     assert.doesNotMatch(all, /Canary/);
   }
+});
+
+// k6 ends the line of an abort raised in a VU's iteration with the JavaScript frame it met; bin/k6's
+// own abort avoids that, but the HTTP scenarios do not import its module (they run on stock k6
+// too). scripts/run cuts the line back to the pack's message on the terminal and in junit.xml.
+test('scripts/run: ArangoDB killed for good — the give-up line reaches the terminal and junit.xml as one line without k6\'s JavaScript frame', { timeout: 180000 }, async () => {
+  const srv = await startTestServer('arangodb', ['-no-auth']);
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-hostile-'));
+  const child = spawn(path.join(repoRoot, 'scripts', 'run'), ['scenarios/arangodb/insert-vs-overwrite.js', '-q', ...['DOCS=20000', 'BATCH_SIZE=100', 'OVERWRITE_BATCHES=200000', 'MIXED_BATCHES=0', 'READBACK=0', 'GIVE_UP=3s', 'TIMEOUT=2s', 'RUN_ID=hostile_frame'].flatMap((kv) => ['-e', kv])],
+    { cwd: repoRoot, env: { ...process.env, K6_NO_USAGE_REPORT: 'true', WP_INFLUX: '0', RESULTS_DIR: results, ARANGO_URL: srv.url } });
+  let stderr = '';
+  child.stdout.resume();
+  child.stderr.on('data', (d) => { stderr += d; });
+  const code = new Promise((resolve) => child.on('exit', resolve));
+  for (let i = 0; i < 600 && !/writing to database/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 1500));
+  srv.proc.kill('SIGKILL');
+  assert.equal(await code, 108, stderr);
+  const aborts = stderr.split('\n').filter((l) => /level=error msg="test aborted: /.test(l));
+  assert.equal(aborts.length, 1, stderr);
+  assert.match(aborts[0], /msg="test aborted: arangodb answered no batch of this VU for 3s \(GIVE_UP; .*drop it with curl .*k6wp_hostile_frame"$/);
+  assert.doesNotMatch(stderr, /file:\/\/\/|\bat stop \(/);
+  const junit = readFileSync(path.join(results, 'hostile_frame', 'junit.xml'), 'utf8');
+  assert.doesNotMatch(junit, /file:\/\/\//);
 });
