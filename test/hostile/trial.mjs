@@ -177,9 +177,10 @@ async function trial(c) {
     if (c.cleanup) await c.cleanup().catch(() => {});
   }
   const first = r ? (errorLines(r)[0] || r.stdout.split('\n').find((l) => /FAILED|OK|aborted/.test(l)) || '').replace(/^time="[^"]*" level=\w+ msg=/, '').slice(0, 200) : '';
-  const row = { cls: c.cls, name: c.name, expected: c.expectText, code: r ? r.code : '-', seconds: r ? (r.ms / 1000).toFixed(1) : '-', observed: first, ok: problems.length === 0, problems };
+  const afterKill = r && typeof r.during === 'number' ? ` [ended ${(r.during / 1000).toFixed(1)} s after the server died]` : '';
+  const row = { cls: c.cls, name: c.name, expected: c.expectText, code: r ? r.code : '-', seconds: r ? (r.ms / 1000).toFixed(1) : '-', observed: `${first}${afterKill}`, ok: problems.length === 0, problems };
   results.push(row);
-  console.log(`${row.ok ? 'PASS' : 'FAIL'} [${c.cls}] ${c.name}: exit ${row.code} in ${row.seconds} s${row.ok ? '' : ` — ${problems.join('; ')}`}`);
+  console.log(`${row.ok ? 'PASS' : 'FAIL'} [${c.cls}] ${c.name}: exit ${row.code} in ${row.seconds} s${afterKill}${row.ok ? '' : ` — ${problems.join('; ')}`}`);
 }
 
 // ---- the cases -------------------------------------------------------------------------------
