@@ -25,6 +25,11 @@ import { localEnv, markerFor, psql, uniqueRunId } from '../helpers/k6.mjs';
 import { startPrivatePg } from '../helpers/pgprivate.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 
+// MongoDB (issue 28) where this checkout has it: its helpers (official Node.js driver, a private mongod).
+const here = path.dirname(new URL(import.meta.url).pathname);
+const mongoHelpers = existsSync(path.join(here, '../helpers/mongo.mjs')) ? await import('../helpers/mongo.mjs') : null;
+const mongoPrivate = existsSync(path.join(here, '../helpers/mongoprivate.mjs')) ? await import('../helpers/mongoprivate.mjs') : null;
+
 const argv = process.argv.slice(2);
 const only = argv.includes('--only') ? new RegExp(argv[argv.indexOf('--only') + 1]) : null;
 const outFile = argv.includes('--out') ? argv[argv.indexOf('--out') + 1] : null;
@@ -114,6 +119,7 @@ async function httpDatabases(target, runId) {
 }
 async function created(target, runId) {
   if (!runId) return 0;
+  if (target === 'mongodb') return (await mongoHelpers.databases(localEnv().MONGO_URL)).filter((n) => n.startsWith(`k6wp_${runId}`)).length;
   return target === 'postgres' ? pgObjects(PG_URL, runId) : httpDatabases(target, runId);
 }
 
@@ -193,6 +199,7 @@ function targetEnv(target) {
   if (target === 'postgres') return { PG_URL };
   if (target === 'arangodb') return { ARANGO_URL: arango.url };
   if (target === 'ravendb') return { RAVEN_URL: raven.url };
+  if (target === 'mongodb' && mongoHelpers && localEnv().MONGO_URL) return { MONGO_URL: localEnv().MONGO_URL };
   return null;
 }
 const scriptsRun = (scenario, args, runId) => ['scripts/run', scenario, '-q', ...args, '-e', `RUN_ID=${runId}`];
@@ -235,6 +242,11 @@ const BAD_TARGET = {
     ['ARANGO_URL with a path', [], { ARANGO_URL: 'http://127.0.0.1:8529/x' }, /ARANGO_URL=.*is not allowed: .*path/],
     ['ARANGO_SILENT=yes', ['-e', 'ARANGO_SILENT=yes'], {}, /ARANGO_SILENT=\\?"yes\\?" is not allowed: one of 1, 0, true, false/],
   ],
+  mongodb: [
+    ['MONGO_URL= (exported empty)', [], { MONGO_URL: '' }, /MONGO_URL is empty/],
+    ['MONGO_URL with a foreign scheme', [], { MONGO_URL: 'http://u:x@127.0.0.1:1/' }, /MONGO_URL \(value not shown\) is not allowed/],
+    ['MONGO_ORDERED=yes', ['-e', 'MONGO_ORDERED=yes'], {}, /MONGO_ORDERED=\\?"yes\\?" is not allowed: one of 1, 0, true, false/],
+  ],
   ravendb: [
     ['RAVEN_URL= (empty)', ['-e', 'RAVEN_URL='], {}, /RAVEN_URL is empty/],
     ['RAVEN_URL port 0', [], { RAVEN_URL: 'http://127.0.0.1:0' }, /RAVEN_URL=.*is not allowed: .*port/],
@@ -271,6 +283,7 @@ function secretCases() {
   refused('bin/k6 run --env MY_API_TOKEN=<pw>', ['bin/k6', 'run', '--quiet', '--address=', '--env', `MY_API_TOKEN=${CANARY}`, sc]);
   refused('scripts/compare -e B:PG_URL=…', ['scripts/compare', '-e', `B:PG_URL=postgres://u:${CANARY}@127.0.0.1:1/db`, sc, sc]);
   refused('scripts/run-distributed 2 … -e ARANGO_PASSWORD=<pw>', ['scripts/run-distributed', '2', 'scenarios/arangodb/insert-vs-overwrite.js', '-e', `ARANGO_PASSWORD=${CANARY}`]);
+  if (mongoHelpers) refused('scripts/run -e MONGO_URL=mongodb://u:<pw>@…', ['scripts/run', 'scenarios/mongodb/insert-vs-overwrite.js', '-q', '-e', `MONGO_URL=mongodb://u:${CANARY}@127.0.0.1:1/`]);
   refused('scripts/capacity.mjs -e PG_URL=…', ['node', 'scripts/capacity.mjs', '-e', `PG_URL=postgres://u:${CANARY}@127.0.0.1:1/db`]);
   refused('INFLUX_URL=http://u:<pw>@…/k6 (environment)', ['scripts/run', sc, '-q'], { INFLUX_URL: `http://u:${CANARY}@127.0.0.1:9/k6`, WP_INFLUX: '1' }, /INFLUX_URL=.*\*\*\*@.*is not allowed/);
   // Through the server: a password typed as the user name, a wrong password, on each target.
@@ -326,7 +339,7 @@ function faultCases() {
   for (const scenario of SCENARIOS) {
     const target = TARGET_OF(scenario);
     // Scenarios whose plan these knobs make long; another (a later workload) is said, not guessed at.
-    if (!['postgres', 'arangodb', 'ravendb'].includes(target) || !/(insert-vs-overwrite|arangobench|bulk-insert)\.js$/.test(scenario)) {
+    if (!['postgres', 'arangodb', 'ravendb', ...(mongoPrivate ? ['mongodb'] : [])].includes(target) || !/(insert-vs-overwrite|arangobench|bulk-insert)\.js$/.test(scenario)) {
       results.push({ cls: 'database gone for good', name: `${scenario}: not tried`, expected: '-', code: '-', seconds: '-', observed: 'no long plan for this scenario in the trial', ok: null, problems: [] });
       continue;
     }
@@ -334,13 +347,17 @@ function faultCases() {
     let srv; let killedAt;
     cases.push({
       cls: 'database gone for good', name: `${scenario}: server ${target === 'postgres' ? 'stopped (pg_ctl -m immediate)' : 'killed (SIGKILL)'} mid-run, never back`, target: null, runId,
-      before: async () => { srv = target === 'postgres' ? await startPrivatePg({ name: 'hostile-gone' }) : await startTestServer(target, target === 'arangodb' ? ['-no-auth'] : []); },
+      before: async () => {
+        srv = target === 'postgres' ? await startPrivatePg({ name: 'hostile-gone' })
+          : target === 'mongodb' ? await mongoPrivate.startPrivateMongo({ name: 'hostile-gone' })
+            : await startTestServer(target, target === 'arangodb' ? ['-no-auth'] : []);
+      },
       cmd: scriptsRun(scenario, [...long, ...(scenario.endsWith('bulk-insert.js') ? ['-e', 'STAGES=60s:2'] : [])], runId),
-      env: () => (target === 'postgres' ? { PG_URL: srv.url } : { [target === 'arangodb' ? 'ARANGO_URL' : 'RAVEN_URL']: srv.url }),
+      env: () => ({ [{ postgres: 'PG_URL', mongodb: 'MONGO_URL', arangodb: 'ARANGO_URL', ravendb: 'RAVEN_URL' }[target]]: srv.url }),
       during: async (child, out) => {
         for (let i = 0; i < 300 && !/writing to|run \S+ on/.test(out()); i++) await delay(100);
         await delay(1500);
-        if (target === 'postgres') srv.stop('immediate'); else srv.proc.kill('SIGKILL');
+        if (target === 'postgres') srv.stop('immediate'); else if (target === 'mongodb') srv.signal('SIGKILL'); else srv.proc.kill('SIGKILL');
         killedAt = Date.now();
         await new Promise((r) => child.on('exit', r));
         return Date.now() - killedAt;
@@ -358,6 +375,7 @@ function faultCases() {
         return p;
       },
       cleanup: async () => { if (target === 'postgres') srv.stop('fast'); },
+      timeoutMs: 180000,
       expectText: '108 within GIVE_UP + TIMEOUT (+ teardown), one line: acknowledged before, verification did not run, object left, how to drop it',
     });
   }
@@ -566,6 +584,7 @@ async function main() {
     }
   } finally {
     await arango.stop(); await raven.stop(); await arangoAuth.stop();
+    if (mongoHelpers) await mongoHelpers.closeMongo();
   }
   const failed = results.filter((r) => r.ok === false);
   const untried = results.filter((r) => r.ok === null);
