@@ -344,7 +344,7 @@ function faultCases() {
   for (const scenario of SCENARIOS) {
     const target = TARGET_OF(scenario);
     // Scenarios whose plan these knobs make long; another (a later workload) is said, not guessed at.
-    if (!['postgres', 'arangodb', 'ravendb', ...(mongoPrivate ? ['mongodb'] : [])].includes(target) || !/(insert-vs-overwrite|arangobench|bulk-insert)\.js$/.test(scenario)) {
+    if (!['postgres', 'arangodb', 'ravendb', ...(mongoPrivate ? ['mongodb'] : [])].includes(target) || !/(insert-vs-overwrite|arangobench|bulk-insert|contention)\.js$/.test(scenario)) {
       results.push({ cls: 'database gone for good', name: `${scenario}: not tried`, expected: '-', code: '-', seconds: '-', observed: 'no long plan for this scenario in the trial', ok: null, problems: [] });
       continue;
     }
@@ -357,7 +357,9 @@ function faultCases() {
           : target === 'mongodb' ? await mongoPrivate.startPrivateMongo({ name: 'hostile-gone' })
             : await startTestServer(target, target === 'arangodb' ? ['-no-auth'] : []);
       },
-      cmd: scriptsRun(scenario, [...long, ...(scenario.endsWith('bulk-insert.js') ? ['-e', 'STAGES=60s:2'] : [])], runId),
+      cmd: scriptsRun(scenario, scenario.endsWith('contention.js')
+        ? ['-e', 'STAGES=60s:2', '-e', 'HOT_KEYS=10', '-e', 'SPREAD_KEYS=100', '-e', 'GIVE_UP=3s', '-e', 'TIMEOUT=2s']
+        : [...long, ...(scenario.endsWith('bulk-insert.js') ? ['-e', 'STAGES=60s:2'] : [])], runId),
       env: () => ({ [{ postgres: 'PG_URL', mongodb: 'MONGO_URL', arangodb: 'ARANGO_URL', ravendb: 'RAVEN_URL' }[target]]: srv.url }),
       during: async (child, out) => {
         for (let i = 0; i < 300 && !/writing to|run \S+ on/.test(out()); i++) await delay(100);
