@@ -321,6 +321,19 @@ function secretCases() {
       expectText: 'exit 0; the secrets in no process argument, output or result file',
     });
   }
+  if (mongoPrivate) {
+    let srv;
+    const runId = uniqueRunId('hp');
+    cases.push({
+      cls: 'secrets', name: 'a whole MongoDB run with MONGO_URL (password) exported: process list, output, results', target: null, runId,
+      before: async () => { srv = await mongoPrivate.startPrivateMongo({ name: 'hostile-secrets', password: CANARY }); },
+      cmd: scriptsRun('scenarios/mongodb/insert-vs-overwrite.js', ['-e', 'DOCS=20000', '-e', 'BATCH_SIZE=500', '-e', 'OVERWRITE_BATCHES=40'], runId),
+      env: () => ({ MONGO_URL: srv.url }),
+      expect: { code: 0 },
+      cleanup: async () => { if (srv) srv.stop(10); },
+      expectText: 'exit 0; the password in no process argument, output or result file',
+    });
+  }
   {
     let srv;
     const runId = uniqueRunId('hp');
@@ -454,6 +467,31 @@ function ownershipCases() {
         expectText: '108, one line, the table untouched (rows, marker) and not dropped',
       });
     }
+  }
+  // ArangoDB: a foreign database with a marker document forged from what the pack prints.
+  for (const [mode, args] of [['DISTRIBUTED=verify', ['-e', 'DISTRIBUTED=verify']], ['REUSE=1', ['-e', 'REUSE=1']], ['REUSE=recreate', ['-e', 'REUSE=recreate']]]) {
+    const runId = uniqueRunId('ho');
+    const db = `k6wp_${runId}`;
+    const api = async (method, p, body) => { const r = await fetch(`${arango.url}${p}`, { method, body: body === undefined ? undefined : JSON.stringify(body) }); return { status: r.status, body: await r.json().catch(() => null) }; };
+    const state = async () => { const c = await api('GET', `/_db/${db}/_api/collection/${db}/count`); const m = await api('GET', `/_db/${db}/_api/document/k6wp_meta/owner`); return `${c.status}:${c.body && c.body.count}|${m.body && m.body.proof}|${m.body && m.body.state}`; };
+    let before;
+    cases.push({
+      cls: 'ownership', name: `ArangoDB: forged marker (token distributed, a guessed proof), ${mode}`, target: null, runId,
+      before: async () => {
+        await api('POST', '/_api/database', { name: db });
+        await api('POST', `/_db/${db}/_api/collection`, { name: db });
+        await api('POST', `/_db/${db}/_api/document/${db}`, [{ _key: 'u1', mine: 1 }, { _key: 'u2', mine: 2 }, { _key: 'u3', mine: 3 }]);
+        await api('POST', `/_db/${db}/_api/collection`, { name: 'k6wp_meta' });
+        await api('POST', `/_db/${db}/_api/document/k6wp_meta`, { _key: 'owner', ...markerFor(`database ${db}`, { run: runId, token: 'distributed', state: 'kept', secret: 'a-guess-at-the-secret' }) });
+        before = await state();
+      },
+      cmd: scriptsRun('scenarios/arangodb/insert-vs-overwrite.js', ['-e', 'DOCS=3000', '-e', 'BATCH_SIZE=100', ...args], runId),
+      env: { ARANGO_URL: arango.url },
+      expect: { code: 108, lines: 1 },
+      check: async () => { const after = await state(); return after === before ? [] : [`the foreign database changed: ${before} -> ${after}`]; },
+      cleanup: async () => { await api('DELETE', `/_api/database/${db}`); },
+      expectText: '108, one line, the database untouched (documents, marker) and not dropped',
+    });
   }
   // A user's table without a marker, named like a run's; and look-alikes beside a real run.
   {
