@@ -31,37 +31,19 @@ func truthy(v string) bool { return v == "1" || v == "true" }
 // cliPlanFlag returns the refusal line for the first option of a `k6 run` command line (or the
 // environment) that the knobs own, or "".
 func cliPlanFlag(args []string, getenv func(string) string) string {
-	run := false
+	flags, envs, run := runCommandLine(args)
+	if !run {
+		return ""
+	}
+	// -e ALLOW_HTTP_DEBUG=1 counts as much as the environment (-e wins in k6's __ENV).
 	allowDebug := truthy(getenv("ALLOW_HTTP_DEBUG"))
+	for _, kv := range envs {
+		if kv[0] == "ALLOW_HTTP_DEBUG" {
+			allowDebug = truthy(kv[1])
+		}
+	}
 	debug := ""
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !run {
-			if a == "run" {
-				run = true
-			} else if !strings.HasPrefix(a, "-") {
-				return "" // another subcommand
-			}
-			continue
-		}
-		if a == "--" {
-			break
-		}
-		// -e ALLOW_HTTP_DEBUG=1 counts as much as the environment (-e wins in k6's __ENV).
-		kv := ""
-		switch {
-		case a == "-e" || a == "--env":
-			if i+1 < len(args) {
-				kv = args[i+1]
-			}
-		case strings.HasPrefix(a, "--env="):
-			kv = strings.TrimPrefix(a, "--env=")
-		case strings.HasPrefix(a, "-e") && len(a) > 2:
-			kv = a[2:]
-		}
-		if strings.HasPrefix(kv, "ALLOW_HTTP_DEBUG=") {
-			allowDebug = truthy(strings.TrimPrefix(kv, "ALLOW_HTTP_DEBUG="))
-		}
+	for _, a := range flags {
 		if a == "--http-debug" || strings.HasPrefix(a, "--http-debug=") {
 			debug = a
 		}
@@ -70,9 +52,6 @@ func cliPlanFlag(args []string, getenv func(string) string) string {
 				return fmt.Sprintf("k6-writepath: --%s is not allowed: the knobs plan the run and k6 would replace or ignore that plan; use %s instead", f.long, f.instead)
 			}
 		}
-	}
-	if !run {
-		return ""
 	}
 	for _, f := range planFlags {
 		if v := getenv(f.env); v != "" {

@@ -24,9 +24,9 @@ var (
 	envPair     = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)
 )
 
-// cliSecret returns the name of the first -e/--env value of a `k6 run` command line that is a
-// secret, or "".
-func cliSecret(args []string) string {
+// runCommandLine reads a `k6 run` command line: its arguments other than -e values (up to
+// "--"), and its -e/--env NAME=value pairs in order; ok is false for another subcommand.
+func runCommandLine(args []string) (flags []string, envs [][2]string, ok bool) {
 	run := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -34,11 +34,14 @@ func cliSecret(args []string) string {
 			if a == "run" {
 				run = true
 			} else if !strings.HasPrefix(a, "-") {
-				return "" // another subcommand
+				return nil, nil, false // another subcommand
 			}
 			continue
 		}
-		kv := ""
+		if a == "--" {
+			break
+		}
+		kv, isEnv := "", true
 		switch {
 		case a == "-e" || a == "--env":
 			if i+1 < len(args) {
@@ -49,13 +52,24 @@ func cliSecret(args []string) string {
 			kv = strings.TrimPrefix(a, "--env=")
 		case strings.HasPrefix(a, "-e") && len(a) > 2:
 			kv = a[2:]
+		default:
+			isEnv = false
+			flags = append(flags, a)
 		}
-		m := envPair.FindStringSubmatch(kv)
-		if m == nil {
-			continue
+		if m := envPair.FindStringSubmatch(kv); isEnv && m != nil {
+			envs = append(envs, [2]string{m[1], m[2]})
 		}
-		if secretKnobs[m[1]] || secretName.MatchString(m[1]) || credURL.MatchString(m[2]) {
-			return m[1]
+	}
+	return flags, envs, run
+}
+
+// cliSecret returns the name of the first -e/--env value of a `k6 run` command line that is a
+// secret, or "".
+func cliSecret(args []string) string {
+	_, envs, _ := runCommandLine(args)
+	for _, kv := range envs {
+		if secretKnobs[kv[0]] || secretName.MatchString(kv[0]) || credURL.MatchString(kv[1]) {
+			return kv[0]
 		}
 	}
 	return ""
