@@ -32,6 +32,12 @@ export const readbackStale = new Counter(M.readbackStale);
 export const readbackExcused = new Counter(M.readbackExcused);
 export const readbackUnacknowledged = new Counter(M.readbackUnacknowledged);
 export const readbackUndetermined = new Counter(M.readbackUndetermined);
+// The contention workload's retries and ledger verification (lib/workloads/contention.js).
+export const incrementsRetried = new Counter(M.retries);
+export const counterLost = new Counter(M.counterLost);
+export const counterPhantom = new Counter(M.counterPhantom);
+export const countersChecked = new Gauge(M.countersChecked);
+export const ledgerUnstored = new Counter(M.ledgerUnstored);
 
 
 // res: what a target's write() returned: { n, ms, bytes, failed, byReason, failedIndexes }.

@@ -15,11 +15,12 @@ import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
 import { useNative } from '../native.js';
+import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from './increments.js';
 
 // bin/k6's driver module also brings the Go twins of the per-key loops (lib/native.js).
 useNative(driverModule);
 
-export const REASONS = ['unique_violation', 'cardinality_violation', 'timeout', 'connection', 'auth', 'undefined_table', 'other'];
+export const REASONS = ['unique_violation', 'cardinality_violation', 'deadlock', 'serialization', 'unconfirmed', 'timeout', 'connection', 'auth', 'undefined_table', 'other'];
 
 // lib/pq sends connection-string keys it does not know as server settings at connect time,
 // which is how synchronous_commit reaches every pooled connection of every VU.
@@ -37,6 +38,8 @@ export function classify(message) {
   const m = String(message);
   if (/duplicate key value violates unique constraint/.test(m)) return 'unique_violation';
   if (/cannot affect row a second time/.test(m)) return 'cardinality_violation';
+  if (/deadlock detected/.test(m)) return 'deadlock';
+  if (/could not serialize access/.test(m)) return 'serialization';
   if (/context deadline exceeded|canceling statement due to (user request|statement timeout)/.test(m)) return 'timeout';
   if (/password authentication failed|no pg_hba.conf entry|role .* does not exist/.test(m)) return 'auth';
   if (/relation .* does not exist|schema .* does not exist/.test(m)) return 'undefined_table';
@@ -75,6 +78,7 @@ export function createTarget(cfg) {
   const timeout = cfg.TIMEOUT;
   let name = null;
   let table = null;
+  let incrementSql = null;
   let insertSql = null;
   let upsertSql = null;
 
@@ -82,6 +86,7 @@ export function createTarget(cfg) {
     if (table) return;
     name = `k6wp_${runId}`;
     table = `"${cfg.PG_SCHEMA}".${name}`;
+    incrementSql = pgIncrementSql(table);
     const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e`;
     insertSql = `INSERT INTO ${table} (key, doc) ${select}`;
     upsertSql = `INSERT INTO ${table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
@@ -232,6 +237,49 @@ export function createTarget(cfg) {
   }
 
   // key number -> stamp ("w") of the stored document.
+  // --- the contention workload (lib/workloads/contention.js; lib/targets/increments.js) -----
+  // One operation = one statement incrementing distinct counters (key numbers, ascending).
+  function increment(nums) {
+    const body = pgKeysParam(nums.map(keyName));
+    const n = nums.length;
+    return request(n, body, (tags) => {
+      let rows;
+      try {
+        rows = Number(db.execWithTimeout(timeout, incrementSql, body).rowsAffected());
+      } catch (e) {
+        return { settle: () => failure(e, n, tags) };
+      }
+      if (rows === n) return ACKNOWLEDGED;
+      // Fewer rows than counters: some increments were not applied, which ones is not said.
+      return { reason: 'unconfirmed', failed: n, log: `[${tags.phase}] statement of ${n} increments reported ${rows} rows: counted undetermined` };
+    });
+  }
+
+  // setup(): the counters K0 … K{size-1}, {"n": 0}, in one statement.
+  function createCounters(size) {
+    db.execWithTimeout(timeout, `INSERT INTO ${table} (key, doc) SELECT 'K' || i, '{"${COUNTER_FIELD}":0}'::jsonb FROM generate_series(0, $1::int8 - 1) AS i`, String(size));
+  }
+
+  // key number -> n of the counter, for the counters that exist.
+  function readCounters(nums) {
+    const out = new Map();
+    for (let i = 0; i < nums.length; i += 10000) {
+      const chunk = nums.slice(i, i + 10000);
+      const rows = db.queryWithTimeout(timeout, `SELECT key, (doc->>'${COUNTER_FIELD}')::int8 AS n FROM ${table} WHERE key = ANY($1::text[])`, pgKeysParam(chunk.map(keyName)));
+      for (const r of rows) out.set(Number(String(r.key).slice(1)), Number(r.n));
+    }
+    return out;
+  }
+
+  // A VU's ledger (its JSON text) under key L<vu>; teardown reads them all back.
+  function putLedger(id, text) {
+    db.execWithTimeout(timeout, `INSERT INTO ${table} (key, doc) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`, id, text);
+  }
+
+  function readLedgers() {
+    return db.queryWithTimeout(timeout, `SELECT doc::text AS doc FROM ${table} WHERE key LIKE 'L%' ORDER BY key`).map((r) => JSON.parse(String(r.doc)));
+  }
+
   function readStamps(nums) {
     const out = new Map();
     for (let i = 0; i < nums.length; i += 5000) {
@@ -244,7 +292,8 @@ export function createTarget(cfg) {
   }
 
   // What workloads may ask of this target (lib/capabilities.js).
-  const capabilities = { batch: ['insert', 'upsert'], count: true, readback: true };
+  const capabilities = { batch: ['insert', 'upsert'], count: true, readback: true, increment: true };
 
-  return { name: 'postgres', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown };
+  return { name: 'postgres', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown,
+    increment, createCounters, readCounters, putLedger, readLedgers };
 }
