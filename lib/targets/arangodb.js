@@ -21,6 +21,7 @@ import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
 import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
+import { arangoIncrementBody, arangoIncrementOutcome, COUNTER_FIELD } from './increments.js';
 
 const META = 'k6wp_meta';
 // A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
@@ -402,6 +403,65 @@ export function createTarget(cfg, plan = {}) {
     return colls.map(countOf);
   }
 
+  // --- the contention workload (lib/workloads/contention.js; lib/targets/increments.js) -----
+  // One operation = one AQL query (one transaction) incrementing distinct counters.
+  function increment(nums) {
+    const n = nums.length;
+    const body = arangoIncrementBody(nums.map(keyName), colls[0]);
+    const p = requestParams();
+    return request(n, body, (tags) => {
+      p.tags = { name: 'POST /_api/cursor increment', phase: tags.phase, op: tags.op };
+      const res = http.request('POST', `${prefix}/_api/cursor`, body, p);
+      const o = arangoIncrementOutcome(n, res.status, res.body, res.status === 0 ? transportReason(res) : 'connection');
+      if (o.acked === n) return { responses: [res] };
+      // errorNum 1200 (conflict) and the other declared errorNums keep their own reason;
+      // an envelope with an undeclared one counts by its HTTP status.
+      const reason = REASONS.includes(o.reason) ? o.reason : res.status === 0 ? o.reason : httpReason(res.status);
+      return { responses: [res], reason, failed: n,
+        log: `[${tags.phase}] increment of ${n} counters ${o.undetermined ? 'undetermined' : 'failed'} (${reason}): ${describe(res)}`,
+        notes: reason === 'e1200' ? [['e1200-later', `[${tags.phase}] write-write conflicts (errorNum 1200) are retried up to CONFLICT_RETRIES and counted by reason; later ones are not logged`]] : null,
+        fatal: res.status === 0 ? null : fatal(res, 'POST /_api/cursor') };
+    });
+  }
+
+  // setup(): the counters K0 … K{size-1}, {"n": 0}, in arrays of 10 000.
+  function createCounters(size) {
+    for (let i = 0; i < size; i += 10000) {
+      const docs = [];
+      for (let k = i; k < Math.min(size, i + 10000); k++) docs.push(`{"_key":"${keyName(k)}","${COUNTER_FIELD}":0}`);
+      const res = call('POST', `${prefix}/_api/document/${colls[0]}?overwriteMode=replace`, `[${docs.join(',')}]`, 'POST counters');
+      const a = res.status === 201 || res.status === 202 ? accountBatch(docs.length, res.status, res.body, res.headers['X-Arango-Error-Codes'], false) : null;
+      if (!a || a.failed > 0) throw `k6-writepath: cannot create the counters in ${db}/${colls[0]}: ${a ? `${a.failed} failed (${Object.keys(a.byReason).join(', ')})` : describe(res)}`;
+    }
+  }
+
+  // Documents by key (batch reads; missing keys are inline 1202 errors and stay absent).
+  function readByKey(keys, each) {
+    for (let i = 0; i < keys.length; i += 1000) {
+      const chunk = keys.slice(i, i + 1000);
+      const res = call('PUT', `${prefix}/_api/document/${colls[0]}?onlyget=true`, JSON.stringify(chunk), 'PUT onlyget');
+      if (res.status !== 200) throw `k6-writepath: cannot read documents of ${db}/${colls[0]}: ${describe(res)}`;
+      for (const d of parseJson(res.body) || []) if (d && !d.error && typeof d._key === 'string') each(d);
+    }
+  }
+
+  function readCounters(nums) {
+    const out = new Map();
+    readByKey(nums.map(keyName), (d) => out.set(Number(d._key.slice(1)), Number(d[COUNTER_FIELD])));
+    return out;
+  }
+
+  function putLedger(id, ledger) {
+    const res = call('POST', `${prefix}/_api/document/${colls[0]}?overwriteMode=replace`, JSON.stringify(Object.assign({ _key: id }, ledger)), 'POST ledger');
+    if (res.status !== 201 && res.status !== 202) throw new Error(`POST ledger ${id}: ${describe(res)}`);
+  }
+
+  function readLedgers(ids) {
+    const out = [];
+    readByKey(ids, (d) => out.push(d));
+    return out;
+  }
+
   // key number -> stamp ("w") of the stored document, via batch reads (missing keys come
   // back as inline 1202 errors and are simply absent from the map).
   function readStamps(nums) {
@@ -419,7 +479,8 @@ export function createTarget(cfg, plan = {}) {
 
   // What workloads may ask of this target (lib/capabilities.js); keyField: the key attribute
   // of a single-document body.
-  const capabilities = { batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true };
+  const capabilities = { batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true, increment: true };
 
-  return { name: 'arangodb', reasons: REASONS, distributed: true, capabilities, keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown };
+  return { name: 'arangodb', reasons: REASONS, distributed: true, capabilities, keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown,
+    increment, createCounters, readCounters, putLedger, readLedgers };
 }

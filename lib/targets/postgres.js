@@ -271,13 +271,13 @@ export function createTarget(cfg) {
     return out;
   }
 
-  // A VU's ledger (its JSON text) under key L<vu>; teardown reads them all back.
-  function putLedger(id, text) {
-    db.execWithTimeout(timeout, `INSERT INTO ${table} (key, doc) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`, id, text);
+  // A VU's ledger (lib/ledger.js toJSON()) under key L<vu>; teardown reads them back by id.
+  function putLedger(id, ledger) {
+    db.execWithTimeout(timeout, `INSERT INTO ${table} (key, doc) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`, id, JSON.stringify(ledger));
   }
 
-  function readLedgers() {
-    return db.queryWithTimeout(timeout, `SELECT doc::text AS doc FROM ${table} WHERE key LIKE 'L%' ORDER BY key`).map((r) => JSON.parse(String(r.doc)));
+  function readLedgers(ids) {
+    return db.queryWithTimeout(timeout, `SELECT doc::text AS doc FROM ${table} WHERE key = ANY($1::text[]) ORDER BY key`, pgKeysParam(ids)).map((r) => JSON.parse(String(r.doc)));
   }
 
   function readStamps(nums) {

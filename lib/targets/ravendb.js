@@ -20,11 +20,14 @@ import { markTestEndpoint } from '../test-endpoint.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
 import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { COUNTER_FIELD, ravenIncrementBody, ravenIncrementOutcome } from './increments.js';
 
 export const MARKER_ID = 'k6wp/marker';
 export const MARKER_COLLECTION = 'K6wpMarkers';
+// The contention workload's ledgers (one document per VU), apart from the counters.
+export const LEDGER_COLLECTION = 'K6wpLedgers';
 export const INDEX_NAME = 'K6wp/ByFields';
-export const REASONS = ['conflict', 'connection', 'timeout', 'http_400', 'http_402', 'http_403', 'http_404', 'http_408',
+export const REASONS = ['conflict', 'missing', 'unconfirmed', 'connection', 'timeout', 'http_400', 'http_402', 'http_403', 'http_404', 'http_408',
   'http_413', 'http_429', 'http_500', 'http_502', 'http_503', 'http_other'];
 const STATUS_REASONS = new Set(REASONS.filter((r) => r.startsWith('http_')).map((r) => Number(r.slice(5))));
 const READ_CHUNK = 100; // ids per GET /docs (the URL stays a few KB)
@@ -75,6 +78,7 @@ export function createTarget(cfg) {
   const bulkParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_insert' } };
   if (cfg.RAVEN_GZIP) bulkParams.compression = 'gzip'; // never deflate: RavenDB would parse the bytes as JSON
   const batchParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_docs' } };
+  const incrementParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_docs increment' } };
   const opIdParams = { timeout: cfg.TIMEOUT, tags: { name: 'next-operation-id' } };
   const adminParams = { headers: json, timeout: '60s' };
   // How each operation writes the "ChangeVector" of a command.
@@ -344,8 +348,71 @@ export function createTarget(cfg) {
     return out;
   }
 
-  // What workloads may ask of this target (lib/capabilities.js).
-  const capabilities = { batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null };
+  // --- the contention workload (lib/workloads/contention.js; lib/targets/increments.js) -----
+  // One operation = one bulk_docs transaction of PATCH increment commands, one per counter.
+  function increment(nums) {
+    const n = nums.length;
+    const body = ravenIncrementBody(nums.map(keyName));
+    return request(n, body, (tags) => {
+      const res = http.post(`${dbUrl}/bulk_docs`, body, incrementParams);
+      const o = ravenIncrementOutcome(n, res.status, res.body, res.status === 0 ? classify(res) : 'connection');
+      if (o.acked === n) return { responses: [res] };
+      if (res.status === 201) {
+        // Per command: which ones were not applied (DocumentDoesNotExist: a counter vanished).
+        const results = (JSON.parse(/** @type {string} */ (res.body)).Results) || [];
+        const failedIndexes = [];
+        for (let i = 0; i < n; i++) if (!results[i] || results[i].PatchStatus !== 'Patched') failedIndexes.push(i);
+        return { responses: [res], reason: Object.keys(o.byReason)[0], failed: failedIndexes.length, byReason: o.byReason, failedIndexes,
+          log: `[${tags.phase}] ${failedIndexes.length} of ${n} increments not applied: ${Object.entries(o.byReason).map(([r, c]) => `${r} ${c}`).join(', ')}` };
+      }
+      const reason = res.status === 0 ? o.reason : classify(res);
+      return { responses: [res], reason, fatal: gone(res),
+        log: `[${tags.phase}] increment of ${n} counters ${o.undetermined ? 'undetermined' : 'failed, none applied'} (${reason}): ${errorText(res)}` };
+    });
+  }
 
-  return { name: 'ravendb', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown };
+  // setup(): the counters K0 … K{size-1}, {"n": 0}, in transactions of 10 000 PUTs.
+  function createCounters(size) {
+    for (let i = 0; i < size; i += 10000) {
+      const cmds = [];
+      for (let k = i; k < Math.min(size, i + 10000); k++) cmds.push(`{"Id":"${keyName(k)}","ChangeVector":null,"Type":"PUT","Document":{"${COUNTER_FIELD}":0,"@metadata":{"@collection":"${collection}"}}}`);
+      const r = http.post(`${dbUrl}/bulk_docs`, `{"Commands":[${cmds.join(',')}]}`, adminParams);
+      if (r.status !== 201) throw new Error(`creating the counters: ${gone(r) || errorText(r)}`);
+    }
+  }
+
+  // Documents by id (missing ones absent), READ_CHUNK ids per GET /docs.
+  function readById(ids, each) {
+    for (let i = 0; i < ids.length; i += READ_CHUNK) {
+      const chunk = ids.slice(i, i + READ_CHUNK);
+      const r = http.get(`${dbUrl}/docs?${chunk.map((id) => `id=${encodeURIComponent(id)}`).join('&')}`, { timeout: '60s' });
+      if (r.status === 404 && chunk.length === 1) continue; // one missing id answers 404
+      if (r.status !== 200) throw new Error(`GET /docs: ${gone(r) || errorText(r)}`);
+      for (const d of JSON.parse(/** @type {string} */ (r.body)).Results || []) if (d) each(d);
+    }
+  }
+
+  function readCounters(nums) {
+    const out = new Map();
+    readById(nums.map(keyName), (d) => out.set(Number(String(d['@metadata']['@id']).slice(1)), Number(d[COUNTER_FIELD])));
+    return out;
+  }
+
+  function putLedger(id, ledger) {
+    const doc = Object.assign({}, ledger, { '@metadata': { '@collection': LEDGER_COLLECTION } });
+    const r = http.post(`${dbUrl}/bulk_docs`, JSON.stringify({ Commands: [{ Id: id, ChangeVector: null, Type: 'PUT', Document: doc }] }), adminParams);
+    if (r.status !== 201) throw new Error(`PUT ledger ${id}: ${gone(r) || errorText(r)}`);
+  }
+
+  function readLedgers(ids) {
+    const out = [];
+    readById(ids, (d) => out.push(d));
+    return out;
+  }
+
+  // What workloads may ask of this target (lib/capabilities.js).
+  const capabilities = { batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, increment: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null };
+
+  return { name: 'ravendb', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown,
+    increment, createCounters, readCounters, putLedger, readLedgers };
 }

@@ -195,7 +195,7 @@ function storeLedger(target, state) {
   if (!state.ledger || state.ledger.ops === 0) return;
   const id = `L${exec.vu.idInTest}`;
   try {
-    target.putLedger(id, JSON.stringify(state.ledger));
+    target.putLedger(id, state.ledger.toJSON());
   } catch (e) {
     // Not stored: teardown finds its increments missing from the ledgers (ledger_unstored > 0).
     console.error(`k6-writepath: VU ${exec.vu.idInTest} could not store its ledger ${id}: ${String(e).split('\n')[0]}`);
@@ -203,7 +203,10 @@ function storeLedger(target, state) {
 }
 
 export function verify(target, cfg, p) {
-  const stored = target.readLedgers();
+  // VU ids of one process run 1 … the pool size (exec.vu.idInTest).
+  const ids = [];
+  for (let v = 1; v <= p.maxVUs; v++) ids.push(`L${v}`);
+  const stored = target.readLedgers(ids);
   const totals = sumLedgers(stored, p.size);
   ledgerUnstored.add(-totals.ops);
   const nums = new Array(p.size);

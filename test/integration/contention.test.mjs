@@ -1,0 +1,144 @@
+// The contention workload (docs/contention.md) with the real k6: exact counters on the real
+// PostgreSQL under many VUs and few keys, a database-side fault that silently drops increments
+// caught counter by counter (exit 99), conflicts counted by reason on the ArangoDB test server,
+// the RavenDB test server, and bad knobs refused with one line (exit 107). No timing asserted.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { startTestServer } from '../helpers/testserver.mjs';
+
+const PG = 'scenarios/postgres/contention.js';
+let pgUrl;
+before(() => { pgUrl = localEnv().PG_URL; });
+
+const rowsOf = (r) => r.summary.contention;
+const sum = (xs, f) => xs.reduce((s, x) => s + f(x), 0);
+
+test('PostgreSQL: 24 VUs on 1 and 3 counters (single and batches of 2): every counter holds exactly its acknowledged increments', async () => {
+  for (const [hot, batch] of [['1,3', '1'], ['3', '2']]) {
+    const runId = uniqueRunId('ctn');
+    const r = await runK6(PG, { PG_URL: pgUrl, STAGES: '2s:24', HOT_KEYS: hot, SPREAD_KEYS: '0', BATCH_SIZE: batch, KEEP: '1' }, { runId });
+    const table = `k6wp_${runId}`;
+    try {
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      const rows = rowsOf(r);
+      assert.equal(rows.length, hot.split(',').length);
+      assert.ok(rows.every((x) => x.ops > 0 && x.load === '24'), JSON.stringify(rows));
+      const acked = sum(rows, (x) => x.increments_ok);
+      assert.equal(acked, sum(rows, (x) => x.ops) * Number(batch), 'every operation acknowledged all its increments');
+      assert.equal(sum(rows, (x) => x.increments_failed), 0);
+      // The database itself: the counters hold the acknowledged increments, no more, no less.
+      assert.equal(Number(await psql(pgUrl, `SELECT sum((doc->>'n')::int8) FROM ${table} WHERE key LIKE 'K%'`)), acked);
+      assert.equal(Number(await psql(pgUrl, `SELECT count(*) FROM ${table} WHERE key LIKE 'K%'`)), 3);
+      const v = r.summary.verification;
+      assert.deepEqual([v.counters_checked, v.increments_lost, v.increments_phantom, v.ledger_unstored, v.counters_ok, v.ok], [3, 0, 0, 0, true, true]);
+      assert.equal(r.summary.passed, true);
+      assert.match(r.stdout, /counters: 3 read back against the VUs' ledgers: lost 0, phantom 0 — OK/);
+      // One ledger per VU that wrote, stored after the load.
+      assert.equal(Number(await psql(pgUrl, `SELECT count(*) FROM ${table} WHERE key LIKE 'L%'`)), 24);
+    } finally {
+      await psql(pgUrl, `DROP TABLE IF EXISTS ${table}`);
+    }
+  }
+});
+
+test('PostgreSQL: a trigger that silently drops every 7th counter update fails the run (exit 99) with the lost increments per counter', async () => {
+  const runId = uniqueRunId('ctnf');
+  const table = `k6wp_${runId}`;
+  const env = { PG_URL: pgUrl, HOT_KEYS: '4', SPREAD_KEYS: '0', KEEP: '1' };
+  // The table comes from a first run (KEEP=1), so that the fault can be installed before the
+  // measured run reuses it (REUSE=1 empties the table; the trigger stays).
+  const first = await runK6(PG, { ...env, STAGES: '1s:1' }, { runId });
+  assert.equal(first.code, 0, first.stdout + first.stderr);
+  try {
+    await psql(pgUrl, `CREATE TABLE dropped_${runId} (key text);
+      CREATE SEQUENCE seq_${runId};
+      CREATE FUNCTION drop_${runId}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF OLD.key LIKE 'K%' AND nextval('seq_${runId}') % 7 = 0 THEN
+            INSERT INTO dropped_${runId} VALUES (OLD.key);
+            RETURN OLD; -- the statement still reports the row as updated
+          END IF;
+          RETURN NEW;
+        END $$;
+      CREATE TRIGGER drop_some BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION drop_${runId}();`);
+    const r = await runK6(PG, { ...env, STAGES: '2s:8', REUSE: '1' }, { runId });
+    assert.equal(r.code, 99, r.stdout + r.stderr);
+    const dropped = new Map((await psql(pgUrl, `SELECT key, count(*) FROM dropped_${runId} GROUP BY key`)).split('\n').filter(Boolean)
+      .map((l) => l.split('|')).map(([k, c]) => [k, Number(c)]));
+    const total = [...dropped.values()].reduce((a, b) => a + b, 0);
+    assert.ok(total > 0, 'the fault dropped increments');
+    const v = r.summary.verification;
+    assert.equal(v.increments_lost, total, 'exactly the dropped increments are reported lost');
+    assert.equal(v.increments_phantom, 0);
+    assert.equal(v.counters_ok, false);
+    assert.equal(v.ok, false);
+    assert.equal(r.summary.passed, false);
+    // Per counter, in the log: "counter K2 holds 180; acknowledged 203, undetermined 0: 23 lost".
+    const out = r.stdout + r.stderr;
+    for (const [key, n] of dropped) assert.match(out, new RegExp(`counter ${key} holds \\d+; acknowledged \\d+, undetermined 0: ${n} lost`));
+    assert.match(out, new RegExp(`counters: 4 read back against the VUs' ledgers: lost ${total}, phantom 0 — FAILED`));
+    assert.ok(r.summary.thresholds.some((t) => t.metric === 'writepath_counter_lost' && !t.ok));
+    assert.match(r.junit, /writepath_counter_lost count==0"><failure/);
+  } finally {
+    await psql(pgUrl, `DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS dropped_${runId}; DROP SEQUENCE IF EXISTS seq_${runId}; DROP FUNCTION IF EXISTS drop_${runId}()`);
+  }
+});
+
+test('ArangoDB test server: write-write conflicts (errorNum 1200) are retried and counted by reason per step; counters stay exact', async () => {
+  const srv = await startTestServer('arangodb', ['-no-auth', '-upsert-hold-ms', '5']);
+  try {
+    const r = await runK6('scenarios/arangodb/contention.js', { ARANGO_URL: srv.url, STAGES: '2s:6', HOT_KEYS: '1', SPREAD_KEYS: '1000', CONFLICT_RETRIES: '2' });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const [hot, spread] = rowsOf(r);
+    assert.ok(hot.retries_by_reason.e1200 > 0, JSON.stringify(hot));
+    assert.equal(hot.retries, hot.retries_by_reason.e1200);
+    assert.ok(hot.failed_by_reason.e1200 > 0, 'operations still conflicting after 2 retries count as failed increments');
+    assert.equal(hot.increments_failed, hot.failed_by_reason.e1200);
+    assert.equal(hot.ops, hot.increments_ok + hot.increments_failed);
+    assert.equal(spread.spread, true);
+    assert.ok(spread.vs_spread === 1 && typeof hot.vs_spread === 'number');
+    assert.match(r.stdout, /retries: e1200 \d+/);
+    assert.deepEqual([r.summary.verification.increments_lost, r.summary.verification.increments_phantom, r.summary.verification.counters_ok], [0, 0, true]);
+    assert.equal(r.summary.test_endpoint, true);
+  } finally {
+    await srv.stop();
+  }
+});
+
+test('RavenDB test server: batches of 3 PATCH increments from 8 VUs on 5 counters; exact, no conflicts', async () => {
+  const srv = await startTestServer('ravendb');
+  try {
+    const r = await runK6('scenarios/ravendb/contention.js', { RAVEN_URL: srv.url, STAGES: '2s:8', HOT_KEYS: '5', SPREAD_KEYS: '0', BATCH_SIZE: '3' });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const [row] = rowsOf(r);
+    assert.equal(row.increments_ok, row.ops * 3);
+    assert.equal(row.retries, 0);
+    assert.deepEqual([r.summary.verification.counters_checked, r.summary.verification.increments_lost, r.summary.verification.counters_ok], [5, 0, true]);
+  } finally {
+    await srv.stop();
+  }
+});
+
+test('bad contention knobs: one line naming the knob, exit 107, nothing written', async () => {
+  // k6 prints the thrown line JSON-quoted: a value may show as \"0\".
+  const kv = (k, v) => `${k}=\\\\?"?${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\\\?"?`;
+  const cases = [
+    [{ HOT_KEYS: '0' }, new RegExp(`${kv('HOT_KEYS', '0')} is not allowed: comma-separated hot-set sizes from 1 to 1000000`)],
+    [{ HOT_KEYS: '10,abc' }, new RegExp(`${kv('HOT_KEYS', '10,abc')} is not allowed`)],
+    [{ HOT_KEYS: '10,10' }, new RegExp(`${kv('HOT_KEYS', '10,10')} is not allowed: 10 appears twice`)],
+    [{ HOT_KEYS: '1,10', BATCH_SIZE: '2' }, new RegExp(`${kv('BATCH_SIZE', '2')} is not allowed with HOT_KEYS=1,10: .*hot set 1`)],
+    [{ HOT_KEYS: '100', SPREAD_KEYS: '50' }, new RegExp(`${kv('SPREAD_KEYS', '50')} is not allowed with HOT_KEYS=100`)],
+    [{ CONFLICT_RETRIES: '-1' }, new RegExp(`${kv('CONFLICT_RETRIES', '-1')} is not allowed`)],
+    [{ STAGES: '1s:1', RATE_STAGES: '1s:5' }, new RegExp(`${kv('STAGES', '1s:1')} is not allowed with RATE_STAGES=1s:5`)],
+  ];
+  for (const [env, re] of cases) {
+    const runId = uniqueRunId('ctnb');
+    const r = await runK6(PG, { PG_URL: pgUrl, ...env }, { runId });
+    assert.equal(r.code, 107, `${JSON.stringify(env)}: ${r.stdout}${r.stderr}`);
+    const errors = (r.stdout + r.stderr).split('\n').filter((l) => /level=error/.test(l));
+    assert.equal(errors.length, 1, errors.join('\n'));
+    assert.match(errors[0], re);
+    assert.equal(await psql(pgUrl, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`), '0');
+  }
+});
