@@ -4,14 +4,28 @@
 // the RavenDB test server, and bad knobs refused with one line (exit 107). No timing asserted.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { influxQuery, localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startTestServer } from '../helpers/testserver.mjs';
+import { dashboardQueries, interpolate, loadDashboards } from '../helpers/grafana.mjs';
 
 const PG = 'scenarios/postgres/contention.js';
 let pgUrl;
 before(() => { pgUrl = localEnv().PG_URL; });
 
 const rowsOf = (r) => r.summary.contention;
+
+// The contention panels of the shipped dashboard, filled in as Grafana would for one run.
+async function panel(title, runId, target, fromMs) {
+  const [{ dashboard }] = loadDashboards();
+  const vars = { testid: [runId], target: [target], phase: ['contention'] };
+  const range = { fromMs, toMs: Date.now() + 60000, intervalMs: 1000 };
+  const out = [];
+  for (const q of dashboardQueries(dashboard).filter((x) => x.title === title)) {
+    const res = await influxQuery(localEnv().INFLUX_URL, interpolate(q.query, vars, range));
+    out.push(res.results[0].series || []);
+  }
+  return out;
+}
 const sum = (xs, f) => xs.reduce((s, x) => s + f(x), 0);
 
 test('PostgreSQL: 24 VUs on 1 and 3 counters (single and batches of 2): every counter holds exactly its acknowledged increments', async () => {
@@ -62,7 +76,8 @@ test('PostgreSQL: a trigger that silently drops every 7th counter update fails t
           RETURN NEW;
         END $$;
       CREATE TRIGGER drop_some BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION drop_${runId}();`);
-    const r = await runK6(PG, { ...env, STAGES: '2s:8', REUSE: '1' }, { runId });
+    const fromMs = Date.now();
+    const r = await runK6(PG, { ...env, STAGES: '2s:8', REUSE: '1' }, { runId, args: ['--out', `influxdb=${localEnv().INFLUX_URL}`, '--tag', `testid=${runId}`] });
     assert.equal(r.code, 99, r.stdout + r.stderr);
     const dropped = new Map((await psql(pgUrl, `SELECT key, count(*) FROM dropped_${runId} GROUP BY key`)).split('\n').filter(Boolean)
       .map((l) => l.split('|')).map(([k, c]) => [k, Number(c)]));
@@ -80,6 +95,10 @@ test('PostgreSQL: a trigger that silently drops every 7th counter update fails t
     assert.match(out, new RegExp(`counters: 4 read back against the VUs' ledgers: lost ${total}, phantom 0 — FAILED`));
     assert.ok(r.summary.thresholds.some((t) => t.metric === 'writepath_counter_lost' && !t.ok));
     assert.match(r.junit, /writepath_counter_lost count==0"><failure/);
+    // Grafana's table of lost increments per counter shows the same numbers.
+    const [lostSeries, phantomSeries] = await panel('Lost and phantom increments per counter', runId, 'postgres', fromMs);
+    assert.deepEqual(new Map(lostSeries.map((x) => [x.tags.counter, x.values[0][1]])), dropped);
+    assert.deepEqual(phantomSeries, []);
   } finally {
     await psql(pgUrl, `DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS dropped_${runId}; DROP SEQUENCE IF EXISTS seq_${runId}; DROP FUNCTION IF EXISTS drop_${runId}()`);
   }
@@ -88,7 +107,10 @@ test('PostgreSQL: a trigger that silently drops every 7th counter update fails t
 test('ArangoDB test server: write-write conflicts (errorNum 1200) are retried and counted by reason per step; counters stay exact', async () => {
   const srv = await startTestServer('arangodb', ['-no-auth', '-upsert-hold-ms', '5']);
   try {
-    const r = await runK6('scenarios/arangodb/contention.js', { ARANGO_URL: srv.url, STAGES: '2s:6', HOT_KEYS: '1', SPREAD_KEYS: '1000', CONFLICT_RETRIES: '2' });
+    const runId = uniqueRunId('ctna');
+    const fromMs = Date.now();
+    const r = await runK6('scenarios/arangodb/contention.js', { ARANGO_URL: srv.url, STAGES: '2s:6', HOT_KEYS: '1', SPREAD_KEYS: '1000', CONFLICT_RETRIES: '2' },
+      { runId, args: ['--out', `influxdb=${localEnv().INFLUX_URL}`, '--tag', `testid=${runId}`] });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const [hot, spread] = rowsOf(r);
     assert.ok(hot.retries_by_reason.e1200 > 0, JSON.stringify(hot));
@@ -101,6 +123,16 @@ test('ArangoDB test server: write-write conflicts (errorNum 1200) are retried an
     assert.match(r.stdout, /retries: e1200 \d+/);
     assert.deepEqual([r.summary.verification.increments_lost, r.summary.verification.increments_phantom, r.summary.verification.counters_ok], [0, 0, true]);
     assert.equal(r.summary.test_endpoint, true);
+    // The dashboard's conflict panel: retries and failed increments by reason and hot set, as counted.
+    const [retries, failed] = await panel('Conflicts by reason: retries and failed increments', runId, 'arangodb', fromMs);
+    const total = (series, keys) => series.filter((x) => x.tags.hot_keys === keys).reduce((a, x) => a + x.values.reduce((b, v) => b + (v[1] || 0), 0), 0);
+    assert.deepEqual([...new Set(retries.concat(failed).map((x) => x.tags.reason))], ['e1200']);
+    for (const row of [hot, spread]) {
+      assert.equal(total(retries, String(row.hot_keys)), row.retries);
+      assert.equal(total(failed, String(row.hot_keys)), row.increments_failed);
+    }
+    const [ops] = await panel('Increment operations/s per hot set', runId, 'arangodb', fromMs);
+    assert.deepEqual(ops.map((x) => x.tags.hot_keys).sort(), ['1', '1000']);
   } finally {
     await srv.stop();
   }
