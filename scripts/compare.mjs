@@ -126,6 +126,8 @@ export function buildComparison(runs) {
   lines.push(...align(head, rows, 2));
   lines.push('');
   lines.push('p50/p99: time per batch (ms); docs/s: acknowledged documents per second of phase wall time; A/B < 1: A is faster (ms) or slower (docs/s).');
+  const contention = contentionComparison(runs, align);
+  if (contention) lines.push('', ...contention.lines);
   const text = `${lines.join('\n')}\n`;
 
   const legend = (r) => `${r.letter}: ${title(r)}`;
@@ -143,16 +145,53 @@ export function buildComparison(runs) {
       title: 'Documents written per second', unit: 'docs/s', groups: phases,
       series: runs.map((r) => ({ name: legend(r), values: r.summary.phases.map((p) => p.docs_per_s) })), width: 760, height: 280,
     });
-  const h1 = Number(/height="(\d+)"/.exec(latency)[1]); const h2 = Number(/height="(\d+)"/.exec(rate)[1]);
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${h1 + h2 + 10}" viewBox="0 0 760 ${h1 + h2 + 10}">\n` +
-    `<rect width="100%" height="100%" fill="white"/>\n${latency.replace('<svg ', '<svg y="0" ')}\n${rate.replace('<svg ', `<svg y="${h1 + 10}" `)}\n</svg>\n`;
+  const charts = [latency, rate];
+  if (contention) {
+    charts.push(groupedBars({
+      title: 'Increment operations per second per step (hot keys · load)', unit: 'ops/s', groups: contention.steps.map((x) => `${x.hot_keys}${x.spread ? ' spread' : ''} · ${x.load}`),
+      series: runs.map((r) => ({ name: legend(r), values: r.summary.contention.map((x) => x.ops_per_s) })), width: 760, height: 300,
+    }));
+  }
+  let y = 0;
+  const placed = charts.map((c) => { const at = y; y += Number(/height="(\d+)"/.exec(c)[1]) + 10; return c.replace('<svg ', `<svg y="${at}" `); });
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${y}" viewBox="0 0 760 ${y}">\n` +
+    `<rect width="100%" height="100%" fill="white"/>\n${placed.join('\n')}\n</svg>\n`;
   const json = {
     tool: 'k6-writepath compare', experiment: s0.experiment, phases,
     runs: runs.map((r) => ({ letter: r.letter, label: r.label, test_endpoint: r.testEndpoint, target: r.summary.target, run_id: r.summary.run_id, source: r.source, passed: r.summary.passed })),
     table,
     ...(e3json ? { e3: e3json } : {}),
+    ...(contention ? { contention: contention.json } : {}),
   };
   return { text, json, svg };
+}
+
+// The contention workload (docs/contention.md): its steps (hot set x load) side by side:
+// operations/s, p99 and the ratio to each run's own spread baseline, retries and failed
+// increments. Runs of one workload have the same steps (checkSameWorkload); null otherwise.
+function contentionComparison(runs, align) {
+  if (!runs.every((r) => Array.isArray(r.summary.contention))) return null;
+  const key = (x) => `${x.hot_keys}/${x.spread}/${x.load}`;
+  const steps = runs[0].summary.contention;
+  for (const r of runs) {
+    if (r.summary.contention.map(key).join(',') !== steps.map(key).join(',')) refuse(`refusing to compare contention runs with different steps: A=${steps.map(key).join(',')} ${r.letter}=${r.summary.contention.map(key).join(',')}`);
+  }
+  const others = runs.slice(1);
+  const ratio = (a, b) => (typeof a === 'number' && typeof b === 'number' && b > 0 ? a / b : null);
+  const head = ['hot keys', 'load', ...runs.map((r) => `ops/s ${r.letter}`), ...others.map((r) => `A/${r.letter}`), ...runs.map((r) => `p99 ms ${r.letter}`),
+    ...runs.map((r) => `vs spread ${r.letter}`), ...runs.map((r) => `retries ${r.letter}`), ...runs.map((r) => `failed ${r.letter}`)];
+  const rows = steps.map((st, i) => {
+    const x = runs.map((r) => r.summary.contention[i]);
+    return [`${st.hot_keys}${st.spread ? ' (spread)' : ''}`, st.load, ...x.map((c) => fmt(c.ops_per_s, 0)), ...others.map((_, j) => fmt(ratio(x[0].ops_per_s, x[j + 1].ops_per_s), 2)),
+      ...x.map((c) => fmt(c.op_ms.p99, 1)), ...x.map((c) => (c.vs_spread === null ? '-' : `${fmt(c.vs_spread, 2)}x`)),
+      ...x.map((c) => String(c.retries)), ...x.map((c) => String(c.increments_failed))];
+  });
+  const lines = ['contention per step (hot set x load):', ...align(head, rows, 2), '',
+    'ops/s: increment operations per second of the step; n = the operations of each run\'s row (summary.json contention[].ops); vs spread: ops/s against the run\'s own spread baseline at the same load; one run per letter, no interval.'];
+  const json = steps.map((st, i) => ({ hot_keys: st.hot_keys, spread: st.spread, load: st.load,
+    runs: Object.fromEntries(runs.map((r) => { const c = r.summary.contention[i]; return [r.letter, { ops: c.ops, ops_per_s: c.ops_per_s, p99_ms: c.op_ms.p99, vs_spread: c.vs_spread, retries: c.retries, increments_failed: c.increments_failed }]; })),
+    ratios: Object.fromEntries(others.map((r, j) => [`A/${r.letter}`, ratio(runs[0].summary.contention[i].ops_per_s, r.summary.contention[i].ops_per_s)])) }));
+  return { lines, json, steps };
 }
 
 function readSummary(dir) {

@@ -4,8 +4,12 @@
 // the RavenDB test server, and bad knobs refused with one line (exit 107). No timing asserted.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { influxQuery, localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
-import { startTestServer } from '../helpers/testserver.mjs';
+import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 import { dashboardQueries, interpolate, loadDashboards } from '../helpers/grafana.mjs';
 
 const PG = 'scenarios/postgres/contention.js';
@@ -147,6 +151,12 @@ test('RavenDB test server: batches of 3 PATCH increments from 8 VUs on 5 counter
     assert.equal(row.increments_ok, row.ops * 3);
     assert.equal(row.retries, 0);
     assert.deepEqual([r.summary.verification.counters_checked, r.summary.verification.increments_lost, r.summary.verification.counters_ok], [5, 0, true]);
+    // The HTML report's contention table and chart.
+    const html = readFileSync(path.join(r.dir, 'report.html'), 'utf8');
+    assert.equal((html.match(/<tr data-step="/g) || []).length, 1);
+    assert.match(html, new RegExp(`<tr data-step="1"><th scope="row">5</th><td>8</td><td>${row.ops}</td>`));
+    assert.match(html, /Increment operations per second by hot set/);
+    assert.match(html, /lost increments 0, phantom 0 — OK/);
   } finally {
     await srv.stop();
   }
@@ -172,5 +182,38 @@ test('bad contention knobs: one line naming the knob, exit 107, nothing written'
     assert.equal(errors.length, 1, errors.join('\n'));
     assert.match(errors[0], re);
     assert.equal(await psql(pgUrl, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`), '0');
+  }
+});
+
+test('scripts/compare puts two targets\' contention runs side by side per step (ops/s, A/B, p99, vs spread, retries, failed) and draws them', async () => {
+  const arango = await startTestServer('arangodb', ['-no-auth']);
+  const raven = await startTestServer('ravendb');
+  try {
+    const knobs = { STAGES: '1s:2', HOT_KEYS: '1,5', SPREAD_KEYS: '100' };
+    const a = await runK6('scenarios/arangodb/contention.js', { ARANGO_URL: arango.url, ...knobs });
+    const b = await runK6('scenarios/ravendb/contention.js', { RAVEN_URL: raven.url, ...knobs });
+    assert.equal(a.code, 0, a.stdout + a.stderr);
+    assert.equal(b.code, 0, b.stdout + b.stderr);
+    const out = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
+    const r = spawnSync(path.join(repoRoot, 'scripts', 'compare'), [a.dir, b.dir, '--out', out], { encoding: 'utf8', cwd: repoRoot });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const json = JSON.parse(readFileSync(path.join(out, 'compare.json'), 'utf8'));
+    assert.deepEqual(json.contention.map((x) => `${x.hot_keys}${x.spread ? 's' : ''}@${x.load}`), ['1@2', '5@2', '100s@2']);
+    for (const [i, x] of json.contention.entries()) {
+      assert.equal(x.runs.A.ops, a.summary.contention[i].ops);
+      assert.equal(x.runs.B.ops_per_s, b.summary.contention[i].ops_per_s);
+      assert.equal(x.ratios['A/B'], a.summary.contention[i].ops_per_s / b.summary.contention[i].ops_per_s);
+    }
+    assert.match(r.stdout, /contention per step \(hot set x load\):\nhot keys +\| load \| ops\/s A \| ops\/s B \|  A\/B \|/);
+    assert.match(r.stdout, /^100 \(spread\) +\| 2 +\|/m);
+    assert.match(readFileSync(path.join(out, 'compare.svg'), 'utf8'), /Increment operations per second per step/);
+    // Runs with other steps are refused by the workload check (HOT_KEYS differs).
+    const c = await runK6('scenarios/ravendb/contention.js', { RAVEN_URL: raven.url, ...knobs, HOT_KEYS: '1,6' });
+    const refused = spawnSync(path.join(repoRoot, 'scripts', 'compare'), [a.dir, c.dir, '--out', out], { encoding: 'utf8', cwd: repoRoot });
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stdout + refused.stderr, /refusing to compare runs with different workload settings: HOT_KEYS A=1,5 B=1,6/);
+  } finally {
+    await arango.stop();
+    await raven.stop();
   }
 });
