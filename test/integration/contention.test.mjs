@@ -198,14 +198,18 @@ test('scripts/compare puts two targets\' contention runs side by side per step (
     const r = spawnSync(path.join(repoRoot, 'scripts', 'compare'), [a.dir, b.dir, '--out', out], { encoding: 'utf8', cwd: repoRoot });
     assert.equal(r.status, 0, r.stdout + r.stderr);
     const json = JSON.parse(readFileSync(path.join(out, 'compare.json'), 'utf8'));
-    assert.deepEqual(json.contention.map((x) => `${x.hot_keys}${x.spread ? 's' : ''}@${x.load}`), ['1@2', '5@2', '100s@2']);
-    for (const [i, x] of json.contention.entries()) {
-      assert.equal(x.runs.A.ops, a.summary.contention[i].ops);
-      assert.equal(x.runs.B.ops_per_s, b.summary.contention[i].ops_per_s);
-      assert.equal(x.ratios['A/B'], a.summary.contention[i].ops_per_s / b.summary.contention[i].ops_per_s);
+    // Every step is a row of the comparison (scripts/lib/repeat.mjs runFigures): ops/s, p50, p99, vs spread.
+    const steps = json.table.filter((f) => f.phase.startsWith('step '));
+    assert.deepEqual([...new Set(steps.map((f) => f.phase))], ['step 1: hot 1 × 2', 'step 2: hot 5 × 2', 'step 3: spread 100 × 2']);
+    assert.deepEqual(steps.filter((f) => f.phase === 'step 3: spread 100 × 2').map((f) => f.key), ['ops_per_s', 'batch_p50_ms', 'batch_p99_ms']);
+    for (const [i, x] of a.summary.contention.entries()) {
+      const f = steps.find((y) => y.phase.startsWith(`step ${i + 1}:`) && y.key === 'ops_per_s');
+      assert.deepEqual(f.sides.A.values, [x.ops_per_s]);
+      assert.deepEqual(f.sides.B.values, [b.summary.contention[i].ops_per_s]);
+      assert.equal(f.vs.B.note, 'n=1: no significance');
     }
-    assert.match(r.stdout, /contention per step \(hot set x load\):\nhot keys +\| load \| ops\/s A \| ops\/s B \|  A\/B \|/);
-    assert.match(r.stdout, /^100 \(spread\) +\| 2 +\|/m);
+    assert.match(r.stdout, /workload: contention · hot sets 1,5 \+ spread 100 counters · STAGES 1s:2 per hot set/);
+    assert.match(r.stdout, /step 2: hot 5 × 2/);
     assert.match(readFileSync(path.join(out, 'compare.svg'), 'utf8'), /Increment operations per second per step/);
     // Runs with other steps are refused by the workload check (HOT_KEYS differs).
     const c = await runK6('scenarios/ravendb/contention.js', { RAVEN_URL: raven.url, ...knobs, HOT_KEYS: '1,6' });
