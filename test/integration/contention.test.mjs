@@ -221,3 +221,24 @@ test('scripts/compare puts two targets\' contention runs side by side per step (
     await raven.stop();
   }
 });
+
+test('REPEAT=2 through scripts/run: the aggregate holds every step\'s ops/s, p50, p99 and vs spread of both repetitions', async () => {
+  const srv = await startTestServer('ravendb');
+  try {
+    const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-rep-'));
+    const id = uniqueRunId('ctnr').slice(0, 28);
+    const r = spawnSync(path.join(repoRoot, 'scripts', 'run'), ['scenarios/ravendb/contention.js', '-q', '-e', 'REPEAT=2', '-e', `RUN_ID=${id}`, '-e', `RESULTS_DIR=${dir}`,
+      '-e', 'WP_INFLUX=0', '-e', `RAVEN_URL=${srv.url}`, '-e', 'STAGES=1s:2', '-e', 'HOT_KEYS=1', '-e', 'SPREAD_KEYS=10'], { cwd: repoRoot, encoding: 'utf8', timeout: 120000, env: { ...process.env, K6_NO_USAGE_REPORT: 'true' } });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const own = [1, 2].map((i) => JSON.parse(readFileSync(path.join(dir, id, `${id}_r0${i}`, 'summary.json'), 'utf8')));
+    const agg = JSON.parse(readFileSync(path.join(dir, id, 'summary.json'), 'utf8'));
+    assert.deepEqual(agg.contention.map((x) => x.name), ['step 1: hot 1 × 2', 'step 2: spread 10 × 2']);
+    assert.deepEqual(agg.contention[0].metrics.ops_per_s.values, own.map((s) => s.contention[0].ops_per_s));
+    assert.deepEqual(agg.contention[0].metrics.vs_spread.values, own.map((s) => s.contention[0].vs_spread));
+    assert.equal(agg.contention[1].metrics.vs_spread, undefined, 'the baseline has no ratio to itself');
+    assert.match(r.stdout, /^step 1: hot 1 × 2\s+increment\s+ops\/s\s+2\s+\d+\s+\d+ – \d+\s+need ≥ 6 runs$/m);
+    assert.match(readFileSync(path.join(dir, id, 'report.html'), 'utf8'), /<table id="contention">/);
+  } finally {
+    await srv.stop();
+  }
+});
