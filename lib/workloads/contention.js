@@ -63,6 +63,9 @@ export function plan(cfg) {
   const repeated = sets.map(() => base.text).join(',');
   const lm = loadModel(Object.assign({}, cfg, open ? { RATE_STAGES: repeated } : { STAGES: repeated }));
   const per = base.stages.length;
+  // Every VU keeps three 4-byte counts per counter (lib/ledger.js), and stores them as JSON.
+  const ledgerMiB = Math.ceil((lm.maxVUs * size * 12) / 1048576);
+  if (ledgerMiB > cfg.MEMORY_BUDGET_MB) fail(`SPREAD_KEYS=${spread} is not allowed with HOT_KEYS=${hot.join(',')} and ${lm.maxVUs} VUs: the VUs' ledgers need about ${ledgerMiB} MiB (12 bytes per counter and VU), more than MEMORY_BUDGET_MB=${cfg.MEMORY_BUDGET_MB}; use fewer counters or VUs, or raise MEMORY_BUDGET_MB`);
   const steps = lm.stages.map((st, i) => ({ set: sets[Math.floor(i / per)], stage: i % per, load: base.labels[i % per] }));
   const end = lm.ends[lm.ends.length - 1];
   return {

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { influxQuery, localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
@@ -238,6 +238,21 @@ test('REPEAT=2 through scripts/run: the aggregate holds every step\'s ops/s, p50
     assert.equal(agg.contention[1].metrics.vs_spread, undefined, 'the baseline has no ratio to itself');
     assert.match(r.stdout, /^step 1: hot 1 × 2\s+increment\s+ops\/s\s+2\s+\d+\s+\d+ – \d+\s+need ≥ 6 runs$/m);
     assert.match(readFileSync(path.join(dir, id, 'report.html'), 'utf8'), /<table id="contention">/);
+  } finally {
+    await srv.stop();
+  }
+});
+
+test('thresholds per step: a limit on step 2 (hot 5 × 4 VUs) fails only that step\'s sub-metric (exit 99); counters still verified', async () => {
+  const srv = await startTestServer('ravendb', ['-latency-ms', '5']);
+  try {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'k6wp-thr-')), 'contention.json');
+    writeFileSync(file, JSON.stringify({ phases: { contention: { batch_p99_ms: 10000 } }, stages: { 2: { batch_p99_ms: 1 } }, verify: true }));
+    const r = await runK6('scenarios/ravendb/contention.js', { RAVEN_URL: srv.url, STAGES: '1s:1,1s:4', HOT_KEYS: '5', SPREAD_KEYS: '0', THRESHOLDS: file });
+    assert.equal(r.code, 99, r.stdout + r.stderr);
+    const failed = r.summary.thresholds.filter((t) => !t.ok).map((t) => `${t.metric} ${t.threshold}`);
+    assert.deepEqual(failed, ['writepath_batch_duration{stage:2} p(99)<=1']);
+    assert.equal(r.summary.verification.counters_ok, true);
   } finally {
     await srv.stop();
   }
