@@ -257,3 +257,34 @@ test('thresholds per step: a limit on step 2 (hot 5 × 4 VUs) fails only that st
     await srv.stop();
   }
 });
+
+test('PostgreSQL: a trigger that applies every 5th counter update twice is caught as phantom increments per counter (exit 99)', async () => {
+  const runId = uniqueRunId('ctnp');
+  const table = `k6wp_${runId}`;
+  const env = { PG_URL: pgUrl, HOT_KEYS: '3', SPREAD_KEYS: '0', KEEP: '1' };
+  const first = await runK6(PG, { ...env, STAGES: '1s:1' }, { runId });
+  assert.equal(first.code, 0, first.stdout + first.stderr);
+  try {
+    await psql(pgUrl, `CREATE TABLE doubled_${runId} (key text);
+      CREATE SEQUENCE seq_${runId};
+      CREATE FUNCTION double_${runId}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF OLD.key LIKE 'K%' AND nextval('seq_${runId}') % 5 = 0 THEN
+            INSERT INTO doubled_${runId} VALUES (OLD.key);
+            NEW.doc := jsonb_set(NEW.doc, '{n}', to_jsonb((NEW.doc->>'n')::int8 + 1));
+          END IF;
+          RETURN NEW;
+        END $$;
+      CREATE TRIGGER double_some BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION double_${runId}();`);
+    const r = await runK6(PG, { ...env, STAGES: '2s:6', REUSE: '1' }, { runId });
+    assert.equal(r.code, 99, r.stdout + r.stderr);
+    const doubled = new Map((await psql(pgUrl, `SELECT key, count(*) FROM doubled_${runId} GROUP BY key`)).split('\n').filter(Boolean)
+      .map((l) => l.split('|')).map(([k, c]) => [k, Number(c)]));
+    const total = [...doubled.values()].reduce((a, b) => a + b, 0);
+    assert.ok(total > 0);
+    assert.deepEqual([r.summary.verification.increments_phantom, r.summary.verification.increments_lost, r.summary.verification.counters_ok], [total, 0, false]);
+    for (const [key, n] of doubled) assert.match(r.stdout + r.stderr, new RegExp(`counter ${key} holds \\d+; acknowledged \\d+, undetermined 0: ${n} phantom`));
+  } finally {
+    await psql(pgUrl, `DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS doubled_${runId}; DROP SEQUENCE IF EXISTS seq_${runId}; DROP FUNCTION IF EXISTS double_${runId}()`);
+  }
+});
