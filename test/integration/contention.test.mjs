@@ -60,52 +60,60 @@ test('PostgreSQL: 24 VUs on 1 and 3 counters (single and batches of 2): every co
   }
 });
 
-test('PostgreSQL: a trigger that silently drops every 7th counter update fails the run (exit 99) with the lost increments per counter', async () => {
-  const runId = uniqueRunId('ctnf');
+// A database-side fault on the counters: a BEFORE UPDATE trigger that, on every `every`-th
+// counter update, records the counter in a side table and runs `action` (PL/pgSQL that leaves
+// the row to write in NEW or returns OLD). The table comes from a first run (KEEP=1), so that
+// the trigger is in place before the measured run reuses it (REUSE=1 empties the table; the
+// trigger stays). -> { r: the measured run, hits: Map counter -> times the fault fired }
+async function withFault(name, every, action, env, stages) {
+  const runId = uniqueRunId(`ctn${name[0]}`);
   const table = `k6wp_${runId}`;
-  const env = { PG_URL: pgUrl, HOT_KEYS: '4', SPREAD_KEYS: '0', KEEP: '1' };
-  // The table comes from a first run (KEEP=1), so that the fault can be installed before the
-  // measured run reuses it (REUSE=1 empties the table; the trigger stays).
   const first = await runK6(PG, { ...env, STAGES: '1s:1' }, { runId });
   assert.equal(first.code, 0, first.stdout + first.stderr);
   try {
-    await psql(pgUrl, `CREATE TABLE dropped_${runId} (key text);
+    await psql(pgUrl, `CREATE TABLE hits_${runId} (key text);
       CREATE SEQUENCE seq_${runId};
-      CREATE FUNCTION drop_${runId}() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION fault_${runId}() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-          IF OLD.key LIKE 'K%' AND nextval('seq_${runId}') % 7 = 0 THEN
-            INSERT INTO dropped_${runId} VALUES (OLD.key);
-            RETURN OLD; -- the statement still reports the row as updated
+          IF OLD.key LIKE 'K%' AND nextval('seq_${runId}') % ${every} = 0 THEN
+            INSERT INTO hits_${runId} VALUES (OLD.key);
+            ${action}
           END IF;
           RETURN NEW;
         END $$;
-      CREATE TRIGGER drop_some BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION drop_${runId}();`);
+      CREATE TRIGGER ${name} BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION fault_${runId}();`);
     const fromMs = Date.now();
-    const r = await runK6(PG, { ...env, STAGES: '2s:8', REUSE: '1' }, { runId, args: ['--out', `influxdb=${localEnv().INFLUX_URL}`, '--tag', `testid=${runId}`] });
-    assert.equal(r.code, 99, r.stdout + r.stderr);
-    const dropped = new Map((await psql(pgUrl, `SELECT key, count(*) FROM dropped_${runId} GROUP BY key`)).split('\n').filter(Boolean)
-      .map((l) => l.split('|')).map(([k, c]) => [k, Number(c)]));
-    const total = [...dropped.values()].reduce((a, b) => a + b, 0);
-    assert.ok(total > 0, 'the fault dropped increments');
-    const v = r.summary.verification;
-    assert.equal(v.increments_lost, total, 'exactly the dropped increments are reported lost');
-    assert.equal(v.increments_phantom, 0);
-    assert.equal(v.counters_ok, false);
-    assert.equal(v.ok, false);
-    assert.equal(r.summary.passed, false);
-    // Per counter, in the log: "counter K2 holds 180; acknowledged 203, undetermined 0: 23 lost".
-    const out = r.stdout + r.stderr;
-    for (const [key, n] of dropped) assert.match(out, new RegExp(`counter ${key} holds \\d+; acknowledged \\d+, undetermined 0: ${n} lost`));
-    assert.match(out, new RegExp(`counters: 4 read back against the VUs' ledgers: lost ${total}, phantom 0 — FAILED`));
-    assert.ok(r.summary.thresholds.some((t) => t.metric === 'writepath_counter_lost' && !t.ok));
-    assert.match(r.junit, /writepath_counter_lost count==0"><failure/);
-    // Grafana's table of lost increments per counter shows the same numbers.
-    const [lostSeries, phantomSeries] = await panel('Lost and phantom increments per counter', runId, 'postgres', fromMs);
-    assert.deepEqual(new Map(lostSeries.map((x) => [x.tags.counter, x.values[0][1]])), dropped);
-    assert.deepEqual(phantomSeries, []);
+    const r = await runK6(PG, { ...env, STAGES: stages, REUSE: '1' }, { runId, args: ['--out', `influxdb=${localEnv().INFLUX_URL}`, '--tag', `testid=${runId}`] });
+    const hits = new Map((await psql(pgUrl, `SELECT key, count(*) FROM hits_${runId} GROUP BY key`)).split('\n').filter(Boolean)
+      .map((l) => l.split('|')).map(([k, n]) => [k, Number(n)]));
+    return { r, hits, runId, fromMs };
   } finally {
-    await psql(pgUrl, `DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS dropped_${runId}; DROP SEQUENCE IF EXISTS seq_${runId}; DROP FUNCTION IF EXISTS drop_${runId}()`);
+    await psql(pgUrl, `DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS hits_${runId}; DROP SEQUENCE IF EXISTS seq_${runId}; DROP FUNCTION IF EXISTS fault_${runId}()`);
   }
+}
+
+test('PostgreSQL: a trigger that silently drops every 7th counter update fails the run (exit 99) with the lost increments per counter', async () => {
+  // RETURN OLD: the row keeps its old value and the statement still reports it updated.
+  const { r, hits: dropped, runId, fromMs } = await withFault('drop_some', 7, 'RETURN OLD;', { PG_URL: pgUrl, HOT_KEYS: '4', SPREAD_KEYS: '0', KEEP: '1' }, '2s:8');
+  assert.equal(r.code, 99, r.stdout + r.stderr);
+  const total = [...dropped.values()].reduce((a, b) => a + b, 0);
+  assert.ok(total > 0, 'the fault dropped increments');
+  const v = r.summary.verification;
+  assert.equal(v.increments_lost, total, 'exactly the dropped increments are reported lost');
+  assert.equal(v.increments_phantom, 0);
+  assert.equal(v.counters_ok, false);
+  assert.equal(v.ok, false);
+  assert.equal(r.summary.passed, false);
+  // Per counter, in the log: "counter K2 holds 180; acknowledged 203, undetermined 0: 23 lost".
+  const out = r.stdout + r.stderr;
+  for (const [key, n] of dropped) assert.match(out, new RegExp(`counter ${key} holds \\d+; acknowledged \\d+, undetermined 0: ${n} lost`));
+  assert.match(out, new RegExp(`counters: 4 read back against the VUs' ledgers: lost ${total}, phantom 0 — FAILED`));
+  assert.ok(r.summary.thresholds.some((t) => t.metric === 'writepath_counter_lost' && !t.ok));
+  assert.match(r.junit, /writepath_counter_lost count==0"><failure/);
+  // Grafana's table of lost increments per counter shows the same numbers.
+  const [lostSeries, phantomSeries] = await panel('Lost and phantom increments per counter', runId, 'postgres', fromMs);
+  assert.deepEqual(new Map(lostSeries.map((x) => [x.tags.counter, x.values[0][1]])), dropped);
+  assert.deepEqual(phantomSeries, []);
 });
 
 test('ArangoDB test server: write-write conflicts (errorNum 1200) are retried and counted by reason per step; counters stay exact', async () => {
@@ -259,32 +267,11 @@ test('thresholds per step: a limit on step 2 (hot 5 × 4 VUs) fails only that st
 });
 
 test('PostgreSQL: a trigger that applies every 5th counter update twice is caught as phantom increments per counter (exit 99)', async () => {
-  const runId = uniqueRunId('ctnp');
-  const table = `k6wp_${runId}`;
-  const env = { PG_URL: pgUrl, HOT_KEYS: '3', SPREAD_KEYS: '0', KEEP: '1' };
-  const first = await runK6(PG, { ...env, STAGES: '1s:1' }, { runId });
-  assert.equal(first.code, 0, first.stdout + first.stderr);
-  try {
-    await psql(pgUrl, `CREATE TABLE doubled_${runId} (key text);
-      CREATE SEQUENCE seq_${runId};
-      CREATE FUNCTION double_${runId}() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF OLD.key LIKE 'K%' AND nextval('seq_${runId}') % 5 = 0 THEN
-            INSERT INTO doubled_${runId} VALUES (OLD.key);
-            NEW.doc := jsonb_set(NEW.doc, '{n}', to_jsonb((NEW.doc->>'n')::int8 + 1));
-          END IF;
-          RETURN NEW;
-        END $$;
-      CREATE TRIGGER double_some BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION double_${runId}();`);
-    const r = await runK6(PG, { ...env, STAGES: '2s:6', REUSE: '1' }, { runId });
-    assert.equal(r.code, 99, r.stdout + r.stderr);
-    const doubled = new Map((await psql(pgUrl, `SELECT key, count(*) FROM doubled_${runId} GROUP BY key`)).split('\n').filter(Boolean)
-      .map((l) => l.split('|')).map(([k, c]) => [k, Number(c)]));
-    const total = [...doubled.values()].reduce((a, b) => a + b, 0);
-    assert.ok(total > 0);
-    assert.deepEqual([r.summary.verification.increments_phantom, r.summary.verification.increments_lost, r.summary.verification.counters_ok], [total, 0, false]);
-    for (const [key, n] of doubled) assert.match(r.stdout + r.stderr, new RegExp(`counter ${key} holds \\d+; acknowledged \\d+, undetermined 0: ${n} phantom`));
-  } finally {
-    await psql(pgUrl, `DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS doubled_${runId}; DROP SEQUENCE IF EXISTS seq_${runId}; DROP FUNCTION IF EXISTS double_${runId}()`);
-  }
+  const { r, hits: doubled } = await withFault('double_some', 5, "NEW.doc := jsonb_set(NEW.doc, '{n}', to_jsonb((NEW.doc->>'n')::int8 + 1));",
+    { PG_URL: pgUrl, HOT_KEYS: '3', SPREAD_KEYS: '0', KEEP: '1' }, '2s:6');
+  assert.equal(r.code, 99, r.stdout + r.stderr);
+  const total = [...doubled.values()].reduce((a, b) => a + b, 0);
+  assert.ok(total > 0);
+  assert.deepEqual([r.summary.verification.increments_phantom, r.summary.verification.increments_lost, r.summary.verification.counters_ok], [total, 0, false]);
+  for (const [key, n] of doubled) assert.match(r.stdout + r.stderr, new RegExp(`counter ${key} holds \\d+; acknowledged \\d+, undetermined 0: ${n} phantom`));
 });
