@@ -16,7 +16,7 @@
 // iteration in which it stores its ledger (k6 hands the same VU instances to later scenarios);
 // teardown reads every ledger and every counter and holds acked <= n <= acked + undetermined.
 import exec from 'k6/execution';
-import { fail } from '../config.js';
+import { fail } from '../parse.js';
 import { keyName } from '../keys.js';
 import { Rng } from '../rand.js';
 import { Ledger, sumLedgers, verifyCounters } from '../ledger.js';
@@ -69,7 +69,7 @@ export function plan(cfg) {
   const steps = lm.stages.map((st, i) => ({ set: sets[Math.floor(i / per)], stage: i % per, load: base.labels[i % per] }));
   const end = lm.ends[lm.ends.length - 1];
   return {
-    lm, base, sets, steps, per, size, B, open, V: lm.V, maxVUs: lm.maxVUs,
+    loadModel: lm, base, sets, steps, per, size, B, open, V: lm.V, maxVUs: lm.maxVUs,
     retries: cfg.CONFLICT_RETRIES,
     ledgerStart: end + GRACE_MS + 1000,
     // The count verified is the counters' (ledgers are documents of the run too, not counted).
@@ -79,7 +79,7 @@ export function plan(cfg) {
 }
 
 export function scenarios(cfg, p) {
-  const load = rampScenario(EXPERIMENT, cfg, p.lm);
+  const load = rampScenario(EXPERIMENT, cfg, p.loadModel);
   for (const sc of Object.values(load)) {
     sc.gracefulStop = GRACE;
     if (sc.gracefulRampDown) sc.gracefulRampDown = GRACE;
@@ -113,8 +113,8 @@ export function describe(cfg, p) {
 }
 
 export function extraThresholds(cfg, p, reasons) {
-  const t = stageThresholds(p.lm, reasons, EXPERIMENT);
-  for (let s = 1; s <= p.lm.stages.length; s++) {
+  const t = stageThresholds(p.loadModel, reasons, EXPERIMENT);
+  for (let s = 1; s <= p.loadModel.stages.length; s++) {
     t[`${M.retries}{stage:${s}}`] = [];
     for (const r of reasons) if (RETRYABLE.has(r)) t[`${M.retries}{stage:${s},reason:${r}}`] = [];
   }
@@ -163,9 +163,12 @@ function retrying(req, max, tags) {
     send(t) {
       const responses = [];
       for (let attempt = 0; ; attempt++) {
+        const t0 = exec.instance.currentTestRunDuration;
         const sent = req.send(t);
+        // settle(ms) reads the attempt's answer with its own time (lib/targets/outcome.js).
+        const ms = exec.instance.currentTestRunDuration - t0;
         if (sent.responses) responses.push(...sent.responses);
-        const a = sent.settle ? sent.settle() : sent;
+        const a = sent.settle ? sent.settle(ms) : sent;
         const whole = a.reason !== undefined && (a.failed === undefined || a.failed >= req.n);
         if (whole && RETRYABLE.has(a.reason) && attempt < max) {
           incrementsRetried.add(1, Object.assign({}, tags, { reason: a.reason }));
@@ -184,7 +187,7 @@ export function iteration(db, cfg, p, state) {
     state.rng = new Rng(cfg.SEED, 'contention', exec.vu.idInTest);
     state.ledger = new Ledger(p.size);
   }
-  const { s, n } = rampPosition(p.lm, exec, Date.now());
+  const { s, n } = rampPosition(p.loadModel, exec, Date.now());
   const tags = state.tags[s];
   if (n < 0) { rampKeysExhausted.add(1, tags); return; }
   const counters = draw(state.rng, p.steps[s].set.keys, p.B);
@@ -238,7 +241,7 @@ export function verify(target, cfg, p) {
 // One row per step: hot set, load, operations, ops/s, increments/s, p50/p99, failures and
 // retries by reason, and the ratio of ops/s to the spread baseline at the same load.
 export function contentionRows(data, p, reasons) {
-  const rows = stageRows(data, p.lm, reasons, EXPERIMENT);
+  const rows = stageRows(data, p.loadModel, reasons, EXPERIMENT);
   const count = (name) => (data.metrics[name] ? data.metrics[name].values.count || 0 : 0);
   const out = rows.map((r, i) => {
     const st = p.steps[i];

@@ -3,18 +3,11 @@
 //   scripts/run scenarios/postgres/contention.js -e HOT_KEYS=1,10,100,10000 -e STAGES=10s:1,10s:8,10s:32
 // Knobs: docs/configuration.md. Thresholds: thresholds/postgres/contention.json.
 import { experiment } from '../../lib/experiment.js';
-import { KNOBS } from '../../lib/config.js';
 import * as workload from '../../lib/workloads/contention.js';
-import { createTarget } from '../../lib/targets/postgres.js';
+import * as target from '../../lib/targets/postgres.js';
 
-const e = experiment(workload, createTarget, __ENV, {
-  target: 'postgres',
-  required: ['PG_URL'],
-  configure(cfg) {
-    // This scenario's own defaults live with the knobs (KNOBS.<knob>.defaults).
-    if (!__ENV.BATCH_SIZE) cfg.BATCH_SIZE = KNOBS.BATCH_SIZE.defaults['postgres/contention'];
-  },
-});
+// BATCH_SIZE defaults to 1 here (lib/knobs.js defaults['postgres/contention']).
+const e = experiment(workload, target, __ENV);
 
 export const options = e.options;
 export const setup = e.setup;

@@ -5,17 +5,11 @@
 //   scripts/run scenarios/ravendb/contention.js -e RAVEN_URL=http://127.0.0.1:8080 -e HOT_KEYS=1,10,100,10000
 // Knobs: docs/configuration.md. Thresholds: thresholds/ravendb/contention.json.
 import { experiment } from '../../lib/experiment.js';
-import { KNOBS } from '../../lib/config.js';
 import * as workload from '../../lib/workloads/contention.js';
-import { createTarget } from '../../lib/targets/ravendb.js';
+import * as target from '../../lib/targets/ravendb.js';
 
-const e = experiment(workload, createTarget, __ENV, {
-  target: 'ravendb',
-  configure(cfg) {
-    // This scenario's own defaults live with the knobs (KNOBS.<knob>.defaults).
-    if (!__ENV.BATCH_SIZE) cfg.BATCH_SIZE = KNOBS.BATCH_SIZE.defaults['ravendb/contention'];
-  },
-});
+// BATCH_SIZE defaults to 1 here (lib/knobs.js defaults['ravendb/contention']).
+const e = experiment(workload, target, __ENV);
 
 export const options = e.options;
 export const setup = e.setup;
