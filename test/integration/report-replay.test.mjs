@@ -201,3 +201,43 @@ function firstDifference(got, want) {
   }
   return '(same lines, other bytes)';
 }
+
+// The contention workload (docs/contention.md): one row per step, the counters' verdict from
+// teardown's metrics, and a lost increment failing the verdict in every output.
+const contention = (set = '') => runK6('test/integration/fixtures/replay-summary-contention.js',
+  { PG_URL: 'postgres://k6:unused@127.0.0.1:1/none?sslmode=disable', STAGES: '1s:1,1s:4', HOT_KEYS: '1,10', SPREAD_KEYS: '100', RUN_ID: 'replay_ctn', REPLAY_SET: set });
+
+test('contention: a row per step (hot set × load) with ops, ops/s, p50/p99, vs spread; counters verified in text, summary.json, junit.xml and report.html', async () => {
+  const r = await contention();
+  assert.equal(r.code, 0, r.stderr);
+  const l = lines(r);
+  const head = l.indexOf('hot keys        VUs           ops     ops/s   p50 ms   p99 ms  failed  retries  vs spread');
+  assert.ok(head > 0, r.stdout);
+  assert.deepEqual(l.slice(head + 1, head + 7).map((x) => x.split(/\s{2,}/).slice(0, 3).join('|')),
+    ['1|1|312', '1|4|437', '10|1|276', '10|4|700', '100 (spread)|1|358', '100 (spread)|4|719']);
+  assert.ok(l.includes('counters: 100 read back against the VUs\' ledgers: lost 0, phantom 0 — OK'), r.stdout);
+  assert.ok(l.includes('verification: expected 100, found 100 — OK (counters created before the load; each is read back below against the VUs\' ledgers)'), r.stdout);
+  const s = r.summary;
+  assert.deepEqual(s.contention.map((x) => [x.step, x.hot_keys, x.spread, x.load, x.ops]), [[1, 1, false, '1', 312], [2, 1, false, '4', 437], [3, 10, false, '1', 276], [4, 10, false, '4', 700], [5, 100, true, '1', 358], [6, 100, true, '4', 719]]);
+  assert.equal(s.contention[4].vs_spread, 1);
+  assert.equal(s.contention[1].vs_spread, s.contention[1].ops_per_s / s.contention[5].ops_per_s);
+  assert.deepEqual([s.verification.counters_checked, s.verification.increments_lost, s.verification.increments_phantom, s.verification.ledger_unstored, s.verification.counters_ok, s.verification.ok, s.passed], [100, 0, 0, 0, true, true, true]);
+  assert.match(r.junit, /<testcase classname="postgres.contention" name="writepath_counter_lost count==0"\/>/);
+  assert.match(file(r, 'report.html'), /<table id="contention">/);
+});
+
+test('contention with lost increments: FAILED in the counters line, verification.ok and passed false, junit names the threshold', async () => {
+  const r = await contention('writepath_counter_lost=3');
+  assert.ok(lines(r).includes('counters: 100 read back against the VUs\' ledgers: lost 3, phantom 0 — FAILED'), r.stdout);
+  const v = r.summary.verification;
+  assert.deepEqual([v.increments_lost, v.counters_ok, v.ok, r.summary.passed], [3, false, false, false]);
+  assert.match(file(r, 'report.html'), /lost increments 3, phantom 0 — FAILED/);
+  // Ledgers that never reached the database make the verification incomplete: FAILED too.
+  const u = await contention('writepath_ledger_unstored=7');
+  assert.ok(lines(u).includes('counters: 100 read back against the VUs\' ledgers: lost 0, phantom 0, 7 increments in ledgers that were not stored — FAILED'), u.stdout);
+  assert.equal(u.summary.verification.ok, false);
+  // Teardown never ran: no counters verdict, said in words.
+  const t = await contention('writepath_counters_checked=absent');
+  assert.ok(lines(t).includes('counters: not verified (teardown did not run)'), t.stdout);
+  assert.equal(t.summary.verification.counters_ok, false);
+});
