@@ -55,8 +55,7 @@ ${rows}
 ${failures ? `<ul class="bad">${failures}</ul>` : ''}
 <figure>${latencyChart}</figure>
 <figure>${rateChart}</figure>
-${stagesHtml(json)}
-${contentionHtml(json)}
+${stagesHtml(json)}${contentionHtml(json)}
 ${ratios ? `<h2>Phase ratios (this run, n=1)</h2><table id="ratios"><thead><tr><th></th><th>average</th><th>median</th><th>p99</th></tr></thead><tbody>\n${ratios}\n</tbody></table>` : ''}
 <h2>Verification</h2>
 ${verification}
@@ -134,7 +133,7 @@ function contentionHtml(json) {
     series: loads.map((l) => ({ name: `${open ? 'rate' : 'VUs'} ${l}`, values: sets.map((s) => { const x = c.find((y) => label(y) === s && y.load === l); return x ? x.ops_per_s : null; }) })),
   });
   const v = json.verification || {};
-  return `<h2>Contention (${open ? 'open model' : 'closed model'} ${esc(json.load_model ? json.load_model.stages : '')} per hot set)</h2>
+  return `\n<h2>Contention (${open ? 'open model' : 'closed model'} ${esc(json.load_model ? json.load_model.stages : '')} per hot set)</h2>
 <table id="contention"><thead><tr><th>hot keys</th><th>${open ? 'rate' : 'VUs'}</th><th>ops</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>failed increments</th><th>retries</th><th>vs spread</th></tr></thead><tbody>
 ${rows}
 </tbody></table>

@@ -172,6 +172,8 @@ const MEANT = [
   ...['postgres-e1-ramped', 'arangobench-crud-ramped', 'ravendb-bulk-ramped'].map((c) => [c, 'summary.json', stageClock(GOLDEN_CASES[c][1])]),
   // Issue 27 class 4: the RUN_SECRET knob (the key of the ownership proofs); the tests' runs set it.
   ['*', 'summary.json', (t) => t.replace(/\n( *)"KEEP": /, '\n$1"RUN_SECRET": "(set, not shown)",\n$1"KEEP": ')],
+  // Issue 29: the contention workload's knobs (lib/knobs.js), read for every scenario like every workload knob.
+  ['*', 'summary.json', (t) => t.replace(/\n( *)"MAX_VUS": /, '\n$1"HOT_KEYS": [\n$1  "1",\n$1  "10",\n$1  "100",\n$1  "10000"\n$1],\n$1"SPREAD_KEYS": 100000,\n$1"CONFLICT_RETRIES": 3,\n$1"MAX_VUS": ')],
 ];
 
 for (const [name, [fixture, data, env]] of Object.entries(GOLDEN_CASES)) {
