@@ -90,7 +90,11 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
     }
     if (raw === undefined || raw === '') {
       if (spec.required || required.includes(name)) fail(`${name} is ${raw === '' ? 'empty' : 'not set'}: ${spec.doc}`);
-      cfg[name] = spec.default;
+      // A scenario may have its own default (spec.defaults['<target>/<experiment>']), e.g.
+      // E4's DOC_SHAPE=user or contention's BATCH_SIZE=1: applied here, so that every check
+      // below (memory, plan) sees the value the run will use.
+      const own = spec.defaults && spec.defaults[`${target}/${experiment}`];
+      cfg[name] = own !== undefined ? own : spec.default;
     } else {
       // What was typed as a credential is hidden in every line the pack writes or relays,
       // a server's message included (lib/urls.js redact), even a password typed as a user name.

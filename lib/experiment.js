@@ -177,7 +177,9 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     }
     // Held against the acknowledged documents: writepath_verify_unaccounted (+ per batch) - found.
     if (countBy === 'acknowledged') { verifyUnaccounted.add(-v.found); verifyUnaccountedMax.add(-v.found); }
-    if (v.expected === null) console.log(`k6-writepath: teardown found ${v.found} documents (the summary compares them with the acknowledged ones)`);
+    // A workload that checks more than a count says what it found itself (v.note: contention).
+    if (v.note) console.log(`k6-writepath: ${v.note}`);
+    else if (v.expected === null) console.log(`k6-writepath: teardown found ${v.found} documents (the summary compares them with the acknowledged ones)`);
     else if (!v.readback) console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); ${distributed === 'verify' ? 'the instances\' VUs read back their overwritten keys after their last batch (merge-results adds them up)' : 'the VUs read back their overwritten keys after their last batch (the summary below judges both)'}`);
     else console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); read back ${v.readback.checked} overwritten keys: ${v.readback.stale} hold an older version, ${v.readback.missing} missing (the summary below judges them)`);
     for (const ex of (v.readback ? v.readback.examples : [])) console.warn(`k6-writepath: key ${ex.key} holds version ${ex.found}; the plan's writers of it: ${ex.writtenBy.join(',')}`);

@@ -27,6 +27,6 @@ export const ARANGODB = {
     'timeout', 'connection', 'unconfirmed',
   ],
   // unnamedFailures: with silent=true an answer counts failed elements without naming them.
-  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true, unnamedFailures: Boolean(cfg && cfg.ARANGO_SILENT) }),
+  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true, unnamedFailures: Boolean(cfg && cfg.ARANGO_SILENT), increment: true }),
   distributed: true,
 };
