@@ -196,12 +196,12 @@ export function createTarget(cfg) {
     probe, create, readMarker, shape, planned, empty, drop,
   });
 
-  // The batch parameter: binary jsonb bytes (a Uint8Array over the image docs.body() patched),
-  // or the JSON text where no byte path applies.
+  // The batch parameter: binary jsonb bytes (a Uint8Array over the body docs.body() patched:
+  // xk6-sql passes it to lib/pq as a []byte, no copy), or the JSON text where no byte path applies.
   function batchParam(nums, stamp) {
     if (!binary) return docs.batch(nums, stamp);
     const b = docs.body(nums, stamp, bodyOpts);
-    return typeof b === 'string' ? b : new Uint8Array(b);
+    return typeof b === 'string' || b instanceof Uint8Array ? b : new Uint8Array(b);
   }
 
   function write(op, nums, stamp, tags) {

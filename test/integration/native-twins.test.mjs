@@ -21,5 +21,6 @@ test('the Go twins draw the same keys, patch the same bytes and find the same po
   assert.ok(t.calls.patchKeys >= t.byteBodies, JSON.stringify(t));
   assert.equal(t.matches, 40);
   assert.equal(t.calls.matchKeys, t.matches);
+  assert.ok(t.calls.image >= 3, JSON.stringify(t)); // the Go side's bodies come from the process-wide images
   assert.ok(t.matched > 1000, JSON.stringify(t)); // the samples hold keys of the batches
 });

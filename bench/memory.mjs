@@ -1,0 +1,318 @@
+// Memory per VU (bench/README.md "Memory per VU"): what a virtual user costs beside a plain k6
+// script posting the same pre-built body, where that memory goes, and how close the pack's
+// estimate (lib/memory.js, the MEMORY_BUDGET_MB guard) comes to the measured peak.
+//
+//   node bench/memory.mjs [per-vu] [estimate] [profile]     (all three without arguments)
+//
+// Every k6 run is timed by /usr/bin/time (peak RSS of the k6 process, %M) with the 1-minute
+// load average read just before it, because the project machines are shared.
+//   per-vu    each target (arangodb: the API test server; postgres: the bench's private
+//             instance, bench/pg.sh) at each VU count (BENCH_MEM_VUS, default 1,10,50,200):
+//             the pack's E1 (batches of 1000 e1 documents: 2 load, 2 overwrite and 1 mixed batch
+//             per VU) and the plain script (bench/plain-http.js, bench/plain-pg.js; 5 batches per
+//             VU) with the body as a string and as bytes, interleaved: every (VU count, client)
+//             once per repetition (BENCH_MEM_REPS, default BENCH_REPS or 3). MB per VU at V VUs =
+//             (peak RSS at V − peak RSS of the same client at 1 VU in the same repetition) / (V − 1);
+//             ratios are taken within a repetition, then summarised as median (min–max).
+//   estimate  a grid of pack runs over every scenario, BATCH_SIZE 1000–50000 and VUS 1–200
+//             (GRID below; cells whose estimate exceeds BENCH_MEM_MAX_MB, default 8000, are
+//             listed as not run): the estimate beside the measured peak.
+//   profile   the Go heap of k6 (--profiling-enabled, pprof after a forced GC) while 1 and then
+//             BENCH_MEM_PROFILE_VUS (20) VUs run E1 against a slow API test server: the live
+//             heap each added VU holds, by what allocated it.
+// Knobs: BENCH_PG_PORT (55499) and BENCH_PG_MAX_CONNECTIONS (300) for bench/pg.sh.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDocs } from '../lib/docs.js';
+import { keyRange } from '../lib/keys.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+const k6 = path.join(root, 'bin', 'k6');
+const REPS = Number(env.BENCH_MEM_REPS || env.BENCH_REPS || 3);
+const VUS = (env.BENCH_MEM_VUS || '1,10,50,200').split(',').map(Number);
+const MAX_MB = Number(env.BENCH_MEM_MAX_MB || 8000);
+const PROFILE_VUS = Number(env.BENCH_MEM_PROFILE_VUS || 20);
+const k6env = { ...env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false' };
+const log = (s) => process.stderr.write(`${s}\n`);
+const load1 = () => loadavg()[0];
+
+function run(cmd, args, extraEnv = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env: { ...k6env, ...extraEnv } });
+    let out = ''; let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
+    child.on('close', (code) => resolve({ code, out, err, pid: child.pid }));
+  });
+}
+
+// One k6 run: peak RSS in MB (1 MB = 2^20 bytes), exit code, load average before it.
+async function peak(args, extraEnv, { okCodes = [0] } = {}) {
+  const load = load1();
+  const r = await run('/usr/bin/time', ['-f', 'TIME %U %S %M', k6, 'run', '--quiet', '--address=', ...args], extraEnv);
+  const m = /TIME ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.err);
+  if (!okCodes.includes(r.code) || !m) throw new Error(`k6 run ${args.join(' ')} failed (${r.code}):\n${r.err.slice(-2000)}\n${r.out.slice(-1000)}`);
+  return { mb: Number(m[3]) / 1024, cpu: Number(m[1]) + Number(m[2]), load, out: r.out, err: r.err };
+}
+
+const median = (xs) => { const s = xs.filter(Number.isFinite).sort((a, b) => a - b); const m = s.length >> 1; return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+export const spread = (xs) => { const v = xs.filter(Number.isFinite); return v.length ? { med: median(v), min: Math.min(...v), max: Math.max(...v), n: v.length } : { med: NaN, min: NaN, max: NaN, n: 0 }; };
+
+// The API test server (ArangoDB) for the HTTP runs; -latency-ms for the profile's slow one.
+async function arangoServer(extra = []) {
+  const bin = path.join(root, 'bin', 'arangodb-testserver');
+  if (!existsSync(bin)) throw new Error('bin/arangodb-testserver is missing: make testservers');
+  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-no-auth', ...extra], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const url = await new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (d) => { buf += d; const m = /listening on (http:\/\/\S+)/.exec(buf); if (m) resolve(m[1]); });
+    child.on('exit', (c) => reject(new Error(`arangodb test server exited with ${c}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+function pgUp() {
+  const url = execFileSync(path.join(root, 'bench', 'pg.sh'), ['up']).toString().trim();
+  const max = Number(execFileSync('psql', [url, '-Atc', 'show max_connections']).toString().trim());
+  const need = Math.max(...VUS) + 10;
+  if (max < need) throw new Error(`the bench's PostgreSQL allows ${max} connections, the memory table needs ${need}: bench/pg.sh down, then make bench again (bench/pg.sh starts it with BENCH_PG_MAX_CONNECTIONS)`);
+  return url;
+}
+
+// The body of the plain scripts: the bytes of one E1 load batch of the pack (keys 1000-1999,
+// DOC_BYTES 1200), as the pack's adapters build it; PostgreSQL's binary form is the jsonb
+// version byte 1 and the same text.
+function writeBodies(dir) {
+  const cfg = { DOC_SHAPE: 'e1', DOC_POOL: 1024, DOC_BYTES: 1200, SEED: 1, COMPLEXITY: 10 };
+  const files = {};
+  const arango = createDocs(cfg, { keyField: '_key' }).body(keyRange(1000, 1000), 'l');
+  const pg = createDocs(cfg, { keyField: 'key' }).body(keyRange(1000, 1000), 'l', { lead: '\u0001' });
+  files.arango = path.join(dir, 'arangodb-body.json');
+  writeFileSync(files.arango, Buffer.from(arango));
+  files.pgText = path.join(dir, 'postgres-body.json');
+  writeFileSync(files.pgText, Buffer.from(pg).subarray(1));
+  files.pgBytes = path.join(dir, 'postgres-body.jsonb');
+  writeFileSync(files.pgBytes, Buffer.from(pg));
+  return files;
+}
+
+// E1 of the pack with `vus` VUs: 2 load, 2 overwrite and 1 mixed batch of 1000 per VU.
+function packRun(target, vus, url, resultsDir, tag) {
+  const scenario = `scenarios/${target}/insert-vs-overwrite.js`;
+  const e = { RUN_ID: `mem${process.pid}_${tag}`.slice(0, 32), RESULTS_DIR: resultsDir, PWD: root, HTML_REPORTER: 'none', INFLUX_URL: '',
+    BATCH_SIZE: '1000', VUS: String(vus), DOCS: String(2000 * vus), OVERWRITE_BATCHES: String(2 * vus), MIXED_BATCHES: String(vus),
+    MEMORY_BUDGET_MB: '1048576' };
+  if (target === 'arangodb') e.ARANGO_URL = url; else e.PG_URL = url;
+  return peak([scenario], e);
+}
+
+function plainRun(target, vus, url, files, as, tag) {
+  const e = { VUS: String(vus), ITERATIONS: '5', BODY_AS: as, PLAIN_ID: `${process.pid}_${tag}` };
+  if (target === 'arangodb') return peak(['bench/plain-http.js'], { ...e, ARANGO_URL: url, BODY_FILE: files.arango });
+  return peak(['bench/plain-pg.js'], { ...e, PG_URL: url, BODY_FILE: as === 'bytes' ? files.pgBytes : files.pgText });
+}
+
+export const CLIENTS = ['pack', 'plain-string', 'plain-bytes'];
+
+export async function perVu({ pgUrl = null } = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-mem-'));
+  const files = writeBodies(dir);
+  const resultsDir = path.join(dir, 'results');
+  mkdirSync(resultsDir);
+  const arango = await arangoServer();
+  const pg = pgUrl || pgUp();
+  const urls = { arangodb: arango.url, postgres: pg };
+  const runs = []; // { target, client, vus, rep, mb, load }
+  try {
+    for (let rep = 0; rep < REPS; rep++) {
+      for (const vus of VUS) {
+        for (const target of ['arangodb', 'postgres']) {
+          for (const client of CLIENTS) {
+            const tag = `${rep}_${vus}_${target[0]}${client[6] || 'k'}`;
+            const r = client === 'pack' ? await packRun(target, vus, urls[target], resultsDir, tag)
+              : await plainRun(target, vus, urls[target], files, client.slice(6), tag);
+            runs.push({ target, client, vus, rep, mb: r.mb, load: r.load });
+            log(`memory ${target} ${client} ${vus} VUs rep ${rep + 1}: peak RSS ${r.mb.toFixed(0)} MB (load ${r.load.toFixed(2)})`);
+          }
+        }
+      }
+    }
+  } finally {
+    arango.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return summarisePerVu(runs);
+}
+
+// -> rows per (target, vus): peak RSS and MB per VU of each client, and pack ÷ plain ratios
+// computed within each repetition.
+export function summarisePerVu(runs) {
+  const get = (t, c, v, rep) => runs.find((x) => x.target === t && x.client === c && x.vus === v && x.rep === rep);
+  const reps = [...new Set(runs.map((x) => x.rep))];
+  const rows = [];
+  for (const target of ['arangodb', 'postgres']) {
+    for (const vus of [...new Set(runs.map((x) => x.vus))].sort((a, b) => a - b)) {
+      const row = { target, vus, load: spread(runs.filter((x) => x.target === target && x.vus === vus).map((x) => x.load)), clients: {} };
+      const per = {};
+      for (const c of CLIENTS) {
+        const peaks = reps.map((rep) => (get(target, c, vus, rep) || {}).mb);
+        per[c] = reps.map((rep) => {
+          const at = get(target, c, vus, rep); const one = get(target, c, 1, rep);
+          return at && one && vus > 1 ? (at.mb - one.mb) / (vus - 1) : NaN;
+        });
+        row.clients[c] = { peak: spread(peaks), perVu: spread(per[c]) };
+      }
+      row.ratioString = spread(per.pack.map((x, i) => x / per['plain-string'][i]));
+      row.ratioBytes = spread(per.pack.map((x, i) => x / per['plain-bytes'][i]));
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+// --- profile: where the live heap of a VU goes ------------------------------------------
+
+// Classes of allocation sites in k6's Go heap (first rule that matches a sample's stack).
+export const HEAP_CLASSES = [
+  ['request copies', 'k6\'s copy of each request body (response.request.body)', (f) => f.some((x) => x.includes('httpext.MakeRequest')) && f[0].startsWith('bytes.(*Buffer).String')],
+  ['opened', 'files read by open() (the plain script\'s body)', (f) => f.some((x) => x.includes('afero.readAll'))],
+  ['responses', 'response bodies', (f) => f.some((x) => x.includes('httpext.readResponseBody'))],
+  ['driver', 'PostgreSQL driver buffers (lib/pq)', (f) => f.some((x) => x.includes('github.com/lib/pq'))],
+  ['shared', 'process-wide images (the Go module)', (f) => f.some((x) => x.includes('/modules/writepath'))],
+  ['images', 'byte images made from text (k6/encoding b64decode)', (f) => f[0].startsWith('encoding/base64.(*Encoding).DecodeString')],
+  ['buffers', 'ArrayBuffers and typed arrays made in JavaScript (bodies, key tables)', (f) => f[0].includes('sobek.allocByteSlice')],
+  ['strings', 'JavaScript strings (payload pool, text of images)', (f) => f.some((x) => /concatStrings|arrayproto_join|arrayproto_map|EncodeToString|strings\.\(\*Builder\)/.test(x)) || f[0].includes('MakeNoZero')],
+  ['runtime', 'JavaScript runtime: objects, functions, module code, and the rest of k6', () => true],
+];
+
+const UNIT = { B: 1, kB: 1024, MB: 1048576, GB: 1073741824 };
+// `go tool pprof -traces` text -> { class: bytes } of inuse_space.
+export function classifyTraces(text) {
+  const out = Object.fromEntries(HEAP_CLASSES.map(([k]) => [k, 0]));
+  for (const block of text.split(/^-+\+-+$/m).slice(1)) {
+    const lines = block.split('\n').filter((l) => l.trim() && !/^\s*bytes:/.test(l));
+    if (!lines.length) continue;
+    const m = /^\s*([\d.]+)(B|kB|MB|GB)?\s+(.*)$/.exec(lines[0]);
+    if (!m) continue;
+    const value = Number(m[1]) * (UNIT[m[2]] || 1);
+    if (!value) continue;
+    const frames = [m[3].trim(), ...lines.slice(1).map((l) => l.trim())];
+    const cls = HEAP_CLASSES.find(([, , rule]) => rule(frames));
+    out[cls[0]] += value;
+  }
+  return out;
+}
+
+async function waitFor(fn, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try { if (await fn()) return true; } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+// The live heap (after a forced GC) of k6 running `args` once `vus` VUs are running, by class.
+async function liveHeap(args, extraEnv, vus, dir, tag) {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(k6, ['run', '--quiet', '--profiling-enabled', `--address=127.0.0.1:${port}`, ...args], { cwd: root, env: { ...k6env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = ''; child.stderr.on('data', (d) => { err += d; });
+  const exited = new Promise((r) => child.on('exit', r));
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const up = await waitFor(async () => (await (await fetch(`${base}/v1/status`)).json()).data.attributes.vus >= vus, 300000);
+    if (!up) throw new Error(`k6 did not reach ${vus} running VUs:\n${err.slice(-1500)}`);
+    await new Promise((r) => setTimeout(r, 2000)); // a few batches per VU
+    const stats = await (await fetch(`${base}/debug/pprof/heap?gc=1&debug=1`)).text();
+    const live = Number(/^# HeapAlloc = (\d+)/m.exec(stats)[1]);
+    const file = path.join(dir, `${tag}.pb`);
+    writeFileSync(file, Buffer.from(await (await fetch(`${base}/debug/pprof/heap`)).arrayBuffer()));
+    const traces = execFileSync('go', ['tool', 'pprof', '-sample_index=inuse_space', '-traces', file], { maxBuffer: 1 << 28 }).toString();
+    return { live, classes: classifyTraces(traces) };
+  } finally {
+    child.kill('SIGINT');
+    await exited;
+  }
+}
+
+// Per added VU: (live heap at n VUs − at 1 VU) / (n − 1), in all and by class, for the pack's E1
+// on a slow API test server (so the VUs are mid-run when the heap is read) and for the plain
+// script posting the same body.
+export async function profile() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-memprof-'));
+  const files = writeBodies(dir);
+  const resultsDir = path.join(dir, 'results');
+  mkdirSync(resultsDir);
+  const slow = await arangoServer(['-latency-ms', '300']);
+  const out = { vus: PROFILE_VUS, load: load1(), clients: {} };
+  try {
+    for (const client of CLIENTS) {
+      const at = {};
+      for (const n of [1, PROFILE_VUS]) {
+        const args = client === 'pack' ? ['scenarios/arangodb/insert-vs-overwrite.js'] : ['bench/plain-http.js'];
+        const e = client === 'pack'
+          ? { ARANGO_URL: slow.url, RUN_ID: `memprof${process.pid}_${n}`, RESULTS_DIR: resultsDir, PWD: root, HTML_REPORTER: 'none', INFLUX_URL: '', BATCH_SIZE: '1000', VUS: String(n), DOCS: String(40000 * n), MEMORY_BUDGET_MB: '1048576' }
+          : { ARANGO_URL: slow.url, BODY_FILE: files.arango, BODY_AS: client.slice(6), VUS: String(n), ITERATIONS: '40', PLAIN_ID: `prof${process.pid}_${n}` };
+        at[n] = await liveHeap(args, e, n, dir, `${client}-${n}`);
+        log(`profile ${client} ${n} VUs: live heap ${(at[n].live / 1048576).toFixed(1)} MB`);
+      }
+      const per = (a, b) => (b - a) / (PROFILE_VUS - 1) / 1048576;
+      out.clients[client] = {
+        live: per(at[1].live, at[PROFILE_VUS].live),
+        classes: Object.fromEntries(HEAP_CLASSES.map(([k]) => [k, per(at[1].classes[k], at[PROFILE_VUS].classes[k])])),
+      };
+    }
+  } finally {
+    slow.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  out.loadAfter = load1();
+  return out;
+}
+
+// The estimate grid: every scenario, BATCH_SIZE 1000-50000, VUS 1-200. Each cell is one run
+// (n = 1 per cell, its load average beside it); the table says which cells did not run.
+export const GRID = [
+  ...[[1000, 1], [1000, 10], [1000, 50], [1000, 200], [10000, 1], [10000, 10], [10000, 50], [50000, 1], [50000, 10]].flatMap(([b, v]) => [
+    { scenario: 'scenarios/arangodb/insert-vs-overwrite.js', target: 'arangodb', B: b, V: v },
+    { scenario: 'scenarios/postgres/insert-vs-overwrite.js', target: 'postgres', B: b, V: v },
+  ]),
+  { scenario: 'scenarios/ravendb/insert-vs-overwrite.js', target: 'ravendb', B: 1000, V: 50 },
+  { scenario: 'scenarios/ravendb/insert-vs-overwrite.js', target: 'ravendb', B: 10000, V: 10 },
+  { scenario: 'scenarios/ravendb/bulk-insert.js', target: 'ravendb', B: 1000, V: 50, env: { STAGES: '2s:10,2s:50' } },
+  { scenario: 'scenarios/ravendb/bulk-insert.js', target: 'ravendb', B: 50000, V: 4, env: { STAGES: '2s:2,2s:4' } },
+  { scenario: 'scenarios/arangodb/arangobench.js', target: 'arangodb', B: 1000, V: 50, env: { ARANGOBENCH_CASE: 'crud', REQUESTS: '20000' } },
+  { scenario: 'scenarios/arangodb/insert-vs-overwrite.js', target: 'arangodb', B: 1000, V: 100, env: { PHASES: 'load,overwrite', STAGES: '2s:20,3s:100', OVERWRITE_BATCHES: '0' } },
+];
+
+// --- command line ------------------------------------------------------------------------
+const f1 = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+const sp = (s, d = 1) => (Number.isFinite(s.med) ? `${f1(s.med, d)} (${f1(s.min, d)}–${f1(s.max, d)})` : '-');
+
+export function perVuMarkdown(rows) {
+  const lines = ['| target | VUs | load (1 min) | pack peak RSS MB | plain string MB | plain bytes MB | pack MB/VU | plain string MB/VU | plain bytes MB/VU | pack ÷ plain string | pack ÷ plain bytes |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const r of rows) {
+    const c = r.clients;
+    lines.push(`| ${r.target} | ${r.vus} | ${sp(r.load, 2)} | ${sp(c.pack.peak, 0)} | ${sp(c['plain-string'].peak, 0)} | ${sp(c['plain-bytes'].peak, 0)} | ${sp(c.pack.perVu)} | ${sp(c['plain-string'].perVu)} | ${sp(c['plain-bytes'].perVu)} | ${sp(r.ratioString, 2)} | ${sp(r.ratioBytes, 2)} |`);
+  }
+  return lines.join('\n');
+}
+
+export function profileMarkdown(p) {
+  const lines = [`| live heap per added VU, MB (${p.vus} VUs vs 1; load ${f1(p.load, 2)} → ${f1(p.loadAfter, 2)}) | ${CLIENTS.join(' | ')} |`, `|---|${CLIENTS.map(() => '---:').join('|')}|`];
+  for (const [k, label] of HEAP_CLASSES) lines.push(`| ${label} | ${CLIENTS.map((c) => f1(p.clients[c].classes[k], 2)).join(' | ')} |`);
+  lines.push(`| **all** | ${CLIENTS.map((c) => `**${f1(p.clients[c].live, 2)}**`).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const what = process.argv.slice(2);
+  const all = what.length === 0;
+  if (all || what.includes('profile')) console.log(`${profileMarkdown(await profile())}\n`);
+  if (all || what.includes('per-vu')) console.log(`${perVuMarkdown(await perVu())}\n`);
+}
