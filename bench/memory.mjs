@@ -20,7 +20,8 @@
 //   profile   the Go heap of k6 (--profiling-enabled, pprof after a forced GC) while 1 and then
 //             BENCH_MEM_PROFILE_VUS (20) VUs run E1 against a slow API test server: the live
 //             heap each added VU holds, by what allocated it.
-// Knobs: BENCH_PG_PORT (55499) and BENCH_PG_MAX_CONNECTIONS (300) for bench/pg.sh.
+// Knobs: BENCH_MEM_PG_PORT (17498): the memory runs' own PostgreSQL (scripts/pg-private.sh,
+// max_connections 300 for 200 VUs with a connection each), started and stopped here.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
@@ -28,6 +29,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDocs } from '../lib/docs.js';
 import { keyRange } from '../lib/keys.js';
+import { PgServer } from '../scripts/pg-private.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -66,7 +68,7 @@ export const spread = (xs) => { const v = xs.filter(Number.isFinite); return v.l
 async function arangoServer(extra = []) {
   const bin = path.join(root, 'bin', 'arangodb-testserver');
   if (!existsSync(bin)) throw new Error('bin/arangodb-testserver is missing: make testservers');
-  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-no-auth', ...extra], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-no-auth', '-max-stored-mb', '0', ...extra], { stdio: ['ignore', 'pipe', 'ignore'] });
   const url = await new Promise((resolve, reject) => {
     let buf = '';
     child.stdout.on('data', (d) => { buf += d; const m = /listening on (http:\/\/\S+)/.exec(buf); if (m) resolve(m[1]); });
@@ -75,13 +77,19 @@ async function arangoServer(extra = []) {
   return { url, stop: () => child.kill('SIGTERM') };
 }
 
-function pgUp() {
-  const url = execFileSync(path.join(root, 'bench', 'pg.sh'), ['up']).toString().trim();
-  const max = Number(execFileSync('psql', [url, '-Atc', 'show max_connections']).toString().trim());
-  const need = Math.max(...VUS) + 10;
-  if (max < need) throw new Error(`the bench's PostgreSQL allows ${max} connections, the memory table needs ${need}: bench/pg.sh down, then make bench again (bench/pg.sh starts it with BENCH_PG_MAX_CONNECTIONS)`);
-  return url;
+// The memory runs' own PostgreSQL: defaults but max_connections (the pack opens one
+// connection per VU, the plain script too). Started by pgUp(), stopped by pgDown().
+const pgServer = new PgServer('bench/memory-postgres', Number(env.BENCH_MEM_PG_PORT || 17498), { db: 'bench' });
+export function pgUp() {
+  pgServer.init();
+  if (!pgServer.running()) pgServer.start([`max_connections=${Math.max(...VUS) + 100}`]);
+  pgServer.ensureDatabase('bench');
+  return pgServer.url('bench');
 }
+export function pgDown() {
+  if (pgServer.running()) pgServer.stop();
+}
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { pgDown(); process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[sig]); });
 
 // The body of the plain scripts: the bytes of one E1 load batch of the pack (keys 1000-1999,
 // DOC_BYTES 1200), as the pack's adapters build it; PostgreSQL's binary form is the jsonb
@@ -125,6 +133,7 @@ export async function perVu({ pgUrl = null } = {}) {
   mkdirSync(resultsDir);
   const arango = await arangoServer();
   const pg = pgUrl || pgUp();
+  const stopPg = !pgUrl;
   const urls = { arangodb: arango.url, postgres: pg };
   const runs = []; // { target, client, vus, rep, mb, load }
   try {
@@ -143,6 +152,7 @@ export async function perVu({ pgUrl = null } = {}) {
     }
   } finally {
     arango.stop();
+    if (stopPg) pgDown();
     rmSync(dir, { recursive: true, force: true });
   }
   return summarisePerVu(runs);

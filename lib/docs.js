@@ -585,9 +585,15 @@ function bodyBuilder(open, mid, spec) {
   }
 
   // The body for batches of up to `count` keys below maxKey, stamps up to maxStamp characters.
+  // The JavaScript key tables too, unless Go patches the key lists (bin/k6): made by the first
+  // key-list batch instead, they would be made by every VU at once when the VUs reach their
+  // overwrite phase together, and the garbage of making them (~1 MB per VU) would add up.
   function prepare(count, maxKey, maxStamp) {
     const t = Math.max(2, Math.ceil((maxStamp + 1) / 8) * 2);
-    if (maxKey < 1e14) body(count, wide(maxKey), t);
+    if (maxKey < 1e14 && body(count, wide(maxKey), t)) {
+      loTable(toBytes);
+      if (!native()) keyTables(toBytes);
+    }
   }
 
   return { range, keys, prepare };
