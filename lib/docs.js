@@ -2,7 +2,7 @@
 // pool of pre-serialized JSON fragments; a document is its key, a stamp naming the batch
 // that wrote it, and one pool fragment. A batch body is built with one Array.join, never
 // with string += (k6's JavaScript runtime has no JIT, and += on a growing string is quadratic
-// there: measured 2.2k documents/s against 66k/s with one join, batches of 1000 ~1.1 KB documents).
+// there; bench/RESULTS.md has the figures).
 //
 // Shapes:
 //  e1            {"key":"K7","w":"l","Hallo":…,"f0":…,…,"f8":…,"s":"<r><r+d><r+2d>…"}: E1's
@@ -29,7 +29,7 @@ function e1Fragment(rng, bytes, fixedLen) {
   // The numbers r, r+d, r+2d, … as digits, cut at want characters. How many are needed is
   // counted per decimal width (a few steps), then one loop stores the numbers and one native
   // join turns them into text: String() and .length per number cost a call and a wrapper
-  // object each in k6's interpreter (the pool took ~0.15 s per VU that way).
+  // object each in k6's interpreter.
   let n = 0; let len = 0; let v = r; let w = String(r).length; let top = 10 ** w;
   while (len < want) {
     const inBand = Math.ceil((top - v) / d); // numbers left with w digits
@@ -85,8 +85,8 @@ function complexityFragment(n) {
 // for ArangoDB), or null when the wire format carries the id outside (RavenDB).
 // extra: a fixed fragment placed after the stamp, e.g. RavenDB's "@metadata".
 // toBytes(asciiString) -> ArrayBuffer: how byte images are made. In k6 the adapters pass
-// lib/bytes.js asciiBuffer (native, ~5 ms for 1.2 MB); the default loop (node, tests) costs
-// about 0.3 s per 1.2 MB in k6's interpreter.
+// lib/bytes.js asciiBuffer (native); the default loop is for Node (the tests): in k6's
+// interpreter it is far slower.
 export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBytes } = {}) {
   const shape = cfg.DOC_SHAPE;
   const keyOpen = keyField ? `{"${keyField}":"` : '{"_k":"';
@@ -94,9 +94,9 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   const fixedLen = keyOpen.length + 10 + 12 + extra.length;
   // The payload pool, generated on first use and only as far as it is used: entry i is the
   // same whatever DOC_POOL is (one seeded generator, entries in order), so a body image of
-  // fewer slots than DOC_POOL needs only its first entries (~50 µs of k6 CPU per e1 payload).
-  // The init runs that never write (k6's options pass, the setup/teardown VU) skip it, and
-  // prepare() drops it once the images are made: a VU then holds no payload strings at all.
+  // fewer slots than DOC_POOL needs only its first entries. The init runs that never write
+  // (k6's options pass, the setup/teardown VU) skip it, and prepare() drops it once the image
+  // is made: a VU then holds no payload strings at all.
   const pooled = shape === 'e1' || shape === 'user' || shape === 'complexity';
   const P = shape === 'complexity' ? 1 : pooled ? cfg.DOC_POOL : 0;
   let poolCache = null;
@@ -138,8 +138,8 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     return `${head(n)}${stamp}"${extra}${body(n)}`;
   }
 
-  // One JSON array of the documents for key numbers nums, one string per document: the
-  // reference that batch() must equal (tests compare them), and the bench's naive baseline.
+  // One JSON array of the documents for key numbers nums, one string per document: the path
+  // of shapes without a pool or a key field (batch() below).
   function batchJoin(keys, stamp) {
     const nums = keyArray(keys);
     const parts = new Array(nums.length);
@@ -147,7 +147,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     return `[${parts.join(',')}]`;
   }
 
-  // The same text as batchJoin, built with one native join over slots (see slotBatch).
+  // The same text, built with one native join over slots (see slotBatch).
   // random-shapes has no pool (every document is generated) and documents without a key
   // field have no key slot: both keep the per-document path.
   let slotBatchFn = null;
@@ -247,7 +247,15 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     releasePool();
   }
 
-  return { doc, batch, batchJoin, commands, rangeBody, keysBody, body: anyBody, prepare, builds: () => imageBuilds, shape };
+  // prepare() for what a plan asks of a target (lib/workloads/*.js plan().target): batches of
+  // batchSize keys below maxKey, with stamps of up to maxStamp characters, when the plan writes
+  // batches at all (writes: operation -> the stamps of its key-range batches); opts: the body's
+  // envelope, wrap and lead (one request format).
+  function prepareFor({ batchSize = 0, maxKey = 0, maxStamp = 7, writes = {} }, opts = {}) {
+    if (Object.keys(writes).length > 0) prepare(Object.assign({ count: batchSize, maxKey, maxStamp }, opts));
+  }
+
+  return { doc, batch, commands, rangeBody, keysBody, body: anyBody, prepare, prepareFor, builds: () => imageBuilds, shape };
 }
 
 // Byte images built so far (all builders of this VU): lets a test prove that the timed path
@@ -263,18 +271,18 @@ function loopBytes(s) {
   return b.buffer;
 }
 
-// One native regular-expression scan (a charCodeAt loop costs ~1 s per 1.2 MB of payloads in k6).
+// One native regular-expression scan (a charCodeAt loop over the payloads is slow in k6's interpreter).
 const NON_ASCII = /[^\x00-\x7f]/;
 function isAscii(s) {
   return !NON_ASCII.test(s);
 }
 
 // bodyBuilder: the documents of a batch as one JSON array in bytes, patched in place instead
-// of built as text (k6's interpreter: about 0.2 µs per JavaScript operation; a 1.2 MB string
-// copy ~1 ms). ONE body per request format serves every batch: key ranges (load, bulk insert)
-// and any key list (random picks of overwrite and mixed batches), so a VU holds one body per
-// format its phases send and nothing else (issue 30: memory per VU). Document i of a body
-// lives at base + i*S and reads
+// of built as text (in k6's interpreter every JavaScript operation counts, and a large string
+// copy costs more than the stores that patch an image). ONE body per request format serves
+// every batch: key ranges (load, bulk insert) and any key list (random picks of overwrite and
+// mixed batches), so a VU holds one body per format its phases send and nothing else (issue
+// 30: memory per VU). Document i of a body lives at base + i*S and reads
 //   <open w/o its '"'><key region: R bytes><,><pad><rest of mid><stamp region: 4T bytes><tail i % P><spaces>,
 // - the key region holds `"K<digits>"` right-aligned, preceded by JSON whitespace (allowed
 //   between ':' and a value): R = 12 bytes (keys below 10^9) or 20 (below 10^14), starting on

@@ -1,7 +1,9 @@
 // Glue between a workload (what is done), a target (how, on one database) and k6: options,
 // setup, the per-iteration function, teardown with verification, and handleSummary. A
-// scenario file is just:  const e = experiment(workload, createTarget, __ENV, {...});
-import { fail, loadConfig, newRunId, planSignature, publicConfig } from './config.js';
+// scenario file is just:  const e = experiment(workload, target, __ENV);  where target is a
+// target module (lib/targets/<db>.js: createTarget and its declaration).
+import { loadConfig, newRunId, planSignature, publicConfig } from './config.js';
+import { fail } from './parse.js';
 import { frozenOptionsDiffer } from './guards.js';
 import { k6Thresholds, parseThresholds } from './thresholds.js';
 import { buildReport, countBasis } from './report.js';
@@ -11,7 +13,7 @@ import { planRemaining, verifyError, verifyUnaccounted } from './metrics.js';
 import { batchRunner } from './targets/outcome.js';
 import exec from 'k6/execution';
 
-export const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
+const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
 
 function readThresholdFile(path) {
   // Relative paths are relative to the repository root (this file is in lib/).
@@ -42,13 +44,9 @@ function resultsLayout(cfg, env) {
   return base === 'dir' || base === 'unknown' ? 'flat' : 'none';
 }
 
-// planSignature (lib/config.js): the hash of the plan knobs the instances of a distributed
-// run must share.
-export { planSignature };
-
 // Which instance of a segmented run this is: 1-based position of the segment in the
 // sequence (what k6-operator passes as instance_id), or the segment itself.
-export function instanceLabel(segment, sequence) {
+function instanceLabel(segment, sequence) {
   if (!segment || segment === '0:1') return null;
   const start = String(segment).split(':')[0];
   const seq = sequence ? String(sequence).split(',').map((x) => x.trim()) : [];
@@ -56,12 +54,14 @@ export function instanceLabel(segment, sequence) {
   return i >= 0 ? String(i + 1) : String(segment).replace(/[^0-9]+/g, '_');
 }
 
-export function experiment(workload, createTarget, env, { target, required = [], configure = (/** @type {any} */ _cfg) => {} }) {
-  const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES, required });
+export function experiment(workload, { createTarget, declaration }, env, { configure = (/** @type {any} */ _cfg) => {} } = {}) {
+  const target = declaration.name;
+  const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES });
   configure(cfg);
   const plan = workload.plan(cfg);
-  // The plan tells a target what the workload needs beyond one collection (arangobench).
-  const tgt = createTarget(cfg, plan);
+  // A target gets what it must prepare from the plan (batch size, largest key, operations in
+  // use, collections), never the workload's knobs.
+  const tgt = createTarget(cfg, plan.target);
   // Every write of the workload goes through the one batch runner (lib/targets/outcome.js).
   const db = batchRunner(tgt);
   // A workload asks for capabilities, never for a database (lib/capabilities.js), and
@@ -94,7 +94,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
     // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
     // (Declared first, so that a per-stage limit of the threshold file replaces the empty entry.)
     thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {},
-      k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.lm ? plan.lm.stages.length : 0, { count: countBy, planned: Boolean(plannedBatches) })),
+      k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.loadModel ? plan.loadModel.stages.length : 0, { count: countBy, planned: Boolean(plannedBatches) })),
     summaryTrendStats: TREND_STATS,
     setupTimeout: plan.setupTimeout || '120s', // a ramped overwrite pre-loads DOCS in setup
     teardownTimeout: '600s',
@@ -189,7 +189,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
       out[`${prefix}summary.txt`] = r.text;
       out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
       out[`${prefix}junit.xml`] = r.junit;
-      if (cfg.HTML_REPORTER !== 'none') out[`${prefix}report.html`] = renderHtml(r.json);
+      if (cfg.HTML_REPORTER !== 'none') out[`${prefix}report.html`] = renderHtml(r.json, workload.describe(cfg, plan));
     }
     return out;
   }

@@ -22,11 +22,16 @@
 //   drop(marker)                drop the object (may re-check the marker atomically)
 import { sleep } from 'k6';
 import exec from 'k6/execution';
+import { durationMs } from '../parse.js';
 
 export const TOOL = 'k6-writepath';
 // The probe of a server answers within this bound or the run stops (README: an unreachable
 // database is reported within 10 s).
-export const PROBE_TIMEOUT = '10s';
+const PROBE_TIMEOUT = '10s';
+// The bound of setup's first requests: PROBE_TIMEOUT, or TIMEOUT when that is shorter.
+export function probeTimeout(cfg) {
+  return durationMs(cfg.TIMEOUT) < durationMs(PROBE_TIMEOUT) ? cfg.TIMEOUT : PROBE_TIMEOUT;
+}
 // How long a joining instance of a distributed run waits for the creator's marker.
 const JOIN_WAIT_S = 10;
 // The token of objects shared by the instances of a distributed run.
@@ -35,7 +40,7 @@ const SHARED = 'distributed';
 // A marker: who made the object (exactly TOOL), for which run, by which process (token), for
 // which plan. It is the whole proof of ownership; prefixes, names and comments that merely
 // look alike prove nothing.
-export function makeMarker(runId, token, plan) {
+function makeMarker(runId, token, plan) {
   return { tool: TOOL, run: runId, token, plan };
 }
 
@@ -45,7 +50,7 @@ export function markerText(m) {
 
 // The marker as stored (a JSON text in a PostgreSQL comment, a document on the HTTP
 // databases), or null when it is not exactly a marker of this pack.
-export function parseMarker(raw) {
+function parseMarker(raw) {
   let m = raw;
   if (typeof raw === 'string') {
     try { m = JSON.parse(raw); } catch (_) { return null; }
@@ -55,12 +60,12 @@ export function parseMarker(raw) {
   return { tool: m.tool, run: m.run, token: m.token, plan: m.plan };
 }
 
-export function sameMarker(a, b) {
+function sameMarker(a, b) {
   return Boolean(a && b) && a.tool === b.tool && a.run === b.run && a.token === b.token && a.plan === b.plan;
 }
 
 // A per-process creation token: two processes with one RUN_ID never hold the same one.
-export function newToken() {
+function newToken() {
   let t = '';
   for (let i = 0; i < 4; i++) t += Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0');
   return t;
@@ -72,7 +77,7 @@ function shortRaw(raw) {
 }
 
 // "PG_TABLE is unlogged there, the plan says logged; PG_INDEXES is 3 there, the plan says 0"
-export function shapeDiff(planned, actual) {
+function shapeDiff(planned, actual) {
   const out = [];
   for (const k of Object.keys(planned)) {
     const a = actual[k] === undefined ? '(absent)' : actual[k];
@@ -87,6 +92,28 @@ function refuse(message) {
   throw message; // not reached in k6; keeps plain-JS callers (unit tests) honest
 }
 
+// fn()'s value, or the refusal `why` + what it threw.
+function attempt(fn, why) {
+  try {
+    return fn();
+  } catch (e) {
+    return refuse(`${why}${String(e)}`);
+  }
+}
+
+// For a primitive create(): complete() fills the object this call just made (collections,
+// indexes, the marker last); whatever fails, undo() removes the object again and the error
+// goes on. Returns 'created'.
+export function completeOrUndo(complete, undo) {
+  try {
+    complete();
+  } catch (e) {
+    undo();
+    throw e;
+  }
+  return 'created';
+}
+
 // The lifecycle of one target's run objects. prims: see the header. Returns the adapter's
 // setup(runId, signature, mode) and teardown(runId, owned, keep) for lib/experiment.js.
 export function lifecycle(cfg, prims) {
@@ -96,12 +123,7 @@ export function lifecycle(cfg, prims) {
   // `owned`: the marker teardown must find to drop anything.
   function setup(runId, signature, mode) {
     prims.bind(runId);
-    let server;
-    try {
-      server = prims.probe();
-    } catch (e) {
-      return refuse(String(e));
-    }
+    const server = attempt(prims.probe, '');
     const what = prims.what;
     const own = makeMarker(runId, mode === 'own' ? newToken() : SHARED, signature);
     let reused = false;
@@ -111,12 +133,7 @@ export function lifecycle(cfg, prims) {
       if (raw === undefined) refuse(`${what} does not exist: nothing to verify for RUN_ID=${runId}`);
       checkShared(what, raw, own);
     } else {
-      let made;
-      try {
-        made = prims.create(own);
-      } catch (e) {
-        return refuse(`cannot create ${what}: ${String(e)}`);
-      }
+      const made = attempt(() => prims.create(own), `cannot create ${what}: `);
       if (made === 'exists') reused = adopt(what, own, mode);
       else created = true;
     }
@@ -138,10 +155,16 @@ export function lifecycle(cfg, prims) {
     return Object.assign({}, server, { objects: prims.objects, reused, settings: Object.assign({}, server.settings || {}, prims.settings ? prims.settings() : {}, knobbed), owned: own });
   }
 
-  function checkShared(what, raw, own) {
+  // The marker, when it is exactly this pack's for this RUN_ID; anything else is refused.
+  function ours(what, raw, own) {
     const m = parseMarker(raw);
     if (!m) refuse(`${what} exists and was not created by k6-writepath (${raw === null ? 'no marker' : `marker ${shortRaw(raw)}`}): refusing to touch it; choose another RUN_ID`);
     if (m.run !== own.run) refuse(`${what} carries the marker of another k6-writepath run (run=${m.run}): refusing to touch it; choose another RUN_ID`);
+    return m;
+  }
+
+  function checkShared(what, raw, own) {
+    const m = ours(what, raw, own);
     if (m.token !== SHARED || m.plan !== own.plan) {
       refuse(`${what} belongs to ${m.token === SHARED ? 'instances with other workload knobs' : 'a single-process run'} (marker plan ${m.plan}, this instance ${own.plan}): use the same knobs on every instance, or a new RUN_ID`);
     }
@@ -161,9 +184,7 @@ export function lifecycle(cfg, prims) {
       checkShared(what, raw, own);
       return false;
     }
-    const m = parseMarker(raw);
-    if (!m) refuse(`${what} exists and was not created by k6-writepath (${raw === null ? 'no marker' : `marker ${shortRaw(raw)}`}): refusing to touch it; choose another RUN_ID`);
-    if (m.run !== own.run) refuse(`${what} carries the marker of another k6-writepath run (run=${m.run}): refusing to touch it; choose another RUN_ID`);
+    const m = ours(what, raw, own);
     if (m.token === SHARED) refuse(`${what} belongs to a distributed run (DISTRIBUTED=1): finish it with scripts/verify-distributed, or choose another RUN_ID`);
     if (cfg.REUSE === '0') {
       refuse(`${what} already exists (made by k6-writepath for RUN_ID=${own.run}: kept by an earlier run, or in use by a running one): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);

@@ -42,8 +42,8 @@ import { bodyBytes } from '../docs.js';
 // or stays down. The pause doubles while connections keep failing, up to MAX, and is reset
 // by the first batch that gets an answer. It is outside the timed batch, which still counts
 // as failed.
-export const BACKOFF_MIN_S = 0.5;
-export const BACKOFF_MAX_S = 4;
+const BACKOFF_MIN_S = 0.5;
+const BACKOFF_MAX_S = 4;
 // Reasons that mean "no answer from the server" and so pause the VU.
 const PAUSING = new Set(['connection']);
 

@@ -1,25 +1,27 @@
 // PostgreSQL target: one table (key text primary key, doc jsonb not null) per run, named
 // k6wp_<RUN_ID> in PG_SCHEMA, written through xk6-sql. A batch is ONE statement that gets
 // the whole batch as one JSON text parameter and expands it server-side with
-// jsonb_array_elements (measured on a 2-core machine, k6 1.8.1 + xk6-sql 1.0.5, PostgreSQL 15,
-// upserts of 1000 jsonb rows: 27k rows/s, against 8k rows/s with two array parameters and unnest).
+// jsonb_array_elements: one parameter crosses the driver once, and the rows come out on the
+// server (two array parameters with unnest were measured much slower; bench/RESULTS.md).
 //   insert: INSERT … SELECT …            a duplicate key fails the statement (whole batch)
 //   upsert: INSERT … ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc
 // xk6-sql has no transactions; one statement is atomic, so a failed batch wrote nothing.
 import sql from 'k6/x/sql';
 import driver, * as driverModule from 'k6/x/sql/driver/postgres';
-import { durationMs, redact } from '../config.js';
-import { lifecycle, markerText, PROBE_TIMEOUT } from './lifecycle.js';
+import { redact } from '../urls.js';
+import { POSTGRES } from './postgres-knobs.js';
+import { lifecycle, markerText, probeTimeout } from './lifecycle.js';
 import { ACKNOWLEDGED, request } from './outcome.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
-import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { asciiBuffer, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
+import { stampsInChunks } from '../readback.js';
 import { useNative } from '../native.js';
 
 // bin/k6's driver module also brings the Go twins of the per-key loops (lib/native.js).
 useNative(driverModule);
 
-export const REASONS = ['unique_violation', 'cardinality_violation', 'timeout', 'connection', 'auth', 'undefined_table', 'other'];
+const REASONS = POSTGRES.reasons;
 
 // lib/pq sends connection-string keys it does not know as server settings at connect time,
 // which is how synchronous_commit reaches every pooled connection of every VU.
@@ -53,7 +55,7 @@ export function classify(message) {
 // count, the read-back's text[] parameter) pass strings and stay text. A PG_URL that sets
 // binary_parameters to anything but true keeps the text path: lib/pq would then send the
 // bytes as bytea text, which jsonb rejects.
-export function jsonbBinary(url) {
+function jsonbBinary(url) {
   const m = /[?&]binary_parameters=([^&]*)/.exec(url);
   return !m || ['1', 't', 'T', 'true', 'TRUE', 'True', 'yes', 'on'].includes(decodeURIComponent(m[1]));
 }
@@ -65,39 +67,18 @@ const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run
 
 const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
-export function createTarget(cfg) {
-  const db = sql.open(driver, connectionUrl(cfg), { max_open_conns: 1, max_idle_conns: 1 });
-  const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
-  const binary = jsonbBinary(cfg.PG_URL);
-  const bodyOpts = { lead: JSONB_VERSION };
-  // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (binary && writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), lead: JSONB_VERSION, stamps: ['l'] });
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/postgres-knobs.js.
+export const declaration = POSTGRES;
+
+// The primitives of lib/targets/lifecycle.js for the run's table (run: its names, set by the
+// target's bind()).
+function tablePrimitives(cfg, db, run) {
   const timeout = cfg.TIMEOUT;
-  let name = null;
-  let table = null;
-  let insertSql = null;
-  let upsertSql = null;
-
-  function bind(runId) {
-    if (table) return;
-    name = `k6wp_${runId}`;
-    table = `"${cfg.PG_SCHEMA}".${name}`;
-    const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e`;
-    insertSql = `INSERT INTO ${table} (key, doc) ${select}`;
-    upsertSql = `INSERT INTO ${table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
-  }
-
-  function one(query, ...args) {
-    const rows = db.queryWithTimeout(timeout, query, ...args);
-    return rows[0];
-  }
-
-  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
-  const probeTimeout = durationMs(timeout) < durationMs(PROBE_TIMEOUT) ? timeout : PROBE_TIMEOUT;
+  const probeWithin = probeTimeout(cfg);
   function probe() {
     let info;
     try {
-      info = db.queryWithTimeout(probeTimeout, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
+      info = db.queryWithTimeout(probeWithin, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
         current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync,
         current_setting('server_version') AS server_version`)[0];
     } catch (e) {
@@ -115,10 +96,10 @@ export function createTarget(cfg) {
   // two sessions create it at once, with a unique violation in the catalog).
   function create(marker) {
     const indexes = [];
-    for (let i = 0; i < cfg.PG_INDEXES; i++) indexes.push(`CREATE INDEX ${name}_${INDEX_FIELDS[i]} ON ${table} ((doc->>'${INDEX_FIELDS[i]}'));`);
+    for (let i = 0; i < cfg.PG_INDEXES; i++) indexes.push(`CREATE INDEX ${run.name}_${INDEX_FIELDS[i]} ON ${run.table} ((doc->>'${INDEX_FIELDS[i]}'));`);
     try {
-      db.execWithTimeout(timeout, `CREATE ${cfg.PG_TABLE === 'unlogged' ? 'UNLOGGED ' : ''}TABLE ${table} (key text PRIMARY KEY, doc jsonb NOT NULL);
-        COMMENT ON TABLE ${table} IS ${q(markerText(marker))}; ${indexes.join(' ')}`);
+      db.execWithTimeout(timeout, `CREATE ${cfg.PG_TABLE === 'unlogged' ? 'UNLOGGED ' : ''}TABLE ${run.table} (key text PRIMARY KEY, doc jsonb NOT NULL);
+        COMMENT ON TABLE ${run.table} IS ${q(markerText(marker))}; ${indexes.join(' ')}`);
       return 'created';
     } catch (e) {
       if (/already exists|duplicate key value violates unique constraint "pg_(type|class)_/.test(String(e))) return 'exists';
@@ -129,7 +110,7 @@ export function createTarget(cfg) {
   // undefined: no such relation; null: no comment.
   function readMarker() {
     const rows = db.queryWithTimeout(timeout, `SELECT coalesce(obj_description(c.oid, 'pg_class'), '') AS marker
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, run.name);
     if (rows.length === 0) return undefined;
     return String(rows[0].marker) || null;
   }
@@ -142,7 +123,7 @@ export function createTarget(cfg) {
            FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
         (SELECT string_agg(pg_get_indexdef(i.indexrelid), ' | ' ORDER BY pg_get_indexdef(i.indexrelid)) FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary) AS pkey,
         (SELECT string_agg(pg_get_indexdef(i.indexrelid), ' | ' ORDER BY pg_get_indexdef(i.indexrelid)) FROM pg_index i WHERE i.indrelid = c.oid AND NOT i.indisprimary) AS indexes
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, run.name);
     if (rel.length === 0) return {};
     const r = rel[0];
     const fields = String(r.indexes || '').split(' | ').filter(Boolean).map((d) => {
@@ -172,8 +153,8 @@ export function createTarget(cfg) {
   // the check and the change are one transaction, under a lock on the table.
   function guarded(expected, action) {
     db.execWithTimeout(timeout, `DO $k6wp$ BEGIN
-      LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE;
-      IF coalesce(obj_description(${q(`${cfg.PG_SCHEMA}.${name}`)}::regclass, 'pg_class'), '') <> ${q(markerText(expected))} THEN
+      LOCK TABLE ${run.table} IN ACCESS EXCLUSIVE MODE;
+      IF coalesce(obj_description(${q(`${cfg.PG_SCHEMA}.${run.name}`)}::regclass, 'pg_class'), '') <> ${q(markerText(expected))} THEN
         RAISE EXCEPTION 'the table no longer carries the expected marker';
       END IF;
       ${action}
@@ -181,19 +162,47 @@ export function createTarget(cfg) {
   }
 
   function empty(marker, found) {
-    guarded(found, `TRUNCATE ${table}; COMMENT ON TABLE ${table} IS ${q(markerText(marker))};`);
+    guarded(found, `TRUNCATE ${run.table}; COMMENT ON TABLE ${run.table} IS ${q(markerText(marker))};`);
   }
 
   function drop(marker) {
-    guarded(marker, `DROP TABLE ${table};`);
+    guarded(marker, `DROP TABLE ${run.table};`);
   }
 
-  const { setup, teardown } = lifecycle(cfg, {
+  return { probe, create, readMarker, shape, planned, empty, drop };
+}
+
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+export function createTarget(cfg, prepared = {}) {
+  const db = sql.open(driver, connectionUrl(cfg), { max_open_conns: 1, max_idle_conns: 1 });
+  const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
+  const binary = jsonbBinary(cfg.PG_URL);
+  const bodyOpts = { lead: JSONB_VERSION };
+  // Body images built here, in the init context, not by the first timed batch of a VU.
+  if (binary && writingVu()) docs.prepareFor(prepared, { lead: JSONB_VERSION });
+  const timeout = cfg.TIMEOUT;
+  // The run's table, named by bind().
+  const run = { name: null, table: null, insertSql: null, upsertSql: null };
+
+  function bind(runId) {
+    if (run.table) return;
+    run.name = `k6wp_${runId}`;
+    run.table = `"${cfg.PG_SCHEMA}".${run.name}`;
+    const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e`;
+    run.insertSql = `INSERT INTO ${run.table} (key, doc) ${select}`;
+    run.upsertSql = `INSERT INTO ${run.table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
+  }
+
+  function one(query, ...args) {
+    const rows = db.queryWithTimeout(timeout, query, ...args);
+    return rows[0];
+  }
+
+  const { setup, teardown } = lifecycle(cfg, Object.assign({
     bind,
-    get what() { return `table ${cfg.PG_SCHEMA}.${name}`; },
-    get objects() { return [`table ${cfg.PG_SCHEMA}.${name}`]; },
-    probe, create, readMarker, shape, planned, empty, drop,
-  });
+    get what() { return `table ${cfg.PG_SCHEMA}.${run.name}`; },
+    get objects() { return [`table ${cfg.PG_SCHEMA}.${run.name}`]; },
+  }, tablePrimitives(cfg, db, run)));
 
   // The batch parameter: binary jsonb bytes (a Uint8Array over the body docs.body() patched:
   // xk6-sql passes it to lib/pq as a []byte, no copy), or the JSON text where no byte path applies.
@@ -208,7 +217,7 @@ export function createTarget(cfg) {
   // worked out in settle(), after the clock.
   function batch(op, nums, stamp) {
     const body = batchBody(nums, stamp);
-    const query = op === 'insert' ? insertSql : upsertSql;
+    const query = op === 'insert' ? run.insertSql : run.upsertSql;
     const n = nums.length;
     return request(n, body, (tags) => {
       try {
@@ -228,23 +237,17 @@ export function createTarget(cfg) {
   }
 
   function count() {
-    return Number(one(`SELECT count(*)::int8 AS n FROM ${table}`).n);
+    return Number(one(`SELECT count(*)::int8 AS n FROM ${run.table}`).n);
   }
 
   // key number -> stamp ("w") of the stored document.
   function readStamps(nums) {
-    const out = new Map();
-    for (let i = 0; i < nums.length; i += 5000) {
-      const chunk = nums.slice(i, i + 5000);
-      const rows = db.queryWithTimeout(timeout, `SELECT key, doc->>'w' AS w FROM ${table} WHERE key = ANY($1::text[])`,
+    return stampsInChunks(nums, 5000, (chunk, out) => {
+      const rows = db.queryWithTimeout(timeout, `SELECT key, doc->>'w' AS w FROM ${run.table} WHERE key = ANY($1::text[])`,
         `{${chunk.map(keyName).join(',')}}`);
       for (const r of rows) out.set(Number(String(r.key).slice(1)), String(r.w));
-    }
-    return out;
+    });
   }
 
-  // What workloads may ask of this target (lib/capabilities.js).
-  const capabilities = { batch: ['insert', 'upsert'], count: true, readback: true };
-
-  return { name: 'postgres', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown };
+  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown };
 }

@@ -10,7 +10,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import { KNOBS, durationMs, urlProblem } from '../../lib/config.js';
+import { KNOBS } from '../../lib/config.js';
+import { durationMs } from '../../lib/parse.js';
+import { urlProblem } from '../../lib/urls.js';
 import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 
@@ -96,8 +98,8 @@ after(async () => {
   assert.equal(left, '', `tables written by rejected runs: ${left}`);
 });
 
-// Knobs with scope 'wrapper' are read by scripts/run or make, not by k6 (test/integration/run-knobs.test.mjs).
-const knobs = Object.entries(KNOBS).filter(([, spec]) => (!spec.target || spec.target === TARGET) && spec.scope !== 'wrapper');
+// Knobs declared wrapper: true are read by scripts/run or make, not by k6 (test/integration/run-knobs.test.mjs).
+const knobs = Object.entries(KNOBS).filter(([, spec]) => (!spec.target || spec.target === TARGET) && !spec.wrapper);
 
 test('the table covers every knob of this target', () => {
   const covered = knobs.filter(([name, spec]) => badValues(name, spec).length > 0 || spec.type === 'secret').map(([n]) => n);
