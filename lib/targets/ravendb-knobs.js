@@ -20,4 +20,7 @@ export const RAVENDB = {
   // compression: how request bodies travel (the per-stage report says so).
   capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null }),
   distributed: true,
+  // What its VUs hold per batch (lib/memory.js): http requests, one body per request format of
+  // the operations a plan writes (bulk insert, and bulk_docs with and without a change vector, are three command formats).
+  memory: { transport: 'http', formats: (ops) => ops.length },
 };
