@@ -64,18 +64,20 @@ async function peak(args, extraEnv, { okCodes = [0] } = {}) {
 const median = (xs) => { const s = xs.filter(Number.isFinite).sort((a, b) => a - b); const m = s.length >> 1; return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 export const spread = (xs) => { const v = xs.filter(Number.isFinite); return v.length ? { med: median(v), min: Math.min(...v), max: Math.max(...v), n: v.length } : { med: NaN, min: NaN, max: NaN, n: 0 }; };
 
-// The API test server (ArangoDB) for the HTTP runs; -latency-ms for the profile's slow one.
-async function arangoServer(extra = []) {
-  const bin = path.join(root, 'bin', 'arangodb-testserver');
-  if (!existsSync(bin)) throw new Error('bin/arangodb-testserver is missing: make testservers');
-  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-no-auth', '-max-stored-mb', '0', ...extra], { stdio: ['ignore', 'pipe', 'ignore'] });
+// An API test server (no limit on what it stores: every run drops what it wrote).
+async function testServer(name, extra = []) {
+  const bin = path.join(root, 'bin', `${name}-testserver`);
+  if (!existsSync(bin)) throw new Error(`bin/${name}-testserver is missing: make testservers`);
+  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-max-stored-mb', '0', ...extra], { stdio: ['ignore', 'pipe', 'ignore'] });
   const url = await new Promise((resolve, reject) => {
     let buf = '';
     child.stdout.on('data', (d) => { buf += d; const m = /listening on (http:\/\/\S+)/.exec(buf); if (m) resolve(m[1]); });
-    child.on('exit', (c) => reject(new Error(`arangodb test server exited with ${c}`)));
+    child.on('exit', (c) => reject(new Error(`${name} test server exited with ${c}`)));
   });
   return { url, stop: () => child.kill('SIGTERM') };
 }
+// The ArangoDB one for the HTTP runs (-latency-ms for the profile's slow one).
+const arangoServer = (extra = []) => testServer('arangodb', ['-no-auth', ...extra]);
 
 // The memory runs' own PostgreSQL: defaults but max_connections (the pack opens one
 // connection per VU, the plain script too). Started by pgUp(), stopped by pgDown().
@@ -284,20 +286,54 @@ export async function profile() {
   return out;
 }
 
-// The estimate grid: every scenario, BATCH_SIZE 1000-50000, VUS 1-200. Each cell is one run
-// (n = 1 per cell, its load average beside it); the table says which cells did not run.
+// --- estimate: the pack's memory estimate beside the measured peak ------------------------
+
+// Every scenario over BATCH_SIZE 1000-50000 and 1-200 VUs; each cell one run (its load average
+// beside it). E1 cells load 2 batches and overwrite 1 per VU; a cell whose estimate is above
+// BENCH_MEM_MAX_MB is refused by the pack itself (MEMORY_BUDGET_MB) and listed as not run.
+const e1 = (target, B, V, extra = {}) => ({ scenario: `scenarios/${target}/insert-vs-overwrite.js`, target, label: `E1 ${target}`, B, V,
+  env: { BATCH_SIZE: String(B), VUS: String(V), DOCS: String(2 * V * B), PHASES: 'load,overwrite', OVERWRITE_BATCHES: String(V), ...extra } });
 export const GRID = [
-  ...[[1000, 1], [1000, 10], [1000, 50], [1000, 200], [10000, 1], [10000, 10], [10000, 50], [50000, 1], [50000, 10]].flatMap(([b, v]) => [
-    { scenario: 'scenarios/arangodb/insert-vs-overwrite.js', target: 'arangodb', B: b, V: v },
-    { scenario: 'scenarios/postgres/insert-vs-overwrite.js', target: 'postgres', B: b, V: v },
-  ]),
-  { scenario: 'scenarios/ravendb/insert-vs-overwrite.js', target: 'ravendb', B: 1000, V: 50 },
-  { scenario: 'scenarios/ravendb/insert-vs-overwrite.js', target: 'ravendb', B: 10000, V: 10 },
-  { scenario: 'scenarios/ravendb/bulk-insert.js', target: 'ravendb', B: 1000, V: 50, env: { STAGES: '2s:10,2s:50' } },
-  { scenario: 'scenarios/ravendb/bulk-insert.js', target: 'ravendb', B: 50000, V: 4, env: { STAGES: '2s:2,2s:4' } },
-  { scenario: 'scenarios/arangodb/arangobench.js', target: 'arangodb', B: 1000, V: 50, env: { ARANGOBENCH_CASE: 'crud', REQUESTS: '20000' } },
-  { scenario: 'scenarios/arangodb/insert-vs-overwrite.js', target: 'arangodb', B: 1000, V: 100, env: { PHASES: 'load,overwrite', STAGES: '2s:20,3s:100', OVERWRITE_BATCHES: '0' } },
+  ...[[1000, 1], [1000, 10], [1000, 50], [1000, 200], [10000, 1], [10000, 10], [10000, 50], [50000, 1], [50000, 10]]
+    .flatMap(([B, V]) => [e1('arangodb', B, V), e1('postgres', B, V)]),
+  e1('ravendb', 1000, 50), e1('ravendb', 10000, 10),
+  { scenario: 'scenarios/ravendb/bulk-insert.js', target: 'ravendb', label: 'E4 bulk insert', B: 1000, V: 50, env: { BATCH_SIZE: '1000', STAGES: '3s:10,3s:50' } },
+  { scenario: 'scenarios/ravendb/bulk-insert.js', target: 'ravendb', label: 'E4 bulk insert', B: 50000, V: 4, env: { BATCH_SIZE: '50000', STAGES: '3s:4' } },
+  { scenario: 'scenarios/arangodb/arangobench.js', target: 'arangodb', label: 'E3 crud', B: 1, V: 50, env: { ARANGOBENCH_CASE: 'crud', REQUESTS: '20000', VUS: '50' } },
+  { scenario: 'scenarios/arangodb/arangobench.js', target: 'arangodb', label: 'E3 random-shapes 1000', B: 1, V: 20, env: { ARANGOBENCH_CASE: 'random-shapes', COMPLEXITY: '1000', REQUESTS: '4000', VUS: '20' } },
+  { scenario: 'scenarios/arangodb/insert-vs-overwrite.js', target: 'arangodb', label: 'E1 ramped (STAGES)', B: 1000, V: 100, env: { BATCH_SIZE: '1000', PHASES: 'load,overwrite', DOCS: '200000', STAGES: '3s:20,3s:100' } },
+  { scenario: 'scenarios/postgres/insert-vs-overwrite.js', target: 'postgres', label: 'E1 open model (RATE_STAGES)', B: 1000, V: 40, env: { BATCH_SIZE: '1000', PHASES: 'load,overwrite', DOCS: '200000', RATE_STAGES: '4s:200', VUS: '40', MAX_VUS: '40' } },
 ];
+
+const ESTIMATE = /client memory estimate (\d+) MiB/;
+const REFUSED = /MEMORY_BUDGET_MB=\d+ is too small for this run: .* needs about (\d+) MiB/;
+
+export async function estimate({ pgUrl = null } = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-memest-'));
+  const resultsDir = path.join(dir, 'results');
+  mkdirSync(resultsDir);
+  const arango = await arangoServer();
+  const raven = await testServer('ravendb');
+  const pg = pgUrl || pgUp();
+  const rows = [];
+  try {
+    for (const [i, cell] of GRID.entries()) {
+      const e = { ...cell.env, ARANGO_URL: arango.url, RAVEN_URL: raven.url, PG_URL: pg, RUN_ID: `memest${process.pid}_${i}`, RESULTS_DIR: resultsDir, PWD: root,
+        HTML_REPORTER: 'none', INFLUX_URL: '', MEMORY_BUDGET_MB: String(MAX_MB) };
+      const r = await peak([cell.scenario], e, { okCodes: [0, 99, 107] });
+      const refused = REFUSED.exec(r.err);
+      const est = ESTIMATE.exec(r.out + r.err);
+      const row = { ...cell, env: undefined, load: r.load, estimate: Number((est || refused || [])[1]) || null, measured: refused ? null : r.mb };
+      rows.push(row);
+      log(`estimate ${cell.label} B=${cell.B} V=${cell.V}: estimate ${row.estimate} MiB, measured ${row.measured === null ? 'not run' : `${row.measured.toFixed(0)} MiB`} (load ${r.load.toFixed(2)})`);
+    }
+  } finally {
+    arango.stop(); raven.stop();
+    if (!pgUrl) pgDown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
 
 // --- command line ------------------------------------------------------------------------
 const f1 = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
@@ -309,6 +345,15 @@ export function perVuMarkdown(rows) {
   for (const r of rows) {
     const c = r.clients;
     lines.push(`| ${r.target} | ${r.vus} | ${sp(r.load, 2)} | ${sp(c.pack.peak, 0)} | ${sp(c['plain-string'].peak, 0)} | ${sp(c['plain-bytes'].peak, 0)} | ${sp(c.pack.perVu)} | ${sp(c['plain-string'].perVu)} | ${sp(c['plain-bytes'].perVu)} | ${sp(r.ratioString, 2)} | ${sp(r.ratioBytes, 2)} |`);
+  }
+  return lines.join('\n');
+}
+
+export function estimateMarkdown(rows) {
+  const lines = ['| scenario | BATCH_SIZE | VUs | load (1 min) | estimate MiB | measured peak RSS MiB | estimate ÷ measured |', '|---|---:|---:|---:|---:|---:|---:|'];
+  for (const r of rows) {
+    const ratio = r.measured ? r.estimate / r.measured : NaN;
+    lines.push(`| ${r.label} | ${r.B} | ${r.V} | ${f1(r.load, 2)} | ${r.estimate ?? '-'} | ${r.measured === null ? `not run (above ${MAX_MB})` : f1(r.measured, 0)} | ${f1(ratio, 2)} |`);
   }
   return lines.join('\n');
 }
@@ -325,4 +370,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const all = what.length === 0;
   if (all || what.includes('profile')) console.log(`${profileMarkdown(await profile())}\n`);
   if (all || what.includes('per-vu')) console.log(`${perVuMarkdown(await perVu())}\n`);
+  if (all || what.includes('estimate')) console.log(`${estimateMarkdown(await estimate())}\n`);
 }

@@ -58,11 +58,11 @@ export function rampPlan(cfg, lm, ops) {
   if (preload && lm.open && lm.maxIterations > capacity) {
     fail(`${knob} is not allowed with DOCS=${cfg.DOCS} and BATCH_SIZE=${B}: it can start up to ${lm.maxIterations} overwrite batches, and each key is overwritten at most once, so DOCS must be at least ${lm.maxIterations * B}`);
   }
-  // What the target prepares in init: the pre-load writes key ranges (stamp l); the ramped
-  // batches are key lists. A ramped load's keys grow with the schedule: images for the keys
-  // an open model can reach, or for DOCS keys (wider keys get theirs on first use).
-  const writes = preload ? { [ops.load]: ['l'] } : {};
-  if (!writes[ops[ramped]]) writes[ops[ramped]] = [];
+  // What the VUs' targets prepare in init: the ramped batches (key lists; a ramped load's keys
+  // grow with the schedule: bodies for the keys an open model can reach, or for DOCS keys,
+  // wider keys get a wider body on first use). The pre-load runs in setup, whose context makes
+  // its own body when it first writes (setup is not a measured phase): a VU never holds it.
+  const writes = { [ops[ramped]]: [] };
   const target = { batchSize: B, maxKey: preload || !lm.open ? cfg.DOCS : lm.maxIterations * B, writes };
   return {
     target,
