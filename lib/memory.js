@@ -21,11 +21,16 @@
 import { fail } from './parse.js';
 
 export const MEMORY_MODEL = {
-  BASE: 60, // MiB: k6, its modules and init contexts besides the VUs
-  RUNTIME: 1.0, // MiB live per VU: the pack's JavaScript
-  GC: 2.2, // peak RSS per live byte
+  BASE: 65, // MiB: k6, its modules and the init contexts besides the VUs
+  RUNTIME: 0.8, // MiB live per VU: the pack's JavaScript
+  GC: 2.0, // peak RSS per live byte
   PAD: 24, // bytes a byte body adds per document (key and stamp regions, stride)
-  ANSWER: { http: 60, sql: 0 }, // bytes per document of a batch's answer kept as text
+  // What the transport keeps: `copy` of a batch body per VU (k6 copies every HTTP request body
+  // and keeps it with the response; lib/pq's message lives while a statement is sent, a part
+  // of the statement's time), `fixed` MiB per VU (k6's response objects and per-request
+  // state), `answer` bytes per document of a batch's answer kept as text (ArangoDB lists
+  // every document).
+  TRANSPORT: { http: { copy: 1, fixed: 0.8, answer: 60 }, sql: { copy: 0.45, fixed: 0, answer: 0 } },
 };
 
 const MIB = 1048576;
@@ -47,12 +52,14 @@ export function docBytes(cfg) {
 // -> { mib, perVuMib, baseMib, live: { runtime, bodies, transport, answer, marks } (MiB per VU) }
 export function memoryEstimate({ vus, batchSize, docBytes: d, formats = 1, transport = 'http', strings = false, marks = 0, setupBodies = 0 }) {
   const M = MEMORY_MODEL;
+  const T = M.TRANSPORT[transport] || M.TRANSPORT.http;
   const body = batchSize * (d + (strings ? 0 : M.PAD));
+  const sent = formats > 0 || strings ? body : d; // a batch, or a single document
   const live = {
     runtime: M.RUNTIME,
     bodies: (strings ? 2 : formats) * body / MIB,
-    transport: (formats > 0 || strings ? body : d) / MIB,
-    answer: batchSize * (M.ANSWER[transport] || 0) / MIB,
+    transport: T.copy * sent / MIB + T.fixed,
+    answer: batchSize * T.answer / MIB,
     marks: Math.min(marks, MARKS_MAX) / MIB,
   };
   const perVuMib = M.GC * Object.values(live).reduce((a, b) => a + b, 0);

@@ -14,29 +14,35 @@ const cfg = (over = {}) => ({ DOC_SHAPE: 'e1', DOC_BYTES: 1200, COMPLEXITY: 10, 
 // plan shapes as lib/workloads/*.js plan() returns them (vus, loadModel, target.writes)
 const e1 = (vus, writes = { insert: ['l'], upsert: [] }, over = {}) => ({ vus, overwriteBatches: 20, mixedBatches: 10, target: { batchSize: 1000, maxKey: 200000, writes }, ...over });
 
-test('the estimate is k6 plus, per VU, its runtime, one body per request format, the transport copy, the answer and the marks, times the GC factor', () => {
+test('the estimate is k6 plus, per VU, its runtime, one body per request format, what the transport keeps, the answer and the marks, times the GC factor', () => {
   const input = { vus: 10, batchSize: 1000, docBytes: 1200, formats: 1, transport: 'http', marks: 20000 };
   const e = memoryEstimate(input);
   const body = 1000 * (1200 + M.PAD) / MIB;
+  const T = M.TRANSPORT.http;
   assert.equal(e.live.bodies, body);
-  assert.equal(e.live.transport, body);
-  assert.equal(e.live.answer, 1000 * M.ANSWER.http / MIB);
+  assert.equal(e.live.transport, T.copy * body + T.fixed);
+  assert.equal(e.live.answer, 1000 * T.answer / MIB);
   assert.equal(e.live.marks, 20000 / MIB);
   assert.equal(e.live.runtime, M.RUNTIME);
-  const perVu = M.GC * (M.RUNTIME + 2 * body + e.live.answer + e.live.marks);
+  const perVu = M.GC * (M.RUNTIME + body + e.live.transport + e.live.answer + e.live.marks);
   assert.ok(Math.abs(e.perVuMib - perVu) < 1e-9);
   assert.equal(e.mib, Math.ceil(M.BASE + 10 * perVu));
-  // linear in the VUs; a second format is a second body; SQL keeps no answer text
+  // linear in the VUs; a second format is a second body
   assert.ok(Math.abs(memoryEstimate({ ...input, vus: 200 }).mib - (M.BASE + 200 * perVu)) <= 1);
   assert.ok(Math.abs(memoryEstimate({ ...input, formats: 2 }).perVuMib - (perVu + M.GC * body)) < 1e-9);
-  assert.equal(memoryEstimate({ ...input, transport: 'sql' }).live.answer, 0);
+  // SQL: the driver's message for part of a statement's time, no answer text
+  const sql = memoryEstimate({ ...input, transport: 'sql' });
+  assert.equal(sql.live.answer, 0);
+  assert.equal(sql.live.transport, M.TRANSPORT.sql.copy * body + M.TRANSPORT.sql.fixed);
   // a string body (no byte path) is the text and the bytes made of it per request
   const s = memoryEstimate({ ...input, strings: true, docBytes: 200 });
   assert.equal(s.live.bodies, 2 * 1000 * 200 / MIB);
   // marks are bounded (lib/keys.js falls back to a table of the batch above 4 MiB)
   assert.equal(memoryEstimate({ ...input, marks: 1e9 }).live.marks, 4);
   // single-document writes hold no batch body: a document's worth of transport
-  assert.equal(memoryEstimate({ ...input, formats: 0 }).live.bodies, 0);
+  const single = memoryEstimate({ ...input, formats: 0 });
+  assert.equal(single.live.bodies, 0);
+  assert.equal(single.live.transport, T.copy * 1200 / MIB + T.fixed);
 });
 
 test('document sizes per shape follow what lib/docs.js builds', async () => {

@@ -1,0 +1,4 @@
+import * as m0 from '../lib/config.js';
+import * as m1 from '../lib/guards.js';
+export const options = { scenarios: { x: { executor: 'per-vu-iterations', vus: Number(__ENV.NVU), iterations: 1 } } };
+export default function () { return [m0,m1]; }

@@ -1,0 +1,46 @@
+// What a target can do, and what a workload needs: workloads ask for capabilities, never for
+// a database, so a workload runs on every target that offers what it needs, and is refused
+// with one line at startup (before anything is written) on a target that does not.
+//
+// A target adapter declares `capabilities`:
+//   batch:        the batch write operations write(op, nums, stamp, tags) accepts
+//   single:       insertOne / readOne / updateOne / removeOne of one document (ops.*)
+//   transactions: transaction(bodies, tags): one document into each of several collections, atomically
+//   collections:  how many collections the run's objects can hold (a plan asks with plan.collections)
+//   planIndexes:  indexes on the workload's own fields (plan.indexFields)
+//   count:        count() of the documents (and countAll() per collection with collections > 1)
+//   readback:     readStamps(nums): the stamp each stored document carries
+//   compression:  how the target compresses request bodies ('gzip'), or null (not a need: the
+//                 per-stage report says whether MB/s crossed the network as they are)
+// A workload declares needs(cfg, plan) -> a list of the names below.
+
+const NAMES = {
+  single: 'single-document operations (insert, read, update, delete one document)',
+  transactions: 'transactions across collections',
+  planIndexes: 'indexes on the workload\'s own fields',
+  count: 'a document count',
+  readback: 'reading back stored documents',
+};
+
+// need: 'batch:<op>' | 'collections:<n>' | a key of NAMES.
+function offers(caps, need) {
+  const [kind, arg] = need.split(':');
+  if (kind === 'batch') return (caps.batch || []).includes(arg);
+  if (kind === 'collections') return (caps.collections || 1) >= Number(arg);
+  return caps[kind] === true;
+}
+
+function describe(need) {
+  const [kind, arg] = need.split(':');
+  if (kind === 'batch') return `batch operation ${arg}`;
+  if (kind === 'collections') return `${arg} collections`;
+  return NAMES[kind] || need;
+}
+
+// The one line that refuses a workload on a target, or null when the target offers all it needs.
+export function refusal(experiment, needs, target, caps = {}) {
+  const missing = needs.filter((n) => !offers(caps, n));
+  if (missing.length === 0) return null;
+  const has = [...(caps.batch || []).map((op) => `batch ${op}`), ...Object.keys(NAMES).filter((k) => caps[k] === true).map((k) => k)];
+  return `${experiment} needs ${missing.map(describe).join(', ')}, which the ${target} target does not offer (it offers: ${has.join(', ') || 'nothing'})`;
+}

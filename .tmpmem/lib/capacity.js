@@ -1,0 +1,179 @@
+// Capacity search (docs/capacity.md): the pure part of scripts/capacity.mjs — what a step's
+// summary.json says about the step, the knee of a list of recorded steps, the text table,
+// the latency-vs-throughput chart and the comparison of two searches. No Node or k6 imports:
+// every figure of a capacity.json can be recomputed from its steps with these functions.
+import { lineChart } from './svg-chart.js';
+
+// One step = one k6 run at one arrival rate (batches/s): a warm-up stage, then the measured
+// stage (the last one). summary: that run's summary.json; exit: k6's exit code.
+export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, clientCpuCores = null, cores = null }) {
+  const st = (summary.stages || [])[summary.stages.length - 1] || {};
+  const ph = (summary.phases || []).find((p) => p.phase === phase) || {};
+  const v = summary.verification || { ran: false };
+  const failedVerification = (summary.thresholds || []).filter((t) => !t.ok && /verify|readback/.test(t.metric));
+  const step = {
+    n, rate, run_id: runId, exit,
+    batch_size: summary.plan ? summary.plan.batch_size : null,
+    batches: st.batches ?? null,
+    docs_ok: st.docs_ok ?? null,
+    docs_per_s: st.docs_per_s ?? null,
+    batches_per_s: st.batches_per_s ?? null,
+    mb_per_s: st.mb_per_s ?? null,
+    batch_ms: st.batch_ms || { median: null, p90: null, p99: null, max: null },
+    // Failures of the whole ramped phase (warm-up included): a step that failed a write in
+    // its warm-up is not a clean step either.
+    docs_failed: ph.docs_failed ?? null,
+    failed_by_reason: ph.failed_by_reason || {},
+    dropped_iterations: summary.dropped_iterations ?? null,
+    verified: Boolean(v.ran && v.ok && failedVerification.length === 0),
+    client_cpu_cores: clientCpuCores,
+    cores,
+  };
+  step.verdict = verdict(step, sloMs);
+  return step;
+}
+
+// pass: p99 within the SLO, nothing failed, nothing dropped, everything verified.
+// slo: p99 above the SLO. failed: documents failed. unverified: the database does not hold
+// what was acknowledged (the search stops). client: batches were dropped while the server
+// answered within the SLO, or k6 used (nearly) all cores — the load generator, not the
+// database, was the limit, so the step says nothing about the server's knee.
+export function verdict(s, sloMs) {
+  if (!s.verified) return 'unverified';
+  if (s.docs_failed > 0) return 'failed';
+  const p99 = s.batch_ms && s.batch_ms.p99;
+  const clientBusy = s.client_cpu_cores !== null && s.cores && s.client_cpu_cores >= 0.9 * s.cores;
+  if (s.dropped_iterations > 0) return p99 !== null && p99 <= sloMs ? 'client' : 'slo';
+  if (p99 === null || p99 > sloMs) return clientBusy ? 'client' : 'slo';
+  return 'pass';
+}
+
+// The knee: the highest passing rate below the lowest rate that did not pass (a pass above a
+// failure is noise and is reported, not believed). Recomputable from the recorded steps.
+export function kneeOf(steps) {
+  const bad = steps.filter((s) => s.verdict !== 'pass').map((s) => s.rate);
+  const firstBad = bad.length ? Math.min(...bad) : null;
+  const below = steps.filter((s) => s.verdict === 'pass' && (firstBad === null || s.rate < firstBad));
+  const best = below.reduce((a, s) => (!a || s.rate > a.rate ? s : a), null);
+  const limitedBy = firstBad === null ? null : steps.find((s) => s.rate === firstBad && s.verdict !== 'pass').verdict;
+  return {
+    rate: best ? best.rate : null,
+    docs_per_s: best ? best.docs_per_s : null,
+    p99_ms: best ? best.batch_ms.p99 : null,
+    first_failing_rate: firstBad,
+    limited_by: limitedBy, // slo | failed | client | unverified | null (no failure within the ladder)
+    step: best && firstBad !== null ? firstBad - best.rate : null,
+    passes_above_failure: steps.filter((s) => s.verdict === 'pass' && firstBad !== null && s.rate > firstBad).map((s) => s.rate),
+  };
+}
+
+// The adaptive ladder: coarse steps start, start·factor, … until a step does not pass (or
+// max), then bisection between the last pass and the first failure until they are at most
+// max(1, resolution · last pass) batches/s apart. next(steps) -> the next rate, or null.
+export function nextRate(steps, { start, factor, max, resolution }) {
+  if (steps.length === 0) return start;
+  if (steps.some((s) => s.verdict === 'unverified')) return null;
+  const k = kneeOf(steps);
+  if (k.first_failing_rate === null) {
+    const top = Math.max(...steps.map((s) => s.rate));
+    if (top >= max) return null;
+    return Math.min(max, Math.max(top + 1, Math.ceil(top * factor)));
+  }
+  if (k.limited_by === 'client') return null; // beyond this the client, not the server, is measured
+  const lo = k.rate === null ? 0 : k.rate;
+  const hi = k.first_failing_rate;
+  if (hi - lo <= Math.max(1, Math.floor(resolution * lo))) return null;
+  const mid = Math.round((lo + hi) / 2);
+  if (mid <= lo || mid >= hi || steps.some((s) => s.rate === mid)) return null;
+  return mid;
+}
+
+const f = (x, d = 1) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '-');
+
+export function capacityText(c) {
+  const k = c.knee;
+  const lines = [
+    `k6-writepath capacity · ${c.target} · ${c.op} · ${c.id}`,
+    `question: highest arrival rate whose p99 batch time stays within ${c.slo_ms} ms with no failed writes and no dropped iterations`,
+    `ladder: start ${c.ladder.start}/s ×${c.ladder.factor} up to ${c.ladder.max}/s, then bisection to ${Math.round(c.ladder.resolution * 100)} %; warm-up ${c.ladder.warmup}, measured ${c.ladder.hold} per step; batches of ${c.batch_size}`,
+    '',
+    `${'step'.padEnd(6)}${'rate/s'.padStart(8)}${'docs/s'.padStart(10)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}${'failed'.padStart(8)}${'dropped'.padStart(9)}${'k6 cores'.padStart(10)}  verdict`,
+  ];
+  for (const s of [...c.steps].sort((a, b) => a.rate - b.rate)) {
+    lines.push(`${String(s.n).padEnd(6)}${String(s.rate).padStart(8)}${f(s.docs_per_s, 0).padStart(10)}${f(s.mb_per_s, 2).padStart(8)}${f(s.batch_ms.median).padStart(9)}${f(s.batch_ms.p90).padStart(9)}` +
+      `${f(s.batch_ms.p99).padStart(9)}${f(s.batch_ms.max).padStart(9)}${String(s.docs_failed ?? '-').padStart(8)}${String(s.dropped_iterations ?? '-').padStart(9)}${f(s.client_cpu_cores, 2).padStart(10)}  ${s.verdict}`);
+  }
+  lines.push('');
+  if (k.rate === null) {
+    lines.push(`knee: none — the first step (${c.ladder.start}/s) already ${describeLimit(k.limited_by)}`);
+  } else if (k.first_failing_rate === null) {
+    lines.push(`knee: not reached — every step up to ${k.rate} batches/s (${f(k.docs_per_s, 0)} docs/s) passed; raise CAPACITY_MAX`);
+  } else {
+    lines.push(`knee: ${k.rate} batches/s = ${f(k.docs_per_s, 0)} docs/s at p99 ${f(k.p99_ms)} ms (SLO ${c.slo_ms} ms); ${k.first_failing_rate}/s ${describeLimit(k.limited_by)}`);
+  }
+  if (k.limited_by === 'client') lines.push('  the load generator saturated (dropped iterations with the server within the SLO, or k6 on every core): this is not the database\'s knee — raise MAX_VUS or add load generators (docs/scale-out.md)');
+  if (k.passes_above_failure.length) lines.push(`  note: ${k.passes_above_failure.join(', ')}/s passed above the first failure (noise; not counted)`);
+  const unverified = c.steps.filter((s) => s.verdict === 'unverified');
+  if (unverified.length) lines.push(`  VERIFICATION FAILED in step(s) ${unverified.map((s) => s.n).join(', ')}: the database does not hold what it acknowledged; the search stopped`);
+  lines.push(`accounting: ${c.steps.length} steps, ${c.steps.reduce((a, s) => a + (s.docs_ok || 0), 0)} documents acknowledged in measured stages, every step verified: ${unverified.length === 0 ? 'yes' : 'NO'}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function describeLimit(v) {
+  return { slo: 'went past the SLO', failed: 'had failed writes', client: 'hit the load generator\'s limit', unverified: 'failed verification' }[v] || 'did not pass';
+}
+
+// One chart for one or several searches: p50 (dashed) and p99 against achieved docs/s.
+export function capacityChart(runs, { title = 'Latency against throughput' } = {}) {
+  const series = [];
+  const marks = [];
+  for (const c of runs) {
+    const label = c.label || `${c.target} ${c.op}`;
+    const steps = c.steps.filter((s) => s.docs_per_s !== null).sort((a, b) => a.rate - b.rate);
+    series.push({ name: `${label} p99`, points: steps.map((s) => [s.docs_per_s, s.batch_ms.p99]) });
+    series.push({ name: `${label} p50`, points: steps.map((s) => [s.docs_per_s, s.batch_ms.median]), dashed: true, color: undefined });
+    if (c.knee.rate !== null) marks.push({ x: c.knee.docs_per_s, y: c.knee.p99_ms, label: `knee ${label}` });
+  }
+  // p50 in the p99 colour of the same run (dashed).
+  const PAL = ['#3274d9', '#e0752d', '#56a64b', '#a352cc', '#c4162a', '#8f6b00', '#1f9e9e', '#555555'];
+  series.forEach((s, i) => { s.color = PAL[Math.floor(i / 2) % PAL.length]; });
+  const slos = [...new Set(runs.map((c) => c.slo_ms))];
+  return lineChart({ title, xLabel: 'achieved docs/s (points in order of the offered rate)', yLabel: 'batch time (ms)', series, marks, sortX: false, hLines: slos.map((y) => ({ y, label: `SLO p99 ${y} ms` })) });
+}
+
+function esc(s) {
+  return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+export function capacityHtml(runs, text) {
+  const title = runs.length === 1 ? `k6-writepath capacity · ${runs[0].target} · ${runs[0].op}` : `k6-writepath capacity comparison: ${runs.map((c) => c.label || c.target).join(' vs. ')}`;
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+<style>body{font-family:sans-serif;margin:1.5em;color:#222}pre{background:#f6f6f6;padding:.8em;overflow-x:auto}</style></head><body>
+<h1>${esc(title)}</h1>
+<figure id="curve">${capacityChart(runs)}</figure>
+<pre id="table">${esc(text)}</pre>
+<p>Each point is one k6 run at a constant arrival rate (open model); x = documents acknowledged per second in the measured stage, y = batch time. The knee is the highest rate whose p99 stays within the SLO with no failed writes and no dropped iterations (docs/capacity.md).</p>
+</body></html>
+`;
+}
+
+// compare(A, B): both knees and the ratio of the knees' docs/s.
+export function compareText(a, b) {
+  const la = a.label || `${a.target} ${a.op}`;
+  const lb = b.label || `${b.target} ${b.op}`;
+  const w = Math.max(28, la.length + 4, lb.length + 4);
+  const row = (l, c) => `${l.padEnd(w)}${String(c.knee.rate ?? '-').padStart(10)}${f(c.knee.docs_per_s, 0).padStart(12)}${f(c.knee.p99_ms).padStart(12)}${String(c.slo_ms).padStart(9)}   ${c.knee.first_failing_rate === null ? 'not reached' : c.knee.limited_by}`;
+  const ratio = a.knee.docs_per_s && b.knee.docs_per_s ? a.knee.docs_per_s / b.knee.docs_per_s : null;
+  const warn = [];
+  if (a.slo_ms !== b.slo_ms) warn.push(`different SLOs (${a.slo_ms} vs. ${b.slo_ms} ms)`);
+  if (a.batch_size !== b.batch_size) warn.push(`different batch sizes (${a.batch_size} vs. ${b.batch_size})`);
+  if (a.op !== b.op) warn.push(`different operations (${a.op} vs. ${b.op})`);
+  return [
+    `${'capacity run'.padEnd(w)}${'knee/s'.padStart(10)}${'knee docs/s'.padStart(12)}${'p99 ms'.padStart(12)}${'SLO ms'.padStart(9)}   limited by`,
+    row(`A ${la}`, a), row(`B ${lb}`, b),
+    `A/B knee docs/s: ${ratio === null ? '- (a knee is missing)' : `${ratio.toFixed(2)}x`}`,
+    ...(warn.length ? [`note: ${warn.join('; ')}`] : []),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,195 @@
+// Glue between a workload (what is done), a target (how, on one database) and k6: options,
+// setup, the per-iteration function, teardown with verification, and handleSummary. A
+// scenario file is just:  const e = experiment(workload, createTarget, __ENV, {...});
+import { fail, loadConfig, newRunId, planSignature, publicConfig } from './config.js';
+import { frozenOptionsDiffer } from './guards.js';
+import { k6Thresholds, parseThresholds } from './thresholds.js';
+import { buildReport, countBasis } from './report.js';
+import { refusal } from './capabilities.js';
+import { renderHtml } from './report-html.js';
+import { planRemaining, verifyError, verifyUnaccounted } from './metrics.js';
+import exec from 'k6/execution';
+
+export const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
+
+function readThresholdFile(path) {
+  // Relative paths are relative to the repository root (this file is in lib/).
+  const resolved = path.startsWith('/') ? path : import.meta.resolve(`../${path}`);
+  try {
+    return open(resolved);
+  } catch (e) {
+    return fail(`THRESHOLDS=${path}: cannot read the file (${String(e).includes('no such file') ? 'no such file' : String(e).split('\n')[0]})`);
+  }
+}
+
+// handleSummary can write files but not create directories, so where results go is decided
+// in the init context: results/<RUN_ID>/ when scripts/run (or the user) created it, else
+// flat files results/<run id>-summary.json … when results/ exists, else stdout only.
+function probe(path, env) {
+  const abs = path.startsWith('/') ? path : (env.PWD ? `${env.PWD}/${path}` : null);
+  if (!abs) return 'unknown';
+  try { open(abs); return 'file'; } catch (e) { return /directories/.test(String(e)) ? 'dir' : 'none'; }
+}
+
+function onRealFs() {
+  try { open(import.meta.resolve('../README.md')); return true; } catch (_) { return false; }
+}
+
+function resultsLayout(cfg, env) {
+  if (cfg.RUN_ID && probe(`${cfg.RESULTS_DIR}/${cfg.RUN_ID}`, env) === 'dir') return 'nested';
+  const base = probe(cfg.RESULTS_DIR, env);
+  return base === 'dir' || base === 'unknown' ? 'flat' : 'none';
+}
+
+// planSignature (lib/config.js): the hash of the plan knobs the instances of a distributed
+// run must share.
+export { planSignature };
+
+// Which instance of a segmented run this is: 1-based position of the segment in the
+// sequence (what k6-operator passes as instance_id), or the segment itself.
+export function instanceLabel(segment, sequence) {
+  if (!segment || segment === '0:1') return null;
+  const start = String(segment).split(':')[0];
+  const seq = sequence ? String(sequence).split(',').map((x) => x.trim()) : [];
+  const i = seq.indexOf(start);
+  return i >= 0 ? String(i + 1) : String(segment).replace(/[^0-9]+/g, '_');
+}
+
+export function experiment(workload, createTarget, env, { target, required = [], configure = (/** @type {any} */ _cfg) => {} }) {
+  const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES, required });
+  configure(cfg);
+  const plan = workload.plan(cfg);
+  // The plan tells a target what the workload needs beyond one collection (arangobench).
+  const tgt = createTarget(cfg, plan);
+  // A workload asks for capabilities, never for a database (lib/capabilities.js), and
+  // describes its own plan to the report (docs/design.md).
+  for (const f of ['needs', 'describe']) if (typeof workload[f] !== 'function') fail(`workload ${workload.EXPERIMENT} does not export ${f}(cfg, plan) (docs/design.md, "Workloads × targets")`);
+  // Nothing rewrites a built report: a workload's own parts come from describe() and sections().
+  if (workload.report) fail(`workload ${workload.EXPERIMENT} exports report(): describe the run through describe(cfg, plan) and sections(data, meta) instead (docs/design.md, "Workloads × targets")`);
+  const refused = refusal(workload.EXPERIMENT, workload.needs(cfg, plan), target, tgt.capabilities);
+  if (refused) fail(refused);
+  const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
+  const state = {};
+  const layout = resultsLayout(cfg, env);
+  // (Only on the real file system: a k6 archive sees its own files only, and README.md, never
+  // opened by a script, is not among them.)
+  if (env.RESULTS_DIR && layout === 'none' && onRealFs()) fail(`RESULTS_DIR=${JSON.stringify(env.RESULTS_DIR)} is not allowed: an existing directory (k6 cannot create it; scripts/run does)`);
+  const distributed = cfg.DISTRIBUTED; // '0' | '1' (one instance of several) | 'verify'
+  if (distributed !== '0' && !tgt.distributed) fail(`DISTRIBUTED=${distributed} is not supported by the ${target} target yet (docs/scale-out.md)`);
+  // An instance does not verify (it sees only its part); the verify step writes nothing.
+  // The batches a single-process run plans (null: not a count of batches, lib/report.js); a
+  // planned run that stopped early (Ctrl-C, MAX_DURATION) fails writepath_plan_remaining.
+  const plannedBatches = distributed === '0' ? workload.describe(cfg, plan).plannedBatches : null;
+  // Against what the database acknowledged, or against the plan (lib/report.js countBasis).
+  const countBy = countBasis(distributed, plannedBatches, plan.expectedDocs !== null);
+  const thresholdsFrom = distributed === '1' ? { ...parsed, verify: false } : distributed === 'verify' ? { phases: {}, verify: parsed.verify } : parsed;
+
+  const options = {
+    scenarios: distributed === 'verify'
+      ? { verify: { executor: 'shared-iterations', vus: 1, iterations: 1, maxDuration: '10s' } }
+      : workload.scenarios(cfg, plan),
+    // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
+    // (Declared first, so that a per-stage limit of the threshold file replaces the empty entry.)
+    thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {},
+      k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.lm ? plan.lm.stages.length : 0, { count: countBy, planned: Boolean(plannedBatches) })),
+    summaryTrendStats: TREND_STATS,
+    setupTimeout: plan.setupTimeout || '120s', // a ramped overwrite pre-loads DOCS in setup
+    teardownTimeout: '600s',
+    tags: { target },
+  };
+  // What the knobs plan, before k6 replaces the exported options with its resolved ones.
+  const plannedScenarios = JSON.parse(JSON.stringify(options.scenarios));
+
+  function setup() {
+    // k6 --http-debug prints every request's headers (ArangoDB: Authorization) and with
+    // =full the bodies (the JWT login holds the password); only options show it, not __ENV.
+    if (exec.test.options.httpDebug && !cfg.ALLOW_HTTP_DEBUG) fail(`--http-debug=${exec.test.options.httpDebug} is not allowed: it prints credentials (Authorization headers, login bodies) to the terminal; set ALLOW_HTTP_DEBUG=1 to accept that`);
+    const frozen = frozenOptionsDiffer(plannedScenarios, JSON.parse(JSON.stringify(exec.test.options.scenarios || {})));
+    if (frozen) fail(`the run's scenarios differ from what the knobs plan (${frozen}): a k6 archive built with other -e values (build it with the knobs it runs with: make k8s-archives K8S_KNOBS="…", docs/scale-out.md), or --vus/--iterations/--duration/--stages on the command line (use the knobs instead)`);
+    const runId = cfg.RUN_ID || newRunId();
+    // Each segmented instance runs its own setup and teardown (k6 and k6-operator alike,
+    // grafana/k6-operator#223): without DISTRIBUTED the first instance to finish would verify
+    // a third of the run and drop the objects under the others.
+    const segment = exec.test.options.executionSegment;
+    const instance = instanceLabel(segment, exec.test.options.executionSegmentSequence);
+    if (instance && distributed === '0') fail(`--execution-segment ${segment} needs DISTRIBUTED=1 and the same explicit RUN_ID on every instance (docs/scale-out.md)`);
+    if (instance && distributed === 'verify') fail(`DISTRIBUTED=verify runs once, after all instances: remove --execution-segment ${segment}`);
+    // lib/targets/lifecycle.js: create (or refuse, reuse, join, verify) the run's objects.
+    const info = tgt.setup(runId, planSignature(cfg), distributed === '0' ? 'own' : distributed === '1' ? 'join' : 'verify');
+    if (plannedBatches) planRemaining.add(plannedBatches);
+    // A ramped workload may write its starting data set here, before the load model starts.
+    if (workload.prepare && distributed === '0') { tgt.bind(runId, info); workload.prepare(tgt, cfg, plan); }
+    console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); ${distributed === 'verify' ? 'verifying' : 'writing to'} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
+    return { runId, target: info, startedAt: new Date().toISOString(), instance, segment: segment || null };
+  }
+
+  // InfluxDB (and every other output) tag: a run on a project API test server is never
+  // mistaken for a database result (lib/test-endpoint.js).
+  function tagTestEndpoint(data) {
+    if (data && data.target && data.target.testEndpoint) exec.vu.metrics.tags.test_endpoint = 'true';
+  }
+
+  function run(data) {
+    if (distributed === 'verify') return;
+    if (!state.testEndpointTagged) { tagTestEndpoint(data); state.testEndpointTagged = true; }
+    tgt.bind(data.runId, data.target);
+    workload.iteration(tgt, cfg, plan, state);
+  }
+
+  function teardown(data) {
+    if (!data || !data.runId) return;
+    tagTestEndpoint(data);
+    if (distributed === '1') {
+      console.log(`k6-writepath: ${data.target.objects.join(', ')}: kept for the other instances; verify the union and drop with scripts/verify-distributed (RUN_ID=${data.runId})`);
+      return;
+    }
+    tgt.bind(data.runId, data.target);
+    // Teardown cannot know whether the plan finished (Ctrl-C, MAX_DURATION): it checks against
+    // the plan, and the summary (which sees the batches) judges — lib/report.js.
+    let v = null;
+    let error = null;
+    try {
+      v = workload.verify(tgt, cfg, plan);
+    } catch (e) {
+      error = String(e).split('\n')[0].replace(/^(Error: )+/, '');
+    }
+    const fate = tgt.teardown(data.runId, data.target.owned, cfg.KEEP);
+    if (error) {
+      // Did not run is not OK: the run fails (exit 108), after the objects were dealt with.
+      verifyError.add(1);
+      console.log(`k6-writepath: ${data.target.objects.join(', ')}: ${fate}`);
+      exec.test.abort(`verification did not run to its end: ${error}`);
+      return;
+    }
+    // Held against the acknowledged documents: writepath_verify_unaccounted (+ per batch) - found.
+    if (countBy === 'acknowledged') verifyUnaccounted.add(-v.found);
+    if (v.expected === null) console.log(`k6-writepath: teardown found ${v.found} documents (the summary compares them with the acknowledged ones)`);
+    else if (!v.readback) console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); ${distributed === 'verify' ? 'the instances\' VUs read back their overwritten keys after their last batch (merge-results adds them up)' : 'the VUs read back their overwritten keys after their last batch (the summary below judges both)'}`);
+    else console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); read back ${v.readback.checked} overwritten keys: ${v.readback.stale} hold an older version, ${v.readback.missing} missing (the summary below judges them)`);
+    for (const ex of (v.readback ? v.readback.examples : [])) console.warn(`k6-writepath: key ${ex.key} holds version ${ex.found}; the plan's writers of it: ${ex.writtenBy.join(',')}`);
+    console.log(`k6-writepath: ${data.target.objects.join(', ')}: ${fate}`);
+  }
+
+  function handleSummary(data) {
+    // The workload describes its plan (header line, summary.json's plan, how verification
+    // counts) and may add its own sections (arangobench: E3's table; a ramped run: per stage);
+    // report.js renders every workload from these, nothing rewrites its result afterwards.
+    const r = buildReport(data, { cfg: publicConfig(cfg), description: workload.describe(cfg, plan), phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
+      sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: tgt }) : null,
+      resultsAt: layout === 'nested' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}-*` : null });
+    const out = { stdout: r.text };
+    if (r.runId && layout !== 'none') {
+      // Instances of one distributed run share RUN_ID (and, on one machine, the folder).
+      const sd = data.setup_data || {};
+      const who = distributed === 'verify' ? 'verify-' : distributed === '1' ? `instance-${sd.instance || 'all'}-` : '';
+      const prefix = (layout === 'nested' ? `${cfg.RESULTS_DIR}/${r.runId}/` : `${cfg.RESULTS_DIR}/${r.runId}-`) + who;
+      out[`${prefix}summary.txt`] = r.text;
+      out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
+      out[`${prefix}junit.xml`] = r.junit;
+      if (cfg.HTML_REPORTER !== 'none') out[`${prefix}report.html`] = renderHtml(r.json);
+    }
+    return out;
+  }
+
+  return { cfg, plan, options, setup, run, teardown, handleSummary };
+}

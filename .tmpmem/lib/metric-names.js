@@ -1,0 +1,26 @@
+// Names of the pack's custom metrics, in one place for the scripts, the report, the
+// Grafana dashboards and the tests. Every write metric is tagged phase, target and op.
+export const M = {
+  batchDuration: 'writepath_batch_duration', // Trend, ms per batch request/statement
+  docsOk: 'writepath_docs_ok',               // Counter, documents the database acknowledged
+  docsNew: 'writepath_docs_new',             // Counter, acknowledged documents with a new key
+  docsFailed: 'writepath_docs_failed',       // Counter, documents not written; tag reason
+  batchFailed: 'writepath_batch_failed',     // Rate, share of batches with >= 1 failed document
+  bytes: 'writepath_bytes',                  // Counter, request payload bytes
+  phaseClock: 'writepath_phase_clock',       // Gauge, epoch ms at batch start/end: min..max = phase wall time
+  verifyExpected: 'writepath_verify_expected', // Gauge (teardown)
+  verifyFound: 'writepath_verify_found',       // Gauge (teardown)
+  verifyMismatch: 'writepath_verify_mismatch', // Gauge (teardown), |found - expected|
+  // Read-back (lib/readback.js): Counters, added by the VUs that wrote the keys (fixed plan)
+  // or by teardown (ramped overwrite).
+  readbackChecked: 'writepath_readback_checked', // Counter, keys read back
+  readbackStale: 'writepath_readback_stale',     // Counter, keys stale or missing: an acknowledged write lost
+  readbackExcused: 'writepath_readback_excused', // Counter, keys at their last acknowledged version whose later batches failed
+  readbackUnacknowledged: 'writepath_readback_unacknowledged', // Counter, keys holding a batch reported failed but applied
+  readbackUndetermined: 'writepath_readback_undetermined',     // Counter, keys whose later batch failed in part without naming documents
+  planRemaining: 'writepath_plan_remaining',     // Counter: + the planned batches (setup, single-process fixed plan), -1 per batch run; > 0 = the plan did not finish
+  verifyError: 'writepath_verify_error',         // Gauge (teardown): 1 = the verification failed to run to its end
+  verifyUnaccounted: 'writepath_verify_unaccounted', // Counter: + new documents acknowledged (per batch), - documents found (teardown)
+  overwritesUnaccounted: 'writepath_verify_overwrites_unaccounted', // Counter (ramped overwrite): + acknowledged overwrites, - keys found with their batch's version (teardown)
+  rampKeysExhausted: 'writepath_ramp_keys_exhausted', // Counter (ramped overwrite): batches that found no key left to overwrite
+};

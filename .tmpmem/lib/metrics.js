@@ -1,0 +1,70 @@
+// The pack's custom k6 metrics (names in metric-names.js). One Trend sample per batch,
+// never per document: k6 keeps every Trend sample in memory for the summary.
+import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
+import { M } from './metric-names.js';
+
+export const batchDuration = new Trend(M.batchDuration, true);
+export const docsOk = new Counter(M.docsOk);
+export const docsNew = new Counter(M.docsNew);
+export const docsFailed = new Counter(M.docsFailed);
+export const batchFailed = new Rate(M.batchFailed);
+export const bytes = new Counter(M.bytes);
+export const phaseClock = new Gauge(M.phaseClock);
+// Acknowledged new documents minus the documents teardown finds: 0 when nothing acknowledged
+// was lost. It is the verification of workloads whose document count cannot be planned
+// (bulk-insert runs as many batches as the server takes in the stages' time).
+export const verifyUnaccounted = new Counter(M.verifyUnaccounted);
+// A ramped overwrite (lib/workloads/e1-ramp.js): acknowledged overwrites minus the keys
+// teardown finds holding their batch's version; batches that found no unused key.
+export const overwritesUnaccounted = new Counter(M.overwritesUnaccounted);
+export const rampKeysExhausted = new Counter(M.rampKeysExhausted);
+// Teardown's verification gauges, registered here so that the verification thresholds are
+// valid for every workload (k6 rejects a threshold on a metric the script never defined).
+export const verifyExpected = new Gauge(M.verifyExpected);
+export const verifyFound = new Gauge(M.verifyFound);
+export const verifyMismatch = new Gauge(M.verifyMismatch);
+export const verifyError = new Gauge(M.verifyError);
+// Batches of the plan not run: setup adds the plan's count (lib/experiment.js), every batch -1.
+export const planRemaining = new Counter(M.planRemaining);
+// The read-back (lib/readback.js): Counters, since every writing VU adds its own keys.
+export const readbackChecked = new Counter(M.readbackChecked);
+export const readbackStale = new Counter(M.readbackStale);
+export const readbackExcused = new Counter(M.readbackExcused);
+export const readbackUnacknowledged = new Counter(M.readbackUnacknowledged);
+export const readbackUndetermined = new Counter(M.readbackUndetermined);
+
+
+// res: what a target's write() returned: { n, ms, bytes, failed, byReason, failedIndexes }.
+// newCount: the first newCount documents of the batch had keys that did not exist before;
+// recreated: acknowledged documents of the others whose key did not exist either (its insert
+// had failed), so they are new documents too.
+export function recordBatch(tags, res, newCount, startedAt, recreated = 0) {
+  phaseClock.add(startedAt, tags);
+  phaseClock.add(startedAt + res.ms, tags);
+  batchDuration.add(res.ms, tags);
+  planRemaining.add(-1);
+  bytes.add(res.bytes, tags);
+  const ok = res.n - res.failed;
+  // Also 0: a phase in which every batch failed must show 0 documents/s in Grafana, not nothing.
+  docsOk.add(ok, tags);
+  let newFailed = 0;
+  if (res.failed > 0) {
+    for (const [reason, count] of Object.entries(res.byReason)) {
+      docsFailed.add(count, Object.assign({}, tags, { reason }));
+    }
+    if (res.failedIndexes) {
+      for (const i of res.failedIndexes) if (i < newCount) newFailed++;
+    } else if (res.failed < res.n) {
+      // Failures that cannot be mapped to documents (ArangoDB silent=true lists only the
+      // errors): assume the worst for new keys, so docs_new is a lower bound.
+      newFailed = Math.min(newCount, res.failed);
+    } else {
+      newFailed = newCount; // the whole batch failed
+    }
+  }
+  if (newCount - newFailed + recreated > 0) {
+    docsNew.add(newCount - newFailed + recreated, tags);
+    verifyUnaccounted.add(newCount - newFailed + recreated, tags);
+  }
+  batchFailed.add(res.failed > 0, tags);
+}

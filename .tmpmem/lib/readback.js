@@ -1,0 +1,66 @@
+// The read-back of overwritten keys, judged against what the database ACKNOWLEDGED
+// (docs/reliability.md, "Verification"). E1's fixed plan gives every key exactly one writer
+// VU (lib/keys.js rule 2: VU v = j % V writes the keys of batch j, in increasing j), and only
+// that VU knows which of its batches the database answered with a failure: k6 offers no
+// channel from the VUs to teardown. So each VU keeps a ledger of its failed batches and,
+// after its last batch, reads back a sample of its own keys and judges each one here:
+//
+//   ok              the key holds the version of its last acknowledged writer
+//   excused         the same, but later batches of the plan wrote it and FAILED (the client
+//                   was told so): not a lost write, and not counted as stale
+//   unacknowledged  the key holds the version of a later batch that was reported failed,
+//                   yet applied (a commit whose answer the outage swallowed): nothing lost
+//   undetermined    a later batch failed in part without naming its failed documents
+//                   (ArangoDB silent=true): whether this key's write was acknowledged is unknown
+//   missing         an acknowledged version exists, the key does not
+//   stale           anything else: an older version than the last acknowledged writer wrote,
+//                   or a version no writer of this key wrote: a lost write
+//
+// Failed batches are rare, so the ledger costs nothing on the timed path of a healthy run.
+
+const ALL = 'all';
+const UNKNOWN = 'unknown';
+
+// ledger: Map; call after every batch with what the target's write() returned.
+export function noteOutcome(ledger, phase, j, res) {
+  if (res.failed === 0) return;
+  ledger.set(`${phase}:${j}`, res.failed >= res.n ? ALL : res.failedIndexes ? new Set(res.failedIndexes) : UNKNOWN);
+}
+
+// 'ack' | 'failed' | 'unknown' for document t (index into the batch's keys) of batch (phase, j).
+export function ackOf(ledger, phase, j, t) {
+  const f = ledger.get(`${phase}:${j}`);
+  if (f === undefined) return 'ack';
+  if (f === ALL) return 'failed';
+  if (f === UNKNOWN) return 'unknown';
+  return f.has(t) ? 'failed' : 'ack';
+}
+
+// writers: the plan's writes of one key in the order they happened, each { stamp, ack, ignore }
+// (ignore: ArangoDB overwriteMode=ignore, which writes a key only when it does not exist).
+// found: the stamp the database holds (undefined = no document). Returns a category above.
+export function judge(writers, found) {
+  let expected;        // the last acknowledged version (undefined: none, no document)
+  let maybe = [];      // writes after `expected` that were not acknowledged: [stamp, ack]
+  let laterFailed = false;
+  for (const w of writers) {
+    // An ignore write changes nothing when the key exists (as far as acknowledged writes say).
+    if (w.ignore && expected !== undefined) continue;
+    if (w.ack === 'ack') {
+      expected = w.stamp;
+      maybe = [];
+      laterFailed = false;
+    } else {
+      maybe.push([w.stamp, w.ack]);
+      laterFailed = true;
+    }
+  }
+  if (found === expected) {
+    if (maybe.some(([, a]) => a === 'unknown')) return 'undetermined';
+    return laterFailed ? 'excused' : 'ok';
+  }
+  const late = maybe.find(([s]) => s === found);
+  if (late) return late[1] === 'unknown' ? 'undetermined' : 'unacknowledged';
+  if (found === undefined) return 'missing';
+  return 'stale';
+}

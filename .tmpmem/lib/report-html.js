@@ -1,0 +1,111 @@
+// The run's HTML report (results/<RUN_ID>/report.html): the same figures as the text table
+// (buildReport's JSON), as one self-contained page — no scripts, fonts or remote assets, so it
+// opens offline, in a CI artifact viewer, and in a headless browser. Pure: tested in Node.
+import { groupedBars } from './svg-chart.js';
+import { fmt } from './format.js';
+import { settingsText } from './report.js';
+
+function esc(s) {
+  return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+const STATS = [['min', 'min'], ['median', 'median'], ['average', 'average'], ['p90', 'p90'], ['p99', 'p99'], ['max', 'max']];
+
+// json: buildReport(...).json (summary.json).
+export function renderHtml(json) {
+  const ops = json.ops || {};
+  const title = `k6-writepath · ${json.test_endpoint ? 'TEST ENDPOINT · ' : ''}${json.target} · ${json.experiment} · run ${json.run_id || '(none)'}`;
+  const server = json.server ? (json.server.serverVersion || json.server.version || '') : 'setup did not finish';
+  const settings = json.server && json.server.settings ? settingsText(json.server.settings) : '';
+  const cfg = json.config || {};
+  const phases = json.phases || [];
+  const failed = (json.thresholds || []).filter((t) => !t.ok);
+  const verdict = json.passed && (!json.verification.ran || json.verification.ok);
+
+  const rows = phases.map((p) => `<tr data-phase="${esc(p.phase)}"><th scope="row">${esc(p.phase)}</th><td>${esc(ops[p.phase] || '')}</td>` +
+    `<td>${p.batches}</td><td>${p.docs_ok}</td><td class="${p.docs_failed ? 'bad' : ''}">${p.docs_failed}</td><td>${fmt(p.docs_per_s, 0)}</td><td>${fmt(p.mb_per_s, 2)}</td>` +
+    `${STATS.map(([k]) => `<td>${fmt(p.batch_ms[k])}</td>`).join('')}</tr>`).join('\n');
+  const failures = phases.filter((p) => p.docs_failed > 0)
+    .map((p) => `<li>${esc(p.phase)}: ${p.docs_failed} documents failed — ${Object.entries(p.failed_by_reason).map(([r, c]) => `${esc(r)} ${c}`).join(', ')}</li>`).join('');
+  const ratios = Object.entries(json.ratios || {})
+    .map(([name, r]) => `<tr><th scope="row">${esc(name)}</th><td>${fmt(r.average, 2)}×</td><td>${fmt(r.median, 2)}×</td><td>${fmt(r.p99, 2)}×</td></tr>`).join('\n');
+  const v = json.verification || { ran: false };
+  const verification = v.ran
+    ? `<p class="${v.count_ok ? 'ok' : 'bad'}">documents: expected ${v.expected}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged new documents: ${v.acknowledged_new})</p>
+${v.readback_none ? '<p class="ok">read-back: not part of this run</p>' : `<p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing${v.readback_excused ? `, ${v.readback_excused} excused (later batches to them failed)` : ''}${v.readback_unacknowledged ? `, ${v.readback_unacknowledged} hold a version reported failed` : ''} — ${v.readback_ok ? 'OK' : v.readback_ok === false ? 'FAILED' : v.readback_by_instances ? 'done by the instances' : 'not judged: the plan did not finish'}</p>`}`
+    : `<p class="bad">verification did not run: ${esc(v.why || 'setup or teardown did not finish')}</p>`;
+  const thresholds = (json.thresholds || []).map((t) => `<tr class="${t.ok ? 'ok' : 'bad'}"><td>${esc(t.metric)}</td><td>${esc(t.threshold)}</td><td>${fmt(t.observed, 3)}</td><td>${t.ok ? 'passed' : 'FAILED'}</td></tr>`).join('\n');
+
+  const groups = phases.map((p) => p.phase);
+  const latencyChart = groupedBars({
+    title: 'Time per batch by phase', unit: 'ms', groups,
+    series: [['median', 'median'], ['p90', 'p90'], ['p99', 'p99']].map(([name, k]) => ({ name, values: phases.map((p) => p.batch_ms[k]) })),
+  });
+  const rateChart = groupedBars({ title: 'Documents written per second by phase', unit: 'docs/s', groups, series: [{ name: 'docs/s', values: phases.map((p) => p.docs_per_s) }] });
+
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+<style>
+body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.2em}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th{background:#f4f4f4}td:first-child,th[scope=row]{text-align:left}
+.ok{color:#1a7f37}.bad{color:#c62828;font-weight:bold}.verdict{font-size:1.3em}.muted{color:#666}figure{display:inline-block;margin:0 1em 1em 0}
+</style></head><body>
+<h1>${esc(title)}</h1>
+${json.test_endpoint ? '<p class="bad" id="test-endpoint">TEST ENDPOINT: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.</p>\n' : ''}<p class="verdict ${verdict ? 'ok' : 'bad'}" id="verdict">${verdict ? 'PASSED' : 'FAILED'}: ${failed.length === 0 ? `all ${(json.thresholds || []).length} thresholds passed` : `${failed.length} of ${json.thresholds.length} thresholds failed`}</p>
+<p>server: ${esc(server)}${settings ? `<br>settings: ${esc(settings)}` : ''}<br>
+workload: ${esc(cfg.VUS)} VUs · batches of ${esc(cfg.BATCH_SIZE)} · ${esc(cfg.DOC_SHAPE)} documents · keys ${esc(cfg.KEY_DIST)} · seed ${esc(cfg.SEED)}<br>
+<span class="muted">started ${esc(json.started_at || '-')}</span></p>
+<h2>Phases</h2>
+<table id="phases"><thead><tr><th>phase</th><th>op</th><th>batches</th><th>docs ok</th><th>failed</th><th>docs/s</th><th>MB/s</th>${STATS.map(([, h]) => `<th>${h} ms</th>`).join('')}</tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+${failures ? `<ul class="bad">${failures}</ul>` : ''}
+<figure>${latencyChart}</figure>
+<figure>${rateChart}</figure>
+${stagesHtml(json)}
+${ratios ? `<h2>Phase ratios</h2><table id="ratios"><thead><tr><th></th><th>average</th><th>median</th><th>p99</th></tr></thead><tbody>\n${ratios}\n</tbody></table>` : ''}
+<h2>Verification</h2>
+${verification}
+<h2>Thresholds</h2>
+<table id="thresholds"><thead><tr><th>metric</th><th>threshold</th><th>observed</th><th>result</th></tr></thead><tbody>
+${thresholds}
+</tbody></table>
+<p class="muted">Percentiles are k6's end-of-run figures over every batch (summary.json); Grafana shows them per time window.</p>
+</body></html>
+`;
+}
+
+// k6's summary data without the metrics that recorded nothing but zeros (the pack declares a
+// sub-metric per phase and failure reason so that they are reported; k6-reporter would show each
+// as a row of zeros). Metrics with a threshold stay: a passed limit is worth showing.
+export function withoutEmptyMetrics(data) {
+  const metrics = {};
+  for (const [name, m] of Object.entries(data.metrics || {})) {
+    const values = Object.values(m.values || {});
+    const empty = values.length > 0 && values.every((v) => v === 0 || v === null);
+    if (!empty || Object.keys(m.thresholds || {}).length > 0) metrics[name] = m;
+  }
+  return { ...data, metrics };
+}
+
+// Per-stage rows of a ramped run (STAGES / RATE_STAGES; lib/load-model.js), with a chart of
+// p50/p99 per stage.
+function stagesHtml(json) {
+  const st = json.stages || [];
+  if (st.length === 0) return '';
+  const open = json.load_model && json.load_model.model === 'open';
+  const rows = st.map((x) => `<tr data-stage="${x.stage}"><th scope="row">${x.stage}</th><td>${esc(x.load || x.vus)}</td><td>${x.batches}</td><td>${x.docs_ok}</td>` +
+    `<td class="${x.docs_failed ? 'bad' : ''}">${x.docs_failed}${x.docs_failed ? ` (${esc(Object.entries(x.failed_by_reason || {}).map(([r, c]) => `${r} ${c}`).join(', '))})` : ''}</td>` +
+    `<td>${fmt(x.docs_per_s, 0)}</td><td>${fmt(x.mb_per_s, 2)}</td>${['median', 'p90', 'p99', 'max'].map((k) => `<td>${fmt((x.batch_ms || {})[k])}</td>`).join('')}` +
+    `${open ? `<td class="${x.dropped_iterations ? 'bad' : ''}">${x.dropped_iterations ?? '-'}</td>` : ''}</tr>`).join('\n');
+  const chart = groupedBars({
+    title: 'Time per batch by stage', unit: 'ms', groups: st.map((x) => `${x.stage}: ${x.load || x.vus}`),
+    series: [['p50', 'median'], ['p99', 'p99']].map(([name, k]) => ({ name, values: st.map((x) => (x.batch_ms || {})[k] ?? null) })),
+  });
+  return `<h2>Stages (${open ? 'open model: batches/s' : 'closed model: VUs'} ${esc(json.load_model ? json.load_model.stages : '')})</h2>
+<table id="stages"><thead><tr><th>stage</th><th>${open ? 'rate' : 'VUs'}</th><th>batches</th><th>docs ok</th><th>failed</th><th>docs/s</th><th>MB/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th>${open ? '<th>dropped</th>' : ''}</tr></thead><tbody>
+${rows}
+</tbody></table>
+<figure>${chart}</figure>`;
+}

@@ -1,0 +1,111 @@
+// Small grouped bar charts as self-contained SVG text, used by the HTML report (inside k6's
+// handleSummary) and by scripts/compare (in Node). No k6 or Node imports: it must run in both.
+
+const PALETTE = ['#3274d9', '#e0752d', '#56a64b', '#a352cc', '#f2cc0c', '#8ab8ff', '#ff7383', '#37872d'];
+
+function esc(s) {
+  return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function short(x) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '-';
+  if (Math.abs(x) >= 10000) return `${(x / 1000).toFixed(0)}k`;
+  if (Math.abs(x) >= 100) return x.toFixed(0);
+  return x.toFixed(1);
+}
+
+// groupedBars({ title, unit, groups: ['load', …], series: [{ name, values: [n|null per group] }] })
+// One group of bars per entry of `groups` (a phase), one bar per series (a stat or a target).
+// Missing values (null) leave a gap and are labelled "-", never drawn as zero.
+export function groupedBars({ title, unit = '', groups, series, width = 640, height = 260 }) {
+  const top = 34; const bottom = 42; const left = 56; const right = 12;
+  const plotW = width - left - right; const plotH = height - top - bottom;
+  const all = series.flatMap((s) => s.values).filter((v) => typeof v === 'number' && Number.isFinite(v));
+  const max = all.length ? Math.max(...all) : 1;
+  const scaleMax = max > 0 ? max * 1.1 : 1;
+  const groupW = plotW / Math.max(1, groups.length);
+  const barW = Math.max(4, (groupW * 0.8) / Math.max(1, series.length));
+  const y = (v) => top + plotH - (v / scaleMax) * plotH;
+  const out = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height + 18 * Math.ceil(series.length / 3)}" viewBox="0 0 ${width} ${height + 18 * Math.ceil(series.length / 3)}" font-family="sans-serif" font-size="11" role="img" aria-label="${esc(title)}">`);
+  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(title)}${unit ? ` (${esc(unit)})` : ''}</text>`);
+  for (let t = 0; t <= 4; t++) {
+    const v = (scaleMax * t) / 4;
+    out.push(`<line x1="${left}" x2="${width - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`);
+    out.push(`<text x="${left - 4}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" fill="#555">${short(v)}</text>`);
+  }
+  groups.forEach((g, gi) => {
+    const x0 = left + gi * groupW + groupW * 0.1;
+    series.forEach((s, si) => {
+      const v = s.values[gi];
+      const x = x0 + si * barW;
+      if (typeof v === 'number' && Number.isFinite(v)) {
+        out.push(`<rect x="${x.toFixed(1)}" y="${y(v).toFixed(1)}" width="${(barW - 1).toFixed(1)}" height="${(top + plotH - y(v)).toFixed(1)}" fill="${PALETTE[si % PALETTE.length]}"><title>${esc(`${g} · ${s.name}: ${short(v)}${unit ? ` ${unit}` : ''}`)}</title></rect>`);
+      }
+      out.push(`<text x="${(x + barW / 2).toFixed(1)}" y="${((typeof v === 'number' && Number.isFinite(v) ? y(v) : top + plotH) - 3).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">${short(v)}</text>`);
+    });
+    out.push(`<text x="${(left + gi * groupW + groupW / 2).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" font-weight="bold">${esc(g)}</text>`);
+  });
+  out.push(`<line x1="${left}" x2="${width - right}" y1="${top + plotH}" y2="${top + plotH}" stroke="#888"/>`);
+  series.forEach((s, si) => {
+    const lx = left + (si % 3) * ((width - left) / 3);
+    const ly = height - 8 + 18 * Math.floor(si / 3);
+    out.push(`<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${PALETTE[si % PALETTE.length]}"/><text x="${lx + 14}" y="${ly}">${esc(s.name)}</text>`);
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}
+
+// lineChart({ title, xLabel, yLabel, series: [{ name, points: [[x, y], …], dashed, color }],
+//   hLines: [{ y, label }], marks: [{ x, y, label }] })
+// Lines through points sorted by x (a latency-vs-throughput curve: x = achieved docs/s,
+// y = ms). Points with a missing coordinate are left out, never drawn at zero.
+// sortX: false keeps the points in the given order (a capacity curve follows the offered
+// rate, and an overloaded step can achieve fewer docs/s than the one before it).
+export function lineChart({ title, xLabel = '', yLabel = '', series, hLines = [], marks = [], width = 720, height = 360, sortX = true }) {
+  const top = 34; const bottom = 48; const left = 64; const right = 16;
+  const legendRows = Math.ceil(series.length / 2);
+  const plotW = width - left - right; const plotH = height - top - bottom;
+  const ok = (v) => typeof v === 'number' && Number.isFinite(v);
+  const pts = series.map((s) => { const p = s.points.filter(([x, y]) => ok(x) && ok(y)); return sortX ? p.sort((a, b) => a[0] - b[0]) : p; });
+  const xs = pts.flat().map((p) => p[0]);
+  const ys = pts.flat().map((p) => p[1]).concat(hLines.map((h) => h.y).filter(ok));
+  const xMax = xs.length ? Math.max(...xs) * 1.08 || 1 : 1;
+  const yMax = ys.length ? Math.max(...ys) * 1.1 || 1 : 1;
+  const X = (v) => left + (v / xMax) * plotW;
+  const Y = (v) => top + plotH - (v / yMax) * plotH;
+  const fullH = height + 18 * legendRows;
+  const out = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${fullH}" viewBox="0 0 ${width} ${fullH}" font-family="sans-serif" font-size="11" role="img" aria-label="${esc(title)}">`);
+  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(title)}</text>`);
+  for (let t = 0; t <= 4; t++) {
+    const yv = (yMax * t) / 4; const xv = (xMax * t) / 4;
+    out.push(`<line x1="${left}" x2="${width - right}" y1="${Y(yv).toFixed(1)}" y2="${Y(yv).toFixed(1)}" stroke="#ddd"/>`);
+    out.push(`<text x="${left - 4}" y="${(Y(yv) + 4).toFixed(1)}" text-anchor="end" fill="#555">${short(yv)}</text>`);
+    out.push(`<text x="${X(xv).toFixed(1)}" y="${top + plotH + 14}" text-anchor="middle" fill="#555">${short(xv)}</text>`);
+  }
+  out.push(`<line x1="${left}" x2="${width - right}" y1="${top + plotH}" y2="${top + plotH}" stroke="#888"/><line x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}" stroke="#888"/>`);
+  out.push(`<text x="${left + plotW / 2}" y="${top + plotH + 30}" text-anchor="middle">${esc(xLabel)}</text>`);
+  out.push(`<text x="14" y="${top + plotH / 2}" text-anchor="middle" transform="rotate(-90 14 ${top + plotH / 2})">${esc(yLabel)}</text>`);
+  for (const h of hLines) {
+    if (!ok(h.y)) continue;
+    out.push(`<line x1="${left}" x2="${width - right}" y1="${Y(h.y).toFixed(1)}" y2="${Y(h.y).toFixed(1)}" stroke="#c62828" stroke-dasharray="6 4"/><text x="${width - right - 2}" y="${(Y(h.y) - 4).toFixed(1)}" text-anchor="end" fill="#c62828">${esc(h.label || '')}</text>`);
+  }
+  series.forEach((s, si) => {
+    const color = s.color || PALETTE[si % PALETTE.length];
+    const p = pts[si];
+    if (p.length > 1) out.push(`<polyline fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 3"' : ''} points="${p.map(([x, y]) => `${X(x).toFixed(1)},${Y(y).toFixed(1)}`).join(' ')}"/>`);
+    for (const [x, y] of p) out.push(`<circle cx="${X(x).toFixed(1)}" cy="${Y(y).toFixed(1)}" r="3" fill="${color}"><title>${esc(`${s.name}: ${short(x)} ${xLabel} → ${short(y)} ${yLabel}`)}</title></circle>`);
+    const lx = left + (si % 2) * (plotW / 2);
+    const ly = height - 4 + 18 * Math.floor(si / 2);
+    out.push(`<line x1="${lx}" x2="${lx + 18}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 3"' : ''}/><text x="${lx + 22}" y="${ly}">${esc(s.name)}</text>`);
+  });
+  marks.forEach((m, i) => {
+    if (!ok(m.x) || !ok(m.y)) return;
+    // Labels right-aligned left of the mark when it sits in the right half; stacked by index.
+    const right = X(m.x) > left + plotW / 2;
+    out.push(`<circle cx="${X(m.x).toFixed(1)}" cy="${Y(m.y).toFixed(1)}" r="6" fill="none" stroke="#222" stroke-width="2"/><text x="${(X(m.x) + (right ? -8 : 8)).toFixed(1)}" y="${(Y(m.y) - 8 - 14 * i).toFixed(1)}" text-anchor="${right ? 'end' : 'start'}" font-weight="bold">${esc(m.label || '')}</text>`);
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}

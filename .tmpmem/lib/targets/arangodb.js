@@ -1,0 +1,431 @@
+// ArangoDB target over plain k6/http (no driver): one database k6wp_<RUN_ID> per run,
+// created through _system, holding the run's collection(s) and a marker collection that
+// says the database was created by this pack. Every request goes to /_db/<db>/….
+//   insert  POST /_api/document/<c>?overwrite=false         a duplicate is element error 1210
+//   upsert  …?overwriteMode=replace                          replace the whole document
+//   merge   …?overwriteMode=update&keepNull=<explicit>       patch (docs and source disagree
+//                                                            on keepNull's default)
+//   ignore  …?overwriteMode=ignore                           an existing key is left alone
+// ArangoDB answers 201/202 to an array even when elements failed: failures are inline
+// {"error":true,"errorNum":N} objects plus an X-Arango-Error-Codes header ({"1210":3}).
+// write() counts every element from the answer itself; an element is ok only when the
+// answer shows it succeeded.
+import http from 'k6/http';
+import exec from 'k6/execution';
+import encoding from 'k6/encoding';
+import { durationMs, redact } from '../config.js';
+import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
+import { outcomes } from './outcome.js';
+import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
+import { keyName } from '../keys.js';
+import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { accountBatch, parseJson } from './arangodb-answers.js';
+import { markTestEndpoint } from '../test-endpoint.js';
+
+const META = 'k6wp_meta';
+// A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
+const JWT_RENEW_MARGIN_MS = 300000;
+
+// Failure reasons declared to k6 (one sub-metric each): the element errorNums a write can
+// carry (errors.yaml), whole-request HTTP failures, and transport failures. A reason not
+// listed still counts in docs_failed and shows as "unlisted" in the table.
+export const REASONS = [
+  'e4', 'e18', 'e21', 'e32', 'e1004', 'e1200', 'e1202', 'e1203', 'e1210', 'e1221', 'e1222', 'e1227', 'e1228', 'e1233', 'e1655',
+  'http_400', 'http_401', 'http_404', 'http_409', 'http_410', 'http_412', 'http_500', 'http_503', 'http_other',
+  'timeout', 'connection', 'unconfirmed',
+];
+
+function overwriteQuery(op, cfg) {
+  switch (op) {
+    case 'insert': return 'overwrite=false';
+    case 'upsert': return 'overwriteMode=replace';
+    case 'merge': return `overwriteMode=update&keepNull=${cfg.ARANGO_KEEP_NULL}&mergeObjects=true`;
+    case 'ignore': return 'overwriteMode=ignore';
+    default: throw new Error(`arangodb target: unknown operation ${op}`);
+  }
+}
+
+
+
+// When to renew a JWT: { expiresAt, renewAt } in ms. The margin is 5 minutes, or a quarter
+// of the token's lifetime (exp - iat) when that is shorter: a server with a short
+// --server.session-timeout (or the test server's -session-timeout 3s) still gets a token
+// used for 3/4 of its life, and a request never starts with an expired one. An opaque
+// token (no readable exp) is assumed to last 1 h from now.
+export function jwtRenewal(token, nowMs = Date.now()) {
+  let exp = null;
+  let iat = null;
+  try {
+    const claims = JSON.parse(encoding.b64decode(token.split('.')[1], 'rawurl', 's'));
+    if (typeof claims.exp === 'number') exp = claims.exp * 1000;
+    if (typeof claims.iat === 'number') iat = claims.iat * 1000;
+  } catch (_) { /* an opaque token: assume the default lifetime */ }
+  if (exp === null) exp = nowMs + 3600 * 1000;
+  const lifetime = exp - (iat !== null && iat <= nowMs ? iat : nowMs);
+  const margin = Math.min(JWT_RENEW_MARGIN_MS, Math.max(0, lifetime / 4));
+  return { expiresAt: exp, renewAt: exp - margin };
+}
+
+// k6 status 0: no HTTP answer. error_code 1050 is k6's request timeout.
+function transportReason(res) {
+  return res.error_code === 1050 || /timeout/i.test(res.error || '') ? 'timeout' : 'connection';
+}
+
+function httpReason(status) {
+  return REASONS.includes(`http_${status}`) ? `http_${status}` : 'http_other';
+}
+
+export function createTarget(cfg, plan = {}) {
+  const base = cfg.ARANGO_URL.replace(/\/$/, '');
+  const docs = createDocs(cfg, { keyField: '_key', toBytes: asciiBuffer });
+  // Body images built here, in the init context, not by the first timed batch of a VU.
+  if (writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), stamps: ['l'] });
+  const timeout = cfg.TIMEOUT;
+  // Collections the workload needs (arangobench multi-collection writes to two).
+  const collectionCount = plan.collections || 1;
+  const indexFields = plan.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
+  const outcome = outcomes();
+  // Setup's first requests (and token requests) answer within this bound or the run stops.
+  const probeTimeout = durationMs(timeout) < durationMs(PROBE_TIMEOUT) ? timeout : PROBE_TIMEOUT;
+  const logOnce = outcome.logOnce;
+  let db = null;
+  let prefix = null;
+  let colls = null;
+  let auth = null; // { header, renewAt }
+  let params = null;
+
+  function basicHeader() {
+    return `Basic ${encoding.b64encode(`${cfg.ARANGO_USER}:${cfg.ARANGO_PASSWORD || ''}`)}`;
+  }
+
+  // The Authorization header, renewing a JWT 5 minutes (at most a quarter of its lifetime)
+  // before it expires, with a new POST /_open/auth. Each VU (and setup/teardown) holds its
+  // own token: tokens never travel through setup data, which ends up in summary.json.
+  function authorization() {
+    if (cfg.ARANGO_AUTH === 'basic') return basicHeader();
+    if (auth && Date.now() < auth.renewAt) return auth.header;
+    const res = http.post(`${base}/_open/auth`, JSON.stringify({ username: cfg.ARANGO_USER, password: cfg.ARANGO_PASSWORD || '' }),
+      { headers: { 'Content-Type': 'application/json' }, timeout: probeTimeout, tags: { name: 'POST /_open/auth' } });
+    if (res.status === 200) {
+      const jwt = (parseJson(res.body) || {}).jwt;
+      if (!jwt) exec.test.abort('ArangoDB /_open/auth answered 200 without a jwt');
+      auth = { header: `Bearer ${jwt}`, renewAt: jwtRenewal(jwt).renewAt };
+    } else if (res.status === 404) {
+      auth = { header: null, renewAt: Infinity }; // authentication is off on the server
+    } else if (res.status === 401) {
+      exec.test.abort(`ARANGO_USER=${cfg.ARANGO_USER}: /_open/auth refused the credentials (401); check ARANGO_PASSWORD`);
+    } else if (res.status === 0) {
+      exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB within ${probeTimeout}: ${redact(res.error)}`);
+    } else {
+      exec.test.abort(`ArangoDB /_open/auth answered ${res.status}: ${String(res.body).slice(0, 200)}`);
+    }
+    params = null;
+    return auth.header;
+  }
+
+  function headers() {
+    const h = { 'Content-Type': 'application/json', 'X-Omit-Www-Authenticate': 'true' };
+    const a = authorization();
+    if (a) h.Authorization = a;
+    return h;
+  }
+
+  // Request params of the timed path, rebuilt only when the JWT changes.
+  function requestParams() {
+    if (cfg.ARANGO_AUTH === 'jwt') authorization();
+    if (!params) params = { headers: headers(), timeout, tags: {}, responseType: 'text' };
+    return params;
+  }
+
+  function call(method, url, body, name) {
+    return http.request(method, url, body === undefined ? null : body, { headers: headers(), timeout, tags: { name } });
+  }
+
+  function errorNum(res) {
+    const b = parseJson(res.body);
+    return b && b.errorNum !== undefined ? b.errorNum : null;
+  }
+
+  function describe(res) {
+    if (res.status === 0) return redact(res.error);
+    const b = parseJson(res.body);
+    return b && b.errorMessage ? `${res.status} errorNum ${b.errorNum}: ${b.errorMessage}` : `${res.status} ${String(res.body).slice(0, 200)}`;
+  }
+
+  // A 401, or a missing database/collection mid-run: hammering on is pointless. Returns the
+  // one-line reason to abort (or null); the workload aborts once it has counted the failed
+  // operation (result field `abort`), so the batch that revealed the fault is in the results.
+  function fatal(res, what) {
+    if (res.status === 401) return `ArangoDB answered 401 to ${what}: credentials refused or token expired (ARANGO_USER=${cfg.ARANGO_USER}, ARANGO_AUTH=${cfg.ARANGO_AUTH})`;
+    if (res.status === 404) {
+      const num = errorNum(res);
+      if (num === 1228) return `database ${db} disappeared during the run (404, errorNum 1228) at ${what}`;
+      if (num === 1203) return `a collection of database ${db} disappeared during the run (404, errorNum 1203) at ${what}`;
+    }
+    return null;
+  }
+
+  function bind(runId) {
+    if (db) return;
+    db = `k6wp_${runId}`;
+    prefix = `${base}/_db/${db}`;
+    colls = [`k6wp_${runId}`];
+    for (let i = 2; i <= collectionCount; i++) colls.push(`k6wp_${runId}_${i}`);
+  }
+
+  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
+  const probeParams = { headers: {}, timeout: probeTimeout, tags: { name: 'GET /_api/version' } };
+  function probe() {
+    const h = headers();
+    const vres = http.get(`${base}/_db/_system/_api/version`, Object.assign({}, probeParams, { headers: h }));
+    if (vres.status === 0) throw `ARANGO_URL=${base}: cannot reach ArangoDB within ${probeParams.timeout}: ${redact(vres.error)}`;
+    if (vres.status === 401) throw `ARANGO_USER=${cfg.ARANGO_USER}: ArangoDB refused the credentials (401); check ARANGO_PASSWORD and ARANGO_AUTH`;
+    const version = parseJson(vres.body);
+    if (vres.status !== 200 || !version || !version.version) throw `ARANGO_URL=${base} does not look like ArangoDB: /_api/version answered ${describe(vres)}`;
+    return markTestEndpoint({
+      version: `ArangoDB ${version.version} (${version.server || 'arango'}, license ${version.license || 'unknown'})`,
+      serverVersion: `ArangoDB ${version.version}`,
+    }, vres.headers);
+  }
+
+  function must(res, what, codes = [200, 201, 202]) {
+    if (!codes.includes(res.status)) throw `${what}: ${describe(res)}`;
+    return parseJson(res.body);
+  }
+
+  function dropDatabase() {
+    return call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database');
+  }
+
+  // POST /_api/database: 201 = this call made it; 409 errorNum 1207 = the name is taken.
+  // Then the collections, their indexes, and the marker last (a joining instance waits for
+  // it). Whatever fails after the 201 drops the database this call made.
+  function create(marker) {
+    const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database');
+    if (created.status === 409 && errorNum(created) === 1207) return 'exists';
+    if (created.status !== 201) throw `${describe(created)} (needs rights on _system)`;
+    try {
+      for (const c of colls) {
+        must(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: c, waitForSync: cfg.ARANGO_WAIT_FOR_SYNC }), 'POST /_api/collection'), `create collection ${c}`);
+        for (const f of indexFields) {
+          must(call('POST', `${prefix}/_api/index?collection=${c}`, JSON.stringify({ type: 'persistent', fields: [f], unique: false, sparse: false }), 'POST /_api/index'), `create a persistent index on ${c}.${f}`);
+        }
+      }
+      must(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: META }), 'POST /_api/collection'), `create collection ${META}`);
+      writeMarker(marker, 'POST');
+    } catch (e) {
+      dropDatabase();
+      throw e;
+    }
+    return 'created';
+  }
+
+  function writeMarker(marker, method = 'PUT') {
+    const doc = Object.assign({ _key: 'owner', createdAt: new Date().toISOString() }, marker);
+    must(call(method, `${prefix}/_api/document/${META}${method === 'PUT' ? '/owner' : ''}`, JSON.stringify(doc), `${method} marker`), 'write the marker document');
+  }
+
+  // undefined: no such database (404 errorNum 1228); null: no marker collection or document.
+  function readMarker() {
+    const res = call('GET', `${prefix}/_api/document/${META}/owner`, undefined, 'GET marker');
+    if (res.status === 200) return parseJson(res.body) || null;
+    if (res.status === 404) return errorNum(res) === 1228 ? undefined : null;
+    throw `cannot read the marker of database ${db}: ${describe(res)}`;
+  }
+
+  // The run's collections as they are: which exist, their waitForSync, their persistent
+  // index fields (the primary and edge indexes every collection has are left out).
+  function shape() {
+    const sync = [];
+    const idx = [];
+    const missing = [];
+    for (const c of colls) {
+      const p = call('GET', `${prefix}/_api/collection/${c}/properties`, undefined, 'GET properties');
+      if (p.status === 404) { missing.push(c); continue; }
+      const props = must(p, `read the properties of ${c}`) || {};
+      sync.push(String(Boolean(props.waitForSync)));
+      const ix = must(call('GET', `${prefix}/_api/index?collection=${c}`, undefined, 'GET /_api/index'), `read the indexes of ${c}`) || {};
+      idx.push((ix.indexes || []).filter((i) => i.type !== 'primary' && i.type !== 'edge')
+        .map((i) => (i.type === 'persistent' && !i.unique && !i.sparse && (i.fields || []).length === 1 ? i.fields[0] : `${i.type}(${(i.fields || []).join(',')})${i.unique ? ' unique' : ''}${i.sparse ? ' sparse' : ''}`)).sort().join('+') || '0');
+    }
+    return {
+      collections: missing.length ? `missing ${missing.join(', ')}` : colls.join(', '),
+      ARANGO_WAIT_FOR_SYNC: Array.from(new Set(sync)).join('/') || '(none)',
+      ARANGO_INDEXES: Array.from(new Set(idx)).join('/') || '(none)',
+    };
+  }
+
+  function planned() {
+    return {
+      collections: colls.join(', '),
+      ARANGO_WAIT_FOR_SYNC: String(cfg.ARANGO_WAIT_FOR_SYNC),
+      ARANGO_INDEXES: indexFields.length ? indexFields.slice().sort().join('+') : '0',
+    };
+  }
+
+  // Empty = truncate every collection of the run; then this run's marker.
+  function empty(marker) {
+    for (const c of colls) must(call('PUT', `${prefix}/_api/collection/${c}/truncate`, undefined, 'PUT truncate'), `truncate ${c}`);
+    writeMarker(marker);
+  }
+
+  function drop() {
+    must(dropDatabase(), `drop database ${db}`);
+  }
+
+  const { setup, teardown } = lifecycle(cfg, {
+    bind,
+    get what() { return `database ${db}`; },
+    get objects() { return [`database ${db}`, ...colls.map((c) => `collection ${db}/${c}`)]; },
+    probe, create, readMarker, shape, planned, empty, drop,
+    settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
+  });
+
+  // One batch: a JSON array in one request, timed with k6's own request timing. Writes
+  // answer 201/202 and deletes 200/202, also when elements failed (accountBatch reads them).
+  function batchCall(method, path, body, n, tags, ok) {
+    const p = requestParams();
+    p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
+    const url = cfg.ARANGO_SILENT ? `${prefix}${path}${path.includes('?') ? '&' : '?'}silent=true` : `${prefix}${path}`;
+    const res = http.request(method, url, body, p);
+    const ms = res.timings.duration;
+    const bytes = bodyBytes(body);
+    if (res.status === 0) {
+      const reason = transportReason(res);
+      return outcome.failed({ n, ms, bytes, reason, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${redact(res.error)}` });
+    }
+    if (!ok.includes(res.status)) {
+      const reason = httpReason(res.status);
+      return outcome.failed({ n, ms, bytes, reason, log: `[${tags.phase}] batch of ${n} failed: ${describe(res)}`, fatal: fatal(res, `${method} ${path.split('?')[0]}`) });
+    }
+    const a = accountBatch(n, res.status, res.body, res.headers['X-Arango-Error-Codes'], cfg.ARANGO_SILENT);
+    if (a.note) logOnce(`note:${a.note.slice(0, 20)}`, `[${tags.phase}] ${a.note}`);
+    for (const r in a.byReason) logOnce(r, `[${tags.phase}] ${a.byReason[r]} of ${n} documents failed with ${r} (answer ${res.status}); later failures are counted, not logged`);
+    if (a.failed === 0) return outcome.ok(n, ms, bytes);
+    return outcome.failed({ n, ms, bytes, reason: Object.keys(a.byReason)[0], failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes });
+  }
+
+  function writeBody(op, body, n, tags, coll = colls[0]) {
+    return batchCall('POST', `/_api/document/${coll}?${overwriteQuery(op, cfg)}`, body, n, Object.assign({}, tags, { op }), [201, 202]);
+  }
+
+  // The JSON array of the documents of nums, as write() sends it, in the order of nums (so
+  // failed elements map to indexes of nums): an ArrayBuffer patched by docs.body() (a run of
+  // consecutive keys: rangeBody; random keys of overwrite/mixed batches: keysBody), the
+  // string of docs.batch() only where no byte path applies. Exported for
+  // bench/http-generation.js, which measures this function. The ArrayBuffer is reused by the
+  // next call: send it before building another body.
+  function batchBody(nums, stamp) {
+    return docs.body(nums, stamp);
+  }
+
+  function write(op, nums, stamp, tags) {
+    return writeBody(op, batchBody(nums, stamp), nums.length, tags);
+  }
+
+  // PATCH an array of documents (each carries its _key); a missing key is element error 1202.
+  function updateBatch(nums, stamp, tags) {
+    return batchCall('PATCH', `/_api/document/${colls[0]}?keepNull=${cfg.ARANGO_KEEP_NULL}&mergeObjects=true`, batchBody(nums, stamp), nums.length, tags, [201, 202]);
+  }
+
+  // DELETE an array of keys; a missing key is element error 1202.
+  function removeBatch(nums, tags) {
+    return batchCall('DELETE', `/_api/document/${colls[0]}`, JSON.stringify(nums.map(keyName)), nums.length, tags, [200, 202]);
+  }
+
+  // One single-document request (arangobench's cases). ok = statuses that mean success.
+  function single(method, path, body, tags, ok) {
+    const p = requestParams();
+    p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
+    const res = http.request(method, `${prefix}${path}`, body, p);
+    const ms = res.timings.duration;
+    const bytes = bodyBytes(body);
+    if (ok.includes(res.status)) return outcome.ok(1, ms, bytes);
+    let reason;
+    if (res.status === 0) reason = transportReason(res);
+    else {
+      const num = errorNum(res);
+      reason = num !== null && REASONS.includes(`e${num}`) ? `e${num}` : httpReason(res.status);
+    }
+    return outcome.failed({ n: 1, ms, bytes, reason, log: `[${tags.op}] ${method} ${path.split('?')[0]} failed (${reason}): ${describe(res)}`,
+      fatal: res.status === 0 ? null : fatal(res, `${method} ${path.split('?')[0]}`) });
+  }
+
+  const ops = {
+    insertOne: (c, body, tags) => single('POST', `/_api/document/${colls[c]}?silent=true`, body, tags, [201, 202]),
+    readOne: (c, key, tags) => single('GET', `/_api/document/${colls[c]}/${key}`, null, tags, [200]),
+    updateOne: (c, key, body, tags) => single('PATCH', `/_api/document/${colls[c]}/${key}?silent=true`, body, tags, [201, 202]),
+    removeOne: (c, key, tags) => single('DELETE', `/_api/document/${colls[c]}/${key}?silent=true`, null, tags, [200, 202]),
+  };
+
+  // Two documents into two collections in one stream transaction: begin, one insert per
+  // collection with x-arango-trx-id, commit; abort when anything failed. The whole
+  // sequence is one timed operation of 2 documents.
+  function transaction(bodies, tags) {
+    const p = requestParams();
+    const tagged = (name) => Object.assign({}, p, { tags: { name, phase: tags.phase, op: tags.op } });
+    const n = bodies.length;
+    const out = { n, ms: 0, bytes: 0, failed: 0, byReason: {}, failedIndexes: null };
+    const failAll = (res, what) => {
+      const reason = res.status === 0 ? transportReason(res) : (REASONS.includes(`e${errorNum(res)}`) ? `e${errorNum(res)}` : httpReason(res.status));
+      return outcome.failed({ n, ms: out.ms, bytes: out.bytes, reason, log: `[${tags.op}] stream transaction failed at ${what} (${reason}): ${describe(res)}`,
+        fatal: res.status === 0 ? null : fatal(res, `transaction ${what}`) });
+    };
+    const begin = http.post(`${prefix}/_api/transaction/begin`, JSON.stringify({ collections: { write: colls.slice(0, n) } }), tagged('POST /_api/transaction/begin'));
+    out.ms += begin.timings.duration;
+    const id = begin.status === 201 ? ((parseJson(begin.body) || {}).result || {}).id : null;
+    if (!id) return failAll(begin, 'begin');
+    const inTrx = Object.assign({}, tagged('POST /_api/document trx'), { headers: Object.assign({}, p.headers, { 'x-arango-trx-id': String(id) }) });
+    let failedRes = null;
+    for (let i = 0; i < n && !failedRes; i++) {
+      const res = http.post(`${prefix}/_api/document/${colls[i]}?silent=true`, bodies[i], inTrx);
+      out.ms += res.timings.duration;
+      out.bytes += bodyBytes(bodies[i]);
+      if (res.status !== 201 && res.status !== 202) failedRes = res;
+    }
+    if (failedRes) {
+      const ab = http.del(`${prefix}/_api/transaction/${id}`, null, tagged('DELETE /_api/transaction'));
+      out.ms += ab.timings.duration;
+      return failAll(failedRes, 'insert');
+    }
+    const commit = http.put(`${prefix}/_api/transaction/${id}`, null, tagged('PUT /_api/transaction'));
+    out.ms += commit.timings.duration;
+    if (commit.status !== 200) return failAll(commit, 'commit');
+    return outcome.ok(n, out.ms, out.bytes);
+  }
+
+  function countOf(c) {
+    const res = call('GET', `${prefix}/_api/collection/${c}/count`, undefined, 'GET count');
+    if (res.status !== 200) throw `k6-writepath: cannot count ${db}/${c}: ${describe(res)}`;
+    return Number(parseJson(res.body).count);
+  }
+
+  function count() {
+    return countOf(colls[0]);
+  }
+
+  function countAll() {
+    return colls.map(countOf);
+  }
+
+  // key number -> stamp ("w") of the stored document, via batch reads (missing keys come
+  // back as inline 1202 errors and are simply absent from the map).
+  function readStamps(nums) {
+    const out = new Map();
+    for (let i = 0; i < nums.length; i += 1000) {
+      const chunk = nums.slice(i, i + 1000);
+      const res = call('PUT', `${prefix}/_api/document/${colls[0]}?onlyget=true`, JSON.stringify(chunk.map(keyName)), 'PUT onlyget');
+      if (res.status !== 200) throw `k6-writepath: cannot read back documents of ${db}/${colls[0]}: ${describe(res)}`;
+      for (const d of parseJson(res.body) || []) {
+        if (d && !d.error && typeof d._key === 'string') out.set(Number(d._key.slice(1)), String(d.w));
+      }
+    }
+    return out;
+  }
+
+  // What workloads may ask of this target (lib/capabilities.js); keyField: the key attribute
+  // of a single-document body.
+  const capabilities = { batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true };
+
+  return { name: 'arangodb', reasons: REASONS, distributed: true, capabilities, keyField: '_key', bind, setup, write, batchBody, writeBody, updateBatch, removeBatch, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
+}

@@ -1,0 +1,351 @@
+// RavenDB target over plain k6/http (no client library): one database k6wp_<RUN_ID> per run,
+// documents in RAVEN_COLLECTION with ids "K<n>". Wire facts from the server source
+// (ravendb/ravendb, src/Raven.Server/Documents/Handlers/BulkInsert/BulkInsertHandler.cs, the batch
+// handler, src/Raven.Server/Web/Operations/OperationsHandler.cs) and the official clients
+// (npm/PyPI package ravendb 7.2); docs/ravendb.md says what the pack sends.
+//   bulk    GET operations/next-operation-id, then POST bulk_insert?id=<id> with ONE complete
+//           JSON array of {"Id","Type":"PUT","Document"} commands. Always overwrites. NOT one
+//           transaction: the server commits in internal batches (16 MB / 8192 ops / 5 ms idle),
+//           so after a failure part of the array may be stored; the operation state says how much.
+//   upsert  POST bulk_docs {"Commands":[{…,"ChangeVector":null,…}]}: replace or create.
+//   insert  the same with "ChangeVector":"" (must be new). bulk_docs is one transaction: one
+//           duplicate id fails the whole batch with 409 ConcurrencyException, nothing is stored.
+// Batch time is the write request's res.timings.duration (the operation-id request of a bulk
+// insert is not included: it is a tiny GET that official clients also make once per bulk insert).
+import http from 'k6/http';
+import { sleep } from 'k6';
+import { durationMs } from '../config.js';
+import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
+import { outcomes } from './outcome.js';
+import { committedFromState, placementProblem } from './ravendb-answers.js';
+import { markTestEndpoint } from '../test-endpoint.js';
+import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
+import { keyName } from '../keys.js';
+import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+
+export const MARKER_ID = 'k6wp/marker';
+export const MARKER_COLLECTION = 'K6wpMarkers';
+export const INDEX_NAME = 'K6wp/ByFields';
+export const REASONS = ['conflict', 'connection', 'timeout', 'http_400', 'http_402', 'http_403', 'http_404', 'http_408',
+  'http_413', 'http_429', 'http_500', 'http_502', 'http_503', 'http_other'];
+const STATUS_REASONS = new Set(REASONS.filter((r) => r.startsWith('http_')).map((r) => Number(r.slice(5))));
+const READ_CHUNK = 100; // ids per GET /docs (the URL stays a few KB)
+
+// waitForIndexesTimeout is a .NET TimeSpan: [d.]hh:mm:ss[.fffffff].
+export function timeSpan(ms) {
+  const two = (n) => String(n).padStart(2, '0');
+  const whole = Math.floor(ms / 1000);
+  const frac = ms - whole * 1000;
+  const days = Math.floor(whole / 86400);
+  const hms = `${two(Math.floor(whole / 3600) % 24)}:${two(Math.floor(whole / 60) % 60)}:${two(whole % 60)}`;
+  return `${days > 0 ? `${days}.` : ''}${hms}${frac > 0 ? `.${String(Math.round(frac * 10000)).padStart(7, '0')}` : ''}`;
+}
+
+export function classify(res) {
+  if (res.status === 409) return 'conflict';
+  if (res.status === 0) return /timeout|deadline/i.test(String(res.error)) || res.error_code === 1050 ? 'timeout' : 'connection';
+  return STATUS_REASONS.has(res.status) ? `http_${res.status}` : 'http_other';
+}
+
+// The server's JSON error {"Url","Type","Message","Error"}, or the transport error.
+function errorText(res) {
+  if (res.status === 0) return String(res.error || 'no response');
+  try {
+    const e = JSON.parse(/** @type {string} */ (res.body));
+    if (e && e.Message) return `${res.status} ${e.Type}: ${e.Message}`;
+  } catch (_) { /* not JSON: show the start of the body */ }
+  return `${res.status} ${String(res.body || '').slice(0, 300)}`;
+}
+
+function dbMissing(res) {
+  if (res.status < 400) return false;
+  if (res.headers['Database-Missing']) return true;
+  return typeof res.body === 'string' && res.body.indexOf('DatabaseDoesNotExistException') >= 0;
+}
+
+function range(from, to) {
+  const out = new Array(Math.max(0, to - from));
+  for (let i = 0; i < out.length; i++) out[i] = from + i;
+  return out;
+}
+
+export function createTarget(cfg) {
+  const base = cfg.RAVEN_URL.replace(/\/$/, '');
+  const collection = cfg.RAVEN_COLLECTION;
+  const docs = createDocs(cfg, { keyField: null, extra: `,"@metadata":{"@collection":"${collection}"}`, toBytes: asciiBuffer });
+  const json = { 'Content-Type': 'application/json' };
+  const bulkParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_insert' } };
+  if (cfg.RAVEN_GZIP) bulkParams.compression = 'gzip'; // never deflate: RavenDB would parse the bytes as JSON
+  const batchParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_docs' } };
+  const opIdParams = { timeout: cfg.TIMEOUT, tags: { name: 'next-operation-id' } };
+  const adminParams = { headers: json, timeout: '60s' };
+  // How each operation writes the "ChangeVector" of a command.
+  const changeVector = { bulk: '', upsert: '"ChangeVector":null,', insert: '"ChangeVector":"",' };
+  const outcome = outcomes();
+  const probeTimeout = durationMs(cfg.TIMEOUT) < durationMs(PROBE_TIMEOUT) ? cfg.TIMEOUT : PROBE_TIMEOUT;
+  let db = null;
+  let dbUrl = null;
+  let batchQuery = '';
+
+  function bind(runId) {
+    if (db) return;
+    db = `k6wp_${runId}`;
+    dbUrl = `${base}/databases/${db}`;
+    if (cfg.RAVEN_WAIT_FOR_INDEXES) batchQuery = `?waitForIndexesTimeout=${timeSpan(durationMs(cfg.RAVEN_WAIT_FOR_INDEXES))}`;
+  }
+
+  // The run's database is gone: the run stops once the batch that found out is counted.
+  function gone(res) {
+    return dbMissing(res) ? `RavenDB database ${db} does not exist any more (deleted during the run?): ${errorText(res)}` : null;
+  }
+
+  // One command per document, {"Id":"K7",<cv>"Type":"PUT","Document":{…}}, as the envelope
+  // of docs.commands()/rangeBody().
+  const envelopes = {};
+  for (const op in changeVector) envelopes[op] = { open: '{"Id":"', mid: `",${changeVector[op]}"Type":"PUT","Document":`, close: '}' };
+  const COMMANDS = { open: '{"Commands":', close: '}' }; // the bulk_docs body around the array
+
+  // The request body write() sends for op, in the order of nums: the command array itself for
+  // a bulk insert, {"Commands":[…]} for bulk_docs. An ArrayBuffer patched by docs.body() (a run
+  // of consecutive keys, as E1 load and every E4 bulk batch: rangeBody; random keys of
+  // overwrite/mixed batches: keysBody), a string only where no byte path applies. Exported for
+  // bench/http-generation.js, which measures this function. The ArrayBuffer is reused by the
+  // next call: send it before building another body. The byte bodies pad with JSON whitespace
+  // between tokens (`{"Id":   "K123", "ChangeVector":…`); RavenDB's parser skips it
+  // (ravendb/ravendb src/Sparrow/Json/Parsing/UnmanagedJsonParser.cs, commit 00d1b2cc,
+  // Read() -> ReadUnlikely: ' ', '\t', '\v', '\f' "white space, we can safely ignore").
+  function batchBody(op, nums, stamp) {
+    if (!envelopes[op]) throw new Error(`ravendb target: unknown operation ${op}`);
+    return docs.body(nums, stamp, op === 'bulk' ? { envelope: envelopes[op] } : { envelope: envelopes[op], wrap: COMMANDS });
+  }
+
+  // Body images built here, in the init context, not by the first timed batch of a VU: bulk
+  // insert (E4, E1 with LOAD_OP=bulk), E1's load with LOAD_OP=insert, and the upserts of E1's
+  // overwrite and mixed batches.
+  if (writingVu()) {
+    const count = cfg.BATCH_SIZE;
+    const maxKey = maxKeyOf(cfg);
+    docs.prepare({ count, maxKey, envelope: envelopes.bulk, stamps: cfg.LOAD_OP === 'bulk' ? ['b', 'l'] : ['b'] });
+    if (cfg.LOAD_OP !== 'bulk') docs.prepare({ count, maxKey, envelope: envelopes.insert, wrap: COMMANDS, stamps: ['l'] });
+    docs.prepare({ count, maxKey, envelope: envelopes.upsert, wrap: COMMANDS });
+  }
+
+  // After a failed bulk insert: how many documents of the array did the server commit? Polls
+  // while the operation is still running (a dropped connection cancels it asynchronously).
+  function committedByOperation(opId) {
+    let st = null;
+    for (let t = 0; t < 30; t++) {
+      const r = http.get(`${dbUrl}/operations/state?id=${opId}`, { timeout: '10s', tags: { name: 'operations/state' } });
+      if (r.status === 404) return { known: true, processed: 0, text: 'operation not found (the server never started it)' };
+      if (r.status !== 200) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
+      st = JSON.parse(/** @type {string} */ (r.body));
+      if (st.Status !== 'InProgress') break;
+      sleep(0.1);
+    }
+    return committedFromState(st);
+  }
+
+  function bulkInsert(nums, stamp, tags) {
+    const n = nums.length;
+    const idRes = http.get(`${dbUrl}/operations/next-operation-id`, opIdParams);
+    if (idRes.status !== 200) {
+      const reason = classify(idRes);
+      return outcome.failed({ n, ms: idRes.timings.duration, bytes: 0, reason, fatal: gone(idRes),
+        log: `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(idRes)}` });
+    }
+    const opId = JSON.parse(/** @type {string} */ (idRes.body)).Id;
+    const body = batchBody('bulk', nums, stamp);
+    const t0 = Date.now();
+    const res = http.post(`${dbUrl}/bulk_insert?id=${opId}`, body, bulkParams);
+    const ms = res.timings.duration > 0 ? res.timings.duration : Date.now() - t0;
+    if (res.status === 201) return outcome.ok(n, ms, bodyBytes(body));
+    const reason = classify(res);
+    const fatal = gone(res);
+    if (fatal) return outcome.failed({ n, ms, bytes: bodyBytes(body), reason, fatal, log: `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}` });
+    // The server commits the array in order, in internal batches: the first `processed`
+    // documents are stored, the rest are not. When the state cannot tell, every document is
+    // counted as failed — verification then shows how many were stored after all.
+    const state = committedByOperation(opId);
+    const processed = Math.min(n, state.processed);
+    const log = `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}; operation ${opId}: ${state.text}; ` +
+      (state.known ? `${processed} committed, ${n - processed} counted as failed` : `committed part unknown, all ${n} counted as failed`);
+    if (processed === n) {
+      outcome.logOnce(reason, log);
+      return outcome.ok(n, ms, bodyBytes(body));
+    }
+    return outcome.failed({ n, ms, bytes: bodyBytes(body), reason, failed: n - processed, failedIndexes: range(processed, n), log });
+  }
+
+  function batchCommands(op, nums, stamp, tags) {
+    const n = nums.length;
+    const body = batchBody(op, nums, stamp);
+    const t0 = Date.now();
+    const res = http.post(`${dbUrl}/bulk_docs${batchQuery}`, body, batchParams);
+    const ms = res.timings.duration > 0 ? res.timings.duration : Date.now() - t0;
+    if (res.status === 201) return outcome.ok(n, ms, bodyBytes(body));
+    const reason = classify(res);
+    // One transaction: whatever went wrong, nothing of this batch is stored.
+    return outcome.failed({ n, ms, bytes: bodyBytes(body), reason, fatal: gone(res),
+      log: `[${tags.phase}] ${op} batch of ${n} documents failed (${reason}), none stored: ${errorText(res)}` });
+  }
+
+  function write(op, nums, stamp, tags) {
+    if (op === 'bulk') return bulkInsert(nums, stamp, tags);
+    if (op === 'insert' || op === 'upsert') return batchCommands(op, nums, stamp, tags);
+    throw new Error(`ravendb target: unknown operation ${op}`);
+  }
+
+  function getJson(url, what) {
+    const r = http.get(url, { timeout: '60s' });
+    if (r.status !== 200) throw new Error(`${what}: ${gone(r) || errorText(r)}`);
+    return JSON.parse(/** @type {string} */ (r.body));
+  }
+
+  function createDatabase() {
+    return http.put(`${base}/admin/databases?name=${db}&replicationFactor=1`, JSON.stringify({ DatabaseName: db }), adminParams);
+  }
+
+  function deleteDatabase() {
+    const body = JSON.stringify({ DatabaseNames: [db], HardDelete: true, FromNodes: null, TimeToWaitForConfirmation: null });
+    return http.request('DELETE', `${base}/admin/databases`, body, adminParams);
+  }
+
+  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
+  function probe() {
+    const v = http.get(`${base}/build/version`, { timeout: probeTimeout, tags: { name: 'GET /build/version' } });
+    if (v.status === 0) throw `RAVEN_URL=${base}: cannot reach RavenDB within ${probeTimeout}: ${v.error}`;
+    if (v.status !== 200) throw `RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`;
+    let build;
+    try { build = JSON.parse(/** @type {string} */ (v.body)); } catch (_) { build = null; }
+    if (!build || !(build.FullVersion || build.ProductVersion)) throw `RAVEN_URL=${base} does not look like RavenDB: GET /build/version answered ${String(v.body).slice(0, 200)}`;
+    return markTestEndpoint({
+      version: `RavenDB ${build.FullVersion || build.ProductVersion}`,
+      serverVersion: `RavenDB ${build.FullVersion || build.ProductVersion} (build ${build.BuildVersion}, ${build.CommitHash})`,
+    }, v.headers);
+  }
+
+  function indexFields() {
+    return INDEX_FIELDS.slice(0, cfg.RAVEN_INDEXES);
+  }
+
+  // PUT /admin/databases: 201 = this call made it; 409 = the name is taken. Then the index
+  // and the marker document last; whatever fails after the 201 deletes the database again.
+  function create(marker) {
+    const created = createDatabase();
+    if (created.status === 409) return 'exists';
+    if (created.status !== 201) throw errorText(created);
+    try {
+      elsewhere(created);
+      if (cfg.RAVEN_INDEXES > 0) {
+        const fields = indexFields().map((f) => `d.${f}`).join(', ');
+        const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${collection} select new { ${fields} }`] }] };
+        const ix = http.put(`${dbUrl}/admin/indexes`, JSON.stringify(def), adminParams);
+        if (ix.status !== 201 && ix.status !== 200) throw `cannot create index ${INDEX_NAME}: ${errorText(ix)}`;
+      }
+      writeMarker(marker);
+    } catch (e) {
+      deleteDatabase();
+      throw e;
+    }
+    return 'created';
+  }
+
+  // A database the cluster placed on another node than RAVEN_URL's is refused (and, since this
+  // call made it, deleted again): the pack sends every request to RAVEN_URL and does not follow
+  // the topology as the official clients do (docs/ravendb.md, "Clusters").
+  function elsewhere(created) {
+    let answer = null;
+    let tag = null;
+    try { answer = JSON.parse(/** @type {string} */ (created.body)); } catch (_) { return; }
+    const info = http.get(`${base}/cluster/node-info`, { timeout: probeTimeout });
+    if (info.status === 200) { try { tag = JSON.parse(/** @type {string} */ (info.body)).NodeTag; } catch (_) { return; } }
+    const problem = placementProblem(answer, tag);
+    if (problem) throw `${problem}. k6-writepath sends every request to RAVEN_URL and does not follow the database topology: point RAVEN_URL at a node of the database group, or run against a single node (docs/ravendb.md)`;
+  }
+
+  function writeMarker(marker) {
+    const doc = JSON.stringify(Object.assign({ createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } }, marker));
+    const m = http.put(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, doc, adminParams);
+    if (m.status !== 201) throw `cannot write the marker document ${MARKER_ID}: ${errorText(m)}`;
+  }
+
+  // undefined: no such database; null: no marker document.
+  function readMarker() {
+    const r = http.get(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, adminParams);
+    if (r.status === 200) return (JSON.parse(/** @type {string} */ (r.body)).Results || [])[0] || null;
+    if (dbMissing(r)) return undefined;
+    if (r.status === 404) return null;
+    throw `cannot read ${MARKER_ID} in ${db}: ${errorText(r)}`;
+  }
+
+  // The database's static indexes: our map index's fields, and any other index by name.
+  function shape() {
+    const r = http.get(`${dbUrl}/indexes`, adminParams);
+    if (r.status !== 200) throw `cannot read the indexes of ${db}: ${errorText(r)}`;
+    const out = [];
+    for (const ix of JSON.parse(/** @type {string} */ (r.body)).Results || []) {
+      const m = ix.Name === INDEX_NAME && (ix.Maps || []).length === 1 ? /^from d in docs\.(\w+) select new \{ (.*) \}$/.exec(ix.Maps[0]) : null;
+      if (m) out.push(`${m[2].split(', ').map((f) => f.replace(/^d\./, '')).join('+')} (collection ${m[1]})`);
+      else out.push(`index ${ix.Name}`);
+    }
+    return { RAVEN_INDEXES: out.length ? out.sort().join(', ') : '0' };
+  }
+
+  function planned() {
+    return { RAVEN_INDEXES: cfg.RAVEN_INDEXES ? `${indexFields().join('+')} (collection ${collection})` : '0' };
+  }
+
+  // Emptying = deleting and creating the database again (the marker proved it is this
+  // run's). The deletion may still be pending on the server for a moment, hence the retries;
+  // a database someone else made in between is never taken (create() says 'exists').
+  function empty(marker) {
+    drop();
+    let made = 'exists';
+    for (let t = 0; t < 20 && (made = create(marker)) === 'exists'; t++) sleep(0.5);
+    if (made !== 'created') throw `database ${db} could not be created again after emptying it`;
+  }
+
+  function drop() {
+    const d = deleteDatabase();
+    if (d.status !== 200) throw errorText(d);
+  }
+
+  const { setup, teardown } = lifecycle(cfg, {
+    bind,
+    get what() { return `RavenDB database ${db}`; },
+    get objects() { return [`database ${db}`]; },
+    probe, create, readMarker, shape, planned, empty, drop,
+    settings: () => ({
+      collection,
+      bulk_insert_gzip: cfg.RAVEN_GZIP,
+      waitForIndexesTimeout: cfg.RAVEN_WAIT_FOR_INDEXES ? timeSpan(durationMs(cfg.RAVEN_WAIT_FOR_INDEXES)) : 'none',
+      load_op: cfg.LOAD_OP,
+      replicationFactor: 1,
+    }),
+  });
+
+  // Documents of the run's collection (the marker lives in another collection).
+  function count() {
+    const stats = getJson(`${dbUrl}/collections/stats`, 'collections/stats');
+    return Number((stats.Collections || {})[collection] || 0);
+  }
+
+  // key number -> stamp ("w") of the stored document; missing keys are absent from the map.
+  function readStamps(nums) {
+    const out = new Map();
+    for (let i = 0; i < nums.length; i += READ_CHUNK) {
+      const chunk = nums.slice(i, i + READ_CHUNK);
+      const r = http.get(`${dbUrl}/docs?${chunk.map((n) => `id=${keyName(n)}`).join('&')}`, { timeout: '60s' });
+      if (r.status === 404 && chunk.length === 1) continue; // one missing id answers 404
+      if (r.status !== 200) throw new Error(`read-back GET /docs: ${gone(r) || errorText(r)}`);
+      const results = JSON.parse(/** @type {string} */ (r.body)).Results || [];
+      for (let k = 0; k < chunk.length; k++) if (results[k]) out.set(chunk[k], String(results[k].w));
+    }
+    return out;
+  }
+
+  // What workloads may ask of this target (lib/capabilities.js).
+  const capabilities = { batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null };
+
+  return { name: 'ravendb', reasons: REASONS, distributed: true, capabilities, bind, setup, write, batchBody, count, readStamps, teardown };
+}

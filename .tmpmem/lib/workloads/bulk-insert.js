@@ -1,0 +1,87 @@
+// E4 (docs/experiments.md): bulk insert of "user" documents by a growing number of clients. One
+// phase, `bulk`: VU steps (STAGES = duration:VUs,…) — the closed model — or, with
+// RATE_STAGES = duration:batches-per-second,…, the open model (lib/load-model.js). Each
+// iteration sends one batch of BATCH_SIZE documents with fresh ids; the payloads come from a
+// per-VU pool generated once in the init context (E4's lesson: generating fake data cost more
+// than sending it). Every batch is tagged with the stage it started in, so docs/s and MB/s are
+// reported per stage.
+// Verification: the database must hold exactly the documents it acknowledged. The number of
+// batches depends on how fast the server is, so the expected count is only known from the
+// run's own counters: the summary (text, JSON, JUnit) compares the two.
+import exec from 'k6/execution';
+import { recordBatch, verifyFound, readbackChecked, readbackStale } from '../metrics.js';
+import { keyRange } from '../keys.js';
+import { describeModel, loadModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
+import { rampKeysExhausted } from '../metrics.js';
+import { M } from '../metric-names.js';
+import { fmt, pad } from '../format.js';
+
+export { parseStages } from '../load-model.js';
+export const EXPERIMENT = 'bulk-insert';
+export const PHASES = ['bulk'];
+const STAMP = 'b';
+export const DEFAULT_STAGES = '10s:1,10s:2,10s:4';
+
+export function plan(cfg) {
+  const lm = loadModel(cfg, { stages: DEFAULT_STAGES });
+  return { V: lm.V, open: lm.open, maxVUs: lm.maxVUs, lm, stages: lm.stages, B: cfg.BATCH_SIZE, L: 0, O: 0, M: 0, newPer: 0, expectedDocs: null };
+}
+
+export function scenarios(cfg, p) {
+  return rampScenario(EXPERIMENT, cfg, p.lm);
+}
+
+export function opsFor() {
+  return { bulk: 'bulk' };
+}
+
+// What the target must offer (lib/capabilities.js).
+export function needs() {
+  return ['batch:bulk', 'count'];
+}
+
+// The plan as the report shows it (lib/report.js). The number of batches is not planned: as
+// many as the server takes in the stages' time.
+export function describe(cfg, p) {
+  return {
+    line: `workload: ${describeModel(p.lm)} · batches of ${p.B} · ${cfg.DOC_SHAPE} documents (pool of ${cfg.DOC_POOL} per VU) · seed ${cfg.SEED}`,
+    plan: { model: p.open ? 'open' : 'closed', stages: p.stages, vus: p.V, max_vus: p.maxVUs, batch_size: p.B, expected_docs: null },
+    plannedBatches: null,
+    readback: null, // nothing is overwritten
+  };
+}
+
+export function extraThresholds(cfg, p, reasons) {
+  return Object.assign(stageThresholds(p.lm, reasons, EXPERIMENT), { [M.rampKeysExhausted]: ['count==0'] });
+}
+
+export function iteration(target, cfg, p, state) {
+  if (!state.tags) {
+    state.tags = p.stages.map((_, s) => ({ phase: 'bulk', op: 'bulk', target: target.name, stage: String(s + 1) }));
+  }
+  // The batch number is unique across VUs and stages, so the ids of all batches are disjoint.
+  const startedAt = Date.now();
+  const { s, n } = rampPosition(p.lm, exec, startedAt);
+  const tags = state.tags[s];
+  if (n < 0) { rampKeysExhausted.add(1, tags); return; }
+  // Every batch is one ascending run of ids, a key range (the adapter uses docs.rangeBody()).
+  const res = target.write('bulk', keyRange(n * p.B, p.B), STAMP, tags);
+  recordBatch(tags, res, res.n, startedAt);
+  // A target asks for the abort (database gone) only once the batch is counted.
+  if (res.abort) exec.test.abort(res.abort);
+}
+
+export function verify(target) {
+  const found = target.count();
+  verifyFound.add(found);
+  // Nothing is overwritten in this experiment, so there is nothing to read back.
+  readbackChecked.add(0);
+  readbackStale.add(0);
+  return { expected: null, found, readback: { checked: 0, stale: 0, missing: 0, examples: [] } };
+}
+
+// Per-stage section (lib/load-model.js). MB = 10^6 bytes of uncompressed JSON body (with
+// RAVEN_GZIP fewer bytes cross the network).
+export function sections(data, { plan: p, target }) {
+  return stageSection(data, { lm: p.lm, B: p.B, reasons: target.reasons, name: EXPERIMENT, note: `${(target.capabilities || {}).compression || 'uncompressed'} bodies; MB/s of uncompressed JSON` });
+}

@@ -1,0 +1,182 @@
+// E1 under a load model (STAGES: closed, RATE_STAGES: open; lib/load-model.js). The fixed
+// plan (insert-vs-overwrite.js) writes exact batch counts per VU; a ramp writes as many
+// batches as the schedule starts, so the phases become:
+//   PHASES=load            the ramp inserts fresh keys: batch n = keys n·B … n·B+B-1
+//                          (n = the test-wide iteration number, unique across VUs).
+//                          Verification: the database holds exactly the acknowledged documents.
+//   PHASES=load,overwrite  setup pre-loads DOCS keys (phase load, one VU, exact), then the
+//                          ramp overwrites them: batch n takes positions n·B … n·B+B-1 of a
+//                          walk over the DOCS keys (RAMP_KEYS: a seeded permutation or key
+//                          order), so each key is overwritten at most once and its final
+//                          version is known exactly. Verification: the count stays DOCS,
+//                          every key is read back and holds either the pre-load version or
+//                          the version of the one batch that chose it, and the number of keys
+//                          holding a new version equals the documents the ramp acknowledged.
+// mixed needs keys that are new and existing at once and is not offered under a load model.
+import exec from 'k6/execution';
+import { fail } from '../config.js';
+import { loadBatchCount, loadBatchKeys } from '../keys.js';
+import { Rng } from '../rand.js';
+import { stampFor } from '../docs.js';
+import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, overwritesUnaccounted, rampKeysExhausted } from '../metrics.js';
+import { M } from '../metric-names.js';
+import { describeModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
+
+const NAME = 'insert-vs-overwrite';
+
+function gcd(a, b) { while (b) [a, b] = [b, a % b]; return a; }
+
+// Position -> key number: key = (a·pos + c) mod DOCS with gcd(a, DOCS) = 1, a bijection on
+// 0 … DOCS-1. a < 2^20 keeps a·pos below 2^53 for DOCS up to 10^9.
+export function keyWalk(cfg) {
+  const N = cfg.DOCS;
+  if (cfg.RAMP_KEYS === 'sequential' || N < 3) return { a: 1, c: 0, N };
+  const r = new Rng(cfg.SEED, 'ramp-keys');
+  const lim = Math.min(N, 1 << 20);
+  let a = Math.max(2, Math.floor(lim * 0.618)) + r.int(Math.max(1, Math.floor(lim / 4)));
+  a %= N;
+  while (a < 2 || gcd(a, N) !== 1) a = (a + 1) % N;
+  return { a, c: r.int(N), N };
+}
+export const keyAt = (w, pos) => (w.a * pos + w.c) % w.N;
+
+export function rampPlan(cfg, lm) {
+  // Without PHASES a load model ramps the load phase (inserts of fresh keys).
+  if (cfg.phasesDefault) cfg.PHASES = ['load'];
+  const phases = cfg.PHASES;
+  const ramped = phases[phases.length - 1];
+  const knob = lm.open ? `RATE_STAGES=${lm.text}` : `STAGES=${lm.text}`;
+  if (ramped === 'mixed') fail(`PHASES=${phases.join(',')} is not allowed with ${knob}: under a load model the last phase ramps, and it must be load (insert) or overwrite (upsert/merge); mixed runs only in the fixed plan`);
+  if (ramped === 'overwrite' && phases.join(',') !== 'load,overwrite') fail(`PHASES=${phases.join(',')} is not allowed with ${knob}: a ramped overwrite needs PHASES=load,overwrite (load = the pre-load)`);
+  if (cfg.DISTRIBUTED !== '0') fail(`DISTRIBUTED=${cfg.DISTRIBUTED} is not allowed with ${knob} on insert-vs-overwrite yet: ramped batches are numbered per process`);
+  if (ramped === 'overwrite' && cfg.KEY_DIST !== 'uniform') fail(`KEY_DIST=${cfg.KEY_DIST} is not allowed with ${knob}: a ramped overwrite walks every key once (RAMP_KEYS=random|sequential)`);
+  const B = cfg.BATCH_SIZE;
+  const preload = ramped === 'overwrite';
+  const L = preload ? loadBatchCount(cfg.DOCS, B) : 0;
+  const capacity = Math.floor(cfg.DOCS / B); // overwrite batches before the keys run out
+  if (preload && capacity < 1) fail(`BATCH_SIZE=${B} is not allowed with DOCS=${cfg.DOCS}: a ramped overwrite batch needs BATCH_SIZE pre-loaded keys`);
+  if (preload && lm.open && lm.maxIterations > capacity) {
+    fail(`${knob} is not allowed with DOCS=${cfg.DOCS} and BATCH_SIZE=${B}: it can start up to ${lm.maxIterations} overwrite batches, and each key is overwritten at most once, so DOCS must be at least ${lm.maxIterations * B}`);
+  }
+  return {
+    lm, ramped, preload, capacity, walk: preload ? keyWalk(cfg) : null, ignore: preload && cfg.OVERWRITE_OP === 'ignore',
+    V: lm.V, B, L, O: 0, M: 0, newPer: 0, perVu: null, iterations: null,
+    expectedDocs: preload ? cfg.DOCS : null,
+    // The pre-load runs in setup with one VU.
+    setupTimeout: preload ? cfg.MAX_DURATION : undefined,
+  };
+}
+
+export function scenarios(cfg, p) {
+  return rampScenario(NAME, cfg, p.lm);
+}
+
+export function extraThresholds(cfg, p, reasons) {
+  const t = stageThresholds(p.lm, reasons, NAME);
+  // Every acknowledged overwrite must be found (teardown subtracts what it finds).
+  if (p.preload) t[M.overwritesUnaccounted] = ['count==0'];
+  // No batch may go unwritten for lack of keys (a closed-model overwrite that used up DOCS).
+  t[M.rampKeysExhausted] = ['count==0'];
+  return t;
+}
+
+// setup(): the data set the ramped overwrite works on, written in order by one VU.
+export function prepare(target, cfg, p, ops) {
+  if (!p.preload) return;
+  const tags = { phase: 'load', op: ops.load, target: target.name };
+  for (let j = 0; j < p.L; j++) {
+    const keys = loadBatchKeys(j, cfg.DOCS, p.B);
+    const startedAt = Date.now();
+    const res = target.write(ops.load, keys, stampFor('load', j), tags);
+    recordBatch(tags, res, keys.length, startedAt);
+    if (res.abort) exec.test.abort(res.abort);
+    if (res.failed > 0) exec.test.abort(`k6-writepath: the pre-load failed (${Object.entries(res.byReason).map(([r, c]) => `${r} ${c}`).join(', ')}): the ramped overwrite needs all DOCS=${cfg.DOCS} keys`);
+  }
+}
+
+export function iteration(target, cfg, p, state, ops) {
+  if (!state.tags) state.tags = p.lm.stages.map((_, s) => ({ phase: p.ramped, op: ops[p.ramped], target: target.name, stage: String(s + 1) }));
+  const startedAt = Date.now();
+  const { s, n } = rampPosition(p.lm, exec, startedAt);
+  const tags = state.tags[s];
+  const keys = new Array(p.B);
+  let fresh;
+  if (n < 0) { rampKeysExhausted.add(1, tags); return; }
+  if (p.preload) {
+    if ((n + 1) * p.B > cfg.DOCS) { rampKeysExhausted.add(1, tags); return; }
+    for (let i = 0; i < p.B; i++) keys[i] = keyAt(p.walk, n * p.B + i);
+    fresh = 0;
+  } else {
+    // An array, not a key range: the adapters' byte-image path for consecutive keys builds its
+    // images on a VU's first batch (seconds on a busy machine), and an open-model step that
+    // brings in a fresh VU would drop iterations meanwhile; the string path costs the same
+    // on every batch.
+    for (let i = 0; i < p.B; i++) keys[i] = n * p.B + i;
+    fresh = p.B;
+  }
+  const res = target.write(ops[p.ramped], keys, stampFor(p.ramped, n), tags);
+  recordBatch(tags, res, fresh, startedAt);
+  // ArangoDB overwriteMode=ignore acknowledges documents it leaves alone: nothing to find.
+  if (p.preload && !p.ignore && res.n - res.failed > 0) overwritesUnaccounted.add(res.n - res.failed, tags);
+  if (res.abort) exec.test.abort(res.abort);
+}
+
+export function verify(target, cfg, p) {
+  const found = target.count();
+  verifyFound.add(found);
+  const rb = { checked: 0, stale: 0, missing: 0, examples: [] };
+  if (!p.preload) {
+    readbackChecked.add(0);
+    readbackStale.add(0);
+    return { expected: null, found, readback: rb };
+  }
+  verifyExpected.add(cfg.DOCS);
+  verifyMismatch.add(Math.abs(found - cfg.DOCS));
+  // Every key: the pre-load version, or the version of the one ramp batch that chose it
+  // (with OVERWRITE_OP=ignore: the pre-load version only).
+  let overwritten = 0;
+  const CHUNK = 50000;
+  for (let start = 0; start < cfg.DOCS; start += CHUNK) {
+    const count = Math.min(CHUNK, cfg.DOCS - start);
+    const keys = new Array(count);
+    for (let i = 0; i < count; i++) keys[i] = keyAt(p.walk, start + i);
+    const stamps = target.readStamps(keys);
+    for (let i = 0; i < count; i++) {
+      const pos = start + i;
+      const got = stamps.get(keys[i]);
+      rb.checked++;
+      const mine = stampFor('overwrite', Math.floor(pos / p.B));
+      if (got === undefined) rb.missing++;
+      else if (got === mine && !p.ignore) overwritten++;
+      else if (got !== stampFor('load', 0)) {
+        rb.stale++;
+        if (rb.examples.length < 5) rb.examples.push({ key: keys[i], found: got, writtenBy: [stampFor('load', 0), mine] });
+      }
+    }
+  }
+  overwritesUnaccounted.add(-overwritten);
+  console.log(`k6-writepath: ${overwritten} keys hold the version of their ramp batch (the summary compares them with the acknowledged overwrites)`);
+  readbackChecked.add(rb.checked);
+  readbackStale.add(rb.stale + rb.missing);
+  return { expected: cfg.DOCS, found, readback: rb };
+}
+
+// The workload line of a ramped E1 (insert-vs-overwrite.js describe()).
+export function describeLine(cfg, p) {
+  const keys = p.preload ? ` · overwrites ${p.ramped === 'overwrite' ? cfg.RAMP_KEYS : ''} keys of ${cfg.DOCS} pre-loaded` : ' · fresh keys';
+  return `workload: ${describeModel(p.lm)} · ${p.ramped} phase ramps · batches of ${p.B} · ${cfg.DOC_SHAPE} documents${keys} · seed ${cfg.SEED}`;
+}
+
+// The per-stage section and, for a ramped overwrite, its own verification: every acknowledged
+// overwrite found (overwrites_unaccounted) and no batch left without keys (ramp_keys_exhausted).
+export function sections(data, { plan: p, target }) {
+  const out = stageSection(data, { lm: p.lm, B: p.B, reasons: target.reasons, name: NAME, note: `phase ${p.ramped}` });
+  if (p.preload) {
+    const un = data.metrics[M.overwritesUnaccounted] ? data.metrics[M.overwritesUnaccounted].values.count : null;
+    const ex = data.metrics[M.rampKeysExhausted] ? data.metrics[M.rampKeysExhausted].values.count : 0;
+    out.verification = { overwrites_unaccounted: un, ramp_keys_exhausted: ex };
+    if (un !== null && un !== 0) out.after.push(`overwrites: ${un > 0 ? `${un} acknowledged overwrites not found in the database` : `${-un} more keys hold a new version than were acknowledged`} — FAILED`);
+    if (ex > 0) out.after.push(`overwrite ramp: ${ex} batches found no unused keys (raise DOCS or shorten the stages) — FAILED`);
+  }
+  return out;
+}

@@ -1,0 +1,293 @@
+// E1 (docs/experiments.md): insert vs. insert-with-overwrite. Phases:
+//   load       DOCS new documents in batches of BATCH_SIZE (op insert: a duplicate fails)
+//   overwrite  OVERWRITE_BATCHES batches of BATCH_SIZE existing keys picked at random (op upsert)
+//   mixed      MIXED_BATCHES batches with MIXED_NEW_PERCENT new keys, the rest existing (op upsert)
+// The phase counts are exact, so the scenario is one k6 `per-vu-iterations` scenario in which
+// every VU works through its share of each phase in order (keys.js explains why no VU ever
+// overwrites a key that is not loaded yet). This module knows nothing about databases: the
+// target adapter does the writing.
+import exec from 'k6/execution';
+import { fail } from '../config.js';
+import { keyList } from '../native.js';
+import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
+import { Rng } from '../rand.js';
+import { stampFor } from '../docs.js';
+import { recordBatch, verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined } from '../metrics.js';
+import { ackOf, judge, noteOutcome } from '../readback.js';
+import { loadModel } from '../load-model.js';
+import * as ramp from './e1-ramp.js';
+
+export const EXPERIMENT = 'insert-vs-overwrite';
+export const PHASES = ['load', 'overwrite', 'mixed'];
+
+// STAGES / RATE_STAGES: the last phase ramps instead (lib/workloads/e1-ramp.js).
+export function plan(cfg) {
+  const lm = loadModel(cfg);
+  if (lm) return ramp.rampPlan(cfg, lm);
+  if (cfg.RAMP_KEYS !== 'random') fail(`RAMP_KEYS=${cfg.RAMP_KEYS} is not allowed without STAGES or RATE_STAGES: the fixed plan picks keys with KEY_DIST`);
+  const runs = (p) => cfg.PHASES.includes(p);
+  const V = cfg.VUS;
+  const B = cfg.BATCH_SIZE;
+  const L = runs('load') ? loadBatchCount(cfg.DOCS, B) : 0;
+  const O = runs('overwrite') ? cfg.OVERWRITE_BATCHES : 0;
+  const Mx = runs('mixed') ? cfg.MIXED_BATCHES : 0;
+  const newPer = Math.round(B * cfg.MIXED_NEW_PERCENT / 100);
+  if ((O > 0 || Mx > 0) && !runs('load')) {
+    fail(`PHASES=${cfg.PHASES.join(',')} is not allowed: overwrite and mixed need the load phase before them (the keys they overwrite)`);
+  }
+  const Lb = loadBatchCount(cfg.DOCS, B);
+  if (V > Lb) fail(`VUS=${V} is not allowed: at most ${Lb} (one load batch per VU at least; DOCS=${cfg.DOCS}, BATCH_SIZE=${B})`);
+  const smallestOwned = new OwnedKeys(cfg.DOCS, B, V, V - 1).size;
+  if (O > 0 && B > smallestOwned) {
+    fail(`BATCH_SIZE=${B} is not allowed with DOCS=${cfg.DOCS} and VUS=${V}: an overwrite batch picks distinct keys among the ${smallestOwned} one VU loaded; raise DOCS or lower BATCH_SIZE/VUS`);
+  }
+  if (Mx > 0 && B - newPer > smallestOwned) {
+    fail(`MIXED_NEW_PERCENT=${cfg.MIXED_NEW_PERCENT} is not allowed with DOCS=${cfg.DOCS}, BATCH_SIZE=${B}, VUS=${V}: ${B - newPer} existing keys per batch, but one VU loaded only ${smallestOwned}`);
+  }
+  const perVu = [];
+  for (let v = 0; v < V; v++) perVu.push([vuBatchCount(L, V, v), vuBatchCount(O, V, v), vuBatchCount(Mx, V, v)]);
+  const iterations = Math.max(...perVu.map((c) => c[0] + c[1] + c[2]));
+  const expectedDocs = (runs('load') ? cfg.DOCS : 0) + Mx * newPer;
+  return { V, B, L, O, M: Mx, newPer, perVu, iterations, expectedDocs };
+}
+
+export function scenarios(cfg, p) {
+  if (p.lm) return ramp.scenarios(cfg, p);
+  return {
+    [EXPERIMENT]: {
+      executor: 'per-vu-iterations',
+      vus: p.V,
+      iterations: Math.max(1, p.iterations),
+      maxDuration: cfg.MAX_DURATION,
+      gracefulStop: '30s',
+    },
+  };
+}
+
+// The keys of overwrite or mixed batch j, recomputable anywhere from (SEED, phase, j): the
+// fresh keys of a mixed batch first, then distinct keys VU j % V loaded, drawn by
+// BatchPicker (lib/keys.js: pickDistinct + OwnedKeys.at without a method call per key).
+export function batchKeys(cfg, p, phase, j, pickers) {
+  const v = j % p.V;
+  let picker = pickers[v];
+  if (!picker) picker = pickers[v] = new BatchPicker(cfg, new OwnedKeys(cfg.DOCS, p.B, p.V, v));
+  const fresh = phase === 'mixed' ? p.newPer : 0;
+  const keys = keyList(p.B);
+  const first = cfg.DOCS + j * p.newPer;
+  for (let t = 0; t < fresh; t++) keys[t] = first + t;
+  picker.fill(p.B - fresh, new Rng(cfg.SEED, phase, j), keys, fresh);
+  return { keys, fresh };
+}
+
+// The operation each phase performs (README: "What the operations mean"). A target may
+// offer another overwrite operation (ArangoDB: merge, ignore) through cfg.OVERWRITE_OP, and
+// another load operation (RavenDB: bulk insert) through cfg.LOAD_OP.
+export function opsFor(cfg) {
+  return { load: cfg.LOAD_OP || 'insert', overwrite: cfg.OVERWRITE_OP || 'upsert', mixed: cfg.MIXED_OP || 'upsert' };
+}
+
+// What the target must offer (lib/capabilities.js): the batch operation of every phase that
+// runs, the count, and, when overwritten keys are read back, the stored stamps.
+export function needs(cfg, p) {
+  const ops = opsFor(cfg);
+  const out = ['count'];
+  if (p.L > 0) out.push(`batch:${ops.load}`);
+  if (p.O > 0) out.push(`batch:${ops.overwrite}`);
+  if (p.M > 0) out.push(`batch:${ops.mixed}`);
+  if (p.O + p.M > 0 && cfg.READBACK > 0) out.push('readback');
+  return out;
+}
+
+// The plan as the report shows it (lib/report.js): E1's batches, per phase (a ramped run:
+// its load model, lib/workloads/e1-ramp.js).
+export function describe(cfg, p) {
+  return {
+    line: p.lm ? ramp.describeLine(cfg, p) : `workload: ${p.V} VUs · batches of ${p.B} · ${cfg.DOC_SHAPE} documents · keys ${cfg.KEY_DIST} · seed ${cfg.SEED}`,
+    plan: { vus: p.V, batch_size: p.B, load_batches: p.L, overwrite_batches: p.O, mixed_batches: p.M, new_keys_per_mixed_batch: p.newPer, expected_docs: p.expectedDocs },
+    plannedBatches: p.L + p.O + p.M,
+    // What the read-back covers (lib/report.js): null when nothing is overwritten or READBACK=0.
+    readback: p.lm ? (p.preload ? 'every pre-loaded key (teardown)' : null)
+      : p.O + p.M > 0 && cfg.READBACK > 0 ? `up to ${cfg.READBACK} overwritten keys (each VU its own, after its last batch)` : null,
+  };
+}
+
+export function extraThresholds(cfg, p, reasons) {
+  return p.lm ? ramp.extraThresholds(cfg, p, reasons) : {};
+}
+
+export function prepare(target, cfg, p) {
+  if (p.lm) ramp.prepare(target, cfg, p, opsFor(cfg));
+}
+
+// A ramped run reports per stage (lib/workloads/e1-ramp.js); the fixed plan has no sections.
+export function sections(data, meta) {
+  return meta.plan.lm ? ramp.sections(data, meta) : {};
+}
+
+// One iteration of a VU: the next batch of its plan.
+export function iteration(target, cfg, p, state) {
+  if (!state.ops) state.ops = opsFor(cfg);
+  if (p.lm) return ramp.iteration(target, cfg, p, state, state.ops);
+  const v = exec.vu.idInTest - 1;
+  const iter = exec.vu.iterationInScenario;
+  let i = iter;
+  // idInTest is global across --execution-segment instances (one scenario: 1..VUS split
+  // among the instances), so VU v owns the same batches whichever instance runs it.
+  if (!p.perVu[v]) fail(`VU ${v + 1} is outside VUS=${p.V}: this workload must be the test's only scenario`);
+  const [nl, no, nm] = p.perVu[v];
+  let phase; let j;
+  if (i < nl) { phase = 'load'; j = v + p.V * i; } else if ((i -= nl) < no) { phase = 'overwrite'; j = v + p.V * i; } else if ((i -= no) < nm) { phase = 'mixed'; j = v + p.V * i; } else return;
+
+  let keys; let fresh;
+  if (phase === 'load') {
+    keys = loadBatchKeys(j, cfg.DOCS, p.B);
+    fresh = keys.length;
+  } else {
+    ({ keys, fresh } = batchKeys(cfg, p, phase, j, state.pickers || (state.pickers = {})));
+  }
+  const op = state.ops[phase];
+  const tags = { phase, op, target: target.name };
+  const startedAt = Date.now();
+  const res = target.write(op, keys, stampFor(phase, j), tags);
+  // Keys whose insert in the load phase failed do not exist: an acknowledged later write to
+  // one creates it, and that new document is acknowledged too (else the count would show it
+  // as unexpected). Only a VU that saw a failed load batch pays for the check.
+  let recreated = 0;
+  if (state.absent && phase !== 'load' && res.failed < res.n) recreated = created(state.absent, keys, fresh, res);
+  recordBatch(tags, res, fresh, startedAt, recreated);
+  if (res.failed > 0) {
+    noteOutcome(state.ledger || (state.ledger = new Map()), phase, j, res);
+    if (phase === 'load') noteAbsent(state.absent || (state.absent = new Set()), keys, res);
+  }
+  // A target asks for the abort (auth refused, table gone) only once the batch is counted.
+  if (res.abort) exec.test.abort(res.abort);
+  if (iter === nl + no + nm - 1 && p.O + p.M > 0 && cfg.READBACK > 0) readBack(target, cfg, p, v, state);
+}
+
+
+// The keys of a failed load batch that are not there: all of them when the batch failed
+// whole, the named ones otherwise (a partial failure that names no document adds none, so the
+// count may then show the document a later upsert creates as unexpected, never as lost).
+function noteAbsent(absent, batch, res) {
+  const keys = keyArray(batch); // a load batch is a key range (lib/keys.js)
+  if (res.failed >= res.n) for (const k of keys) absent.add(k);
+  else if (res.failedIndexes) for (const i of res.failedIndexes) absent.add(keys[i]);
+}
+
+// How many absent keys this acknowledged batch created (and they are absent no more).
+function created(absent, keys, fresh, res) {
+  if (absent.size === 0) return 0;
+  const failed = res.failed === 0 ? null : res.failedIndexes ? new Set(res.failedIndexes) : undefined;
+  if (failed === undefined) return 0; // which documents failed is unknown
+  let n = 0;
+  for (let t = fresh; t < keys.length; t++) {
+    if (absent.has(keys[t]) && !(failed && failed.has(t))) { absent.delete(keys[t]); n++; }
+  }
+  return n;
+}
+
+// After its last batch, VU v reads back a sample of the keys it overwrote and judges each
+// against its last ACKNOWLEDGED writer (lib/readback.js): only VU v = j % V writes the keys of
+// batch j, in increasing j, overwrite before mixed, so the writers of a key are known exactly
+// from the plan, and only this VU knows which of them failed (its ledger). Accepting any
+// earlier writer would hide a lost write (what the PostgreSQL restart test caught); counting a
+// failed later batch as a writer would report damage that did not happen.
+export function readBack(target, cfg, p, v, state) {
+  const mine = [];
+  for (let j = v; j < p.O; j += p.V) mine.push(['overwrite', j]);
+  for (let j = v; j < p.M; j += p.V) mine.push(['mixed', j]);
+  const total = mine.length * p.B;
+  // READBACK keys in all, split among the VUs like their batches.
+  const want = Math.min(total, vuBatchCount(Math.min(cfg.READBACK, (p.O + p.M) * p.B), p.V, v));
+  if (want === 0) return null;
+  const pickers = state.pickers || (state.pickers = {});
+  const ledger = state.ledger || new Map();
+  const ops = opsFor(cfg);
+  // The sample: `want` distinct positions b * B + t of this VU's batches.
+  let chosen;
+  if (want === total) {
+    chosen = new Array(total);
+    for (let i = 0; i < total; i++) chosen[i] = i;
+  } else {
+    const rng = new Rng(cfg.SEED, 'readback', v);
+    chosen = pickDistinct(want, total, (r) => r.int(total), rng).sort((x, y) => x - y);
+  }
+  const sample = new Map(); // key -> its writers, in write order
+  const writersOf = (k) => {
+    let w = sample.get(k);
+    if (!w) {
+      w = [];
+      // A loaded key's first writer is its load batch (floor(k / B), document k % B); a
+      // fresh key of a mixed batch has no earlier writer.
+      if (k < cfg.DOCS) { const lj = Math.floor(k / p.B); w.push({ stamp: stampFor('load', lj), ack: ackOf(ledger, 'load', lj, k % p.B), ignore: ops.load === 'ignore', by: 'l' }); }
+      sample.set(k, w);
+    }
+    return w;
+  };
+  // The batches that hold a sampled position keep their keys for the writers pass below (up
+  // to CACHE_KEYS keys; beyond that they are recomputed, which costs time, not memory).
+  const CACHE_KEYS = 2000000;
+  const cache = new Map();
+  let cached = 0;
+  let next = 0;
+  for (let b = 0; b < mine.length && next < chosen.length; b++) {
+    const lo = b * p.B; const hi = lo + p.B;
+    if (chosen[next] >= hi) continue;
+    const keys = batchKeys(cfg, p, mine[b][0], mine[b][1], pickers).keys;
+    if (cached + keys.length <= CACHE_KEYS) { cache.set(b, keys); cached += keys.length; }
+    for (; next < chosen.length && chosen[next] < hi; next++) writersOf(keys[chosen[next] - lo]);
+  }
+  const sampled = new KeySet(sample.keys());
+  const at = new Int32Array(p.B);
+  for (let b = 0; b < mine.length; b++) {
+    const [phase, j] = mine[b];
+    const keys = cache.get(b) || batchKeys(cfg, p, phase, j, pickers).keys;
+    cache.delete(b);
+    const stamp = stampFor(phase, j);
+    const n = matchKeys(keys, sampled, at);
+    for (let i = 0; i < n; i++) {
+      const t = at[i];
+      sample.get(keys[t]).push({ stamp, ack: ackOf(ledger, phase, j, t), ignore: ops[phase] === 'ignore', by: stamp });
+    }
+  }
+  const keys = Array.from(sample.keys());
+  let stamps;
+  try {
+    stamps = target.readStamps(keys);
+  } catch (e) {
+    // Did not run is not OK: the run fails (exit 108) and teardown still deals with the objects.
+    verifyError.add(1);
+    exec.test.abort(`verification did not run to its end: ${String(e).split('\n')[0].replace(/^(Error: )+/, '')}`);
+    return null;
+  }
+  const counts = { ok: 0, excused: 0, unacknowledged: 0, undetermined: 0, missing: 0, stale: 0 };
+  let shown = 0;
+  for (const k of keys) {
+    const w = sample.get(k);
+    const got = stamps.get(k);
+    const verdict = judge(w, got);
+    counts[verdict]++;
+    if ((verdict === 'stale' || verdict === 'missing') && shown++ < 5) {
+      const failed = w.filter((x) => x.ack !== 'ack').map((x) => x.by);
+      console.warn(`k6-writepath: key ${k} holds ${got === undefined ? 'nothing' : `version ${got}`}; the plan's writers of it: ${w.map((x) => x.by).join(',')}${failed.length ? ` (not acknowledged: ${failed.join(',')})` : ''}`);
+    }
+  }
+  readbackChecked.add(keys.length);
+  readbackStale.add(counts.stale + counts.missing);
+  readbackExcused.add(counts.excused);
+  readbackUnacknowledged.add(counts.unacknowledged);
+  readbackUndetermined.add(counts.undetermined);
+  return Object.assign(counts, { checked: keys.length });
+}
+
+// After the run: the database must hold exactly the planned documents (the summary holds the
+// count against the acknowledged ones). The read-back of overwritten keys was done by the VUs
+// (readBack above).
+export function verify(target, cfg, p) {
+  if (p.lm) return ramp.verify(target, cfg, p);
+  const found = target.count();
+  verifyFound.add(found);
+  verifyExpected.add(p.expectedDocs);
+  verifyMismatch.add(Math.abs(found - p.expectedDocs));
+  return { expected: p.expectedDocs, found, readback: null };
+}
