@@ -1,13 +1,13 @@
-import * as m0 from '../lib/config.js';
-import * as m1 from '../lib/guards.js';
-import * as m2 from '../lib/metric-names.js';
-import * as m3 from '../lib/thresholds.js';
-import * as m4 from '../lib/test-endpoint.js';
-import * as m5 from '../lib/format.js';
-import * as m6 from '../lib/report.js';
-import * as m7 from '../lib/capabilities.js';
-import * as m8 from '../lib/svg-chart.js';
-import * as m9 from '../lib/report-html.js';
-import * as m10 from '../lib/metrics.js';
+import * as m0 from '../lib/knobs.js';
+import * as m1 from '../lib/targets/postgres-knobs.js';
+import * as m2 from '../lib/targets/arangodb-knobs.js';
+import * as m3 from '../lib/targets/ravendb-knobs.js';
+import * as m4 from '../lib/targets/index.js';
+import * as m5 from '../lib/urls.js';
+import * as m6 from '../lib/parse.js';
+import * as m7 from '../lib/env-names.js';
+import * as m8 from '../lib/config.js';
+import * as m9 from '../lib/memory.js';
+import * as m10 from '../lib/guards.js';
 export const options = { scenarios: { x: { executor: 'per-vu-iterations', vus: Number(__ENV.NVU), iterations: 1 } } };
 export default function () { return [m0,m1,m2,m3,m4,m5,m6,m7,m8,m9,m10]; }

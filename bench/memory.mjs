@@ -340,7 +340,7 @@ const f1 = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const sp = (s, d = 1) => (Number.isFinite(s.med) ? `${f1(s.med, d)} (${f1(s.min, d)}–${f1(s.max, d)})` : '-');
 
 export function perVuMarkdown(rows) {
-  const lines = ['| target | VUs | load (1 min) | pack peak RSS MB | plain string MB | plain bytes MB | pack MB/VU | plain string MB/VU | plain bytes MB/VU | pack ÷ plain string | pack ÷ plain bytes |',
+  const lines = ['| target | VUs | load (1 min) | pack peak RSS MiB | plain, string body | plain, bytes body | pack MiB/VU | plain string MiB/VU | plain bytes MiB/VU | pack ÷ plain string | pack ÷ plain bytes |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
     const c = r.clients;
@@ -359,10 +359,41 @@ export function estimateMarkdown(rows) {
 }
 
 export function profileMarkdown(p) {
-  const lines = [`| live heap per added VU, MB (${p.vus} VUs vs 1; load ${f1(p.load, 2)} → ${f1(p.loadAfter, 2)}) | ${CLIENTS.join(' | ')} |`, `|---|${CLIENTS.map(() => '---:').join('|')}|`];
+  const lines = [`| live heap per added VU, MiB (${p.vus} VUs vs 1; load ${f1(p.load, 2)} → ${f1(p.loadAfter, 2)}) | ${CLIENTS.join(' | ')} |`, `|---|${CLIENTS.map(() => '---:').join('|')}|`];
   for (const [k, label] of HEAP_CLASSES) lines.push(`| ${label} | ${CLIENTS.map((c) => f1(p.clients[c].classes[k], 2)).join(' | ')} |`);
   lines.push(`| **all** | ${CLIENTS.map((c) => `**${f1(p.clients[c].live, 2)}**`).join(' | ')} |`);
   return lines.join('\n');
+}
+
+// The sections of bench/RESULTS.md (bench/run.mjs), with the goals of issue 30.
+export function resultsSection({ perVu: rows, profile: prof, estimate: est }) {
+  const okText = (c) => (c ? 'met' : '**missed**');
+  const goal = [];
+  for (const target of ['arangodb', 'postgres']) {
+    for (const vus of [50, 200]) {
+      const r = rows.find((x) => x.target === target && x.vus === vus);
+      if (!r) continue;
+      goal.push(`${target} at ${vus} VUs: ${f1(r.ratioString.med, 2)}× the plain script with a string body (${okText(r.ratioString.med <= 1.2)}), ${f1(r.ratioBytes.med, 2)}× with a bytes body (${okText(r.ratioBytes.med <= 1.2)})`);
+    }
+  }
+  const at200 = rows.filter((x) => x.vus === 200).map((x) => `${x.target} ${f1(x.clients.pack.peak.med, 0)} MiB (${okText(x.clients.pack.peak.max <= 3072)})`);
+  const ran = est.filter((x) => x.measured);
+  const off = ran.filter((x) => Math.abs(x.estimate / x.measured - 1) > 0.3);
+  const worst = ran.reduce((w, x) => (Math.abs(x.estimate / x.measured - 1) > Math.abs(w.estimate / w.measured - 1) ? x : w), ran[0]);
+  return [
+    '## Memory per VU (E1, batches of 1000 e1 documents of ~1.2 KB, beside a plain k6 script posting the same body)', '',
+    `Peak RSS of the k6 process (\`/usr/bin/time\` %M, MiB) of the pack's E1 (2 load, 2 overwrite and 1 mixed batch per VU) and of a plain k6 script in which every VU posts one pre-built body, the bytes of one of the pack's load batches, 5 times: read with \`open()\` as a string (k6's ordinary idiom; bench/plain-http.js, bench/plain-pg.js) and as bytes (\`open(…, 'b')\`, sent without the string-to-bytes copy, as the pack sends its bodies). ArangoDB: the API test server; PostgreSQL: a private instance, the pack's upsert statement. Interleaved: every (VU count, client) once per repetition, ${REPS} repetitions; MiB per VU = (peak at V − peak of the same client at 1 VU in the same repetition) / (V − 1), ratios within a repetition; median (min–max). Load: the 1-minute load average before each run.`, '',
+    perVuMarkdown(rows), '',
+    `Goal: the pack's MiB per VU ≤ 1.2× plain k6's at 50 and 200 VUs: ${goal.join('; ')}.`,
+    `Goal: a 200-VU E1 run within 3 GiB (3072 MiB), highest repetition: ${at200.join('; ')}.`, '',
+    `## Where a VU's memory goes (k6's Go heap, live bytes after a forced GC, while the VUs run E1 on a slow API test server)`, '',
+    profileMarkdown(prof), '',
+    'Read with `bin/k6 run --profiling-enabled` and pprof (`/debug/pprof/heap?gc=1`) at 1 and at n VUs; each allocation is counted by the first class its stack matches (bench/memory.mjs HEAP_CLASSES). The peak RSS is about twice the live heap (Go collects when the heap has doubled since the last collection, GOGC=100).', '',
+    '## Memory estimate (MEMORY_BUDGET_MB, lib/memory.js) against the measured peak', '',
+    `Every scenario over BATCH_SIZE 1000–50000 and 1–200 VUs, one run per cell (n = 1; its load average beside it); the estimate is the one the run printed in its setup log, the measured peak its \`/usr/bin/time\` %M. Cells whose estimate is above BENCH_MEM_MAX_MB=${MAX_MB} are refused by the pack itself (MEMORY_BUDGET_MB) and not run.`, '',
+    estimateMarkdown(est), '',
+    `Goal: the estimate within ±30 % of every measured peak: ${off.length === 0 ? 'met' : `**missed** in ${off.length} of ${ran.length} cells`} (${ran.length} cells run; furthest: ${worst ? `${worst.label} BATCH_SIZE=${worst.B} VUs=${worst.V}, ${f1(worst.estimate / worst.measured, 2)}×` : '-'}).`, '',
+  ];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -6,6 +6,7 @@
 //   BENCH_REPS=3  BENCH_SECONDS=5 (HTTP run length)  BENCH_PG_DOCS=100000 (table size)
 //   BENCH_PG_BATCHES=300 (k6 overwrite batches)  BENCH_PGBENCH_SECONDS=10
 //   BENCH_MEM_SMALL=200000  BENCH_MEM_LARGE=2000000 (documents of the memory runs)
+//   BENCH_MEM_* (memory per VU, estimate, profile: bench/memory.mjs)
 //   BENCH_PG_PORT=17499 (the benchmark's own PostgreSQL, started and stopped by this script)
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import path from 'node:path';
 
 import { PgServer } from '../scripts/pg-private.mjs';
+import * as memory from './memory.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const env = process.env;
@@ -260,6 +262,11 @@ try {
   stopPg();
 }
 const micro = await microBench();
+// Memory per VU beside plain k6, where it goes, and the estimate against measured peaks
+// (bench/memory.mjs; its own PostgreSQL with room for 200 connections).
+const memPerVu = await memory.perVu();
+const memProfile = await memory.profile();
+const memEstimate = await memory.estimate();
 const loadAfter = loadavg();
 
 const k6v = execFileSync(k6, ['version']).toString().split('\n')[0].trim();
@@ -303,6 +310,7 @@ const lines = [
   '| documents | k6 peak RSS |', '|---:|---:|',
   ...mem.map((m) => `| ${fmt(m.docs)} | ${fmt(m.mb)} MB |`), '',
   `Goal flat within 20 %: ${fmt(memRatio, 2)}× (${ok(Math.abs(memRatio - 1) <= 0.2)}).`, '',
+  ...memory.resultsSection({ perVu: memPerVu, profile: memProfile, estimate: memEstimate }),
   '## Where the time goes (bench/micro-keys.js: 1 VU, no database, ms of k6 per batch of 1000, DOCS=100000)', '',
   'The per-key loops of random-key batches run in JavaScript on stock k6 (the ArangoDB and RavenDB scenarios) and in Go in bin/k6 for PostgreSQL (lib/native.js: the same keys and bytes, test/integration/native-twins.test.mjs).', '',
   '| step | JavaScript | Go (bin/k6, PostgreSQL) |', '|---|---:|---:|',

@@ -1,9 +1,12 @@
 # Load-generator efficiency benchmarks (bench/README.md).
-.PHONY: bench bench-sink
+.PHONY: bench bench-sink bench-memory
 ## the null HTTP sink the HTTP benchmark posts to
 bench-sink: bin/bench-sink
 bin/bench-sink: bench/sink/main.go bench/sink/go.mod
 	cd bench/sink && $(GO_BUILD) -o ../../bin/bench-sink .
-## load-generator efficiency benchmarks (~10 min); writes bench/RESULTS.md
-bench: bin/k6 bin/bench-sink
+## load-generator efficiency benchmarks (~10 min + memory ~40 min); writes bench/RESULTS.md
+bench: bin/k6 bin/bench-sink testservers
 	node bench/run.mjs
+## memory per VU beside plain k6, where it goes, the estimate against measured peaks (bench/memory.mjs; prints, writes nothing)
+bench-memory: bin/k6 testservers
+	node bench/memory.mjs

@@ -109,3 +109,19 @@ test('a run above MEMORY_BUDGET_MB is refused with one line: the estimate, what 
   assert.equal(errorOf(() => checkMemory(cfg(), e1(10), decl.arangodb)), null);
   assert.equal(checkMemory(cfg(), e1(10), decl.arangodb).mib, runMemory(cfg(), e1(10), decl.arangodb).estimate.mib);
 });
+
+test('docs/capacity.md\'s VUs-per-GiB table is what lib/memory.js estimates', async () => {
+  const { readFileSync } = await import('node:fs');
+  const text = readFileSync(new URL('../../docs/capacity.md', import.meta.url), 'utf8');
+  const shapes = { 'E1, ArangoDB (HTTP)': [1200, 1, 'http'], 'E1, PostgreSQL': [1200, 1, 'sql'], 'E1, RavenDB (bulk_docs insert + upsert)': [1200, 2, 'http'], 'E4 bulk insert, RavenDB (user documents)': [docBytes({ DOC_SHAPE: 'user' }), 1, 'http'] };
+  let rows = 0;
+  for (const m of text.matchAll(/^\| (E[14][^|]*) \| (\d+) \| ([\d.]+) \| (\d+) \| (\d+) \| (\d+) \|$/gm)) {
+    const [d, formats, transport] = shapes[m[1]];
+    const input = { vus: 1, batchSize: Number(m[2]), docBytes: d, formats, transport };
+    const e = memoryEstimate(input);
+    assert.deepEqual(m.slice(3, 7), [e.perVuMib.toFixed(1), String(Math.floor(1024 / e.perVuMib)), String(vusThatFit(2048, input)), String(vusThatFit(3072, input))], m[0]);
+    rows++;
+  }
+  assert.equal(rows, 12);
+  assert.equal(docBytes({ DOC_SHAPE: 'e1', DOC_BYTES: 1200 }), 1200);
+});
