@@ -285,7 +285,7 @@ function isAscii(s) {
 // 30: memory per VU). Document i of a body lives at base + i*S and reads
 //   <open w/o its '"'><key region: R bytes><,><pad><rest of mid><stamp region: 4T bytes><tail i % P><spaces>,
 // - the key region holds `"K<digits>"` right-aligned, preceded by JSON whitespace (allowed
-//   between ':' and a value): R = 12 bytes (keys below 10^9) or 20 (below 10^14), starting on
+//   between ':' and a value): R = 12 bytes (keys below 10^9) or 20 (any other safe integer), starting on
 //   an 8-byte boundary. Its last 4 bytes are the 3 lowest digits and the closing quote (the
 //   "low word"), the 8 or 16 bytes before them the rest (the "high part");
 // - the stamp region holds `<stamp>"` and spaces (T = 2 words: stamps up to 7 characters;
@@ -300,8 +300,8 @@ function isAscii(s) {
 // Go (patchKeys, the same bytes) and keeps the image once per process (writepathImage), so
 // its VUs neither make the payload pool nor the image text. Payload of slot i: tail(i % P)
 // (not tied to the key as in batch(); same fields, other pairing). Keys are non-negative
-// integers; a key of 15+ digits or a non-ASCII payload returns null (the string path).
-const KEY_DIGITS_MAX = 14;
+// integers up to 2^53; another key or a non-ASCII payload returns null (the string path).
+const MAX_KEY = Number.MAX_SAFE_INTEGER; // keys are JavaScript safe integers (16 digits at most)
 // JavaScript tables of the key-list fill (made on first use; bin/k6 patches in Go without them):
 let HI8 = null; // Float64Array: high part `    "K<h>` of h = floor(n / 1000) < 10^4, right-aligned in 8 bytes
 let LO3Q = null; // Uint32Array: the low word `<3 digits>"` of n % 1000
@@ -309,6 +309,7 @@ let SMALLLO = null; // Uint32Array: the low word of n < 1000 (`"K5"`, `K42"`, `1
 let SMALLHI = null; // Float64Array: the high part of n < 10, < 100, < 1000
 let TOPK = null; // Uint32Array: `"K<t>` right-aligned in 4 bytes for t < 100 (keys 10^7 ... 10^9)
 let D4 = null; // Uint32Array: 4 digits of g < 10^4
+let TOP = null; let BEFORE = null; // Uint32Array: the last 4 bytes of `"K<g>` right-aligned, and the 4 before them
 
 // The low words (all a key range needs).
 function loTable(toBytes) {
@@ -332,6 +333,13 @@ function keyTables(toBytes) {
   }
   for (let g = 0; g < 1000; g++) small[g] = g < 10 ? `"${K}${g}"` : g < 100 ? `${K}${g}"` : `${g}"`;
   for (let g = 0; g < 100; g++) top[g] = g < 10 ? ` "${K}${g}` : `"${K}${g}`;
+  const t4 = new Array(10000); const b4 = new Array(10000);
+  for (let g = 0; g < 10000; g++) {
+    t4[g] = g < 10 ? ` "${K}${g}` : g < 100 ? `"${K}${g}` : g < 1000 ? `${K}${g}` : `${g}`;
+    b4[g] = g < 100 ? '    ' : g < 1000 ? '   "' : `  "${K}`;
+  }
+  TOP = new Uint32Array(toBytes(t4.join('')));
+  BEFORE = new Uint32Array(toBytes(b4.join('')));
   HI8 = new Float64Array(toBytes(hi.join('')));
   D4 = new Uint32Array(toBytes(d4.join('')));
   SMALLLO = new Uint32Array(toBytes(small.join('')));
@@ -476,9 +484,8 @@ function bodyBuilder(open, mid, spec) {
   // A key range: start … start+count-1. Below 1000 (key widths vary) it is a key list.
   function range(start, count, stamp) {
     const end = start + count - 1;
-    if (start < 1000 || !Number.isSafeInteger(end) || String(end).length > KEY_DIGITS_MAX) {
-      return start < 1000 && end < 1e14 ? keys(keyArray({ start, length: count }), stamp) : null;
-    }
+    if (!Number.isSafeInteger(end)) return null;
+    if (start < 1000) return keys(keyArray({ start, length: count }), stamp);
     const t = stampWords(stamp);
     if (!t || !body(count, wide(end), t)) return null;
     reopen();
@@ -519,7 +526,7 @@ function bodyBuilder(open, mid, spec) {
     return close(count);
   }
 
-  // Stores the key regions and the stamps (T = 2: one 8-byte store) of documents 0 … until a
+  // Stores the key regions and the first 8 bytes of the stamp regions of documents 0 … until a
   // key does not fit 12-byte regions; returns its index (count when all fit).
   function fill12(nums, count) {
     const { f64, u32, S4, S8 } = L;
@@ -547,20 +554,33 @@ function bodyBuilder(open, mid, spec) {
     return i;
   }
 
-  // Any key of up to KEY_DIGITS_MAX digits, one character at a time (20-byte regions).
-  function fillWide(nums, from, count) {
-    const { u8, S } = L;
-    for (let i = from; i < count; i++) {
-      const n = nums[i];
-      if (!(Number.isSafeInteger(n) && n >= 0)) return i;
-      const txt = `"${KEY_PREFIX}${n}"`;
-      if (txt.length > L.R) return i;
-      const at = L.key8 * 8 + i * S;
-      const pre = L.R - txt.length;
-      for (let b = 0; b < pre; b++) u8[at + b] = 32;
-      for (let b = 0; b < txt.length; b++) u8[at + pre + b] = txt.charCodeAt(b);
+  // The same for 20-byte regions (any safe integer): the high part is four 4-byte words,
+  // groups of 4 digits from the right, the top group with its `"K`, spaces before.
+  function fill20(nums, count) {
+    const { f64, u32, S4, S8 } = L;
+    let n = 0; let lo = 0; let h = 0; let g = 0; let w = 0; let x = 0;
+    let k = L.lo4;
+    let k8 = L.stamp8;
+    const sw = stampWide[0];
+    const SP = BEFORE[0];
+    let i = 0;
+    for (; i < count; i++, k += S4, k8 += S8) {
+      n = nums[i];
+      if (!(n <= MAX_KEY && n >= 0)) return i;
+      if (n < 1000) {
+        u32[k - 4] = SP; u32[k - 3] = SP; u32[k - 2] = SP; u32[k - 1] = n < 10 ? SP : n < 100 ? BEFORE[100] : BEFORE[1000];
+        u32[k] = SMALLLO[n];
+      } else {
+        lo = n % 1000; h = (n - lo) / 1000;
+        u32[k] = LO3Q[lo];
+        for (w = 3; h >= 10000 && w > 0; w--) { g = h % 10000; u32[k - 4 + w] = D4[g]; h = (h - g) / 10000; }
+        u32[k - 4 + w] = TOP[h];
+        if (w > 0) u32[k - 5 + w] = BEFORE[h];
+        for (x = w - 2; x >= 0; x--) u32[k - 4 + x] = SP;
+      }
+      f64[k8] = sw;
     }
-    return count;
+    return i;
   }
 
   // Key regions of documents 0 … until a key does not fit (its index; count when all fit).
@@ -568,8 +588,8 @@ function bodyBuilder(open, mid, spec) {
     const nat = nums instanceof Float64Array ? native() : null;
     if (nat) return nat.patchKeys(L.buf, nums.buffer, count, L.key8 * 8, L.S, L.R, L.stamp8 * 8, stampBytes.buffer.slice(0, 4 * L.T), KEY_PREFIX.charCodeAt(0));
     if (!HI8) keyTables(toBytes);
-    const at = L.R === 12 ? fill12(nums, count) : fillWide(nums, 0, count);
-    if (at === count && (L.R !== 12 || L.T !== 2)) putStamps(0, count); // (fill12 stored the first 8 stamp bytes)
+    const at = L.R === 12 ? fill12(nums, count) : fill20(nums, count);
+    if (at === count && L.T !== 2) putStamps(0, count); // (the fills stored the first 8 stamp bytes)
     return at;
   }
 
@@ -585,7 +605,7 @@ function bodyBuilder(open, mid, spec) {
       // a key the body's regions cannot hold: a wider body, or the string path for a key that
       // is no whole number below 10^14
       const n = nums[at];
-      if (!(Number.isSafeInteger(n) && n >= 0 && n < 1e14) || wide(n) <= L.R) return null;
+      if (!(Number.isSafeInteger(n) && n >= 0) || wide(n) <= L.R) return null;
       if (!body(count, wide(n), t)) return null;
     }
     L.lo = -1; L.loN = 0; L.stamp = stamp; L.stampN = count;
@@ -598,7 +618,7 @@ function bodyBuilder(open, mid, spec) {
   // overwrite phase together, and the garbage of making them (~1 MB per VU) would add up.
   function prepare(count, maxKey, maxStamp) {
     const t = Math.max(2, Math.ceil((maxStamp + 1) / 8) * 2);
-    if (maxKey < 1e14 && body(count, wide(maxKey), t)) {
+    if (maxKey <= MAX_KEY && body(count, wide(maxKey), t)) {
       loTable(toBytes);
       if (!native()) keyTables(toBytes);
     }

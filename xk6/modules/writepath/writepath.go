@@ -152,6 +152,9 @@ func (m *instance) patchKeys(c sobek.FunctionCall) sobek.Value {
 		panic(m.rt.NewTypeError("writepath: patchKeys: buffers too small for the request"))
 	}
 	limit := math.Pow10(width - 3) // `"`, the prefix, up to width-3 digits, `"`
+	if limit > 1<<53 {
+		limit = 1 << 53 // key numbers are JavaScript safe integers (lib/docs.js takes no other)
+	}
 	for i := 0; i < count; i++ {
 		f := f64(keys, i)
 		if !(f >= 0 && f < limit && f == math.Trunc(f)) {
