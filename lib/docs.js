@@ -377,11 +377,10 @@ function bodyBuilder(open, mid, spec) {
     const L0 = geometry(R, T);
     const slots = spec.tails(count);
     const nat = native();
+    // Everything the image's text depends on (bin/k6 keeps one image per key for the process).
     const key = `${spec.id}/${keyOpen}/${midRest}/${R}/${T}/${slots}`;
-    let image = null; let S = 0;
-    // The stride follows from the longest tail; the image's text is made once: by this VU, or
-    // (bin/k6) by the first VU that asks for it, the others copy its bytes.
-    // Documents with blank key and stamp regions, padded to the stride of the longest one.
+    // The image: documents with blank key and stamp regions, padded to the stride of the
+    // longest one. Made by this VU, or on bin/k6 by the first VU that asks (the others copy it).
     const build = () => {
       const docs = new Array(slots);
       const keyBlank = ' '.repeat(R);
@@ -398,16 +397,11 @@ function bodyBuilder(open, mid, spec) {
       imageBuilds++;
       return toBytes(text);
     };
-    let length;
-    if (nat && nat.image) {
-      length = nat.image(key, () => build() || new ArrayBuffer(0));
-    } else {
-      image = build();
-      length = image ? image.byteLength : 0;
-    }
+    const image = nat && nat.image ? null : build();
+    const length = image === null && nat && nat.image ? nat.image(key, () => build() || new ArrayBuffer(0)) : image ? image.byteLength : 0;
     ascii = length > 0;
     if (!ascii) return null;
-    S = (length / slots) | 0; // integers: sobek indexes typed arrays faster with them than with whole floats
+    const S = (length / slots) | 0; // an integer: sobek indexes typed arrays faster with it than with a whole float
     const len = L0.base + count * S + trail.length;
     const buf = new ArrayBuffer(len);
     const u8 = new Uint8Array(buf);
