@@ -180,7 +180,10 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // a pool that is not ASCII).
   const builders = new Map();
   function builderFor(envelope, lead, trail) {
-    const id = `${envelope ? `${envelope.open}\u0000${envelope.mid}\u0000${envelope.close}` : ''}\u0000${lead}\u0000${trail}`;
+    // Envelopes that differ only in their mid (envelope.mids: RavenDB's bulk_docs with and
+    // without a change vector) share one builder and one body (bodyBuilder's mid variants).
+    const mids = envelope ? envelope.mids || [envelope.mid] : null;
+    const id = `${envelope ? `${envelope.open}\u0000${mids.join('\u0000')}\u0000${envelope.close}` : ''}\u0000${lead}\u0000${trail}`;
     let bb = builders.get(id);
     if (bb === undefined) {
       bb = null;
@@ -194,7 +197,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
         id: `${shape}/${cfg.DOC_BYTES}/${cfg.COMPLEXITY}/${cfg.SEED}/${fixedLen}/${extra}/${close}`,
       };
       if (pooled && keyField && !envelope) bb = bodyBuilder(`{"${keyField}":"`, '","w":"', spec);
-      else if (pooled && !keyField && envelope) bb = bodyBuilder(envelope.open, `${envelope.mid}{"w":"`, spec);
+      else if (pooled && !keyField && envelope) bb = bodyBuilder(envelope.open, mids.map((m) => `${m}{"w":"`), spec);
       builders.set(id, bb);
     }
     return bb;
@@ -204,7 +207,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // string of batch()/commands() where no byte path applies.
   function rangeBody(start, count, stamp, envelope = null, lead = '', trail = '') {
     const bb = builderFor(envelope, lead, trail);
-    const out = bb && count > 0 ? bb.range(start, count, stamp) : null;
+    const out = bb && count > 0 ? bb.range(start, count, stamp, envelope ? `${envelope.mid}{"w":"` : null) : null;
     if (out !== null) return out;
     return envelope ? commands(keysFromTo(start, count), stamp, envelope) : batch(keysFromTo(start, count), stamp);
   }
@@ -212,7 +215,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // bytes, or null when the shape or the keys cannot take the byte path.
   function keysBody(nums, stamp, envelope = null, lead = '', trail = '') {
     const bb = builderFor(envelope, lead, trail);
-    return bb && nums.length > 0 ? bb.keys(nums instanceof Float64Array ? nums : keyArray(nums), stamp) : null;
+    return bb && nums.length > 0 ? bb.keys(nums instanceof Float64Array ? nums : keyArray(nums), stamp, envelope ? `${envelope.mid}{"w":"` : null) : null;
   }
 
   // The body of a write: bytes when a fast path takes the keys (a key range, lib/keys.js
@@ -229,7 +232,8 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     const close = wrap ? wrap.close : '';
     const bb = nums.length > 0 ? builderFor(envelope, open, close) : null;
     let out = null;
-    if (bb) out = isConsecutive(nums) ? bb.range(rangeStart(nums), nums.length, stamp) : bb.keys(nums instanceof Float64Array ? nums : keyArray(nums), stamp);
+    const variant = envelope ? `${envelope.mid}{"w":"` : null;
+    if (bb) out = isConsecutive(nums) ? bb.range(rangeStart(nums), nums.length, stamp, variant) : bb.keys(nums instanceof Float64Array ? nums : keyArray(nums), stamp, variant);
     if (out !== null) return out;
     const arr = envelope ? commands(nums, stamp, envelope) : batch(nums, stamp);
     return wrap ? `${wrap.open}${arr}${wrap.close}` : arr;
@@ -351,10 +355,16 @@ function keyTables(toBytes) {
 // command's); spec: { toBytes, lead, trail, tail(i), tails(count) -> image slots, id }.
 function bodyBuilder(open, mid, spec) {
   const { toBytes, lead, trail } = spec;
-  if (!open.endsWith('"') || !mid.startsWith('",') || KEY_PREFIX.length !== 1) return null;
-  if (!isAscii(lead) || !isAscii(trail) || !isAscii(open) || !isAscii(mid)) return null;
+  // mid variants: texts after the key that one body can hold in turn (each padded in front with
+  // whitespace to the longest; switching rewrites that region of every document, once)
+  const variants = Array.isArray(mid) ? mid : [mid];
+  if (!open.endsWith('"') || !variants.every((m) => m.startsWith('",')) || KEY_PREFIX.length !== 1) return null;
+  if (!isAscii(lead) || !isAscii(trail) || !isAscii(open) || !variants.every(isAscii)) return null;
   const keyOpen = open.slice(0, -1);
-  const midRest = mid.slice(2);
+  const restWidth = Math.max(...variants.map((m) => m.length - 2));
+  const rests = variants.map((m) => `${' '.repeat(restWidth - m.length + 2)}${m.slice(2)}`);
+  const midRest = rests[0];
+  const restBytes = rests.map(asciiArray);
   const first = lead.length + 1; // lead, '['
   const leadBytes = asciiArray(`${lead}[`);
   const closeBytes = asciiArray(`]${trail}`);
@@ -378,7 +388,7 @@ function bodyBuilder(open, mid, spec) {
     const slots = spec.tails(count);
     const nat = native();
     // Everything the image's text depends on (bin/k6 keeps one image per key for the process).
-    const key = `${spec.id}/${keyOpen}/${midRest}/${R}/${T}/${slots}`;
+    const key = `${spec.id}/${keyOpen}/${rests.join('|')}/${R}/${T}/${slots}`;
     // The image: documents with blank key and stamp regions, padded to the stride of the
     // longest one. Made by this VU, or on bin/k6 by the first VU that asks (the others copy it).
     const build = () => {
@@ -420,6 +430,7 @@ function bodyBuilder(open, mid, spec) {
       key8: (g.base + g.keyAt) >> 3, // index of document 0's key region in f64
       lo4: (g.base + g.keyAt + R - 4) >> 2, // of its low word in u32
       stamp8: (g.base + g.stampAt) >> 3, R, T, base: g.base, len,
+      mid0: g.base + g.keyAt + R + 1 + g.pad, variant: 0, // where the mid region starts; which variant it holds
       lo: -1, loN: 0, stamp: null, stampN: 0, short: -1, saved: new Uint8Array(trail.length),
     };
   }
@@ -455,6 +466,16 @@ function bodyBuilder(open, mid, spec) {
     L.short = -1;
   }
 
+  // The body's mid region holds the variant `m` (its full mid text; null: the first).
+  function useVariant(m) {
+    const v = m === null ? 0 : variants.indexOf(m);
+    if (v < 0) throw new Error(`docs.js: mid ${m} is not one of this body's variants`);
+    if (L.variant === v) return;
+    const bytes = restBytes[v];
+    for (let i = 0, at = L.mid0; i < L.cap; i++, at += L.S) L.u8.set(bytes, at);
+    L.variant = v;
+  }
+
   function stampWords(stamp) {
     if (stamp.length + 1 > 4 * 8 || !isAscii(stamp)) return 0;
     stampBytes.fill(32);
@@ -476,13 +497,14 @@ function bodyBuilder(open, mid, spec) {
   }
 
   // A key range: start … start+count-1. Below 1000 (key widths vary) it is a key list.
-  function range(start, count, stamp) {
+  function range(start, count, stamp, variant = null) {
     const end = start + count - 1;
     if (!Number.isSafeInteger(end)) return null;
-    if (start < 1000) return keys(keyArray({ start, length: count }), stamp);
+    if (start < 1000) return keys(keyArray({ start, length: count }), stamp, variant);
     const t = stampWords(stamp);
     if (!t || !body(count, wide(end), t)) return null;
     reopen();
+    useVariant(variant);
     const { f64, u32, S4, S8 } = L;
     const n8 = (L.R - 4) / 8;
     let i = 0;
@@ -588,12 +610,13 @@ function bodyBuilder(open, mid, spec) {
   }
 
   // Any key list (a Float64Array of lib/native.js keyList is patched in Go on bin/k6).
-  function keys(nums, stamp) {
+  function keys(nums, stamp, variant = null) {
     const count = nums.length;
     const t = stampWords(stamp);
     if (!t || !body(count, L ? L.R : 12, t)) return null;
     for (;;) {
       reopen();
+      useVariant(variant);
       const at = fillAll(nums, count);
       if (at === count) break;
       // a key the body's regions cannot hold: a wider body, or the string path for a key that

@@ -21,6 +21,7 @@ export const RAVENDB = {
   capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null }),
   distributed: true,
   // What its VUs hold per batch (lib/memory.js): http requests, one body per request format of
-  // the operations a plan writes (bulk insert, and bulk_docs with and without a change vector, are three command formats).
-  memory: { transport: 'http', formats: (ops) => ops.length },
+  // the operations a plan writes: the bulk insert command array, and bulk_docs (insert and
+  // upsert share one body, lib/targets/ravendb.js).
+  memory: { transport: 'http', formats: (ops) => (ops.includes('bulk') ? 1 : 0) + (ops.some((o) => o !== 'bulk') ? 1 : 0) },
 };

@@ -236,3 +236,26 @@ test('an image holds min(batch size, DOC_POOL) documents and only that much of t
   assert.equal(arr[10].s, arr[0].s);
   assert.notEqual(arr[1].s, arr[0].s);
 });
+
+test('RavenDB bulk_docs insert and upsert share one body: the change vector is rewritten when the operation changes', () => {
+  const insert = { open: '{"Id":"', mid: '","ChangeVector":"","Type":"PUT","Document":', close: '}' };
+  const upsert = { open: '{"Id":"', mid: '","ChangeVector":null,"Type":"PUT","Document":', close: '}' };
+  insert.mids = upsert.mids = [insert.mid, upsert.mid];
+  const wrap = { open: '{"Commands":', close: '}' };
+  const d = createDocs(cfg(), { keyField: null, extra: META });
+  const before = d.builds();
+  d.prepare({ count: 1000, maxKey: 50000, envelope: insert, wrap });
+  d.prepare({ count: 1000, maxKey: 50000, envelope: upsert, wrap });
+  const run = (a, n) => Object.assign(range(a, n), { consecutive: true });
+  const check = (b, keys, cv, stamp) => {
+    const arr = JSON.parse(text(b)).Commands;
+    assert.deepEqual(arr.map((c) => c.Id), keys.map((n) => `K${n}`));
+    assert.ok(arr.every((c) => c.ChangeVector === cv && c.Type === 'PUT' && c.Document.w === stamp), `${cv} ${stamp}`);
+  };
+  check(d.body(run(1000, 1000), 'l', { envelope: insert, wrap }), range(1000, 1000), '', 'l');
+  check(d.body(run(3000, 400), 'l', { envelope: insert, wrap }), range(3000, 400), '', 'l');
+  check(d.body([7, 42000, 123], 'o1', { envelope: upsert, wrap }), [7, 42000, 123], null, 'o1');
+  check(d.body(range(10, 1000), 'm2', { envelope: upsert, wrap }), range(10, 1000), null, 'm2');
+  check(d.body(run(5000, 1000), 'l', { envelope: insert, wrap }), range(5000, 1000), '', 'l');
+  assert.equal(d.builds() - before, 1, 'one image for both operations');
+});
