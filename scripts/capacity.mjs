@@ -150,6 +150,36 @@ export function stepVus(s, rate) {
   return { vus: want, maxVus: Math.max(want, Math.min(maxVus, fit)) };
 }
 
+// Peak CPU of the k6 process (cores, over 1 s windows), found as the child of scripts/run.
+function cpuSampler(bashPid) {
+  const tick = 100; // USER_HZ on Linux
+  let k6pid = null; let last = null; let peak = null;
+  const read = (pid) => {
+    try {
+      const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / tick; // utime + stime (fields 14, 15)
+    } catch { return null; }
+  };
+  const timer = setInterval(() => {
+    if (k6pid === null) {
+      try {
+        const kids = readFileSync(`/proc/${bashPid}/task/${bashPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+        for (const k of kids) if (/\bk6$/.test(readFileSync(`/proc/${k}/comm`, 'utf8').trim())) k6pid = k;
+      } catch { /* not started yet or gone */ }
+      return;
+    }
+    const cpu = read(k6pid);
+    const now = Date.now();
+    if (cpu !== null && last) {
+      const cores = (cpu - last.cpu) / ((now - last.t) / 1000);
+      if (peak === null || cores > peak) peak = cores;
+    }
+    if (cpu !== null) last = { cpu, t: now };
+  }, 1000);
+  return { stop: () => { clearInterval(timer); return peak; } };
+}
+
 function runStep(s, id, out, n, rate, passed, alloc) {
   const runId = `${id}_s${String(n).padStart(2, '0')}`.slice(0, 32);
   const stepsDir = path.join(out, 'steps');
