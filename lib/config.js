@@ -105,6 +105,8 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   if (order.some((v, i) => i > 0 && v < order[i - 1])) bad('PHASES', env.PHASES, `phases in the experiment's order: ${allPhases.join(', ')}`);
   if (cfg.REUSE !== '0' && !env.RUN_ID) fail(`REUSE=${cfg.REUSE} needs an explicit RUN_ID: it only applies to objects of a named earlier run`);
   if (cfg.DISTRIBUTED !== '0' && !env.RUN_ID) fail(`DISTRIBUTED=${cfg.DISTRIBUTED} needs an explicit RUN_ID, the same on every instance: it names the objects the instances share`);
+  if (cfg.REUSE !== '0' && !cfg.RUN_SECRET) fail(`REUSE=${cfg.REUSE} needs RUN_SECRET in the environment, the one the run that kept the objects had: it proves they are this run's (scripts/run sets it from .run/run-secret)`);
+  if (cfg.DISTRIBUTED !== '0' && !cfg.RUN_SECRET) fail(`DISTRIBUTED=${cfg.DISTRIBUTED} needs RUN_SECRET in the environment, the same on every instance and the verify step: it proves the shared objects are this run's (scripts/run sets it from .run/run-secret)`);
   if (cfg.DISTRIBUTED !== '0' && cfg.REUSE !== '0') fail(`REUSE=${cfg.REUSE} is not allowed with DISTRIBUTED=${cfg.DISTRIBUTED}: emptying the shared objects would erase the other instances' writes; choose a new RUN_ID`);
   if (cfg.THRESHOLDS === undefined) cfg.THRESHOLDS = `thresholds/${target}/${experiment}.json`;
   if (cfg.STAGES !== undefined && env.STAGES) checkStages('STAGES', cfg.STAGES, KNOBS.VUS.max, 'VUs');

@@ -19,7 +19,7 @@ let mod = null;
 // exports: the JavaScript loops).
 export function useNative(m) {
   mod = m && m.writepathVersion === 2
-    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys, image: m.writepathImage, fill: m.writepathFill }
+    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys, image: m.writepathImage, fill: m.writepathFill, abort: m.writepathAbort || null }
     : null;
 }
 

@@ -5,6 +5,7 @@ import { redact, urlProblem } from './urls.js';
 
 export const DURATION_RE = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
 
+/** @returns {never} */
 export function fail(message) {
   // A string, not an Error: k6 then prints the one line without a stack trace.
   throw `k6-writepath: ${message}`;
@@ -60,11 +61,12 @@ export function parseKnob(name, raw, spec) {
       return raw;
     case 'secret':
       if (!raw) fail(`${name} is empty: set it in the environment`);
+      if (spec.minLength && raw.length < spec.minLength) fail(`${name} (value not shown) is not allowed: at least ${spec.minLength} characters`);
       // The value is never shown, not even redacted: a malformed URL may put part of the
       // password where the host or port should be.
       if (spec.url) {
         const why = urlProblem(raw, spec.url);
-        if (why) fail(`${name} (value not shown) is not allowed: a ${spec.url.schemes.join(':// or ')}:// URL such as postgres://user:password@host:5432/database?sslmode=disable; ${why}`);
+        if (why) fail(`${name} (value not shown) is not allowed: a ${spec.url.schemes.join(':// or ')}:// URL${spec.url.example ? ` such as ${spec.url.example}` : ''}; ${why}`);
       }
       return raw;
     case 'list': {

@@ -1,5 +1,5 @@
 # Load-generator efficiency benchmarks (bench/README.md).
-.PHONY: bench bench-sink bench-memory
+.PHONY: bench bench-sink bench-memory bench-gate
 ## the null HTTP sink the HTTP benchmark posts to
 bench-sink: bin/bench-sink
 bin/bench-sink: bench/sink/main.go bench/sink/go.mod
@@ -10,3 +10,6 @@ bench: bin/k6 bin/bench-sink testservers
 ## memory per VU beside plain k6, where it goes, the estimate against measured peaks (bench/memory.mjs; prints, writes nothing)
 bench-memory: bin/k6 testservers
 	node bench/memory.mjs
+## the verdicts' own proof (~1-2 h): the gate's false-alarm and detection rates, calibrated thresholds, Otava's change points; writes its section of bench/RESULTS.md
+bench-gate: bin/k6 testservers node-deps otava-deps
+	node bench/gate.mjs

@@ -11,7 +11,7 @@
 // answerOf() counts every element from the answer itself; an element is ok only when the
 // answer shows it succeeded.
 import http from 'k6/http';
-import exec from 'k6/execution';
+import { stop } from '../abort.js';
 import encoding from 'k6/encoding';
 import { redact } from '../urls.js';
 import { ARANGODB } from './arangodb-knobs.js';
@@ -98,16 +98,16 @@ function connection(cfg) {
       { headers: { 'Content-Type': 'application/json' }, timeout: probeWithin, tags: { name: 'POST /_open/auth' } });
     if (res.status === 200) {
       const jwt = (parseJson(res.body) || {}).jwt;
-      if (!jwt) exec.test.abort('ArangoDB /_open/auth answered 200 without a jwt');
+      if (!jwt) stop('ArangoDB /_open/auth answered 200 without a jwt');
       auth = { header: `Bearer ${jwt}`, renewAt: jwtRenewal(jwt).renewAt };
     } else if (res.status === 404) {
       auth = { header: null, renewAt: Infinity }; // authentication is off on the server
     } else if (res.status === 401) {
-      exec.test.abort(`ARANGO_USER=${cfg.ARANGO_USER}: /_open/auth refused the credentials (401); check ARANGO_PASSWORD`);
+      stop(`ARANGO_USER=${cfg.ARANGO_USER}: /_open/auth refused the credentials (401); check ARANGO_PASSWORD`);
     } else if (res.status === 0) {
-      exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB within ${probeWithin}: ${redact(res.error)}`);
+      stop(`ARANGO_URL=${base}: cannot reach ArangoDB within ${probeWithin}: ${redact(res.error)}`);
     } else {
-      exec.test.abort(`ArangoDB /_open/auth answered ${res.status}: ${String(res.body).slice(0, 200)}`);
+      stop(`ArangoDB /_open/auth answered ${res.status}: ${String(res.body).slice(0, 200)}`);
     }
     params = null;
     return auth.header;
@@ -240,11 +240,17 @@ function databasePrimitives(cfg, conn, run, indexFields) {
     writeMarker(marker);
   }
 
+  // The marker document replaced (lifecycle.js read it just before: HTTP has no transaction
+  // spanning the check and the write).
+  function mark(marker) {
+    writeMarker(marker);
+  }
+
   function drop() {
     must(dropDatabase(), `drop database ${run.db}`);
   }
 
-  return { probe, create, readMarker, shape, planned, empty, drop };
+  return { probe, create, readMarker, shape, planned, empty, mark, drop };
 }
 
 // The requests of the batch runner (lib/targets/outcome.js): batches, single-document
@@ -398,10 +404,12 @@ export function createTarget(cfg, prepared = {}) {
     for (let i = 2; i <= collectionCount; i++) run.colls.push(`k6wp_${runId}_${i}`);
   }
 
-  const { setup, teardown } = lifecycle(cfg, {
+  const { setup, teardown, leftBehind } = lifecycle(cfg, {
     bind,
     get what() { return `database ${run.db}`; },
     get objects() { return [`database ${run.db}`, ...run.colls.map((c) => `collection ${run.db}/${c}`)]; },
+    get runId() { return run.db.slice(5); },
+    get dropHint() { return `curl -u "$ARANGO_USER:$ARANGO_PASSWORD" -X DELETE ${conn.base}/_db/_system/_api/database/${run.db}`; },
     ...databasePrimitives(cfg, conn, run, indexFields),
     settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
   });
@@ -435,5 +443,5 @@ export function createTarget(cfg, prepared = {}) {
   }
 
   // keyField: the key attribute of a single-document body.
-  return { name: ARANGODB.name, reasons: REASONS, distributed: ARANGODB.distributed, capabilities: ARANGODB.capabilities(cfg), keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown };
+  return { name: ARANGODB.name, reasons: REASONS, distributed: ARANGODB.distributed, capabilities: ARANGODB.capabilities(cfg), keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown, leftBehind };
 }

@@ -8,6 +8,7 @@
 // xk6-sql has no transactions; one statement is atomic, so a failed batch wrote nothing.
 import sql from 'k6/x/sql';
 import driver, * as driverModule from 'k6/x/sql/driver/postgres';
+import { durationMs, fail } from '../parse.js';
 import { redact } from '../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
 import { lifecycle, markerText, probeTimeout } from './lifecycle.js';
@@ -35,11 +36,16 @@ function connectionUrl(cfg) {
   return u + (u.includes('?') ? '&' : '?') + extra.join('&');
 }
 
-export function classify(message) {
+// message: the driver's error; ms: how long the statement took. At TIMEOUT lib/pq sends a
+// cancel request and the server answers 57014 "canceling statement due to user request" (or
+// the wrapper cuts the connection: "context deadline exceeded"); the same 57014 earlier is
+// someone else's cancel (pg_cancel_backend) or the server's statement_timeout.
+function classify(message, ms = 0, timeoutMs = Infinity) {
   const m = String(message);
   if (/duplicate key value violates unique constraint/.test(m)) return 'unique_violation';
   if (/cannot affect row a second time/.test(m)) return 'cardinality_violation';
-  if (/context deadline exceeded|canceling statement due to (user request|statement timeout)/.test(m)) return 'timeout';
+  if (/context deadline exceeded/.test(m)) return 'timeout';
+  if (/canceling statement due to (user request|statement timeout)/.test(m)) return ms >= timeoutMs ? 'timeout' : 'cancelled';
   if (/password authentication failed|no pg_hba.conf entry|role .* does not exist/.test(m)) return 'auth';
   if (/relation .* does not exist|schema .* does not exist/.test(m)) return 'undefined_table';
   if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
@@ -66,6 +72,16 @@ const JSONB_VERSION = '\u0001';
 const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run\'s table disappeared during the run' };
 
 const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
+
+// lib/pq checks its options (sslmode, …) when the pool is opened, in the init context: a bad
+// one is bad input, one line naming the knob (the URL itself is never shown).
+function open(cfg) {
+  try {
+    return sql.open(driver, connectionUrl(cfg), { max_open_conns: 1, max_idle_conns: 1 });
+  } catch (e) {
+    return fail(`PG_URL (value not shown) is not allowed: ${redact(String(e).split('\n')[0]).replace(/^GoError: /, '')}`);
+  }
+}
 
 // The declaration of this target (knobs, reasons, capabilities): lib/targets/postgres-knobs.js.
 export const declaration = POSTGRES;
@@ -102,9 +118,27 @@ function tablePrimitives(cfg, db, run) {
         COMMENT ON TABLE ${run.table} IS ${q(markerText(marker))}; ${indexes.join(' ')}`);
       return 'created';
     } catch (e) {
-      if (/already exists|duplicate key value violates unique constraint "pg_(type|class)_/.test(String(e))) return 'exists';
+      const taken = takenName(String(e));
+      // A relation of the table's name: ours or not, lifecycle.js reads its marker. A type of
+      // that name without a relation (42710), or any other name the table needs: not ours.
+      if ((taken === run.name && /relation "/.test(String(e))) || /duplicate key value violates unique constraint "pg_(type|class)_/.test(String(e))) return 'exists';
+      if (taken) throw `${cfg.PG_SCHEMA}.${taken} already exists and was not created by this run (${whatNeeds(taken)}): refusing to touch it; choose another RUN_ID`;
       throw redact(e);
     }
+  }
+
+  // The name a CREATE found taken: relation "x" (42P07) or type "x" (42710), or null.
+  function takenName(message) {
+    const m = /(?:relation|type) "([^"]+)" already exists/.exec(message);
+    return m ? m[1] : null;
+  }
+
+  // Which of the run's objects needs a name: the table's row type, its primary key, an index.
+  function whatNeeds(taken) {
+    if (taken === run.name) return 'a type of this name; the run\'s table needs it for its row type';
+    if (taken === `${run.name}_pkey`) return 'the run\'s table needs it for its primary key';
+    const f = INDEX_FIELDS.find((x) => taken === `${run.name}_${x}`);
+    return f ? `the run's table needs it for its index on ${f} (PG_INDEXES)` : 'the run\'s table needs it';
   }
 
   // undefined: no such relation; null: no comment.
@@ -165,22 +199,27 @@ function tablePrimitives(cfg, db, run) {
     guarded(found, `TRUNCATE ${run.table}; COMMENT ON TABLE ${run.table} IS ${q(markerText(marker))};`);
   }
 
+  function mark(marker, found) {
+    guarded(found, `COMMENT ON TABLE ${run.table} IS ${q(markerText(marker))};`);
+  }
+
   function drop(marker) {
     guarded(marker, `DROP TABLE ${run.table};`);
   }
 
-  return { probe, create, readMarker, shape, planned, empty, drop };
+  return { probe, create, readMarker, shape, planned, empty, mark, drop };
 }
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
 export function createTarget(cfg, prepared = {}) {
-  const db = sql.open(driver, connectionUrl(cfg), { max_open_conns: 1, max_idle_conns: 1 });
+  const db = open(cfg);
   const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
   const binary = jsonbBinary(cfg.PG_URL);
   const bodyOpts = { lead: JSONB_VERSION };
   // Body images built here, in the init context, not by the first timed batch of a VU.
   if (binary && writingVu()) docs.prepareFor(prepared, { lead: JSONB_VERSION });
   const timeout = cfg.TIMEOUT;
+  const timeoutMs = durationMs(timeout);
   // The run's table, named by bind().
   const run = { name: null, table: null, insertSql: null, upsertSql: null };
 
@@ -198,10 +237,12 @@ export function createTarget(cfg, prepared = {}) {
     return rows[0];
   }
 
-  const { setup, teardown } = lifecycle(cfg, Object.assign({
+  const { setup, teardown, leftBehind } = lifecycle(cfg, Object.assign({
     bind,
     get what() { return `table ${cfg.PG_SCHEMA}.${run.name}`; },
     get objects() { return [`table ${cfg.PG_SCHEMA}.${run.name}`]; },
+    get runId() { return run.name.slice(5); },
+    get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
   }, tablePrimitives(cfg, db, run)));
 
   // The batch parameter: binary jsonb bytes (a Uint8Array over the body docs.body() patched:
@@ -224,14 +265,14 @@ export function createTarget(cfg, prepared = {}) {
         db.execWithTimeout(timeout, query, body);
         return ACKNOWLEDGED;
       } catch (e) {
-        return { settle: () => failure(e, n, tags) };
+        return { settle: (ms) => failure(e, n, tags, ms) };
       }
     });
   }
 
-  function failure(e, n, tags) {
-    const message = redact(e);
-    const reason = classify(message);
+  function failure(e, n, tags, ms) {
+    const message = redact(String(e).replace(/^GoError: /, ''));
+    const reason = classify(message, ms, timeoutMs);
     return { reason, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${message}`,
       fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null };
   }
@@ -249,5 +290,5 @@ export function createTarget(cfg, prepared = {}) {
     });
   }
 
-  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown };
+  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind };
 }

@@ -183,12 +183,17 @@ function databasePrimitives(cfg, run) {
     if (made !== 'created') throw `database ${run.db} could not be created again after emptying it`;
   }
 
+  // The marker document replaced (lifecycle.js read it just before).
+  function mark(marker) {
+    writeMarker(marker);
+  }
+
   function drop() {
     const d = deleteDatabase();
     if (d.status !== 200) throw errorText(d);
   }
 
-  return { probe, create, readMarker, shape, planned, empty, drop };
+  return { probe, create, readMarker, shape, planned, empty, mark, drop };
 }
 
 // The requests of the batch runner (lib/targets/outcome.js): bulk inserts and bulk_docs
@@ -327,10 +332,12 @@ export function createTarget(cfg, prepared = {}) {
     return JSON.parse(/** @type {string} */ (r.body));
   }
 
-  const { setup, teardown } = lifecycle(cfg, {
+  const { setup, teardown, leftBehind } = lifecycle(cfg, {
     bind,
     get what() { return `RavenDB database ${run.db}`; },
     get objects() { return [`database ${run.db}`]; },
+    get runId() { return run.db.slice(5); },
+    get dropHint() { return `curl -X DELETE ${base}/admin/databases -H 'Content-Type: application/json' -d '{"DatabaseNames":["${run.db}"],"HardDelete":true}'`; },
     ...databasePrimitives(cfg, run),
     settings: () => ({
       collection,
@@ -360,5 +367,5 @@ export function createTarget(cfg, prepared = {}) {
     });
   }
 
-  return { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, capabilities: RAVENDB.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown };
+  return { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, capabilities: RAVENDB.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind };
 }

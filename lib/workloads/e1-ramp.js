@@ -15,6 +15,7 @@
 // mixed needs keys that are new and existing at once and is not offered under a load model.
 import exec from 'k6/execution';
 import { fail } from '../parse.js';
+import { stop } from '../abort.js';
 import { loadBatchCount, loadBatchKeys } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
@@ -94,7 +95,7 @@ export function prepare(db, cfg, p, ops) {
   for (let j = 0; j < p.loadBatches; j++) {
     const keys = loadBatchKeys(j, cfg.DOCS, p.batchSize);
     const res = db.write(ops.load, keys, stampFor('load', j), tags, { fresh: keys.length });
-    if (res.failed > 0) exec.test.abort(`k6-writepath: the pre-load failed (${Object.entries(res.byReason).map(([r, c]) => `${r} ${c}`).join(', ')}): the ramped overwrite needs all DOCS=${cfg.DOCS} keys`);
+    if (res.failed > 0) stop(`k6-writepath: the pre-load failed (${Object.entries(res.byReason).map(([r, c]) => `${r} ${c}`).join(', ')}): the ramped overwrite needs all DOCS=${cfg.DOCS} keys`);
   }
 }
 

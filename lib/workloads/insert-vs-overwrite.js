@@ -8,6 +8,7 @@
 // target adapter does the writing.
 import exec from 'k6/execution';
 import { fail } from '../parse.js';
+import { stop } from '../abort.js';
 import { keyList } from '../native.js';
 import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
@@ -253,7 +254,7 @@ export function readBack(target, cfg, p, v, state) {
   } catch (e) {
     // Did not run is not OK: the run fails (exit 108) and teardown still deals with the objects.
     verifyError.add(1);
-    exec.test.abort(`verification did not run to its end: ${String(e).split('\n')[0].replace(/^(Error: )+/, '')}`);
+    stop(`verification did not run to its end: ${String(e).split('\n')[0].replace(/^(Error: )+/, '')}`);
     return null;
   }
   const counts = { ok: 0, excused: 0, unacknowledged: 0, undetermined: 0, missing: 0, stale: 0 };

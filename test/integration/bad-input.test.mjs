@@ -285,8 +285,11 @@ test('--http-debug (prints Authorization headers and login bodies) is refused wi
   const runId = uniqueRunId('bad');
   runIds.push(runId);
   const r = await runK6(scenario, { PG_URL, DOCS: '400', BATCH_SIZE: '100' }, { runId, args: ['--http-debug=full'], timeoutMs: 60000 });
-  assert.equal(r.code, 107, r.stderr);
-  assert.match(r.stderr, /k6-writepath: --http-debug=full is not allowed: it prints credentials .* set ALLOW_HTTP_DEBUG=1/);
+  // Refused in setup, where k6 shows a script its flags: one line, no stack, exit 108.
+  assert.equal(r.code, 108, r.stderr);
+  const errors = r.stderr.split('\n').filter((l) => /level=error/.test(l));
+  assert.equal(errors.length, 1, r.stderr);
+  assert.match(errors[0], /msg="test aborted: k6-writepath: --http-debug=full is not allowed: it prints credentials .* set ALLOW_HTTP_DEBUG=1 to accept that"$/);
   const allowed = await runK6(scenario, { PG_URL, DOCS: '400', BATCH_SIZE: '100', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1', ALLOW_HTTP_DEBUG: '1' }, { args: ['--http-debug'], timeoutMs: 120000 });
   assert.equal(allowed.code, 0, allowed.stderr);
 });
@@ -342,7 +345,8 @@ test('--http-debug on ArangoDB reveals credentials (checked), so it is refused u
   const knobs = { ARANGO_URL: srv.url, ARANGO_PASSWORD: PASSWORD, INFLUX_URL: undefined, DOCS: '200', BATCH_SIZE: '100', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1' };
   try {
     const refused = await runK6(e1, knobs, { args: ['--http-debug=full'], timeoutMs: 60000 });
-    assert.equal(refused.code, 107, refused.stderr);
+    assert.equal(refused.code, 108, refused.stderr);
+    assert.match(refused.stderr, /level=error msg="test aborted: k6-writepath: --http-debug=full is not allowed: [^\n]*ALLOW_HTTP_DEBUG=1 to accept that"\n/);
     assert.ok(!(refused.stdout + refused.stderr).includes(basic) && !(refused.stdout + refused.stderr).includes(PASSWORD));
     const headers = await runK6(e1, { ...knobs, ALLOW_HTTP_DEBUG: '1' }, { args: ['--http-debug'], timeoutMs: 120000 });
     assert.equal(headers.code, 0, headers.stderr);

@@ -34,12 +34,14 @@ func main() {
 		trxIdle     = flag.Duration("trx-idle-timeout", 60*time.Second, "stream transaction idle timeout")
 		sessionTTL  = flag.Duration("session-timeout", 3600*time.Second, "lifetime of the JWTs /_open/auth issues (like --server.session-timeout); an expired token gets 401")
 		latency     = flag.Int("latency-ms", 0, "fault: added latency per request (ms)")
+		jitter      = flag.Int("latency-jitter-ms", 0, "fault: a further seeded uniform 0..N ms per request (timing only; with -latency-ms, a server whose answer times vary)")
 		elemRate    = flag.Float64("element-failure-rate", 0, "fault: share of array-write elements that fail")
 		elemErr     = flag.Int("element-failure-errornum", 1200, "fault: errorNum of injected element failures")
 		burstEvery  = flag.Int("burst503-every", 0, "fault: a 503 burst in every N document-write requests")
 		burstLength = flag.Int("burst503-length", 0, "fault: length of each 503 burst")
 		dropRate    = flag.Float64("drop-connection-rate", 0, "fault: share of document-write requests whose connection is dropped mid-body")
 		authFail    = flag.Int("auth-fail-after", 0, "fault: answer 401 to every request after N requests (0 = off)")
+		upsertHold  = flag.Int("upsert-hold-ms", 0, "fault: an AQL upsert holds its key locks this long before it commits (ms)")
 		seed        = flag.Int64("seed", 1, "fault: random seed")
 	)
 	loadLatency := loadlatency.Register()
@@ -54,11 +56,13 @@ func main() {
 	s.sessionTTL = *sessionTTL
 	s.initialFaults = faultConfig{
 		LatencyMs:              *latency,
+		LatencyJitterMs:        *jitter,
 		ElementFailureRate:     *elemRate,
 		ElementFailureErrorNum: *elemErr,
 		Burst503:               burstConfig{Every: *burstEvery, Length: *burstLength},
 		DropConnectionRate:     *dropRate,
 		AuthFailAfter:          *authFail,
+		UpsertHoldMs:           *upsertHold,
 		Seed:                   *seed,
 	}
 	s.faults.set(s.initialFaults)
@@ -122,8 +126,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.authorize(w, r, segs) {
 		return
 	}
-	if ms := s.faults.latency(); ms > 0 {
-		time.Sleep(time.Duration(ms) * time.Millisecond)
+	if d := s.faults.latency(); d > 0 {
+		time.Sleep(d)
 	}
 
 	if len(segs) >= 2 && segs[0] == "_open" && segs[1] == "auth" {
@@ -153,6 +157,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.handleDocument(w, r, db, rest)
 	case "transaction":
 		s.handleTransaction(w, r, db, rest)
+	case "cursor":
+		s.handleCursor(w, r, db, rest)
 	default:
 		writeError(w, 404, 404, "unknown path '"+r.URL.Path+"'")
 	}
