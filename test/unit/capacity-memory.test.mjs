@@ -55,5 +55,5 @@ test('a search whose first step cannot fit is refused before any step runs (one 
   const lines = r.stderr.trim().split('\n');
   assert.equal(lines.length, 1, r.stderr);
   assert.equal(existsSync(out), false, 'nothing written');
-  assert.match(lines[0], /^k6-writepath capacity: CAPACITY_START=50: the step at 50\/s needs 11 VUs \(rate x p99 SLO 200 ms\), and MEMORY_BUDGET_MB=64 fits \d of [\d.]+ MiB each with BATCH_SIZE=1000/);
+  assert.match(lines[0], /^k6-writepath capacity: CAPACITY_START=50: the step at 50\/s needs 11 VUs \(rate x p99 SLO 200 ms\), and MEMORY_BUDGET_MB=64 fits \d of [\d.]+ MiB each with BATCH_SIZE=\d+ \(lib\/memory.js\): raise MEMORY_BUDGET_MB/);
 });
