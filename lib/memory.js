@@ -30,7 +30,7 @@ export const MEMORY_MODEL = {
   // of the statement's time), `fixed` MiB per VU (k6's response objects and per-request
   // state), `answer` bytes per document of a batch's answer kept as text (ArangoDB lists
   // every document).
-  TRANSPORT: { http: { copy: 1, fixed: 0.8, answer: 60 }, sql: { copy: 0.45, fixed: 0, answer: 0 } },
+  TRANSPORT: { http: { copy: 1, fixed: 0.8, answer: 60 }, sql: { copy: 0.6, fixed: 0.3, answer: 0 } },
 };
 
 const MIB = 1048576;
