@@ -29,6 +29,8 @@
 //   log            the line printed the first time this VU meets the reason
 //   notes          [[key, line], …] more lines printed once per VU and key
 //   fatal          a one-line reason to stop the whole run once this batch is counted
+//   answered       the server itself answered a connection failure (PostgreSQL "too many
+//                  clients", "starting up"): it is there, so the give-up clock starts again
 //   settle(ms)     -> the answer's accounting, read after the clock stopped (ms: the batch's time)
 //
 // A database that answers no batch of a VU for GIVE_UP (every attempt failed with reason
@@ -109,7 +111,7 @@ export function batchRunner(target, cfg = {}) {
     const failed = a.reason === undefined ? 0 : a.failed === undefined ? n : a.failed;
     let giveUp = null;
     if (failed > 0 && PAUSING.has(a.reason)) {
-      if (downSince === null) downSince = startedAt;
+      if (downSince === null || a.answered) downSince = startedAt;
       const left = giveUpMs - (Date.now() - downSince);
       if (left <= 0) giveUp = givingUp(a);
       else {

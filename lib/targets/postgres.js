@@ -48,7 +48,7 @@ function classify(message, ms = 0, timeoutMs = Infinity) {
   if (/canceling statement due to (user request|statement timeout)/.test(m)) return ms >= timeoutMs ? 'timeout' : 'cancelled';
   if (/password authentication failed|no pg_hba.conf entry|role .* does not exist/.test(m)) return 'auth';
   if (/relation .* does not exist|schema .* does not exist/.test(m)) return 'undefined_table';
-  if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
+  if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|too many connections for|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
   return 'other';
 }
 
@@ -273,7 +273,8 @@ export function createTarget(cfg, prepared = {}) {
   function failure(e, n, tags, ms) {
     const message = redact(String(e).replace(/^GoError: /, ''));
     const reason = classify(message, ms, timeoutMs);
-    return { reason, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${message}`,
+    // A SQLSTATE in the message: the server answered (too many clients, starting up, …).
+    return { reason, answered: /\((SQLSTATE )?[0-9A-Z]{5}\)/.test(message), log: `[${tags.phase}] batch of ${n} failed (${reason}): ${message}`,
       fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null };
   }
 

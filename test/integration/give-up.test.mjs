@@ -80,6 +80,29 @@ test('PostgreSQL back within GIVE_UP: the run goes on, counts the outage as conn
   assert.equal(await psql(pg.url, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`), '0', 'dropped by teardown');
 });
 
+test('a server that answers "too many connections" is not a dead one: the VU it refuses fails its batches (reason connection), the run is not given up', { timeout: 240000 }, async () => {
+  // A role allowed two connections: setup's (kept for teardown) and one VU's; the other VU is
+  // refused with SQLSTATE 53300 on every batch, for longer than GIVE_UP.
+  const role = `k6wp_limit_${process.pid}`;
+  await psql(pg.url, `DROP ROLE IF EXISTS ${role}; CREATE ROLE ${role} LOGIN PASSWORD 'limit-pw' CONNECTION LIMIT 2; GRANT ALL ON SCHEMA public TO ${role};`);
+  const u = new URL(pg.url);
+  u.username = role; u.password = 'limit-pw';
+  const runId = uniqueRunId('gl');
+  try {
+    const run = startK6('scenarios/postgres/insert-vs-overwrite.js',
+      { PG_URL: u.toString(), DOCS: '4000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '6000', MIXED_BATCHES: '0', READBACK: '0', VUS: '2', GIVE_UP: '2s', TIMEOUT: '5s', MAX_DURATION: '12s' },
+      { runId, timeoutMs: 200000 });
+    const r = await run.done;
+    assert.equal(aborts(r).filter((l) => /answered no batch/.test(l)).length, 0, r.stderr);
+    assert.match(r.stderr, /batch of 100 failed \(connection\): [^\n]*too many connections for role/);
+    const failed = r.summary.phases.reduce((s, p) => s + p.docs_failed, 0);
+    const ok = r.summary.phases.reduce((s, p) => s + p.docs_ok, 0);
+    assert.ok(failed > 0 && ok > 0, `one VU wrote, the other was refused: ok ${ok}, failed ${failed}`);
+  } finally {
+    await psql(pg.url, `DROP TABLE IF EXISTS k6wp_${runId}; DROP OWNED BY ${role}; DROP ROLE IF EXISTS ${role}`);
+  }
+});
+
 for (const [name, knob, removal] of [
   ['arangodb', 'ARANGO_URL', (url, db) => `curl -u \\"$ARANGO_USER:$ARANGO_PASSWORD\\" -X DELETE ${url}/_db/_system/_api/database/${db}`],
   ['ravendb', 'RAVEN_URL', (url, db) => `curl -X DELETE ${url}/admin/databases -H 'Content-Type: application/json' -d '{\\"DatabaseNames\\":[\\"${db}\\"],\\"HardDelete\\":true}'`],
