@@ -1,3 +1,0 @@
-import { all } from './arrow1000.js';
-export const options = { scenarios: { x: { executor: 'per-vu-iterations', vus: Number(__ENV.NVU), iterations: 1 } } };
-export default function () { return all; }

@@ -1,3 +1,0 @@
-import { KNOBS } from './config-a.js';
-export const options = { scenarios: { x: { executor: 'per-vu-iterations', vus: Number(__ENV.NVU), iterations: 1 } } };
-export default function () { return KNOBS; }
