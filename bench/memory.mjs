@@ -2,7 +2,10 @@
 // script posting the same pre-built body, where that memory goes, and how close the pack's
 // estimate (lib/memory.js, the MEMORY_BUDGET_MB guard) comes to the measured peak.
 //
-//   node bench/memory.mjs [per-vu] [estimate] [profile]     (all three without arguments)
+//   node bench/memory.mjs                               all three; writes them into bench/RESULTS.md
+//   node bench/memory.mjs [per-vu] [estimate] [profile]  those named; prints their tables only
+// make bench runs it after bench/run.mjs; make bench-memory alone. Its section sits between the
+// bench-memory markers of RESULTS.md, which bench/run.mjs keeps.
 //
 // Every k6 run is timed by /usr/bin/time (peak RSS of the k6 process, %M) with the 1-minute
 // load average read just before it, because the project machines are shared.
@@ -57,7 +60,10 @@ async function peak(args, extraEnv, { okCodes = [0] } = {}) {
   const load = load1();
   const r = await run('/usr/bin/time', ['-f', 'TIME %U %S %M', k6, 'run', '--quiet', '--address=', ...args], extraEnv);
   const m = /TIME ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.err);
-  if (!okCodes.includes(r.code) || !m) throw new Error(`k6 run ${args.join(' ')} failed (${r.code}):\n${r.err.slice(-2000)}\n${r.out.slice(-1000)}`);
+  if (!okCodes.includes(r.code) || !m) {
+    const why = r.err.split('\n').filter((l) => l.trim() && !l.startsWith('TIME ')).at(-1) || '';
+    throw Object.assign(new Error(`k6 run ${args.join(' ')} failed (${r.code}):\n${r.err.slice(-2000)}\n${r.out.slice(-1000)}`), { short: `exit ${r.code}: ${why.slice(0, 200)}` });
+  }
   return { mb: Number(m[3]) / 1024, cpu: Number(m[1]) + Number(m[2]), load, out: r.out, err: r.err };
 }
 
@@ -82,7 +88,9 @@ const arangoServer = (extra = []) => testServer('arangodb', ['-no-auth', ...extr
 // The memory runs' own PostgreSQL: defaults but max_connections (the pack opens one
 // connection per VU, the plain script too). Started by pgUp(), stopped by pgDown().
 const pgServer = new PgServer('bench/memory-postgres', Number(env.BENCH_MEM_PG_PORT || 17498), { db: 'bench' });
+const stopOnSignal = (sig) => { pgDown(); process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[sig]); };
 export function pgUp() {
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) if (!process.listeners(sig).includes(stopOnSignal)) process.on(sig, stopOnSignal);
   pgServer.init();
   if (!pgServer.running()) pgServer.start([`max_connections=${Math.max(...VUS) + 100}`]);
   pgServer.ensureDatabase('bench');
@@ -91,7 +99,6 @@ export function pgUp() {
 export function pgDown() {
   if (pgServer.running()) pgServer.stop();
 }
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { pgDown(); process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[sig]); });
 
 // The body of the plain scripts: the bytes of one E1 load batch of the pack (keys 1000-1999,
 // DOC_BYTES 1200), as the pack's adapters build it; PostgreSQL's binary form is the jsonb
@@ -321,7 +328,14 @@ export async function estimate({ pgUrl = null } = {}) {
     for (const [i, cell] of GRID.entries()) {
       const e = { ...cell.env, ARANGO_URL: arango.url, RAVEN_URL: raven.url, PG_URL: pg, RUN_ID: `memest${process.pid}_${i}`, RESULTS_DIR: resultsDir, PWD: root,
         HTML_REPORTER: 'none', INFLUX_URL: '', MEMORY_BUDGET_MB: String(MAX_MB) };
-      const r = await peak([cell.scenario], e, { okCodes: [0, 99, 107] });
+      let r;
+      try {
+        r = await peak([cell.scenario], e, { okCodes: [0, 99, 107] });
+      } catch (err) { // a cell that fails is shown as failed, the grid goes on
+        rows.push({ ...cell, env: undefined, load: load1(), estimate: null, measured: null, failed: err.short || String(err.message).split('\n')[0] });
+        log(`estimate ${cell.label} B=${cell.B} V=${cell.V}: ${rows.at(-1).failed}`);
+        continue;
+      }
       const refused = REFUSED.exec(r.err);
       const est = ESTIMATE.exec(r.out + r.err);
       const row = { ...cell, env: undefined, load: r.load, estimate: Number((est || refused || [])[1]) || null, measured: refused ? null : r.mb };
@@ -354,7 +368,7 @@ export function estimateMarkdown(rows) {
   const lines = ['| scenario | BATCH_SIZE | VUs | load (1 min) | estimate MiB | measured peak RSS MiB | estimate ÷ measured |', '|---|---:|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
     const ratio = r.measured ? r.estimate / r.measured : NaN;
-    lines.push(`| ${r.label} | ${r.B} | ${r.V} | ${f1(r.load, 2)} | ${r.estimate ?? '-'} | ${r.measured === null ? `not run (above ${MAX_MB})` : f1(r.measured, 0)} | ${f1(ratio, 2)} |`);
+    lines.push(`| ${r.label} | ${r.B} | ${r.V} | ${f1(r.load, 2)} | ${r.estimate ?? '-'} | ${r.failed ? `failed: ${r.failed.replace(/\|/g, '/')}` : r.measured === null ? `not run (above ${MAX_MB})` : f1(r.measured, 0)} | ${f1(ratio, 2)} |`);
   }
   return lines.join('\n');
 }
@@ -381,7 +395,8 @@ export function resultsSection({ perVu: rows, profile: prof, estimate: est }) {
   const ran = est.filter((x) => x.measured);
   const off = ran.filter((x) => Math.abs(x.estimate / x.measured - 1) > 0.3);
   const worst = ran.reduce((w, x) => (Math.abs(x.estimate / x.measured - 1) > Math.abs(w.estimate / w.measured - 1) ? x : w), ran[0]);
-  return [
+  return [`<!-- ${SECTION} -->`,
+    `Generated by \`make bench-memory\` (bench/memory.mjs, part of \`make bench\`) on ${started.toISOString()}; ${k6Version()}; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${loadavg().map((x) => x.toFixed(2)).join(' ')} after (1, 5, 15 min).`, '',
     '## Memory per VU (E1, batches of 1000 e1 documents of ~1.2 KB, beside a plain k6 script posting the same body)', '',
     `Peak RSS of the k6 process (\`/usr/bin/time\` %M, MiB) of the pack's E1 (2 load, 2 overwrite and 1 mixed batch per VU) and of a plain k6 script in which every VU posts one pre-built body, the bytes of one of the pack's load batches, 5 times: read with \`open()\` as a string (k6's ordinary idiom; bench/plain-http.js, bench/plain-pg.js) and as bytes (\`open(…, 'b')\`, sent without the string-to-bytes copy, as the pack sends its bodies). ArangoDB: the API test server; PostgreSQL: a private instance, the pack's upsert statement. Interleaved: every (VU count, client) once per repetition, ${REPS} repetitions; MiB per VU = (peak at V − peak of the same client at 1 VU in the same repetition) / (V − 1), ratios within a repetition; median (min–max). Load: the 1-minute load average before each run.`, '',
     perVuMarkdown(rows), '',
@@ -393,14 +408,49 @@ export function resultsSection({ perVu: rows, profile: prof, estimate: est }) {
     '## Memory estimate (MEMORY_BUDGET_MB, lib/memory.js) against the measured peak', '',
     `Every scenario over BATCH_SIZE 1000–50000 and 1–200 VUs, one run per cell (n = 1; its load average beside it); the estimate is the one the run printed in its setup log, the measured peak its \`/usr/bin/time\` %M. Cells whose estimate is above BENCH_MEM_MAX_MB=${MAX_MB} are refused by the pack itself (MEMORY_BUDGET_MB) and not run.`, '',
     estimateMarkdown(est), '',
-    `Goal: the estimate within ±30 % of every measured peak: ${off.length === 0 ? 'met' : `**missed** in ${off.length} of ${ran.length} cells`} (${ran.length} cells run; furthest: ${worst ? `${worst.label} BATCH_SIZE=${worst.B} VUs=${worst.V}, ${f1(worst.estimate / worst.measured, 2)}×` : '-'}).`, '',
+    `Goal: the estimate within ±30 % of every measured peak: ${off.length === 0 ? 'met' : `**missed** in ${off.length} of ${ran.length} cells`} (${ran.length} cells run; furthest: ${worst ? `${worst.label} BATCH_SIZE=${worst.B} VUs=${worst.V}, ${f1(worst.estimate / worst.measured, 2)}×` : '-'}).`,
+    `<!-- /${SECTION} -->`,
   ];
+}
+
+const SECTION = 'bench-memory';
+const started = new Date();
+const loadBefore = loadavg();
+const k6Version = () => execFileSync(k6, ['version']).toString().split('\n')[0].trim();
+
+// The sections between `<!-- name -->` and `<!-- /name -->` of a RESULTS.md text, as lines.
+export function keepSections(text, names) {
+  const out = [];
+  for (const name of names) {
+    const start = text.indexOf(`<!-- ${name} -->`); const end = text.indexOf(`<!-- /${name} -->`);
+    if (start >= 0 && end > start) out.push('', text.slice(start, end + `<!-- /${name} -->`.length), '');
+  }
+  return out;
+}
+
+// RESULTS.md with this section replaced (or added before the bench-gate section, or at the end).
+export function withSection(old, text) {
+  const start = old.indexOf(`<!-- ${SECTION} -->`); const end = old.indexOf(`<!-- /${SECTION} -->`);
+  if (start >= 0 && end > start) return `${old.slice(0, start)}${text}${old.slice(end + `<!-- /${SECTION} -->`.length)}`;
+  const gate = old.indexOf('<!-- bench-gate -->');
+  if (gate >= 0) return `${old.slice(0, gate)}${text}\n\n${old.slice(gate)}`;
+  return `${old.trimEnd()}\n\n${text}\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const what = process.argv.slice(2);
-  const all = what.length === 0;
-  if (all || what.includes('profile')) console.log(`${profileMarkdown(await profile())}\n`);
-  if (all || what.includes('per-vu')) console.log(`${perVuMarkdown(await perVu())}\n`);
-  if (all || what.includes('estimate')) console.log(`${estimateMarkdown(await estimate())}\n`);
+  if (what.length === 0) {
+    // each part logs its runs as they finish (stderr); the section is written once all are done
+    const prof = await profile();
+    const rows = await perVu();
+    const est = await estimate();
+    const text = resultsSection({ perVu: rows, profile: prof, estimate: est }).join('\n');
+    const file = path.join(root, 'bench', 'RESULTS.md');
+    writeFileSync(file, withSection(existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n', text));
+    process.stdout.write(`${text}\n`);
+  } else {
+    if (what.includes('profile')) console.log(`${profileMarkdown(await profile())}\n`);
+    if (what.includes('per-vu')) console.log(`${perVuMarkdown(await perVu())}\n`);
+    if (what.includes('estimate')) console.log(`${estimateMarkdown(await estimate())}\n`);
+  }
 }

@@ -126,3 +126,19 @@ test('docs/capacity.md\'s VUs-per-GiB table is what lib/memory.js estimates', as
   assert.equal(rows, 12);
   assert.equal(docBytes({ DOC_SHAPE: 'e1', DOC_BYTES: 1200 }), 1200);
 });
+
+test('bench/memory.mjs replaces only its own section of RESULTS.md; bench/run.mjs keeps it and the gate\'s', async () => {
+  const { withSection, keepSections } = await import('../../bench/memory.mjs');
+  const gate = '<!-- bench-gate -->\ngate figures\n<!-- /bench-gate -->';
+  const mem = (x) => `<!-- bench-memory -->\n${x}\n<!-- /bench-memory -->`;
+  // first write: before the gate's section
+  const first = withSection(`# Benchmark results\n\nrows\n\n${gate}\n`, mem('old'));
+  assert.equal(first, `# Benchmark results\n\nrows\n\n${mem('old')}\n\n${gate}\n`);
+  // a second write replaces it, nothing else moves
+  assert.equal(withSection(first, mem('new')), first.replace('old', 'new'));
+  // no gate section: at the end
+  assert.equal(withSection('# R\n\nrows\n', mem('x')), `# R\n\nrows\n\n${mem('x')}\n`);
+  // what bench/run.mjs carries over when it rewrites the file, in its order
+  assert.deepEqual(keepSections(first, ['bench-memory', 'bench-gate']), ['', mem('old'), '', '', gate, '']);
+  assert.deepEqual(keepSections('# R\n', ['bench-memory', 'bench-gate']), []);
+});
