@@ -10,7 +10,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { KNOBS, parseKnob } from '../../lib/config.js';
+import { KNOBS } from '../../lib/config.js';
+import { parseKnob } from '../../lib/parse.js';
 import { repoRoot } from '../helpers/testserver.mjs';
 import { k6Bin, localEnv, uniqueRunId } from '../helpers/k6.mjs';
 
@@ -70,10 +71,10 @@ function mounts(svc) {
   });
 }
 
-test('scripts/compose-env.sh writes three random passwords once, private, and never changes them', () => {
-  assert.deepEqual(Object.keys(passwords).sort(), ['ARANGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD', 'POSTGRES_PASSWORD']);
+test('scripts/compose-env.sh writes three random passwords and the run secret once, private, and never changes them', () => {
+  assert.deepEqual(Object.keys(passwords).sort(), ['ARANGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD', 'POSTGRES_PASSWORD', 'RUN_SECRET']);
   for (const v of Object.values(passwords)) assert.match(v, /^[0-9a-f]{32}$/);
-  assert.equal(new Set(Object.values(passwords)).size, 3);
+  assert.equal(new Set(Object.values(passwords)).size, 4);
   assert.equal(statSync(envFile).mode & 0o777, 0o600);
   const before = readFileSync(envFile, 'utf8');
   execFileSync(path.join(repoRoot, 'scripts/compose-env.sh'), [envFile], { stdio: 'pipe' });
@@ -84,7 +85,7 @@ test('scripts/compose-env.sh writes three random passwords once, private, and ne
   execFileSync(path.join(repoRoot, 'scripts/compose-env.sh'), [partial], { stdio: 'pipe' });
   const lines = readFileSync(partial, 'utf8').trim().split('\n');
   assert.deepEqual(lines.slice(0, 2), ['POSTGRES_PASSWORD=mine', 'WP_MEMORY_BUDGET=1G']);
-  assert.deepEqual(lines.slice(2).map((l) => l.split('=')[0]), ['ARANGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD']);
+  assert.deepEqual(lines.slice(2).map((l) => l.split('=')[0]), ['ARANGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD', 'RUN_SECRET']);
 });
 
 test('every password is required: without one, docker-compose config fails and names it', () => {
@@ -194,7 +195,7 @@ test('Grafana: anonymous read-only Viewer, admin password from the environment',
 test('k6 has every knob of lib/config.js: service URLs and credentials set, everything else passed through', () => {
   const env = base.services.k6.environment;
   for (const [name, spec] of Object.entries(KNOBS)) {
-    if (spec.scope === 'wrapper') continue; // read by scripts/run or make on the host, not by k6
+    if (spec.wrapper) continue; // read by scripts/run or make on the host, not by k6
     assert.ok(name in env, `k6's environment lacks ${name} (add it to docker-compose.yml)`);
     if (spec.type === 'secret') assert.ok(env[name], `${name} (a credential) is set for k6`);
     if (env[name]) assert.doesNotThrow(() => parseKnob(name, env[name], spec), `${name}=${env[name]} is valid`);
