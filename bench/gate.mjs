@@ -44,7 +44,8 @@ const CONFIGS = [
 ];
 // BENCH_GATE_REUSE=api,pg,history: take that part's runs from BENCH_GATE_OUT (an earlier
 // bench-gate's folder, blocks.json / history.json) instead of making them again, so the gates can
-// be evaluated anew (other figures, other tolerances) over the same runs.
+// be evaluated anew (other figures, other tolerances) over the same runs; blocks missing from an
+// interrupted run's blocks.json are made and appended.
 const REUSE = (env.BENCH_GATE_REUSE || '').split(',').filter(Boolean);
 const log = (s) => process.stderr.write(`${s}\n`);
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -96,40 +97,43 @@ async function target(name) {
   const dir = path.join(OUT, name);
   mkdirSync(dir, { recursive: true });
   let scenario; let sideKnobs; let extraEnv = {}; let stop = async () => {}; let regression;
-  if (REUSE.includes(name)) {
-    // (the runs exist: nothing to start)
-  } else if (name === 'api') {
+  let blocks = [];
+  const blocksFile = path.join(dir, 'blocks.json');
+  if (REUSE.includes(name) && existsSync(blocksFile)) {
+    ({ blocks, regression } = JSON.parse(readFileSync(blocksFile, 'utf8')));
+    log(`bench-gate ${name}: ${blocks.length} blocks reused from ${blocksFile}`);
+  }
+  if (blocks.length >= BLOCKS) return evaluate(name, dir, blocks.slice(0, BLOCKS), regression);
+  if (name === 'api') {
     const base = await startTestServer('arangodb', ['-no-auth', '-latency-ms', '20', '-latency-jitter-ms', '20', '-max-stored-mb', '4096']);
     const slow = await startTestServer('arangodb', ['-no-auth', '-latency-ms', '25', '-latency-jitter-ms', '25', '-max-stored-mb', '4096']);
     scenario = 'scenarios/arangodb/insert-vs-overwrite.js';
     sideKnobs = ['-e', `A:ARANGO_URL=${base.url}`, '-e', `B:ARANGO_URL=${base.url}`, '-e', `C:ARANGO_URL=${slow.url}`];
-    regression = 'the ArangoDB API test server (TEST ENDPOINT) with 20 + uniform 0–20 ms per request against one with 25 + 0–25 ms (+25 %)';
+    regression ||= 'the ArangoDB API test server (TEST ENDPOINT) with 20 + uniform 0–20 ms per request against one with 25 + 0–25 ms (+25 %)';
     stop = async () => { await base.stop(); await slow.stop(); };
   } else {
     const pg = startPg();
     extraEnv = { PG_URL: pg.url() };
     scenario = 'scenarios/postgres/insert-vs-overwrite.js';
     sideKnobs = ['-e', 'C:PG_INDEXES=1'];
-    regression = `a private PostgreSQL ${pg.psql('SHOW server_version')} (defaults) without and with one secondary index on the documents (PG_INDEXES=1: E1's upserts must update it)`;
+    regression ||= `a private PostgreSQL ${pg.psql('SHOW server_version')} (defaults) without and with one secondary index on the documents (PG_INDEXES=1: E1's upserts must update it)`;
     stop = async () => stopPg();
   }
-  let blocks = [];
-  const blocksFile = path.join(dir, 'blocks.json');
-  if (REUSE.includes(name)) {
-    await stop();
-    ({ blocks, regression } = JSON.parse(readFileSync(blocksFile, 'utf8')));
-    log(`bench-gate ${name}: ${blocks.length} blocks reused from ${blocksFile}`);
-  } else {
-    try {
-      for (let b = 1; b <= BLOCKS; b++) {
-        const before = load();
-        const [A, A2, C] = block(path.join(dir, `block${String(b).padStart(2, '0')}`), sideKnobs, scenario, extraEnv);
-        blocks.push({ A, A2, C, before, after: load() });
-        writeFileSync(blocksFile, `${JSON.stringify({ regression, blocks }, null, 2)}\n`);
-        log(`bench-gate ${name}: block ${b} of ${BLOCKS} (load ${before} → ${load()})`);
-      }
-    } finally { await stop(); }
-  }
+  // The blocks not yet recorded (all of them, or those after the reused ones).
+  try {
+    for (let b = blocks.length + 1; b <= BLOCKS; b++) {
+      const before = load();
+      const [A, A2, C] = block(path.join(dir, `block${String(b).padStart(2, '0')}`), sideKnobs, scenario, extraEnv);
+      blocks.push({ A, A2, C, before, after: load() });
+      writeFileSync(blocksFile, `${JSON.stringify({ regression, blocks }, null, 2)}\n`);
+      log(`bench-gate ${name}: block ${b} of ${BLOCKS} (load ${before} → ${load()})`);
+    }
+  } finally { await stop(); }
+  return evaluate(name, dir, blocks, regression);
+}
+
+// The gates, the regression's size and the calibrated thresholds over one target's blocks.
+function evaluate(name, dir, blocks, regression) {
   const results = CONFIGS.map((cfg, ci) => {
     const rows = blocks.map((bl, bi) => {
       const gdir = path.join(dir, `gates${ci + 1}`, `b${bi + 1}`);
