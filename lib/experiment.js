@@ -3,6 +3,7 @@
 // scenario file is just:  const e = experiment(workload, target, __ENV);  where target is a
 // target module (lib/targets/<db>.js: createTarget and its declaration).
 import { loadConfig, newRunId, planSignature, publicConfig } from './config.js';
+import { checkMemory } from './memory.js';
 import { fail } from './parse.js';
 import { stop } from './abort.js';
 import { frozenOptionsDiffer } from './guards.js';
@@ -60,6 +61,9 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
   const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES });
   configure(cfg);
   const plan = workload.plan(cfg);
+  // The client memory the plan needs, against MEMORY_BUDGET_MB, before any VU holds a body
+  // (lib/memory.js: one line and exit 107 when it does not fit).
+  const memory = checkMemory(cfg, plan, declaration);
   // A target gets what it must prepare from the plan (batch size, largest key, operations in
   // use, collections), never the workload's knobs.
   const tgt = createTarget(cfg, plan.target);
@@ -130,6 +134,7 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     // A ramped workload may write its starting data set here, before the load model starts.
     if (workload.prepare && distributed === '0') { tgt.bind(runId, info); workload.prepare(db, cfg, plan); }
     console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); ${distributed === 'verify' ? 'verifying' : 'writing to'} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
+    console.log(`k6-writepath: client memory estimate ${memory.mib} MiB (${Math.round(memory.baseMib)} MiB for k6 and ${memory.perVuMib.toFixed(1)} MiB per VU; MEMORY_BUDGET_MB=${cfg.MEMORY_BUDGET_MB})`);
     return { runId, target: info, startedAt: new Date().toISOString(), instance, segment: segment || null };
   }
 
@@ -177,7 +182,9 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     }
     // Held against the acknowledged documents: writepath_verify_unaccounted (+ per batch) - found.
     if (countBy === 'acknowledged') { verifyUnaccounted.add(-v.found); verifyUnaccountedMax.add(-v.found); }
-    if (v.expected === null) console.log(`k6-writepath: teardown found ${v.found} documents (the summary compares them with the acknowledged ones)`);
+    // A workload that checks more than a count says what it found itself (v.note: contention).
+    if (v.note) console.log(`k6-writepath: ${v.note}`);
+    else if (v.expected === null) console.log(`k6-writepath: teardown found ${v.found} documents (the summary compares them with the acknowledged ones)`);
     else if (!v.readback) console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); ${distributed === 'verify' ? 'the instances\' VUs read back their overwritten keys after their last batch (merge-results adds them up)' : 'the VUs read back their overwritten keys after their last batch (the summary below judges both)'}`);
     else console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); read back ${v.readback.checked} overwritten keys: ${v.readback.stale} hold an older version, ${v.readback.missing} missing (the summary below judges them)`);
     for (const ex of (v.readback ? v.readback.examples : [])) console.warn(`k6-writepath: key ${ex.key} holds version ${ex.found}; the plan's writers of it: ${ex.writtenBy.join(',')}`);

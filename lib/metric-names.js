@@ -25,4 +25,10 @@ export const M = {
   readbackJudged: 'writepath_readback_judged',   // Counter, keys read back whose verdict was determined (checked - undetermined)
   overwritesUnaccounted: 'writepath_verify_overwrites_unaccounted', // Counter (ramped overwrite): + acknowledged overwrites, - keys found with their batch's version (teardown)
   rampKeysExhausted: 'writepath_ramp_keys_exhausted', // Counter (ramped overwrite): batches that found no key left to overwrite
+  // The contention workload (lib/workloads/contention.js, docs/contention.md)
+  retries: 'writepath_retries',                 // Counter: requests resent within an operation after a "not applied, retry" answer; tag reason
+  counterLost: 'writepath_counter_lost',        // Counter (teardown): acknowledged increments a counter does not hold; tag counter
+  counterPhantom: 'writepath_counter_phantom',  // Counter (teardown): increments a counter holds beyond acknowledged + undetermined; tag counter
+  countersChecked: 'writepath_counters_checked', // Gauge (teardown): counters read back against the ledgers
+  ledgerUnstored: 'writepath_ledger_unstored',  // Counter: + increments begun (VUs), - increments in the stored ledgers (teardown); > 0 = a VU's ledger is missing
 };

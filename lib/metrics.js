@@ -37,6 +37,12 @@ export const readbackExcused = new Counter(M.readbackExcused);
 export const readbackUnacknowledged = new Counter(M.readbackUnacknowledged);
 export const readbackUndetermined = new Counter(M.readbackUndetermined);
 export const readbackJudged = new Counter(M.readbackJudged);
+// The contention workload's retries and ledger verification (lib/workloads/contention.js).
+export const incrementsRetried = new Counter(M.retries);
+export const counterLost = new Counter(M.counterLost);
+export const counterPhantom = new Counter(M.counterPhantom);
+export const countersChecked = new Gauge(M.countersChecked);
+export const ledgerUnstored = new Counter(M.ledgerUnstored);
 
 
 // A verification that counts and reads nothing back (bulk insert, a ramped load or

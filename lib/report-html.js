@@ -32,6 +32,7 @@ export function renderHtml(json, description = {}) {
       ...(v0.count_ok === false ? [`documents: expected ${v0.expected}, found ${v0.found}`] : []),
       ...(v0.readback_ok === false ? [`read-back: ${v0.readback_stale_or_missing} of ${v0.readback_checked} keys stale or missing`] : []),
       ...(v0.readback_unjudged ? [`read-back: not judged (all ${v0.readback_checked} keys checked are undetermined)`] : []),
+      ...(v0.counters_ok === false ? [`counters: ${v0.increments_lost} increments lost, ${v0.increments_phantom} phantom${v0.ledger_unstored ? `, ${v0.ledger_unstored} in ledgers not stored` : ''}`] : []),
     ] : []),
   ];
   const headline = `${verdict ? 'PASSED' : 'FAILED'}: ${failed.length === 0 ? `all ${(json.thresholds || []).length} thresholds passed` : `${failed.length} of ${json.thresholds.length} thresholds failed`}` +
@@ -74,7 +75,7 @@ ${rows}
 ${failures ? `<ul class="bad">${failures}</ul>` : ''}
 <figure>${latencyChart}</figure>
 <figure>${rateChart}</figure>
-${stagesHtml(json)}`}
+${stagesHtml(json)}${contentionHtml(json)}`}
 <h2>Verification</h2>
 ${verification}
 <h2>Thresholds</h2>
@@ -130,4 +131,31 @@ function stagesHtml(json) {
 ${rows}
 </tbody></table>
 <figure>${chart}</figure>`;
+}
+
+// The contention workload (docs/contention.md): one row per step (hot set x load) and a chart
+// of operations/s per step, one bar group per hot set and one colour per load.
+function contentionHtml(json) {
+  const c = json.contention || [];
+  if (c.length === 0) return '';
+  const open = json.load_model && json.load_model.model === 'open';
+  const label = (x) => `${x.hot_keys}${x.spread ? ' (spread)' : ''}`;
+  const reasons = (m) => Object.entries(m || {}).map(([r, n]) => `${r} ${n}`).join(', ');
+  const rows = c.map((x) => `<tr data-step="${x.step}"><th scope="row">${esc(label(x))}</th><td>${esc(x.load)}</td><td>${x.ops}</td><td>${fmt(x.ops_per_s, 0)}</td>` +
+    `<td>${fmt(x.op_ms.median)}</td><td>${fmt(x.op_ms.p99)}</td>` +
+    `<td class="${x.increments_failed ? 'bad' : ''}">${x.increments_failed}${x.increments_failed ? ` (${esc(reasons(x.failed_by_reason))})` : ''}</td>` +
+    `<td>${x.retries}${x.retries ? ` (${esc(reasons(x.retries_by_reason))})` : ''}</td><td>${x.vs_spread === null ? '-' : `${fmt(x.vs_spread, 2)}x`}</td></tr>`).join('\n');
+  const sets = [...new Set(c.map(label))];
+  const loads = [...new Set(c.map((x) => x.load))];
+  const chart = groupedBars({
+    title: 'Increment operations per second by hot set', unit: 'ops/s', groups: sets,
+    series: loads.map((l) => ({ name: `${open ? 'rate' : 'VUs'} ${l}`, values: sets.map((s) => { const x = c.find((y) => label(y) === s && y.load === l); return x ? x.ops_per_s : null; }) })),
+  });
+  const v = json.verification || {};
+  return `\n<h2>Contention (${open ? 'open model' : 'closed model'} ${esc(json.load_model ? json.load_model.stages : '')} per hot set)</h2>
+<table id="contention"><thead><tr><th>hot keys</th><th>${open ? 'rate' : 'VUs'}</th><th>ops</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>failed increments</th><th>retries</th><th>vs spread</th></tr></thead><tbody>
+${rows}
+</tbody></table>
+<figure>${chart}</figure>
+<p class="${v.counters_ok === false ? 'bad' : ''}">Counters read back against the VUs' ledgers: ${v.counters_checked ?? '-'}; lost increments ${v.increments_lost ?? '-'}, phantom ${v.increments_phantom ?? '-'}${v.counters_ok === undefined ? '' : v.counters_ok ? ' — OK' : ' — FAILED'}.</p>`;
 }

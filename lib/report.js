@@ -263,7 +263,7 @@ export function buildReport(data, meta) {
       (planned !== null ? ` (acknowledged new documents; lost ${verification.lost}, unexpected ${verification.unexpected}` +
         `${shortOfPlan ? `; the plan writes ${verification.expected_by_plan}, the failed documents above are the difference` : ''})`
         : deletes !== null ? ` (acknowledged: ${verification.acknowledged_new} new documents, ${deletes} deletes)`
-        : meta.cfg && meta.cfg.DISTRIBUTED === 'verify' ? ' (the plan of all instances)' : ` (acknowledged new documents: ${verification.acknowledged_new})`));
+        : meta.cfg && meta.cfg.DISTRIBUTED === 'verify' ? ' (the plan of all instances)' : described.countOf ? ` (${described.countOf})` : ` (acknowledged new documents: ${verification.acknowledged_new})`));
     if (noReadback) lines.push(`read-back: not part of this run${meta.cfg && meta.cfg.READBACK === 0 ? ' (READBACK=0)' : ''}`);
     else lines.push(byInstances ? 'read-back: done by the instances\' VUs after their last batches (scripts/merge-results.mjs adds them up)'
       : `read-back: ${verification.readback_checked} overwritten keys checked, ${verification.readback_stale_or_missing} stale or missing${readbackNotes(verification)} — ${verification.readback_ok ? 'OK' : verification.readback_unjudged ? `NOT JUDGED: every key checked is undetermined${notGate}` : `FAILED${notGate}`}`);
@@ -279,6 +279,9 @@ export function buildReport(data, meta) {
   const extra = meta.sections ? meta.sections(data) : {};
   if (extra.json) Object.assign(json, extra.json);
   if (extra.verification) Object.assign(json.verification, extra.verification);
+  // A workload's own checks (contention: every counter against the ledgers) are part of the
+  // verdict: `holds: false` fails verification.ok and the run.
+  if (extra.verification && extra.verification.holds === false && json.verification.ran) { json.verification.ok = false; json.passed = false; }
   const text = `${[...(extra.before || []), ...lines, ...(extra.after || [])].join('\n')}\n`;
 
   // JUnit: one test case per threshold (so a CI system shows which phase failed) and one

@@ -20,6 +20,7 @@ import { stop } from '../abort.js';
 import { loadBatchCount, loadBatchKeys } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
+import { keyList } from '../native.js';
 import { countOnly, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, overwritesUnaccounted, rampKeysExhausted } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { describeModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
@@ -60,11 +61,11 @@ export function rampPlan(cfg, lm, ops) {
   if (preload && lm.open && lm.maxIterations > capacity) {
     fail(`${knob} is not allowed with DOCS=${cfg.DOCS} and BATCH_SIZE=${B}: it can start up to ${lm.maxIterations} overwrite batches, and each key is overwritten at most once, so DOCS must be at least ${lm.maxIterations * B}`);
   }
-  // What the target prepares in init: the pre-load writes key ranges (stamp l); the ramped
-  // batches are key lists. A ramped load's keys grow with the schedule: images for the keys
-  // an open model can reach, or for DOCS keys (wider keys get theirs on first use).
-  const writes = preload ? { [ops.load]: ['l'] } : {};
-  if (!writes[ops[ramped]]) writes[ops[ramped]] = [];
+  // What the VUs' targets prepare in init: the ramped batches (key lists; a ramped load's keys
+  // grow with the schedule: bodies for the keys an open model can reach, or for DOCS keys,
+  // wider keys get a wider body on first use). The pre-load runs in setup, whose context makes
+  // its own body when it first writes (setup is not a measured phase): a VU never holds it.
+  const writes = { [ops[ramped]]: [] };
   const target = { batchSize: B, maxKey: preload || !lm.open ? cfg.DOCS : lm.maxIterations * B, writes };
   return {
     target,
@@ -104,7 +105,9 @@ export function iteration(db, cfg, p, state, ops) {
   if (!state.tags) state.tags = p.loadModel.stages.map((_, s) => ({ phase: p.ramped, op: ops[p.ramped], target: db.target.name, stage: String(s + 1) }));
   const { s, n } = rampPosition(p.loadModel, exec, Date.now());
   const tags = state.tags[s];
-  const keys = new Array(p.batchSize);
+  // a keyList: on bin/k6 a Float64Array that Go patches into the body (lib/native.js); in
+  // JavaScript the key tables of every VU would otherwise be made at once, at the ramp's start
+  const keys = keyList(p.batchSize);
   let fresh;
   if (n < 0) { rampKeysExhausted.add(1, tags); return; }
   if (p.preload) {

@@ -50,9 +50,11 @@ export function plan(cfg) {
   const iterations = Math.max(...perVu.map((c) => c[0] + c[1] + c[2]));
   const expectedDocs = (runs('load') ? cfg.DOCS : 0) + Mx * newPer;
   // What the target prepares in init (lib/targets/*.js createTarget): batches of B keys, every
-  // key below DOCS + the mixed batches' fresh keys; the load phase writes key ranges stamped l.
+  // key below DOCS + the mixed batches' fresh keys, stamps up to o<O-1> and m<Mx-1>; the load
+  // phase writes key ranges stamped l.
   const ops = opsFor(cfg);
-  const target = { batchSize: B, maxKey: cfg.DOCS + Mx * newPer, writes: {} };
+  const maxStamp = Math.max(1, ...[O, Mx].filter((n) => n > 0).map((n) => stampFor('overwrite', n - 1).length));
+  const target = { batchSize: B, maxKey: cfg.DOCS + Mx * newPer, maxStamp, writes: {} };
   if (L > 0) target.writes[ops.load] = ['l'];
   for (const [n, op] of [[O, ops.overwrite], [Mx, ops.mixed]]) if (n > 0 && !target.writes[op]) target.writes[op] = [];
   return { vus: V, batchSize: B, loadBatches: L, overwriteBatches: O, mixedBatches: Mx, newPerMixed: newPer, perVu, iterations, expectedDocs, target };
