@@ -6,8 +6,9 @@
 // (scripts/knobs-table.mjs; a test keeps the two in step).
 import { CORE_ENV, CORE_KNOBS, CORE_PREFIXES } from './knobs.js';
 import { TARGETS } from './targets/index.js';
-import { bad, durationMs, fail, parseKnob } from './parse.js';
+import { bad, durationMs, emptyIs, fail, parseKnob } from './parse.js';
 import { envNameChecker } from './env-names.js';
+import { typedCredentials, userinfoOf } from './urls.js';
 
 // The knob table of a pack made of these targets: the run's and workloads' knobs, then each
 // target's, each marked with the target that declared it.
@@ -86,10 +87,23 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
     if (!knobApplies(name, target)) continue;
     if (spec.wrapper) continue; // read by scripts/run or make, not by k6
     const raw = env[name];
+    if (raw === '' && emptyIs(spec) === 'refused') {
+      fail(`${name} is empty: give the server's URL, e.g. ${spec.default} (an empty value is refused, not read as the default: an unset variable would aim the run at whatever listens there)`);
+    }
     if (raw === undefined || raw === '') {
-      if (spec.required || required.includes(name)) fail(`${name} is not set: ${spec.doc}`);
-      cfg[name] = spec.default;
+      if (spec.required || required.includes(name)) fail(`${name} is ${raw === '' ? 'empty' : 'not set'}: ${spec.doc}`);
+      // A scenario may have its own default (spec.defaults['<target>/<experiment>']), e.g.
+      // E4's DOC_SHAPE=user or contention's BATCH_SIZE=1: applied here, so that every check
+      // below (memory, plan) sees the value the run will use.
+      const own = spec.defaults && spec.defaults[`${target}/${experiment}`];
+      cfg[name] = own !== undefined ? own : spec.default;
     } else {
+      // What was typed as a credential is hidden in every line the pack writes or relays,
+      // a server's message included (lib/urls.js redact), even a password typed as a user name.
+      if (spec.type === 'secret') {
+        const { user, password } = spec.url ? userinfoOf(raw) : { user: null, password: String(raw) };
+        typedCredentials({ secrets: [password], users: [user] });
+      }
       cfg[name] = parseKnob(name, String(raw), spec);
     }
   }

@@ -13,6 +13,7 @@
 //                          the version of the one batch that chose it, and the number of keys
 //                          holding a new version equals the documents the ramp acknowledged.
 // mixed needs keys that are new and existing at once and is not offered under a load model.
+import { sleep } from 'k6';
 import exec from 'k6/execution';
 import { fail } from '../parse.js';
 import { stop } from '../abort.js';
@@ -110,7 +111,16 @@ export function iteration(db, cfg, p, state, ops) {
   let fresh;
   if (n < 0) { rampKeysExhausted.add(1, tags); return; }
   if (p.preload) {
-    if ((n + 1) * p.batchSize > cfg.DOCS) { rampKeysExhausted.add(1, tags); return; }
+    // A closed model cannot know its batch count up front (an open one is refused in rampPlan):
+    // once every pre-loaded key has been overwritten, the run ends here with one line instead
+    // of spinning through empty iterations until the stages end (issue 27). First it waits
+    // TIMEOUT + 1 s, the longest another VU's batch can still be in flight, so that every
+    // written batch is counted before the abort stops the VUs.
+    if ((n + 1) * p.batchSize > cfg.DOCS) {
+      rampKeysExhausted.add(1, tags);
+      sleep(cfg.timeoutMs / 1000 + 1);
+      stop(`the ramped overwrite has overwritten all DOCS=${cfg.DOCS} pre-loaded keys (${Math.floor(cfg.DOCS / p.batchSize)} batches of ${p.batchSize}) in stage ${s + 1} of STAGES=${p.loadModel.text}: the run ends here; raise DOCS or shorten STAGES`);
+    }
     for (let i = 0; i < p.batchSize; i++) keys[i] = keyAt(p.walk, n * p.batchSize + i);
     fresh = 0;
   } else {

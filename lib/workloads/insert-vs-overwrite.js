@@ -13,7 +13,7 @@ import { keyList } from '../native.js';
 import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
-import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined } from '../metrics.js';
+import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined, readbackJudged } from '../metrics.js';
 import { ackOf, judge, noteOutcome } from '../readback.js';
 import { fixedScenario, loadModel } from '../load-model.js';
 import * as ramp from './e1-ramp.js';
@@ -158,7 +158,11 @@ export function iteration(db, cfg, p, state) {
     noteOutcome(state.ledger || (state.ledger = new Map()), phase, j, res);
     if (phase === 'load') noteAbsent(state.absent || (state.absent = new Set()), keys, res);
   }
-  if (iter === nl + no + nm - 1 && p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0) readBack(db.target, cfg, p, v, state);
+  if (iter === nl + no + nm - 1) {
+    if (p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0) readBack(db.target, cfg, p, v, state);
+    // The VU's plan is done: its connection goes back (a target that holds one: PostgreSQL).
+    if (db.target.release) db.target.release();
+  }
 }
 
 
@@ -274,6 +278,7 @@ export function readBack(target, cfg, p, v, state) {
   readbackExcused.add(counts.excused);
   readbackUnacknowledged.add(counts.unacknowledged);
   readbackUndetermined.add(counts.undetermined);
+  readbackJudged.add(keys.length - counts.undetermined);
   return Object.assign(counts, { checked: keys.length });
 }
 
