@@ -52,7 +52,8 @@ export function docBytes(cfg) {
 // -> { mib, perVuMib, baseMib, live: { runtime, bodies, transport, answer, marks } (MiB per VU) }
 export function memoryEstimate({ vus, batchSize, docBytes: d, formats = 1, transport = 'http', strings = false, marks = 0, setupBodies = 0 }) {
   const M = MEMORY_MODEL;
-  const T = M.TRANSPORT[transport] || M.TRANSPORT.http;
+  const T = M.TRANSPORT[transport];
+  if (!T) throw new Error(`lib/memory.js: no model of transport '${transport}' (MEMORY_MODEL.TRANSPORT)`);
   const body = batchSize * (d + (strings ? 0 : M.PAD));
   const sent = formats > 0 || strings ? body : d; // a batch, or a single document
   const live = {
@@ -81,7 +82,7 @@ export function peakVus(cfg, plan) {
 export function runMemory(cfg, plan, declaration) {
   const t = plan.target || {};
   const ops = Object.keys(t.writes || {});
-  const mem = declaration.memory || { transport: 'http', formats: (o) => o.length };
+  const mem = declaration.memory; // every target declares it (test/unit/target-declarations.test.mjs)
   const batchSize = t.batchSize || cfg.BATCH_SIZE;
   const strings = cfg.DOC_SHAPE === 'random-shapes' && ops.length > 0;
   const { vus, knob } = peakVus(cfg, plan);

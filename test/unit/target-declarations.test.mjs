@@ -9,6 +9,7 @@ import { KNOBS, composeKnobs, knobScope, loadConfig, planSignature, publicConfig
 import { CORE_KNOBS } from '../../lib/knobs.js';
 import { envNameChecker } from '../../lib/env-names.js';
 import { TARGETS } from '../../lib/targets/index.js';
+import { MEMORY_MODEL } from '../../lib/memory.js';
 import { knobsTable } from '../../scripts/knobs-table.mjs';
 import { workloadSettings } from '../../scripts/compare.mjs';
 
@@ -30,6 +31,18 @@ test('the registry lists each target once, with a prefix, knobs under it, reason
   }
   // No target knob sits among the run's and workloads' knobs.
   for (const k of Object.keys(CORE_KNOBS)) assert.ok(!TARGETS.some((t) => k.startsWith(t.prefix)), k);
+});
+
+test('every target declares what a VU holds (memory: a known transport, formats of its batch operations), which the run\'s estimate and the capacity search read', () => {
+  for (const t of TARGETS) {
+    assert.ok(t.memory && typeof t.memory.formats === 'function', `${t.name}: lib/targets/${t.name}-knobs.js declares memory { transport, formats(ops) }`);
+    assert.ok(Object.keys(MEMORY_MODEL.TRANSPORT).includes(t.memory.transport), `${t.name}: transport ${t.memory.transport} is one lib/memory.js models`);
+    assert.equal(t.memory.formats([]), 0, `${t.name}: no batch operation, no body`);
+    const ops = t.capabilities({}).batch;
+    for (const op of ops) assert.equal(t.memory.formats([op]), 1, `${t.name}: one operation, one body (${op})`);
+    const all = t.memory.formats(ops);
+    assert.ok(Number.isInteger(all) && all >= 1 && all <= ops.length, `${t.name}: every operation at once holds 1..${ops.length} bodies, not ${all}`);
+  }
 });
 
 test('every declared knob is in the composed table with its target scope, and in the generated table under its target', () => {
