@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,8 @@ type Client struct {
 	mu    sync.Mutex
 	colls map[string]*mongo.Collection
 }
+
+var quoted = regexp.MustCompile(`"[^"]*"|'[^']*'`)
 
 var (
 	registryMu sync.Mutex
@@ -61,7 +64,9 @@ func Open(rawURL, appName string) (*Client, error) {
 	secrets := secretsOf(rawURL)
 	cs, err := connstring.ParseAndValidate(rawURL)
 	if err != nil {
-		return nil, errors.New(redactWith(err.Error(), secrets))
+		// The parser quotes the part it stumbled on, which may be part of a password that the
+		// split above could not find (a malformed URL): quoted parts are never shown.
+		return nil, errors.New(redactWith(quoted.ReplaceAllString(err.Error(), "(…)"), secrets))
 	}
 	opts := options.Client().ApplyURI(rawURL)
 	if appName != "" && cs.AppName == "" {

@@ -3,21 +3,22 @@
 // pinned in xk6/go.mod). docs/mongodb.md says what each call sends and what comes back.
 //
 // What JavaScript gets:
-//   connect(url, {appName})        a client (one driver Client per process and URL, shared by
-//                                  every VU: the driver's Client is a connection pool meant
-//                                  to be shared, "safe for concurrent use by multiple
-//                                  goroutines", mongo/client.go)
-//   client.write(op, db, coll, body, opts)   one batch of documents given as the pack's JSON
-//                                  byte image (lib/docs.js body()), converted to BSON here:
-//                                  op insert = insertMany; replace = bulkWrite of ReplaceOne
-//                                  upserts; merge = UpdateOne {$set} upserts; ignore =
-//                                  UpdateOne {$setOnInsert} upserts
-//   client.update(db, coll, ids, update, opts)  one UpdateOne per id (distinct keys) with the
-//                                  same update document, e.g. {"$inc":{"n":1}}
-//   client.command / find / count   what the target adapter's lifecycle and verification need
-//   parseBatch(body)               the BSON a body turns into, as canonical extended JSON (the
-//                                  twin test of the conversion)
-//   and the pack's per-key loops in Go (xk6/modules/writepath), as the PostgreSQL module has them.
+//
+//	connect(url, {appName})        a client (one driver Client per process and URL, shared by
+//	                               every VU: the driver's Client is a connection pool meant
+//	                               to be shared, "safe for concurrent use by multiple
+//	                               goroutines", mongo/client.go)
+//	client.write(op, db, coll, body, opts)   one batch of documents given as the pack's JSON
+//	                               byte image (lib/docs.js body()), converted to BSON here:
+//	                               op insert = insertMany; replace = bulkWrite of ReplaceOne
+//	                               upserts; merge = UpdateOne {$set} upserts; ignore =
+//	                               UpdateOne {$setOnInsert} upserts
+//	client.update(db, coll, ids, update, opts)  one UpdateOne per id (distinct keys) with the
+//	                               same update document, e.g. {"$inc":{"n":1}}
+//	client.command / find / count   what the target adapter's lifecycle and verification need
+//	parseBatch(body)               the BSON a body turns into, as canonical extended JSON (the
+//	                               twin test of the conversion)
+//	and the pack's per-key loops in Go (xk6/modules/writepath), as the PostgreSQL module has them.
 package mongodb
 
 import (
