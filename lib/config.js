@@ -45,7 +45,7 @@ export const KNOBS = {
   // Guards (docs/reliability.md)
   INFLUX_URL:   { type: 'url', schemes: ['http', 'https'], path: true, allowed: 'http(s)://host:port/<database> without credentials (those go in K6_INFLUXDB_USERNAME/K6_INFLUXDB_PASSWORD)', doc: 'scripts/run: InfluxDB 1.x to stream the metrics to (make up writes one to .run/env; WP_INFLUX=0 turns it off). Checked before the run; an InfluxDB that does not answer is said in one line and the run goes on without it.' },
   MEMORY_BUDGET_MB: { type: 'int', min: 16, max: 1048576, default: 2048, doc: 'Client memory the workload may plan for, in MiB: every VU holds DOC_POOL documents and builds BATCH_SIZE documents per batch; a run whose estimate (VUs x (pool + 3 x batch)) exceeds it is refused before anything is written.' },
-  IGNORE_ENV:   { type: 'list', itemPattern: /^[A-Za-z_][A-Za-z0-9_]*$/, allowed: 'comma-separated environment variable names', doc: 'Names of environment variables that look like a knob (close spelling, or a PG_/ARANGO_/RAVEN_/INFLUX_ prefix) but are meant for something else; without it such a name stops the run with "did you mean …".' },
+  IGNORE_ENV:   { type: 'list', itemPattern: /^[A-Za-z_][A-Za-z0-9_]*$/, allowed: 'comma-separated environment variable names', doc: 'Names of environment variables that look like a knob (close spelling, or a PG_/ARANGO_/RAVEN_/INFLUX_/MONGO_ prefix) but are meant for something else; without it such a name stops the run with "did you mean …".' },
   ALLOW_HTTP_DEBUG: { type: 'bool', default: false, doc: 'Allow k6 --http-debug: it prints every request\'s headers (ArangoDB Authorization: Basic, i.e. the password) and with =full the bodies (the JWT login body holds the password). Refused without this knob.' },
   // PostgreSQL
   PG_URL:       { type: 'secret', target: 'postgres', url: { schemes: ['postgres', 'postgresql'], credentials: true, path: true }, doc: 'PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:55432/writepath?sslmode=disable (make up writes one to .run/env). Never printed.' },
@@ -72,6 +72,12 @@ export const KNOBS = {
   RAVEN_INDEXES: { type: 'int', target: 'ravendb', min: 0, max: 9, default: 0, doc: 'Fields f0..f(N-1) of the E1 documents in one static Map index (0 = no index); with RAVEN_WAIT_FOR_INDEXES a batch waits for it.' },
   RAVEN_WAIT_FOR_INDEXES: { type: 'duration', target: 'ravendb', min: '1ms', max: '24h', doc: 'waitForIndexesTimeout on bulk_docs batches (insert/upsert), e.g. 30s: the batch answers once the indexes caught up, so the time per batch is write + index. Empty = do not wait.' },
   LOAD_OP:      { type: 'enum', target: 'ravendb', values: ['insert', 'bulk'], default: 'insert', doc: 'How the E1 load phase writes on RavenDB: insert = bulk_docs with ChangeVector "" (a duplicate fails the batch), bulk = bulk insert (always overwrites).' },
+  // MongoDB (the pack's k6/x/writepath/mongodb module on the official Go driver; docs/mongodb.md)
+  MONGO_URL:    { type: 'secret', target: 'mongodb', url: { schemes: ['mongodb', 'mongodb+srv'], credentials: true, path: true, hosts: 'many', example: 'mongodb://user:password@127.0.0.1:27017/?authSource=admin' }, doc: 'MongoDB connection URL, e.g. mongodb://user:pass@127.0.0.1:27117/?authSource=admin (make up writes one to .run/env); retryWrites=false unless it says otherwise. The run creates and drops its own database k6wp_<RUN_ID>. Never printed.' },
+  MONGO_W:      { type: 'string', target: 'mongodb', pattern: /^(default|majority|[1-9][0-9]?)$/, allowed: 'default (the server\'s default write concern), majority, or a number of members from 1 to 99 (0, no acknowledgement, is refused: nothing could be counted)', default: 'default', doc: 'Write concern w of every batch: default = not sent (the server\'s default, read back and reported: {w:1} on a standalone), majority, or a number of members.' },
+  MONGO_J:      { type: 'enum', target: 'mongodb', values: ['default', 'true', 'false'], default: 'default', doc: 'Write concern j of every batch: true = acknowledged only once the journal holding the write is on disk (E2\'s journaled cell); default = not sent.' },
+  MONGO_INDEXES: { type: 'int', target: 'mongodb', min: 0, max: 9, default: 0, doc: 'Secondary indexes on document fields f0..f(N-1) of the E1 documents (E2: 0, 2, 8), as PG_INDEXES.' },
+  MONGO_ORDERED: { type: 'bool', target: 'mongodb', default: false, doc: 'Ordered batches: the server stops a batch at its first failed document and never attempts the rest (counted as not_attempted). Default: unordered, every document that can be written is.' },
   // Load models (lib/load-model.js; docs/load-models.md), all targets
   STAGES:       { type: 'string', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*)*$/, allowed: 'comma-separated duration:VUs pairs such as 10s:1,10s:2,10s:4', doc: 'Closed model: ramping-vus stages (duration:target VUs, each held as a step); results per stage. insert-vs-overwrite: the last phase of PHASES ramps (a load phase before it is a pre-load of DOCS in setup). scenarios/ravendb/bulk-insert.js uses 10s:1,10s:2,10s:4 when neither STAGES nor RATE_STAGES is set. Unset: the fixed plan.' },
   RATE_STAGES:  { type: 'string', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*)*$/, allowed: 'comma-separated duration:batches-per-second pairs such as 10s:20,10s:40', doc: 'Open model: stages of duration:batches per second (one k6 constant-arrival-rate scenario per stage), started whether or not earlier batches finished; iterations k6 could not start for lack of a free VU are counted as dropped_iterations (per stage and in total; threshold key dropped_iterations_max). Same phases as STAGES; VUS VUs are pre-allocated, up to MAX_VUS.' },
@@ -128,7 +134,7 @@ const RUN_SCOPE = ['RUN_ID', 'THRESHOLDS', 'RESULTS_DIR', 'READBACK', 'TIMEOUT',
 // any target offering the capabilities it needs (lib/capabilities.js).
 const WORKLOAD_SCOPE = ['ARANGOBENCH_CASE', 'REQUESTS', 'STAGES', 'RATE_STAGES', 'MAX_VUS'];
 const NOT_PLAN = ['PG_URL', 'PG_SCHEMA', 'PG_SYNC_COMMIT', 'ARANGO_URL', 'ARANGO_USER', 'ARANGO_PASSWORD', 'ARANGO_AUTH',
-  'ARANGO_SILENT', 'RAVEN_URL', 'RAVEN_GZIP', 'RAVEN_WAIT_FOR_INDEXES'];
+  'ARANGO_SILENT', 'RAVEN_URL', 'RAVEN_GZIP', 'RAVEN_WAIT_FOR_INDEXES', 'MONGO_URL', 'MONGO_W', 'MONGO_J'];
 
 // -> { scope: 'run' | 'workload' | 'target:<db>', plan: boolean }, or null for a name that is
 // no knob (derived values such as timeoutMs).
@@ -226,7 +232,7 @@ export function parseKnob(name, raw, spec) {
       // password where the host or port should be.
       if (spec.url) {
         const why = urlProblem(raw, spec.url);
-        if (why) fail(`${name} (value not shown) is not allowed: a ${spec.url.schemes.join(':// or ')}:// URL such as postgres://user:password@host:5432/database?sslmode=disable; ${why}`);
+        if (why) fail(`${name} (value not shown) is not allowed: a ${spec.url.schemes.join(':// or ')}:// URL such as ${spec.url.example || 'postgres://user:password@host:5432/database?sslmode=disable'}; ${why}`);
       }
       return raw;
     case 'list': {
@@ -339,7 +345,8 @@ export function redact(text) {
 // with it: Go's net/url (lib/pq, k6/http, k6's InfluxDB output) takes the user info up to
 // the last "@" of the authority, accepts only these characters in it, and needs a port from
 // 1 to 65535 and an IPv6 address in brackets.
-export function urlProblem(raw, { schemes, credentials = false, path = false }) {
+// hosts: 'many' accepts a comma-separated host list (MongoDB's seed lists: h1:27017,h2:27017).
+export function urlProblem(raw, { schemes, credentials = false, path = false, hosts = 'one' }) {
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/.exec(raw);
   if (!m) {
     if (/^\s*\w+\s*=/.test(raw)) return 'a key=value connection string is not accepted, only a URL';
@@ -356,6 +363,13 @@ export function urlProblem(raw, { schemes, credentials = false, path = false }) 
       return 'the user or password holds a character that must be percent-encoded (space, %, /, ?, #, …: encodeURIComponent)';
     }
   }
+  if (hosts === 'many' && hostport.includes(',')) {
+    for (const one of hostport.split(',')) {
+      const why = urlProblem(`${scheme}://${one}/`, { schemes, credentials: false, path: false });
+      if (why) return why;
+    }
+    return lateParts(pathPart, query, fragment, { path, credentials });
+  }
   const hp = /^(\[[^\]]*\]|[^:[\]]*)(?::([^:]*))?$/.exec(hostport);
   if (!hp) return 'the host is malformed (an IPv6 address goes in brackets: [::1]:5432)';
   const [, host, port] = hp;
@@ -367,6 +381,11 @@ export function urlProblem(raw, { schemes, credentials = false, path = false }) 
     return host === '' ? 'the host is missing' : 'the host name is malformed';
   }
   if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) return 'the port must be a number from 1 to 65535';
+  if (scheme.toLowerCase() === 'mongodb+srv' && port !== undefined) return 'a mongodb+srv:// URL names one host without a port (the DNS SRV record lists the servers)';
+  return lateParts(pathPart, query, fragment, { path, credentials });
+}
+
+function lateParts(pathPart, query, fragment, { path, credentials }) {
   if (path === false && pathPart !== '' && pathPart !== '/') return 'a path is not accepted here';
   if (path === false && query) return 'a query is not accepted here';
   if (path === true && credentials === false && !/^\/[^/]+\/?$/.test(pathPart)) return 'the path must name the database: /<database>';
@@ -384,7 +403,7 @@ export const KNOWN_ENV = [
   'PG_SYNCHRONOUS_COMMIT', 'PG_FSYNC', 'PG_FULL_PAGE_WRITES', 'PG_WAL_LEVEL', 'PG_COMMIT_DELAY', 'PG_MAX_WAL_SIZE', 'PG_MIN_WAL_SIZE',
   'PG_SHARED_BUFFERS', 'PG_EFFECTIVE_IO_CONCURRENCY', 'PG_WORK_MEM', 'PG_TEMP_BUFFERS',
 ];
-const KNOB_PREFIX = /^(PG|ARANGO|RAVEN|INFLUX)_/;
+const KNOB_PREFIX = /^(PG|ARANGO|RAVEN|INFLUX|MONGO)_/;
 
 // Optimal string alignment distance (Levenshtein plus swapped neighbours). With max: any
 // value above max once two consecutive rows exceed it (no later cell can come back below:
@@ -415,7 +434,7 @@ export function editDistance(a, b, max = Infinity) {
 }
 
 // The knob an unknown environment name was probably meant to be, '' when it looks like a
-// knob without a close one (a PG_/ARANGO_/RAVEN_/INFLUX_ name), or null when it does not
+// knob without a close one (a PG_/ARANGO_/RAVEN_/INFLUX_/MONGO_ name), or null when it does not
 // look like a knob at all. k6 run puts the whole shell environment into __ENV (unless
 // --include-system-env-vars=false), so the rules stay clear of ordinary variable names.
 export function suspectKnob(name) {

@@ -24,8 +24,9 @@ export default function () {
   if (step === 'user') {
     const user = __ENV.MONGO_ADMIN_USER;
     const r = client.command('admin', { createUser: user, pwd: __ENV.MONGO_ADMIN_PASSWORD, roles: ['root'] }, { timeoutMs: 20000 });
-    // 51003 UserAlreadyExists; 13 Unauthorized: the localhost exception is closed, i.e. a user
-    // exists already (mongodb/mongo src/mongo/base/error_codes.yml).
+    // As mongod 6.0.5 answers: 51003 (Location51003) 'User "writepath@admin" already exists';
+    // 13 (Unauthorized) 'command createUser requires authentication': the localhost exception
+    // is closed, i.e. a user exists already.
     if (r.error && r.error.code !== 51003 && r.error.code !== 13) stop(`cannot create user ${user}: ${r.error.message}`);
     console.log(`mongo-admin: user ${user} ${r.error ? 'exists' : 'created'}`);
   } else if (step === 'ping') {

@@ -150,10 +150,13 @@ type WriteOptions struct {
 	// J: nil (not sent), or journal acknowledgement on/off.
 	J       *bool
 	Timeout time.Duration
-	// CollectionUUID: when set, every write command carries it and the server refuses the
-	// write (CollectionUUIDMismatch, 361) unless the collection exists with exactly this UUID,
-	// instead of creating a missing collection implicitly (MongoDB 6.0+: mongodb/mongo
-	// src/mongo/db/catalog/collection_uuid_mismatch.cpp).
+	// CollectionUUID: when set, every write command carries it (the driver's documented
+	// internal option addCommandFields, x/mongo/driver/xoptions) and the server refuses each
+	// write with CollectionUUIDMismatch (361, mongodb/mongo src/mongo/base/error_codes.yml)
+	// unless the collection exists with exactly this UUID, instead of creating a missing
+	// collection implicitly. Recorded on mongod 6.0.5: after a drop, every operation of the
+	// batch fails with 361 "Collection UUID does not match that specified" and the collection
+	// stays absent (client_test.go).
 	CollectionUUID []byte
 	// Upsert: update() only.
 	Upsert bool

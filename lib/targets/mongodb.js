@@ -1,0 +1,362 @@
+// MongoDB target: one database k6wp_<RUN_ID> per run, documents in its collection `docs` with
+// _id "K<n>", the marker in `k6wp_meta`, written through the pack's k6 module
+// k6/x/writepath/mongodb (xk6/modules/mongodb, on the official Go driver). docs/mongodb.md says
+// what is sent and what comes back.
+//   insert  insertMany, unordered unless MONGO_ORDERED: a duplicate _id fails that document
+//           (11000), the others are written
+//   upsert  bulkWrite of ReplaceOne({_id}, doc, upsert)
+//   merge   bulkWrite of UpdateOne({_id}, {$set: doc}, upsert)
+//   ignore  bulkWrite of UpdateOne({_id}, {$setOnInsert: doc}, upsert)
+//   bulk    (E4) unordered insertMany of a key range
+// The module converts the pack's byte image (lib/docs.js body()) to BSON in Go and answers per
+// operation; this file counts per document.
+import exec from 'k6/execution';
+import * as mongodb from 'k6/x/writepath/mongodb';
+import { durationMs, redact } from '../config.js';
+import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
+import { now, outcomes } from './outcome.js';
+import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
+import { keyName } from '../keys.js';
+import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { useNative } from '../native.js';
+
+// bin/k6's MongoDB module also brings the Go twins of the per-key loops (lib/native.js).
+useNative(mongodb);
+
+export const COLLECTION = 'docs';
+export const META = 'k6wp_meta';
+export const MARKER_ID = 'owner';
+export const REASONS = ['e11000', 'write_conflict', 'not_attempted', 'write_concern', 'write_error', 'collection_gone', 'server_error',
+  'timeout', 'connection', 'auth', 'other'];
+// The module's operation for each of the pack's.
+const OPS = { insert: 'insert', bulk: 'insert', upsert: 'replace', merge: 'merge', ignore: 'ignore' };
+const READ_CHUNK = 5000;
+
+// A failed operation's reason, from the server's code (mongodb/mongo src/mongo/base/error_codes.yml).
+export function writeErrorReason(code) {
+  if (code === 11000) return 'e11000';
+  if (code === 112) return 'write_conflict';
+  if (code === 361) return 'collection_gone';
+  return 'write_error';
+}
+
+// The reason of a whole batch the server did not answer per operation (the module's error kinds).
+export function errorReason(e) {
+  if (!e) return null;
+  if (e.kind === 'auth' || e.kind === 'unauthorized') return 'auth';
+  if (e.kind === 'timeout' || e.kind === 'cancelled') return 'timeout';
+  if (e.kind === 'connection') return 'connection';
+  if (e.kind === 'server') return e.code === 112 ? 'write_conflict' : e.code === 361 || e.code === 26 ? 'collection_gone' : 'server_error';
+  return 'other';
+}
+
+const FATAL = {
+  auth: 'MONGO_URL: the server refused the credentials or the permission',
+  collection_gone: 'the run\'s collection disappeared during the run (dropped, or dropped and recreated by someone else); nothing was written into a collection the run did not create',
+};
+
+// The write concern the knobs ask for, as the module takes it ({} = the server's default).
+export function writeConcern(cfg) {
+  const wc = {};
+  if (cfg.MONGO_W !== 'default') wc.w = /^\d+$/.test(cfg.MONGO_W) ? Number(cfg.MONGO_W) : cfg.MONGO_W;
+  if (cfg.MONGO_J !== 'default') wc.j = cfg.MONGO_J === 'true';
+  return wc;
+}
+
+function wcText(wc) {
+  const parts = [];
+  if (wc.w !== undefined) parts.push(`w:${typeof wc.w === 'string' ? `"${wc.w}"` : wc.w}`);
+  if (wc.j !== undefined) parts.push(`j:${wc.j}`);
+  if (wc.wtimeout !== undefined) parts.push(`wtimeout:${wc.wtimeout}`);
+  return `{${parts.join(', ')}}`;
+}
+
+// The per-document outcome of one batch from the module's result: reasons by count, and the
+// indexes of the failed documents in the batch.
+export function account(r, n) {
+  const e = r.error ? errorReason(r.error) : r.writeConcernError ? 'write_concern' : null;
+  if (e) return { failed: n, byReason: { [e]: n }, failedIndexes: null, reason: e };
+  if (!r.errors || r.errors.length === 0) return { failed: 0, byReason: {}, failedIndexes: null, reason: null };
+  const byReason = {};
+  const failedIndexes = [];
+  for (const we of r.errors) {
+    const reason = writeErrorReason(we.code);
+    byReason[reason] = (byReason[reason] || 0) + 1;
+    failedIndexes.push(we.index);
+  }
+  if (r.notAttempted > 0) {
+    byReason.not_attempted = r.notAttempted;
+    for (let i = n - r.notAttempted; i < n; i++) failedIndexes.push(i);
+  }
+  return { failed: failedIndexes.length, byReason, failedIndexes, reason: writeErrorReason(r.errors[0].code) };
+}
+
+// A refused command: its message is the whole text (lifecycle.js shows String(e)).
+class CommandError extends Error {
+  constructor(message, code, kind) {
+    super(message);
+    this.code = code;
+    this.kind = kind;
+  }
+
+  toString() { return this.message; }
+}
+
+function parse(text) {
+  return text ? JSON.parse(text) : null;
+}
+
+export function createTarget(cfg) {
+  if (typeof mongodb.connect !== 'function' || mongodb.apiVersion !== 1) {
+    throw 'k6-writepath: the MongoDB scenarios need bin/k6 (its module k6/x/writepath/mongodb, apiVersion 1): run them with bin/k6 (make k6)';
+  }
+  let client;
+  try {
+    client = mongodb.connect(cfg.MONGO_URL, { appName: 'k6-writepath' });
+  } catch (e) {
+    // The module never shows the password; the URL's shape was checked by lib/config.js.
+    throw `k6-writepath: MONGO_URL (value not shown) is not allowed: ${redact(e)}`;
+  }
+  const docs = createDocs(cfg, { keyField: '_id', toBytes: asciiBuffer });
+  // Body images built here, in the init context, not by the first timed batch of a VU.
+  if (writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), stamps: ['l', 'b'] });
+  const timeoutMs = durationMs(cfg.TIMEOUT);
+  const probeMs = Math.min(timeoutMs, durationMs(PROBE_TIMEOUT));
+  const wc = writeConcern(cfg);
+  const out = outcomes();
+  let db = null;
+  let uuid = null; // the docs collection's UUID (base64), once setup read it
+  let wopts = null;
+
+  function bind(runId, info) {
+    if (!db) db = `k6wp_${runId}`;
+    if (info && info.collectionUUID && uuid !== info.collectionUUID) {
+      uuid = info.collectionUUID;
+      wopts = null;
+    }
+    if (!wopts) wopts = Object.assign({ ordered: cfg.MONGO_ORDERED, timeoutMs, collectionUUID: uuid || '' }, wc);
+  }
+
+  // One command; throws a one-line string (redacted) when the server refuses it.
+  function command(database, cmd, ms = timeoutMs) {
+    const r = client.command(database, cmd, { timeoutMs: ms });
+    if (r.error) throw new CommandError(redact(r.error.message), r.error.code, r.error.kind);
+    return parse(r.reply);
+  }
+
+  // A command whose refusal is reported instead of stopping the run (facts for the report
+  // that a user without the privilege cannot read).
+  function fact(cmd) {
+    try {
+      return command('admin', cmd, probeMs);
+    } catch (e) {
+      return { unreadable: `${e.message}` };
+    }
+  }
+
+  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
+  function probe() {
+    let build;
+    try {
+      build = command('admin', { buildInfo: 1 }, probeMs);
+    } catch (e) {
+      throw e.kind === 'auth' ? `MONGO_URL: authentication failed: ${e.message}` : `MONGO_URL: cannot reach MongoDB: ${e.message}`;
+    }
+    const hello = fact({ hello: 1 });
+    const status = fact({ serverStatus: 1, repl: 0, metrics: 0, locks: 0, opcounters: 0, network: 0, connections: 0 });
+    const opts = fact({ getCmdLineOpts: 1 });
+    const rw = fact({ getDefaultRWConcern: 1 });
+    const topology = hello.unreadable ? `unknown (${hello.unreadable})` : hello.msg === 'isdbgrid' ? 'sharded (mongos)' : hello.setName ? `replica set ${hello.setName}` : 'standalone';
+    const storage = status.storageEngine || {};
+    const cache = status.wiredTiger && status.wiredTiger.cache ? status.wiredTiger.cache['maximum bytes configured'] : undefined;
+    const journal = opts.parsed && opts.parsed.storage && opts.parsed.storage.journal ? opts.parsed.storage.journal.commitIntervalMs : undefined;
+    // A standalone answers getDefaultRWConcern with 51300 "not supported on standalone nodes"
+    // (mongod 6.0.5); its default is then the implicit {w:1} ("Implicit Default Write Concern",
+    // https://www.mongodb.com/docs/manual/reference/write-concern/).
+    const serverDefault = rw.unreadable
+      ? (topology === 'standalone' && /51300|not supported on standalone/.test(rw.unreadable) ? '{w:1} (implicit: a standalone)' : `unreadable (${rw.unreadable})`)
+      : `${wcText(rw.defaultWriteConcern || {})} (${rw.defaultWriteConcernSource || 'implicit'})`;
+    return {
+      version: `MongoDB ${build.version} (git ${String(build.gitVersion || '').slice(0, 12)}; ${build.allocator || '?'}; ${topology})`,
+      serverVersion: `${build.version} (MongoDB ${(build.modules || []).includes('enterprise') ? 'Enterprise' : 'Community'}, ${topology})`,
+      settings: {
+        topology,
+        storage_engine: storage.name ? `${storage.name}${storage.persistent === false ? ' (in memory)' : ''}` : `unreadable (${status.unreadable || 'no storageEngine'})`,
+        wiredtiger_cache: cache !== undefined ? `${Math.round(Number(cache) / 1048576)}MB` : '(not reported)',
+        journal_commit_interval_ms: journal !== undefined ? String(journal) : opts.unreadable ? `unreadable (${opts.unreadable})` : '100 (default)',
+        server_default_write_concern: serverDefault,
+        // What an acknowledgement of this run means: the knobs' concern, or the server's default.
+        write_concern: Object.keys(wc).length ? `${wcText(wc)} (MONGO_W/MONGO_J)` : `server default ${serverDefault}`,
+        ordered: String(cfg.MONGO_ORDERED),
+      },
+    };
+  }
+
+  function collections() {
+    const r = command(db, { listCollections: 1, nameOnly: false });
+    return r.cursor.firstBatch;
+  }
+
+  function dropDatabase() {
+    command(db, { dropDatabase: 1 });
+  }
+
+  function markerDoc(marker) {
+    return JSON.stringify([Object.assign({ _id: MARKER_ID }, marker, { createdAt: new Date().toISOString() })]);
+  }
+
+  // Writes the marker with the run's own write concern: a concern the server cannot satisfy
+  // stops the run here, before any document.
+  function writeMarker(marker, op) {
+    const r = client.write(op, db, META, markerDoc(marker), Object.assign({ ordered: true, timeoutMs }, wc));
+    const why = r.error || r.writeConcernError || (r.errors && r.errors[0]);
+    if (why) throw `the marker document was not acknowledged with write concern ${wcText(wc)}: ${redact(why.message)}`;
+  }
+
+  // The name is taken when the database holds any collection; else `create` of docs
+  // (48 NamespaceExists: someone was faster). Then indexes, and the marker last.
+  function create(marker) {
+    if (collections().length > 0) return 'exists';
+    try {
+      command(db, { create: COLLECTION });
+    } catch (e) {
+      if (e.code === 48) return 'exists';
+      throw `${e.message} (the user needs the right to create databases)`;
+    }
+    try {
+      if (cfg.MONGO_INDEXES > 0) {
+        command(db, { createIndexes: COLLECTION, indexes: INDEX_FIELDS.slice(0, cfg.MONGO_INDEXES).map((f) => ({ key: { [f]: 1 }, name: `${f}_1` })) });
+      }
+      writeMarker(marker, 'insert');
+    } catch (e) {
+      try { dropDatabase(); } catch (_) { /* the error below says what matters */ }
+      throw String(e);
+    }
+    return 'created';
+  }
+
+  // undefined: no such database (no collection in it); null: no marker document.
+  function readMarker() {
+    if (collections().length === 0) return undefined;
+    const r = client.find(db, META, { _id: MARKER_ID }, { timeoutMs, projection: { _id: 0, createdAt: 0 } });
+    if (r.error) throw `cannot read the marker of database ${db}: ${redact(r.error.message)}`;
+    const found = parse(r.docs);
+    return found.length ? found[0] : null;
+  }
+
+  // The docs collection as it is: kind and options, the secondary indexes by field.
+  function shape() {
+    const c = collections().find((x) => x.name === COLLECTION);
+    if (!c) return {};
+    const options = Object.assign({}, c.options || {});
+    const idx = command(db, { listIndexes: COLLECTION }).cursor.firstBatch;
+    const fields = idx.filter((i) => i.name !== '_id_').map((i) => {
+      const keys = Object.keys(i.key || {});
+      const plain = keys.length === 1 && i.key[keys[0]] === 1 && !i.unique && !i.sparse && !i.partialFilterExpression && INDEX_FIELDS.includes(keys[0]);
+      return plain ? keys[0] : `other index: ${i.name} ${JSON.stringify(i.key)}`;
+    }).sort();
+    return {
+      kind: c.type === 'collection' ? 'collection' : String(c.type),
+      options: Object.keys(options).length ? JSON.stringify(options) : '(none)',
+      MONGO_INDEXES: fields.length ? fields.join('+') : '0',
+    };
+  }
+
+  function planned() {
+    return {
+      kind: 'collection',
+      options: '(none)',
+      MONGO_INDEXES: cfg.MONGO_INDEXES ? INDEX_FIELDS.slice(0, cfg.MONGO_INDEXES).slice().sort().join('+') : '0',
+    };
+  }
+
+  function sameAs(found, expected) {
+    return JSON.stringify(found && { tool: found.tool, run: found.run, token: found.token, plan: found.plan })
+      === JSON.stringify({ tool: expected.tool, run: expected.run, token: expected.token, plan: expected.plan });
+  }
+
+  // Empty and re-mark, or drop, only while the marker is the one expected (re-read just
+  // before: MongoDB has no lock spanning both steps).
+  function guarded(expected) {
+    if (!sameAs(readMarker(), expected)) throw 'the database no longer carries the expected marker';
+  }
+
+  function empty(marker, found) {
+    guarded(found);
+    command(db, { delete: COLLECTION, deletes: [{ q: {}, limit: 0 }] });
+    writeMarker(marker, 'replace');
+  }
+
+  function drop(marker) {
+    guarded(marker);
+    dropDatabase();
+  }
+
+  const lc = lifecycle(cfg, {
+    bind,
+    get what() { return `database ${db}`; },
+    get objects() { return [`database ${db}`, `collection ${db}.${COLLECTION}`]; },
+    probe, create, readMarker, shape, planned, empty, drop,
+  });
+
+  // The lifecycle's setup, plus the docs collection's UUID for every write (docs/mongodb.md:
+  // a dropped collection is never recreated by a write).
+  function setup(runId, signature, mode) {
+    const info = lc.setup(runId, signature, mode);
+    const c = collections().find((x) => x.name === COLLECTION);
+    const u = c && c.info && c.info.uuid && c.info.uuid.$binary ? c.info.uuid.$binary.base64 : null;
+    if (!u) {
+      const msg = `database ${db}: the server did not report the UUID of collection ${COLLECTION}`;
+      exec.test.abort(msg);
+      throw msg;
+    }
+    info.collectionUUID = u;
+    return info;
+  }
+
+  function teardown(runId, owned, keep) {
+    return lc.teardown(runId, owned, keep);
+  }
+
+  function write(op, nums, stamp, tags) {
+    const mop = OPS[op];
+    if (!mop) throw new Error(`mongodb target: unknown operation ${op}`);
+    const body = docs.body(nums, stamp);
+    const n = nums.length;
+    const t0 = now();
+    const r = client.write(mop, db, COLLECTION, body, wopts);
+    const ms = now() - t0;
+    const bytes = bodyBytes(body);
+    const a = account(r, n);
+    if (a.failed === 0) return out.ok(n, ms, bytes);
+    const why = r.error || r.writeConcernError || r.errors[0];
+    const fatal = Object.keys(a.byReason).find((x) => FATAL[x]);
+    return out.failed({ n, ms, bytes, reason: a.reason, failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes,
+      log: `[${tags.phase}] batch of ${n}: ${a.failed} failed (${Object.entries(a.byReason).map(([k, v]) => `${k} ${v}`).join(', ')}): ${redact(why.message)}`,
+      fatal: fatal ? `${FATAL[fatal]}: ${redact(why.message)}` : null });
+  }
+
+  function count() {
+    const r = client.count(db, COLLECTION, {}, { timeoutMs });
+    if (r.error) throw `cannot count the documents of ${db}.${COLLECTION}: ${redact(r.error.message)}`;
+    return Number(r.count);
+  }
+
+  // key number -> stamp ("w") of the stored document.
+  function readStamps(nums) {
+    const found = new Map();
+    for (let i = 0; i < nums.length; i += READ_CHUNK) {
+      const ids = [];
+      for (let k = i; k < Math.min(nums.length, i + READ_CHUNK); k++) ids.push(keyName(nums[k]));
+      const r = client.find(db, COLLECTION, { _id: { $in: ids } }, { projection: { w: 1 }, timeoutMs });
+      if (r.error) throw `cannot read back ${db}.${COLLECTION}: ${redact(r.error.message)}`;
+      for (const d of parse(r.docs)) found.set(Number(String(d._id).slice(1)), String(d.w));
+    }
+    return found;
+  }
+
+  // What workloads may ask of this target (lib/capabilities.js).
+  const capabilities = { batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true };
+
+  return { name: 'mongodb', reasons: REASONS, distributed: true, capabilities, bind, setup, write, count, readStamps, teardown, client, database: () => db };
+}
