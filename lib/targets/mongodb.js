@@ -110,9 +110,13 @@ export function createTarget(cfg) {
   if (typeof mongodb.connect !== 'function' || mongodb.apiVersion !== 1) {
     throw 'k6-writepath: the MongoDB scenarios need bin/k6 (its module k6/x/writepath/mongodb, apiVersion 1): run them with bin/k6 (make k6)';
   }
+  const timeoutMs = durationMs(cfg.TIMEOUT);
+  const probeMs = Math.min(timeoutMs, durationMs(PROBE_TIMEOUT));
   let client;
   try {
-    client = mongodb.connect(cfg.MONGO_URL, { appName: 'k6-writepath' });
+    // Without a server to send to (down, restarting), a batch waits for one at most probeMs
+    // (the driver's default is 30 s), then fails (connection) and the VU backs off.
+    client = mongodb.connect(cfg.MONGO_URL, { appName: 'k6-writepath', serverSelectionTimeoutMs: probeMs, connectTimeoutMs: probeMs });
   } catch (e) {
     // The module never shows the password; the URL's shape was checked by lib/config.js.
     throw `k6-writepath: MONGO_URL (value not shown) is not allowed: ${redact(e)}`;
@@ -120,8 +124,6 @@ export function createTarget(cfg) {
   const docs = createDocs(cfg, { keyField: '_id', toBytes: asciiBuffer });
   // Body images built here, in the init context, not by the first timed batch of a VU.
   if (writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), stamps: ['l', 'b'] });
-  const timeoutMs = durationMs(cfg.TIMEOUT);
-  const probeMs = Math.min(timeoutMs, durationMs(PROBE_TIMEOUT));
   const wc = writeConcern(cfg);
   const out = outcomes();
   let db = null;

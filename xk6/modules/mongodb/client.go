@@ -47,14 +47,23 @@ type sharedClient struct {
 	refs int
 }
 
+// ConnectOptions: what the pack sets unless the URL says otherwise.
+type ConnectOptions struct {
+	AppName string
+	// ServerSelectionTimeout: how long an operation waits for a server it can send to (the
+	// driver's default is 30 s); ConnectTimeout: how long one dial and handshake may take.
+	ServerSelectionTimeout time.Duration
+	ConnectTimeout         time.Duration
+}
+
 // Open returns the process's Client for url (creating it: the driver connects lazily, in the
 // background, so Open does no I/O). Retryable writes are off unless the URL sets retryWrites:
 // a batch is never re-sent behind the pack's back (the driver would retry a write once after
 // a network error or a retryable server error, and on servers that label themselves
 // overloaded several times: mongo/client.go effectiveAdaptiveRetries, which follows
 // retryWrites). The error never holds the URL's password.
-func Open(rawURL, appName string) (*Client, error) {
-	key := rawURL + "\x00" + appName
+func Open(rawURL string, o ConnectOptions) (*Client, error) {
+	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", rawURL, o.AppName, o.ServerSelectionTimeout, o.ConnectTimeout)
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	if s, ok := registry[key]; ok {
@@ -69,8 +78,14 @@ func Open(rawURL, appName string) (*Client, error) {
 		return nil, errors.New(redactWith(quoted.ReplaceAllString(err.Error(), "(…)"), secrets))
 	}
 	opts := options.Client().ApplyURI(rawURL)
-	if appName != "" && cs.AppName == "" {
-		opts.SetAppName(appName)
+	if o.AppName != "" && cs.AppName == "" {
+		opts.SetAppName(o.AppName)
+	}
+	if o.ServerSelectionTimeout > 0 && !cs.ServerSelectionTimeoutSet {
+		opts.SetServerSelectionTimeout(o.ServerSelectionTimeout)
+	}
+	if o.ConnectTimeout > 0 && !cs.ConnectTimeoutSet {
+		opts.SetConnectTimeout(o.ConnectTimeout)
 	}
 	if !cs.RetryWritesSet {
 		opts.SetRetryWrites(false)

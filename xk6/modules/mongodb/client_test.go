@@ -23,7 +23,7 @@ func testClient(t *testing.T) (*Client, string) {
 	if u == "" {
 		t.Skip("MONGO_URL is not set (test/integration/mongodb-go.test.mjs sets it)")
 	}
-	c, err := Open(u, "k6-writepath-gotest")
+	c, err := Open(u, ConnectOptions{AppName: "k6-writepath-gotest"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestAuthRefusedWithoutShowingThePassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.User = url.UserPassword(p.User.Username(), "wrong-Pa55word")
-	c, err := Open(p.String(), "k6-writepath-gotest")
+	c, err := Open(p.String(), ConnectOptions{AppName: "k6-writepath-gotest"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestAuthRefusedWithoutShowingThePassword(t *testing.T) {
 }
 
 func TestUnreachableServerIsAConnectionFailure(t *testing.T) {
-	c, err := Open("mongodb://u:p@127.0.0.1:1/?serverSelectionTimeoutMS=500", "k6-writepath-gotest")
+	c, err := Open("mongodb://u:p@127.0.0.1:1/", ConnectOptions{AppName: "k6-writepath-gotest", ServerSelectionTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,8 +305,8 @@ func TestUnreachableServerIsAConnectionFailure(t *testing.T) {
 }
 
 func TestOneClientPerURL(t *testing.T) {
-	a, _ := Open("mongodb://127.0.0.1:1/", "x")
-	b, _ := Open("mongodb://127.0.0.1:1/", "x")
+	a, _ := Open("mongodb://127.0.0.1:1/", ConnectOptions{AppName: "x"})
+	b, _ := Open("mongodb://127.0.0.1:1/", ConnectOptions{AppName: "x"})
 	if a != b {
 		t.Fatal("two driver clients for one URL")
 	}

@@ -140,7 +140,7 @@ func TestSecretsNeverInErrors(t *testing.T) {
 		"mongodb://u:s3cret@[::1/",
 		"mongodb://u:s3cret@h:1/?authMechanism=s3cret",
 	} {
-		_, err := Open(u, "t")
+		_, err := Open(u, ConnectOptions{AppName: "t"})
 		if err == nil {
 			t.Errorf("%q accepted", u)
 			continue

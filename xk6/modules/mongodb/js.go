@@ -21,16 +21,22 @@ func (mi *moduleInstance) throw(format string, args ...any) {
 	panic(mi.rt().NewTypeError("k6/x/writepath/mongodb: " + fmt.Sprintf(format, args...)))
 }
 
-// connect(url, {appName}) -> client object.
+// connect(url, {appName, serverSelectionTimeoutMs, connectTimeoutMs}) -> client object.
 func (mi *moduleInstance) connect(call sobek.FunctionCall) sobek.Value {
 	rawURL := call.Argument(0).String()
-	appName := "k6-writepath"
+	co := ConnectOptions{AppName: "k6-writepath"}
 	if o := mi.options(call.Argument(1)); o != nil {
 		if v, ok := o["appName"].(string); ok {
-			appName = v
+			co.AppName = v
+		}
+		if ms, ok := num(o, "serverSelectionTimeoutMs"); ok && ms > 0 {
+			co.ServerSelectionTimeout = time.Duration(ms * float64(time.Millisecond))
+		}
+		if ms, ok := num(o, "connectTimeoutMs"); ok && ms > 0 {
+			co.ConnectTimeout = time.Duration(ms * float64(time.Millisecond))
 		}
 	}
-	c, err := Open(rawURL, appName)
+	c, err := Open(rawURL, co)
 	if err != nil {
 		// A string, as the pack's config errors: the adapter prefixes the knob name.
 		panic(mi.rt().ToValue(err.Error()))
