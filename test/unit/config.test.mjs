@@ -232,7 +232,7 @@ test('suspectKnob\'s shortcuts (lookups, character-class filter) give the answer
       if (d <= limit && d < bestD) { best = k; bestD = d; }
     }
     if (best) return best;
-    return /^(PG|ARANGO|RAVEN|INFLUX)_/.test(name) ? '' : null;
+    return /^(PG|ARANGO|RAVEN|INFLUX|MONGO)_/.test(name) ? '' : null;
   };
   const alpha = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789';
   let seed = 7;
