@@ -28,8 +28,14 @@ test-deps-compose:
 compose-env:
 	@scripts/compose-env.sh
 
+# Without a container engine docker-compose 1.29 ends in a Python traceback: say it in one
+# line instead, before anything is written (.env included).
+need_engine = docker info >/dev/null 2>&1 || { echo "make $@: no Docker engine answers (docker info): the compose stack needs one; without Docker use make up and scripts/run, or make compose-run" >&2; exit 1; }
+
 ## docker compose up -d (COMPOSE_FILES adds the constrained override)
-compose-up: compose-env
+compose-up:
+	@$(need_engine)
+	@scripts/compose-env.sh
 	$(COMPOSE) $(COMPOSE_FILES) up -d
 
 # Results belong to the calling user, not to root inside the container.
@@ -45,6 +51,7 @@ compose-run:
 
 ## stop the stack (COMPOSE_DOWN_ARGS=-v also drops its data)
 compose-down:
+	@$(need_engine)
 	$(COMPOSE) $(COMPOSE_FILES) down $(COMPOSE_DOWN_ARGS)
 
 ## validate docker-compose.yml and the constrained override

@@ -7,6 +7,6 @@ RELIABILITY_TESTS := test/integration/bad-input.test.mjs test/integration/data-s
 .PHONY: test-reliability
 ## fault matrix (PostgreSQL rows), bad-input table and data-safety tests only
 # The restart test uses a
-# private PostgreSQL on 127.0.0.1:55632 under .run/reliability/ (never the shared one)
+# private PostgreSQL on a free port of 127.0.0.1 under .run/reliability/ (never the shared one)
 test-reliability: bin/k6 up
 	node --test --test-concurrency=1 --test-reporter=spec $(RELIABILITY_TESTS)

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DURATION_RE, durationMs } from '../lib/config.js';
 import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, verdict } from '../lib/capacity.js';
+import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -61,6 +62,7 @@ export function parseArgs(argv, env) {
     if (kv === null) { rest.push(a); continue; }
     const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(kv || '');
     if (!m) bad(`-e ${kv} is not allowed: use -e KNOB=value`);
+    if (isCliSecret(m[1], m[2])) bad(cliSecretLine(m[1]));
     knobs[m[1]] = m[2];
     passed[m[1]] = m[2];
   }

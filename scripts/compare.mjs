@@ -9,6 +9,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { KNOBS, knobScope, newRunId } from '../lib/config.js';
 import { groupedBars } from '../lib/svg-chart.js';
+import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
 import { fmt } from '../lib/format.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,8 +21,11 @@ const WORKLOAD_KNOBS = Object.keys(KNOBS).filter((k) => knobScope(k).scope === '
 // Marker a comparison leaves in the result folder of a run it made against a test server.
 export const TEST_ENDPOINT_MARKER = 'TEST-ENDPOINT';
 
-export class CompareError extends Error {}
-const refuse = (msg) => { throw new CompareError(msg); };
+export class CompareError extends Error {
+  constructor(msg, code = 2) { super(msg); this.code = code; }
+}
+const refuse = (msg, code) => { throw new CompareError(msg, code); };
+
 
 const show = (v) => (Array.isArray(v) ? v.join(',') : JSON.stringify(v));
 
@@ -165,6 +169,12 @@ export function parseArgs(argv) {
     if (a === '-e' || a === '--env') {
       const v = next();
       const m = /^([A-H]):([A-Z_][A-Z0-9_]*)=(.*)$/s.exec(v);
+      const kv = m ? [m[2], m[3]] : v.split(/=(.*)/s);
+      // A run's own secret comes from the environment as COMPARE_<letter>_<KNOB> (COMPARE_B_PG_URL
+      // for run B: a name k6's misspelt-knob check does not take for PG_URL).
+      if (isCliSecret(kv[0], kv[1] || '')) {
+        refuse(cliSecretLine(`${m ? `${m[1]}:` : ''}${kv[0]}`, m ? `export COMPARE_${m[1]}_${kv[0]}=… in the environment (run ${m[1]} only)` : `export ${kv[0]}=… in the environment (every run)`), 107);
+      }
       if (m) (o.perRun[m[1]] ||= {})[m[2]] = m[3];
       else if (/^[A-Z_][A-Z0-9_]*=/.test(v)) o.env.push(v);
       else refuse(`-e ${v}: expected KNOB=value or A:KNOB=value`);
@@ -202,13 +212,14 @@ async function startArangoTestserver() {
 const usage = `usage: scripts/compare [options] RUN RUN [RUN…]
   RUN                 a scenario file (run now through scripts/run, one at a time) or a result folder (summary.json)
   -e KNOB=value       for every scenario run;   -e B:KNOB=value  only for run B (A, B, C… by position)
+                      secrets only in the environment: PG_URL=… for every run, COMPARE_B_PG_URL=… for run B
   --label A=name      column name (default: the target)
   --test-endpoint B   label run B as a test endpoint (runs against a project test server)
   --arango-testserver run ArangoDB scenarios against bin/arangodb-testserver (labelled TEST ENDPOINT)
   --out DIR           where compare.txt/.json/.svg go (default results/cmp_<time>)
 examples:
   scripts/compare -e DOCS=50000 scenarios/postgres/insert-vs-overwrite.js scenarios/arangodb/insert-vs-overwrite.js
-  scripts/compare -e B:PG_URL=postgres://u:p@db16:5432/x --label A=pg15 --label B=pg16 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
+  COMPARE_B_PG_URL='postgres://u:…@db16:5432/x' scripts/compare --label A=pg15 --label B=pg16 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
   scripts/compare results/20260101120000_ab12 results/20260101121500_cd34
 `;
 
@@ -235,7 +246,13 @@ export async function main(argv) {
         const knobs = new Map(o.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
         const env = { ...process.env };
         for (const [k, v] of Object.entries(o.perRun[letter] || {})) knobs.set(k, v);
-        for (const [k, v] of [...knobs]) if (KNOBS[k] && KNOBS[k].type === 'secret') { env[k] = v; knobs.delete(k); }
+        // COMPARE_<letter>_<secret knob> of the environment: this run's secret; no run sees another's.
+        for (const k of Object.keys(env)) {
+          const per = /^COMPARE_([A-H])_(.+)$/.exec(k);
+          if (!per || !KNOBS[per[2]] || KNOBS[per[2]].type !== 'secret') continue;
+          if (per[1] === letter) env[per[2]] = env[k];
+          delete env[k];
+        }
         if (o.arangoTestserver && /scenarios\/arangodb\//.test(spec)) {
           arango ||= await startArangoTestserver();
           env.ARANGO_URL = arango.url;
@@ -271,7 +288,7 @@ export async function main(argv) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
-    if (e instanceof CompareError) { process.stderr.write(`scripts/compare: ${e.message}\n`); process.exit(2); }
+    if (e instanceof CompareError) { process.stderr.write(`scripts/compare: ${e.message}\n`); process.exit(e.code); }
     throw e;
   });
 }

@@ -19,6 +19,8 @@
 #   scripts/pg-private.sh psql <dir> <port> <db> <sql> one query, unaligned tuples only
 
 wp_pg_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/common.sh
+. "$wp_pg_root/scripts/common.sh"
 
 wp_pg_die() { echo "pg-private: $*" >&2; exit 1; }
 
@@ -59,9 +61,22 @@ wp_pg_start() { # dir port [server options] [cgroup.procs files…]
     [ "${BASH_SOURCE[0]}" = "$0" ] || wp_pg_die "start with cgroups only as a command, not sourced"
     echo $$ > "$f" || wp_pg_die "cannot join the cgroup of $f"
   done
+  local from=0; [ -f "$dir/server.log" ] && from=$(wc -c < "$dir/server.log")
   wp_as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 90 \
     -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories= $opts" \
-    start >/dev/null || wp_pg_die "PostgreSQL did not start on port $port, see $dir/server.log"
+    start >/dev/null 2>&1 || wp_pg_start_failed "$dir" "$port" "$from"
+}
+
+# One line saying why the server did not start, from what this start wrote to server.log: a
+# port it could not bind (with what holds it: a TIME-WAIT socket is invisible to a connect
+# test), else the server's first FATAL line. PG_PRIVATE_PORT_KNOB names the port's knob.
+wp_pg_start_failed() { # dir port log-offset
+  local new; new=$(tail -c +"$(($3 + 1))" "$1/server.log" 2>/dev/null)
+  if grep -q 'could not bind\|could not create any TCP/IP sockets' <<<"$new"; then
+    wp_pg_die "$(wp_port_unusable "${PG_PRIVATE_PORT_KNOB:-port}" "$2" "$2" "PostgreSQL could not bind it")"
+  fi
+  local fatal; fatal=$(grep -m1 -o '\(FATAL\|PANIC\):.*' <<<"$new" || true)
+  wp_pg_die "PostgreSQL did not start on port $2${fatal:+: $fatal} (log: $1/server.log)"
 }
 
 wp_pg_stop() { # dir [mode] [seconds]

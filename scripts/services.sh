@@ -6,19 +6,24 @@
 #   scripts/services.sh status  say what runs
 #
 # Everything lives under .run/ in the repo; ports are our own (not 5432/8086) so a
-# database the user already runs is never touched. Knobs (environment):
-#   WP_PG_PORT      default 55432   PostgreSQL port on 127.0.0.1
-#   WP_INFLUX_PORT  default 58086   InfluxDB HTTP port on 127.0.0.1 (RPC port = this + 2)
-#   WP_MONGO_PORT   default 27117   mongod port on 127.0.0.1
+# database the user already runs is never touched, and below Linux's ephemeral port range
+# (32768-60999), so an outgoing connection cannot hold them by chance. Knobs (environment):
+#   WP_PG_PORT      default 17432   PostgreSQL port on 127.0.0.1
+#   WP_INFLUX_PORT  default 17086   InfluxDB HTTP port on 127.0.0.1 (RPC port = this + 2)
+#   WP_MONGO_PORT   default 17017   mongod port on 127.0.0.1
 #   WP_MONGO_CACHE_GB default 0.5   mongod --wiredTigerCacheSizeGB (0.25 to 1024; MongoDB's own
 #                                   default would be half of (RAM - 1 GB), too much for a laptop)
+# What `up` leaves running it says in its last line: both servers listen on 127.0.0.1 only;
+# PostgreSQL asks for the random password in .run/pg/password (mode 600, also in .run/env);
+# InfluxDB has no authentication (any local user can read and write its metrics); mongod asks
+# for the random password in .run/mongo/password (mode 600, also in .run/env).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run="$root/.run"
-pg_port=${WP_PG_PORT:-55432}
-influx_port=${WP_INFLUX_PORT:-58086}
-mongo_port=${WP_MONGO_PORT:-27117}
+pg_port=${WP_PG_PORT:-17432}
+influx_port=${WP_INFLUX_PORT:-17086}
+mongo_port=${WP_MONGO_PORT:-17017}
 mongo_cache=${WP_MONGO_CACHE_GB:-0.5}
 
 die() { echo "services: $*" >&2; exit 1; }
@@ -38,6 +43,12 @@ check_port_knob WP_MONGO_PORT "$mongo_port"
   { echo "services: WP_MONGO_CACHE_GB=$mongo_cache is not allowed: a number of GB from 0.25 to 1024 (mongod --wiredTigerCacheSizeGB)" >&2; exit 107; }
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# A port another program listens on: one line before anything starts (a port held otherwise,
+# e.g. by a TIME-WAIT socket, shows when the server fails to bind it: same line, with why).
+check_port_free() { # knob value [port]
+  port_busy "${3:-$2}" && die "$(wp_port_unusable "$@")"
+  return 0
+}
 
 apt_install() { # packages...
   [ "$(id -u)" = 0 ] || die "need root to apt-get install $*; install them yourself or run as root"
@@ -65,9 +76,9 @@ pg_up() {
   [ -n "$(wp_pg_bindir)" ] || apt_install postgresql
   local dir; dir=$(wp_pg_dir pg)
   if pid_alive "$dir/data/postmaster.pid"; then return 0; fi
-  port_busy "$pg_port" && die "WP_PG_PORT=$pg_port is already in use by another program; choose a free port"
+  check_port_free WP_PG_PORT "$pg_port"
   wp_pg_init "$dir"
-  wp_pg_start "$dir" "$pg_port" "-c max_connections=200"
+  PG_PRIVATE_PORT_KNOB=WP_PG_PORT wp_pg_start "$dir" "$pg_port" "-c max_connections=200"
   wp_pg_ensure_db "$dir" "$pg_port" writepath
 }
 
@@ -79,7 +90,8 @@ influx_up() {
   command -v influxd >/dev/null || apt_install influxdb
   local dir="$run/influxdb"; mkdir -p "$dir"
   if pid_alive "$dir/influxd.pid"; then return 0; fi
-  port_busy "$influx_port" && die "WP_INFLUX_PORT=$influx_port is already in use by another program; choose a free port"
+  check_port_free WP_INFLUX_PORT "$influx_port"
+  check_port_free WP_INFLUX_PORT "$influx_port" "$((influx_port + 2))"
   cat > "$dir/influxdb.conf" <<CONF
 reporting-disabled = true
 bind-address = "127.0.0.1:$((influx_port + 2))"
@@ -98,12 +110,24 @@ bind-address = "127.0.0.1:$((influx_port + 2))"
   enabled = false
 CONF
   nohup influxd -config "$dir/influxdb.conf" -pidfile "$dir/influxd.pid" >"$dir/influxd.log" 2>&1 &
+  local pid=$!
   for _ in $(seq 1 60); do
     curl -fsS "http://127.0.0.1:$influx_port/ping" >/dev/null 2>&1 && break
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.5
   done
-  curl -fsS "http://127.0.0.1:$influx_port/ping" >/dev/null 2>&1 || die "InfluxDB did not answer, see $dir/influxd.log"
-  curl -fsS -XPOST "http://127.0.0.1:$influx_port/query" --data-urlencode 'q=CREATE DATABASE k6' >/dev/null
+  if curl -fsS "http://127.0.0.1:$influx_port/ping" >/dev/null 2>&1; then
+    curl -fsS -XPOST "http://127.0.0.1:$influx_port/query" --data-urlencode 'q=CREATE DATABASE k6' >/dev/null
+    return 0
+  fi
+  kill "$pid" 2>/dev/null || true
+  rm -f "$dir/influxd.pid"
+  # influxd: "listen tcp 127.0.0.1:17086: bind: address already in use"
+  local bound; bound=$(grep -o 'listen tcp 127.0.0.1:[0-9]*: bind: address already in use' "$dir/influxd.log" | head -n 1 | sed 's/^listen tcp 127.0.0.1:\([0-9]*\).*/\1/')
+  if [ -n "$bound" ]; then
+    die "$(wp_port_unusable WP_INFLUX_PORT "$influx_port" "$bound" "InfluxDB could not bind it")"
+  fi
+  die "InfluxDB did not answer on 127.0.0.1:$influx_port: $(grep -v '^ *$' "$dir/influxd.log" | tail -n 1 | cut -c1-200) (log: $dir/influxd.log)"
 }
 
 influx_down() {
@@ -119,9 +143,15 @@ influx_down() {
 mongo_up() {
   local dir; dir=$(wp_mongo_dir mongo)
   if [ -n "$(wp_mongo_pid "$dir")" ]; then return 0; fi
-  port_busy "$mongo_port" && die "WP_MONGO_PORT=$mongo_port is already in use by another program; choose a free port"
+  check_port_free WP_MONGO_PORT "$mongo_port"
   wp_mongo_init "$dir"
-  ( wp_mongo_start "$dir" "$mongo_port" "$mongo_cache" ) || exit 1
+  if ! ( wp_mongo_start "$dir" "$mongo_port" "$mongo_cache" ); then
+    # mongod: "Failed to set up listener" … "Address already in use" (a port held otherwise,
+    # e.g. by a TIME-WAIT socket)
+    grep -q 'Address already in use' "$dir/mongod.log" 2>/dev/null && [ -z "$(wp_mongo_pid "$dir")" ] &&
+      die "$(wp_port_unusable WP_MONGO_PORT "$mongo_port" "$mongo_port" "mongod could not bind it")"
+    exit 1
+  fi
   echo "$mongo_port" > "$dir/port"
 }
 
@@ -146,7 +176,7 @@ ENV
 case "${1:-}" in
   up)     command -v curl >/dev/null || apt_install curl ca-certificates
           pg_up; influx_up; mongo_up; write_env
-          echo "services: PostgreSQL on 127.0.0.1:$pg_port, InfluxDB on 127.0.0.1:$influx_port, mongod $WP_MONGO_VERSION on 127.0.0.1:$(cat "$run/mongo/port") (URLs in .run/env)" ;;
+          echo "services: left running until \`make down\`: PostgreSQL on 127.0.0.1:$pg_port (password in .run/pg/password, mode 600), InfluxDB on 127.0.0.1:$influx_port (no authentication: any local user can read and write its metrics), mongod $WP_MONGO_VERSION on 127.0.0.1:$(cat "$run/mongo/port") (user $WP_MONGO_USER, password in .run/mongo/password, mode 600); URLs in .run/env" ;;
   down)   mongo_down; influx_down; pg_down; echo "services: stopped" ;;
   status) pid_alive "$run/pg/data/postmaster.pid" && echo "postgresql: running on $pg_port" || echo "postgresql: stopped"
           pid_alive "$run/influxdb/influxd.pid" && echo "influxdb: running on $influx_port" || echo "influxdb: stopped"

@@ -30,7 +30,7 @@ const KNOBS = {
   E2_SHARED_BUFFERS_MB: { min: 16, max: 65536, def: 1024, doc: 'shared_buffers of the unlogged-tuned cell, MiB (the post: 3 GB)' },
   DOC_BYTES:      packIntKnob('DOC_BYTES', 1200, 'approximate size of one row\'s jsonb document'),
   SEED:           packIntKnob('SEED', 1, 'seed of keys and payloads'),
-  E2_PG_PORT:     { min: 1024, max: 65533, def: 55542, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
+  E2_PG_PORT:     { min: 1024, max: 65533, def: 17542, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
 };
 
 function list(env, name, def, allowed, check) {

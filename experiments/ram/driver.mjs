@@ -36,7 +36,7 @@ const KNOBS = {
   RAM_LARGE_MB:      { min: 64, max: 1048576, def: 4096, doc: 'memory budget of the "fits" regime, MiB' },
   RAM_SHARED_BUFFERS_MB: { min: 1, max: 65536, def: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' },
   RAM_MIN_RATIO:     { min: 1, max: 1000, def: 3, doc: 'the estimated data must be at least this many times RAM_SMALL_MB' },
-  RAM_PG_PORT:       { min: 1024, max: 65533, def: 55532, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
+  RAM_PG_PORT:       { min: 1024, max: 65533, def: 17532, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
   RAM_READ_IOPS:     { min: 0, max: 10000000, def: 0, doc: 'cap on the server\'s read operations per second on the data disk, 0 = none (E1\'s volume: 375)' },
   RAM_READ_MBPS:     { min: 0, max: 100000, def: 0, doc: 'cap on the server\'s read MB/s (10^6 bytes) on the data disk, 0 = none (E1\'s volume: 60)' },
 };

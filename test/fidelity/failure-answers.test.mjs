@@ -224,3 +224,74 @@ describe('RavenDB failure answers (docs/fidelity.md, rows R1-R10)', () => {
     assert.equal(testEndpointOf(Object.fromEntries(x.headers)), 'ravendb-testserver');
   });
 });
+
+// ------------------------------------------------------------------ test-server storage limit
+// Not an answer of a healthy server: what each test server sends once it holds -max-stored-mb of
+// documents (test/servers/internal/storelimit), shaped as the real database's answer to a write
+// its storage cannot take, with the limit named in the text; nothing stored before is lost,
+// and a dropped database gives its room back.
+describe('storage limit of the test servers (docs/fidelity.md, rows A13 and R11)', () => {
+  const big = (i) => ({ _key: `k${i}`, s: 'x'.repeat(2000) });
+
+  test('A13 ArangoDB past -max-stored-mb: 500 errorNum 1104 "IO error: No space left on device: …" for the whole request; what was stored stays', async () => {
+    const srv = await startTestServer('arangodb', ['-root-password', 'pw', '-max-stored-mb', '1']);
+    try {
+      const auth = { Authorization: `Basic ${Buffer.from('root:pw').toString('base64')}` };
+      const a = (method, url, body) => call(srv.url, method, url, { body, headers: auth });
+      assert.equal((await a('POST', '/_api/database', { name: 'full' })).status, 201);
+      assert.equal((await a('POST', '/_db/full/_api/collection', { name: 'c' })).status, 200);
+      let stored = 0;
+      let refused = null;
+      for (let b = 0; b < 100 && !refused; b++) {
+        const x = await a('POST', '/_db/full/_api/document/c', Array.from({ length: 50 }, (_, i) => big(b * 50 + i)));
+        if (x.status === 202 || x.status === 201) stored += 50; else refused = x;
+      }
+      assert.ok(refused, 'the limit was reached');
+      assert.equal(refused.status, 500);
+      assert.deepEqual([refused.json.code, refused.json.error, refused.json.errorNum], [500, true, 1104]);
+      assert.match(refused.json.errorMessage, /^IO error: No space left on device: arangodb-testserver keeps documents in memory and holds \d+ MB, its limit -max-stored-mb=1 \(a limit of this API test server, not of the database it stands in for\)$/);
+      assert.match(srv.stderr(), /TEST-SERVER LIMIT REACHED: arangodb-testserver/);
+      assert.equal((await a('GET', '/_db/full/_api/collection/c/count')).json.count, stored, 'nothing acknowledged was dropped');
+      assert.ok(stored * 2000 <= 1 << 20, `at most 1 MB of documents kept (${stored} of 2 KB)`);
+      // dropping the database gives the room back
+      assert.equal((await a('DELETE', '/_api/database/full')).status, 200);
+      assert.equal((await a('POST', '/_api/database', { name: 'again' })).status, 201);
+      assert.equal((await a('POST', '/_db/again/_api/collection', { name: 'c' })).status, 200);
+      assert.equal((await a('POST', '/_db/again/_api/document/c', [big(1)])).status, 202);
+    } finally { await srv.stop(); }
+  });
+
+  test('R11 RavenDB past -max-stored-mb: 500 DiskFullException "There is not enough space …" (bulk_docs), a faulted bulk insert carrying it; what was stored stays', async () => {
+    const srv = await startTestServer('ravendb', ['-max-stored-mb', '1']);
+    try {
+      const J = { 'Content-Type': 'application/json' };
+      const r = (method, url, body) => call(srv.url, method, url, { body, headers: J });
+      const put = (id) => ({ Id: id, ChangeVector: null, Type: 'PUT', Document: { s: 'x'.repeat(2000), '@metadata': { '@collection': 'Users' } } });
+      assert.equal((await r('PUT', '/admin/databases?name=full&replicationFactor=1', { DatabaseName: 'full' })).status, 201);
+      let stored = 0;
+      let refused = null;
+      for (let b = 0; b < 100 && !refused; b++) {
+        const x = await r('POST', '/databases/full/bulk_docs', { Commands: Array.from({ length: 50 }, (_, i) => put(`u/${b * 50 + i}`)) });
+        if (x.status === 201) stored += 50; else refused = x;
+      }
+      assert.ok(refused, 'the limit was reached');
+      assert.equal(refused.status, 500);
+      assert.equal(refused.json.Type, 'Sparrow.Server.Exceptions.DiskFullException');
+      assert.match(refused.json.Message, /^There is not enough space to set the size of file Databases\/full\/Raven\.voron to [\d.,]+ [KMG]?Bytes\. Currently available space: [\d.,]+ [KMG]?Bytes\. Error Message: ravendb-testserver keeps documents in memory and holds \d+ MB, its limit -max-stored-mb=1 \(a limit of this API test server, not of the database it stands in for\)$/);
+      assert.match(srv.stderr(), /TEST-SERVER LIMIT REACHED: ravendb-testserver/);
+      // bulk insert: the failure of R2, the DiskFullException as its inner exception
+      const id = (await r('GET', '/databases/full/operations/next-operation-id')).json.Id;
+      const cmds = Array.from({ length: 60 }, (_, i) => JSON.stringify({ Id: `b/${i}`, Type: 'PUT', Document: { s: 'x'.repeat(2000), '@metadata': { '@collection': 'Users' } } }));
+      const bi = await r('POST', `/databases/full/bulk_insert?id=${id}`, `[${cmds.join(',')}]`);
+      assert.equal(bi.status, 500);
+      assert.equal(bi.json.Message, 'Failed to process bulk insert. Inserted 0 items in 0 batches.');
+      assert.match(bi.json.Error, /---> Sparrow\.Server\.Exceptions\.DiskFullException: There is not enough space/);
+      const stats = await r('GET', '/databases/full/stats');
+      assert.equal(stats.json.CountOfDocuments, stored, 'nothing acknowledged was dropped');
+      // deleting the database gives the room back
+      assert.equal((await r('DELETE', '/admin/databases', { DatabaseNames: ['full'], HardDelete: true })).status, 200);
+      assert.equal((await r('PUT', '/admin/databases?name=again&replicationFactor=1', { DatabaseName: 'again' })).status, 201);
+      assert.equal((await r('POST', '/databases/again/bulk_docs', { Commands: [put('u/1')] })).status, 201);
+    } finally { await srv.stop(); }
+  });
+});

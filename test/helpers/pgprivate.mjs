@@ -1,7 +1,8 @@
 // A PostgreSQL server of a test's own, for faults that must not touch the shared one of
 // `make up` (other tests and engineers use it): the restart test stops and starts this one.
 // scripts/pg-private.mjs (over scripts/pg-private.sh, the helper scripts/services.sh uses
-// too); data under .run/reliability/<name>.
+// too); data under .run/reliability/<name>. Its port is one the OS finds free (tests never
+// assume a fixed port is free: several checkouts share a machine).
 import net from 'node:net';
 import { PgServer } from '../../scripts/pg-private.mjs';
 
@@ -13,21 +14,39 @@ export function portOpen(port, host = '127.0.0.1') {
   });
 }
 
-// startPrivatePg({ port: 55632, name: 'pg-restart', password }) -> { url, port, stop(), start(), dir }
-export async function startPrivatePg({ port = 55632, name = `pg-${port}`, password = 'k6wp-private-pw' } = {}) {
-  const server = new PgServer(`reliability/${name}`, port, { password, initdbArgs: ['--no-sync'] }).init();
-  const srv = {
-    url: server.url(), port, dir: server.dir,
-    async start() {
-      if (await portOpen(port)) return;
-      // fsync off: this server exists to be stopped and started, not to keep data through a crash.
-      server.start(['max_connections=50', 'fsync=off', 'shared_buffers=32MB']);
-    },
-    // Synchronous on purpose: the restart test calls it from a timer while k6 runs.
-    stop(mode = 'fast') {
-      server.stop(mode);
-    },
-  };
-  await srv.start();
-  return srv;
+// A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it).
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+// startPrivatePg({ name: 'pg-restart', password }) -> { url, port, stop(), start(), dir }
+// A port taken between the OS's answer and the server's bind (scripts/pg-private.sh says
+// "… cannot be used: …") costs another try on another free port.
+export async function startPrivatePg({ port = null, name = 'pg-test', password = 'k6wp-private-pw' } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const p = port || await freePort();
+    const server = new PgServer(`reliability/${name}`, p, { password, initdbArgs: ['--no-sync'] }).init();
+    const srv = {
+      url: server.url(), port: p, dir: server.dir,
+      async start() {
+        if (await portOpen(p)) return;
+        // fsync off: this server exists to be stopped and started, not to keep data through a crash.
+        server.start(['max_connections=50', 'fsync=off', 'shared_buffers=32MB']);
+      },
+      // Synchronous on purpose: the restart test calls it from a timer while k6 runs.
+      stop(mode = 'fast') {
+        server.stop(mode);
+      },
+    };
+    try {
+      await srv.start();
+      return srv;
+    } catch (e) {
+      if (port || attempt >= 3 || !/cannot be used/.test(String(e.message))) throw e;
+    }
+  }
 }

@@ -84,8 +84,8 @@ for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_UR
 test('PostgreSQL upsert on a pre-loaded table: every step verified key by key, knee or "not reached" printed, curve drawn', { timeout: 300000 }, async () => {
   const env = localEnv();
   const out = mkdtempSync(path.join(tmpdir(), 'k6wp-cap-'));
-  const r = await capacity(['-e', `PG_URL=${env.PG_URL}`, '-e', 'DOCS=20000', '-e', 'BATCH_SIZE=100'],
-    { CAPACITY_TARGET: 'postgres', CAPACITY_OP: 'upsert', CAPACITY_START: '10', CAPACITY_MAX: '20', CAPACITY_WARMUP: '1s', CAPACITY_HOLD: '3s', CAPACITY_OUT: out, CAPACITY_ID: `tpg${process.pid}` });
+  const r = await capacity(['-e', 'DOCS=20000', '-e', 'BATCH_SIZE=100'],
+    { PG_URL: env.PG_URL, CAPACITY_TARGET: 'postgres', CAPACITY_OP: 'upsert', CAPACITY_START: '10', CAPACITY_MAX: '20', CAPACITY_WARMUP: '1s', CAPACITY_HOLD: '3s', CAPACITY_OUT: out, CAPACITY_ID: `tpg${process.pid}` });
   assert.equal(r.code, 0, r.out);
   const c = JSON.parse(readFileSync(path.join(out, 'capacity.json'), 'utf8'));
   assert.equal(c.op, 'upsert');

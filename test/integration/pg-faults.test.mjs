@@ -14,7 +14,7 @@ import { startPrivatePg } from '../helpers/pgprivate.mjs';
 const scenario = 'scenarios/postgres/insert-vs-overwrite.js';
 let pg;
 
-before(async () => { pg = await startPrivatePg({ port: 55632, name: 'pg-restart' }); });
+before(async () => { pg = await startPrivatePg({ name: 'pg-restart' }); });
 // The private server exists for this file only: stopped afterwards, its data dir kept for next time.
 after(() => { if (pg) pg.stop('fast'); });
 

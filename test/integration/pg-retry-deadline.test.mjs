@@ -18,11 +18,9 @@ import { psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startPrivatePg } from '../helpers/pgprivate.mjs';
 
 const scenario = 'scenarios/postgres/insert-vs-overwrite.js';
-// Next to the engineer's own service ports when set (several checkouts share one machine).
-const PORT = Number(process.env.WP_PG_PORT || 55432) + 300;
 let pg;
 
-before(async () => { pg = await startPrivatePg({ port: PORT, name: 'pg-retry-deadline' }); });
+before(async () => { pg = await startPrivatePg({ name: 'pg-retry-deadline' }); });
 after(() => { if (pg) pg.stop('fast'); });
 
 async function waitFor(fn, timeoutMs, what) {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { KNOBS, newRunId } from '../../lib/config.js';
 import { M } from '../../lib/metric-names.js';
 import { readRunEnv } from '../../scripts/run-env.mjs';
+import { isCliSecret } from '../../scripts/cli-secrets.mjs';
 import { checkThresholds } from '../../scripts/merge-results.mjs';
 import { repoRoot } from '../helpers/testserver.mjs';
 
@@ -80,4 +81,20 @@ test('merge-results checks every threshold key of lib/thresholds.js against the 
     ['verification (count and read-back of the union)', '10/10, 0 stale', true],
   ]);
   assert.equal(M.batchDuration, 'writepath_batch_duration');
+});
+
+test('one list of secrets: the bash wrappers refuse with -e exactly the knobs lib/config.js declares secret (and any credentials-looking name or URL)', () => {
+  const m = /^WP_SECRET_KNOBS='(.*)'$/m.exec(readFileSync(common, 'utf8'));
+  assert.deepEqual(m[1].split(' ').sort(), Object.keys(KNOBS).filter((k) => KNOBS[k].type === 'secret').sort());
+  const secretOf = (...args) => bash(`wp_cli_secret ${args.map((a) => `'${a}'`).join(' ')}`).stdout.trim();
+  assert.equal(secretOf('-e', 'DOCS=1', '-e', 'PG_URL=postgres://h/x'), 'PG_URL');
+  assert.equal(secretOf('-eARANGO_PASSWORD='), 'ARANGO_PASSWORD');
+  assert.equal(secretOf('--env=MY_API_TOKEN=x'), 'MY_API_TOKEN');
+  assert.equal(secretOf('--env', 'INFLUX_URL=http://Secret@h/k6'), 'INFLUX_URL');
+  assert.equal(secretOf('-e', 'DOCS=1', '-e', 'INFLUX_URL=http://h:8086/k6', '--vus', '2', '-e', 'ARANGO_USER=root'), '');
+  // The Node wrappers' twin (scripts/compare, scripts/capacity) gives the same answers.
+  for (const [k, v] of [['PG_URL', 'postgres://h/x'], ['ARANGO_PASSWORD', ''], ['MY_API_TOKEN', 'x'], ['X_SECRET', 'y'], ['INFLUX_URL', 'http://Secret@h/k6'],
+    ['RAVEN_URL', 'https://u:p@h'], ['DOCS', '1'], ['INFLUX_URL', 'http://h:8086/k6'], ['ARANGO_USER', 'root'], ['PASSWORD_HINT', 'x']]) {
+    assert.equal(isCliSecret(k, v), secretOf('-e', `${k}=${v}`) === k, `${k}=${v}`);
+  }
 });

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/k6-writepath/k6-writepath/test/servers/internal/storelimit"
 )
 
 // ---- /_api/version ---------------------------------------------------------
@@ -130,9 +132,12 @@ func (s *server) handleDatabase(w http.ResponseWriter, r *http.Request, db *data
 			return
 		}
 		s.mu.Lock()
-		_, ok := s.dbs[rest[0]]
+		dropped, ok := s.dbs[rest[0]]
 		delete(s.dbs, rest[0])
 		s.mu.Unlock()
+		if ok {
+			dropped.releaseStorage()
+		}
 		if !ok {
 			writeError(w, 404, 1228, "database not found")
 			return
@@ -229,6 +234,7 @@ func (s *server) handleCollection(w http.ResponseWriter, r *http.Request, db *da
 		db.mu.Lock()
 		delete(db.cols, c.name)
 		db.mu.Unlock()
+		c.releaseStorage()
 		// EX: 200 {"error":false,"code":200,"id":"70199"}
 		writeJSON(w, 200, map[string]any{"error": false, "code": 200, "id": c.id})
 	case sub == "properties" && r.Method == http.MethodGet:
@@ -298,6 +304,8 @@ func (s *server) countDocs(c *collection, t *transaction) int {
 }
 
 func (c *collection) truncateLocked() {
+	storeLimit.Add(-c.stored)
+	c.stored = 0
 	c.docs = map[string]*document{}
 	for _, ix := range c.indexes {
 		if ix.unique {
@@ -629,11 +637,20 @@ func (c *collection) putLocked(d, old *document) {
 		}
 	}
 	c.docs[d.key] = d
+	delta := storelimit.Size(d.raw, d.key)
+	if old != nil {
+		delta -= storelimit.Size(old.raw, old.key)
+	}
+	c.stored += delta
+	storeLimit.Add(delta)
 }
 
 func (c *collection) deleteLocked(old *document) {
 	c.unindexLocked(old)
 	delete(c.docs, old.key)
+	delta := storelimit.Size(old.raw, old.key)
+	c.stored -= delta
+	storeLimit.Add(-delta)
 }
 
 func (c *collection) unindexLocked(old *document) {

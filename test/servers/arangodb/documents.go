@@ -471,7 +471,7 @@ type prepared struct {
 
 func (s *server) insert(w http.ResponseWriter, r *http.Request, db *database, c *collection, t *transaction) {
 	body, ok := parseBody(w, r)
-	if !ok {
+	if !ok || !storageFits(w, body) {
 		return
 	}
 	q := r.URL.Query()
@@ -663,7 +663,7 @@ func buildObject(fs []field) []byte {
 // default true (SRC PATCH handler).
 func (s *server) modify(w http.ResponseWriter, r *http.Request, db *database, c *collection, t *transaction, urlKey string, isPatch bool) {
 	body, ok := parseBody(w, r)
-	if !ok {
+	if !ok || !storageFits(w, body) {
 		return
 	}
 	single := urlKey != "" || body[0] != '['

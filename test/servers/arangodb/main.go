@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/k6-writepath/k6-writepath/test/servers/internal/loadlatency"
+	"github.com/k6-writepath/k6-writepath/test/servers/internal/storelimit"
 )
 
 func main() {
@@ -42,6 +43,7 @@ func main() {
 		seed        = flag.Int64("seed", 1, "fault: random seed")
 	)
 	loadLatency := loadlatency.Register()
+	storeLimit = storelimit.Register("arangodb-testserver")
 	flag.Parse()
 
 	s := newServer(*rootPw, *noAuth, *version, *trxIdle)

@@ -9,7 +9,29 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/k6-writepath/k6-writepath/test/servers/internal/storelimit"
 )
+
+// storeLimit bounds the documents this server keeps (-max-stored-mb, internal/storelimit);
+// nil (the package's tests) = no limit.
+var storeLimit *storelimit.Limit
+
+// storageFull answers a write this server has no room left for (-max-stored-mb) the way
+// ArangoDB answers one RocksDB cannot write for lack of space: rocksutils::convertStatus
+// turns rocksdb's IOError/kNoSpace into TRI_ERROR_ARANGO_FILESYSTEM_FULL (1104, "filesystem
+// full") carrying the status text ("IO error: No space left on device…"), and
+// GeneralResponse::responseCode maps 1104 by its default to 500 (arangodb/arangodb
+// lib/Rest/GeneralResponse.cpp, arangod/RocksDBEngine/RocksDBCommon.cpp). The whole request
+// fails, as a transaction RocksDB cannot commit does; the text names the test server's limit.
+// Returns false (and has answered) when the request is refused.
+func storageFits(w http.ResponseWriter, body []byte) bool {
+	if storeLimit.Fits(int64(len(body))) {
+		return true
+	}
+	writeError(w, 500, 1104, "IO error: No space left on device: "+storeLimit.Reason())
+	return false
+}
 
 // server is the whole in-memory state. Locking: s.mu guards the database map,
 // db.mu guards a database's collection map, c.mu guards one collection's
@@ -53,6 +75,7 @@ type collection struct {
 	waitForSync bool // guarded by mu
 	docs        map[string]*document
 	indexes     []*index
+	stored      int64 // bytes counted against storeLimit (guarded by mu)
 }
 
 // document is stored as its final JSON text (system attributes first) so
@@ -116,6 +139,23 @@ func (s *server) getDB(name string) *database {
 	return s.dbs[name]
 }
 
+// releaseStorage gives back what a dropped database's collections counted against storeLimit.
+func (db *database) releaseStorage() {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	for _, c := range db.cols {
+		c.releaseStorage()
+	}
+}
+
+// releaseStorage gives back what a dropped collection counted against storeLimit.
+func (c *collection) releaseStorage() {
+	c.mu.Lock()
+	storeLimit.Add(-c.stored)
+	c.stored = 0
+	c.mu.Unlock()
+}
+
 func (db *database) getCol(name string) *collection {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
@@ -125,6 +165,9 @@ func (db *database) getCol(name string) *collection {
 // resetData drops every database except an empty _system.
 func (s *server) resetData() {
 	s.mu.Lock()
+	for _, db := range s.dbs {
+		db.releaseStorage()
+	}
 	s.dbs = map[string]*database{"_system": {name: "_system", id: "1", cols: map[string]*collection{}}}
 	s.mu.Unlock()
 	s.trx.reset()

@@ -242,6 +242,12 @@ func (s *server) handleDeleteDatabases(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	for _, n := range names {
+		if db := s.dbs[strings.ToLower(n)]; db != nil {
+			db.mu.Lock()
+			storeLimit.Add(-db.stored)
+			db.stored = 0
+			db.mu.Unlock()
+		}
 		delete(s.dbs, strings.ToLower(n))
 	}
 	idx := s.raftIndex.Add(1)
@@ -269,18 +275,6 @@ func (s *server) handleGetDatabaseRecord(w http.ResponseWriter, r *http.Request)
 // double never sends.
 func (s *server) handleClientConfiguration(w http.ResponseWriter, r *http.Request, db *database) {
 	writeJSON(w, http.StatusOK, map[string]any{"Etag": 0, "Configuration": nil})
-}
-
-func humane(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GBytes", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.2f MBytes", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.2f KBytes", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d Bytes", n)
 }
 
 func (db *database) indexStatsLocked(ix *indexDef) map[string]any {

@@ -121,6 +121,11 @@ func writeTxError(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, r, http.StatusConflict, "Raven.Client.Exceptions.ConcurrencyException", ce.msg, "")
 		return
 	}
+	var df *diskFullError
+	if errors.As(err, &df) {
+		writeError(w, r, http.StatusInternalServerError, diskFullType, df.msg, "")
+		return
+	}
 	writeError(w, r, http.StatusInternalServerError, "System.InvalidOperationException", err.Error(), "")
 }
 

@@ -441,6 +441,10 @@ func (s *server) commitBulkBatch(db *database, op *operation, batch []bulkComman
 		c := &batch[i]
 		if _, err := t.put(c.id, c.doc, c.collection, nil); err != nil {
 			db.mu.Unlock()
+			var df *diskFullError
+			if errors.As(err, &df) {
+				return &bulkInsertError{diskFullType, df.msg}
+			}
 			return &bulkInsertError{"System.InvalidOperationException", err.Error()}
 		}
 	}

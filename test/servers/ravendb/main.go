@@ -8,7 +8,7 @@
 // Usage: ravendb -addr 127.0.0.1:0 -version 7.1.2 [-bulk-commit-ops 1000]
 //
 //	[-latency-ms 0] [-burst503-every 0 -burst503-length 0]
-//	[-drop-connection-rate 0 -seed 1] [-store-bodies=true]
+//	[-drop-connection-rate 0 -seed 1] [-store-bodies=true] [-max-stored-mb 1024]
 package main
 
 import (
@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 
 	"github.com/k6-writepath/k6-writepath/test/servers/internal/loadlatency"
+	"github.com/k6-writepath/k6-writepath/test/servers/internal/storelimit"
 )
 
 type server struct {
@@ -59,6 +60,7 @@ func main() {
 	logRequests := flag.Bool("log-requests", false, "log every request (method, URI) to stderr")
 	dbNode := flag.String("database-node", nodeTag, "node tag the create-database answer places new databases on (another tag than \"A\" = the database lives on another cluster node)")
 	loadLatency := loadlatency.Register()
+	storeLimit = storelimit.Register("ravendb-testserver")
 	flag.Parse()
 
 	if *commitOps < 1 {

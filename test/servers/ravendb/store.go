@@ -22,7 +22,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/k6-writepath/k6-writepath/test/servers/internal/storelimit"
 )
+
+// storeLimit bounds the documents this server keeps (-max-stored-mb, internal/storelimit);
+// nil (the package's tests) = no limit.
+var storeLimit *storelimit.Limit
 
 const nodeTag = "A"
 
@@ -69,6 +75,7 @@ type database struct {
 	etag        int64
 	tombstones  int64
 	identities  map[string]int64 // for ids ending in "|"
+	stored      int64            // bytes counted against storeLimit (storelimit.Size of each document)
 	indexes     map[string]*indexDef
 
 	opsMu  sync.Mutex
@@ -145,6 +152,7 @@ type txn struct {
 	now    time.Time
 	keep   bool
 	idents map[string]int64
+	delta  int64 // stored bytes this transaction adds (negative: gives back)
 }
 
 func (db *database) begin(keepBodies bool) *txn {
@@ -169,6 +177,63 @@ func (t *txn) stage(key string, d *document) {
 type concurrencyError struct{ msg string }
 
 func (e *concurrencyError) Error() string { return e.msg }
+
+// diskFullError is what a write gets once this test server holds -max-stored-mb of documents:
+// the real server's answer to a write its data file cannot grow for, Voron's
+// Sparrow.Server.Exceptions.DiskFullException (ravendb/ravendb
+// src/Sparrow.Server/Exceptions/DiskFullException.cs: "There is not enough space to set the
+// size of file {path} to {Sizes.Humane(size)}. Currently available space: {…}. Error Message:
+// {msg}"), which RavenServerStartup.MaybeSetExceptionStatusCode does not map: 500 (docs/fidelity.md
+// R1). The Error Message part names the test server's limit (internal/storelimit).
+type diskFullError struct{ msg string }
+
+func (e *diskFullError) Error() string { return e.msg }
+
+const diskFullType = "Sparrow.Server.Exceptions.DiskFullException"
+
+func (t *txn) diskFull(delta int64) error {
+	used := storeLimit.Used()
+	return &diskFullError{fmt.Sprintf("There is not enough space to set the size of file Databases/%s/Raven.voron to %s. Currently available space: %s. Error Message: %s",
+		t.db.name, humane(used+delta), humane(storeLimit.MaxMB<<20-used), storeLimit.Reason())}
+}
+
+// humane is Sparrow.Utils.Sizes.Humane (ravendb/ravendb src/Sparrow/Utils/Sizes.cs):
+// "{0:#,#.##} GBytes" from 1 GiB, MBytes from 1 MiB, KBytes from 1 KiB, else "{0:#,#} Bytes".
+func humane(n int64) string {
+	if n < 0 {
+		n = 0
+	}
+	f := float64(n)
+	for _, u := range []struct {
+		size float64
+		name string
+	}{{1 << 30, "GBytes"}, {1 << 20, "MBytes"}, {1 << 10, "KBytes"}} {
+		if f >= u.size {
+			return strings.TrimRight(strings.TrimRight(groupThousands(fmt.Sprintf("%.2f", f/u.size)), "0"), ".") + " " + u.name
+		}
+	}
+	return groupThousands(strconv.FormatInt(n, 10)) + " Bytes"
+}
+
+// groupThousands puts .NET's "#,#" separators into the integer part of a decimal text.
+func groupThousands(s string) string {
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	for i := len(intPart) - 3; i > 0; i -= 3 {
+		intPart = intPart[:i] + "," + intPart[i:]
+	}
+	return intPart + frac
+}
+
+// docSize is what a stored document counts against storeLimit.
+func docSize(d *document) int64 {
+	if d == nil {
+		return 0
+	}
+	return storelimit.Size(d.raw, d.id)
+}
 
 // invalidOpError is a System.InvalidOperationException (500).
 type invalidOpError struct{ msg string }
@@ -234,6 +299,15 @@ func (t *txn) put(id string, raw []byte, collection string, expectedCV *string) 
 	} else if ci, ok := t.db.colls[strings.ToLower(collection)]; ok {
 		display = ci.name
 	}
+	var kept []byte
+	if t.keep {
+		kept = raw
+	}
+	delta := t.delta + storelimit.Size(kept, id) - docSize(existing)
+	if delta > t.delta && !storeLimit.Fits(delta) {
+		return nil, t.diskFull(delta)
+	}
+	t.delta = delta
 	t.etag++
 	d := &document{id: id, collection: display, changeVector: t.db.changeVectorFor(t.etag), lastModified: t.now, etag: t.etag}
 	if t.keep {
@@ -258,6 +332,7 @@ func (t *txn) del(id string, expectedCV *string) (bool, error) {
 	if existing == nil {
 		return false, nil
 	}
+	t.delta -= docSize(existing)
 	t.etag++
 	t.stage(key, nil)
 	return true, nil
@@ -294,6 +369,8 @@ func (t *txn) commit() {
 		db.identities[k] = v
 	}
 	db.etag = t.etag
+	db.stored += t.delta
+	storeLimit.Add(t.delta)
 }
 
 // renderDocument writes the document as the server returns it from GET /docs:

@@ -1,0 +1,201 @@
+// Issue 27, classes 8 (set-up that fails by chance), 5 and 2 (the wrappers' part): tried as a
+// hostile user would. Ports that cannot collide by chance, and one line naming what holds one
+// when it does; compose targets without an engine; a bounded RavenDB test server that fails
+// loudly and loses nothing; secrets given with -e refused before anything runs; a wrong K6, a
+// refused reporter module and a bad INFLUX_URL each one line, exit 107, nothing of theirs left.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { KNOBS } from '../../lib/config.js';
+import { PG_PRIVATE, PgServer } from '../../scripts/pg-private.mjs';
+import { runK6, localEnv } from '../helpers/k6.mjs';
+import { freePort } from '../helpers/pgprivate.mjs';
+import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
+
+const scenario = 'scenarios/postgres/insert-vs-overwrite.js';
+const common = path.join(repoRoot, 'scripts', 'common.sh');
+const bash = (script, env = {}) => spawnSync('bash', ['-c', `. '${common}'; ${script}`], { encoding: 'utf8', env: { ...process.env, ...env } });
+const [ephLo, ephHi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+
+// A socket in TIME-WAIT on 127.0.0.1:<port>, as any outgoing connection leaves one: Python's
+// socket module (no SO_REUSEADDR, unlike Node's), client side closing first. Returns the port.
+function timeWaitOn(port = 0) {
+  const py = `import socket
+srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen()
+c = socket.socket(); c.bind(('127.0.0.1', ${port})); c.connect(srv.getsockname())
+a, _ = srv.accept(); p = c.getsockname()[1]; c.close(); a.close(); srv.close(); print(p)`;
+  const r = spawnSync('python3', ['-c', py], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return Number(r.stdout.trim());
+}
+
+test('default private ports lie below the ephemeral range, where no outgoing connection can hold them', () => {
+  const services = readFileSync(path.join(repoRoot, 'scripts/services.sh'), 'utf8');
+  const pg = Number(/pg_port=\$\{WP_PG_PORT:-(\d+)\}/.exec(services)[1]);
+  const influx = Number(/influx_port=\$\{WP_INFLUX_PORT:-(\d+)\}/.exec(services)[1]);
+  assert.deepEqual([KNOBS.WP_PG_PORT.default, KNOBS.WP_INFLUX_PORT.default], [pg, influx], 'lib/config.js documents the ports services.sh uses');
+  const compose = readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8');
+  assert.match(compose, new RegExp(`\\$\\{WP_PG_PORT:-${pg}\\}:5432`));
+  assert.match(compose, new RegExp(`\\$\\{WP_INFLUX_PORT:-${influx}\\}:8086`));
+  const defaults = { pg, influx, influxRpc: influx + 2 };
+  for (const [file, re] of [['experiments/ram/driver.mjs', /RAM_PG_PORT:.*def: (\d+)/], ['experiments/e2/driver.mjs', /E2_PG_PORT:.*def: (\d+)/], ['bench/run.mjs', /BENCH_PG_PORT \|\| (\d+)/]]) {
+    defaults[file] = Number(re.exec(readFileSync(path.join(repoRoot, file), 'utf8'))[1]);
+  }
+  for (const [what, port] of Object.entries(defaults)) {
+    assert.ok(port >= 1024 && port < 32768, `${what}: ${port} is below Linux's default ephemeral range 32768-60999`);
+    if (ephLo <= 32768) assert.ok(port < ephLo || port > ephHi, `${what}: ${port} is outside this machine's ephemeral range ${ephLo}-${ephHi}`);
+  }
+});
+
+test('a port held by a TIME-WAIT socket or a listener: PostgreSQL does not start and one line says what holds it and which knob to change', { timeout: 120000 }, async () => {
+  const server = new PgServer('reliability/pg-port-held', 1, { password: 'k6wp-private-pw', initdbArgs: ['--no-sync'] }).init();
+  const start = (port) => spawnSync('bash', [PG_PRIVATE, 'start', server.dir, String(port)], { encoding: 'utf8', env: { ...process.env, PG_PRIVATE_PORT_KNOB: 'WP_PG_PORT' } });
+  // A connect test (what services.sh's pre-check does) sees nothing on a TIME-WAIT port.
+  const tw = timeWaitOn();
+  const r = start(tw);
+  assert.equal(r.status, 1);
+  assert.equal(r.stdout, '', 'pg_ctl says nothing of its own');
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0], new RegExp(`^pg-private: WP_PG_PORT=${tw} cannot be used: 1 connection that used it as its local port is in TIME-WAIT \\(the kernel frees the port within 60 s\\)`));
+  if (tw >= ephLo && tw <= ephHi) assert.match(lines[0], new RegExp(`it lies in the ephemeral port range ${ephLo}-${ephHi} of this machine`));
+  assert.match(lines[0], /; choose another port: export WP_PG_PORT=<a free port below 32768>$/);
+  assert.equal(server.running(), null);
+  // A listener: the same line, naming it.
+  const srv = http.createServer();
+  await new Promise((res) => srv.listen(0, '127.0.0.1', res));
+  const held = srv.address().port;
+  try {
+    const l = start(held);
+    assert.equal(l.status, 1);
+    assert.match(l.stderr.trim(), new RegExp(`^pg-private: WP_PG_PORT=${held} cannot be used: a program listens on it;[^\\n]*$`));
+  } finally { srv.close(); }
+  // And a free port works: the refusals above were about the port only.
+  const free = await freePort();
+  const ok = start(free);
+  try { assert.equal(ok.status, 0, ok.stderr); } finally { server.stop(); }
+});
+
+test('make up: a WP_INFLUX_PORT whose RPC port (+2) is taken is one line naming both, before anything starts', async () => {
+  const srv = http.createServer();
+  await new Promise((res) => srv.listen(0, '127.0.0.1', res));
+  const rpc = srv.address().port;
+  try {
+    const r = bash(`wp_port_unusable WP_INFLUX_PORT ${rpc - 2} ${rpc}`);
+    assert.equal(r.stdout, `WP_INFLUX_PORT=${rpc - 2} cannot be used: port ${rpc} (WP_INFLUX_PORT + 2): a program listens on it${rpc >= ephLo && rpc <= ephHi ? `; it lies in the ephemeral port range ${ephLo}-${ephHi} of this machine, from which outgoing connections take their ports` : ''}; choose another port: export WP_INFLUX_PORT=<a free port below 32768>\n`);
+  } finally { srv.close(); }
+});
+
+test('make compose-up / compose-down without a container engine: one line, no traceback, nothing written', { skip: spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0 && 'a Docker engine answers here' }, () => {
+  const hadEnv = existsSync(path.join(repoRoot, '.env'));
+  for (const target of ['compose-up', 'compose-down']) {
+    const r = spawnSync('make', ['--no-print-directory', target], { cwd: repoRoot, encoding: 'utf8' });
+    assert.notEqual(r.status, 0);
+    assert.doesNotMatch(r.stderr + r.stdout, /Traceback|docker\.errors/);
+    const ours = r.stderr.split('\n').filter((l) => l && !/^make(\[\d+\])?: \*\*\*/.test(l));
+    assert.deepEqual(ours, [`make ${target}: no Docker engine answers (docker info): the compose stack needs one; without Docker use make up and scripts/run, or make compose-run`]);
+  }
+  assert.equal(existsSync(path.join(repoRoot, '.env')), hadEnv, 'compose-up wrote no .env without an engine');
+});
+
+test('the RavenDB test server past its storage limit: writes refused loudly, counted by the pack (exit 99), nothing acknowledged lost, memory bounded', { timeout: 180000 }, async () => {
+  const srv = await startTestServer('ravendb', ['-max-stored-mb', '8']);
+  try {
+    // The README's bulk-insert example, shortened: without the limit it grows the server by
+    // ~1 KB per document for as long as it runs.
+    const r = await runK6('scenarios/ravendb/bulk-insert.js', { RAVEN_URL: srv.url, STAGES: '6s:2', BATCH_SIZE: '2000' }, { timeoutMs: 120000 });
+    assert.equal(r.code, 99, r.stderr);
+    const bulk = r.summary.phases.find((p) => p.phase === 'bulk');
+    assert.ok(bulk.docs_failed > 0 && bulk.docs_ok > 0, JSON.stringify(bulk));
+    assert.deepEqual(Object.keys(bulk.failed_by_reason), ['http_500'], JSON.stringify(bulk));
+    assert.equal(r.summary.verification.found, r.summary.verification.expected, 'every acknowledged document is there');
+    assert.equal(r.summary.verification.found, bulk.docs_ok);
+    assert.match(srv.stderr(), /TEST-SERVER LIMIT REACHED: ravendb-testserver keeps documents in memory and holds \d+ MB, its limit -max-stored-mb=8/);
+    // What it kept: at most the limit (documents of ~400 bytes + 160 counted each).
+    assert.ok(bulk.docs_ok * 400 < 8 << 20, `${bulk.docs_ok} documents kept`);
+    const rss = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${srv.proc.pid}/status`, 'utf8'))[1]);
+    assert.ok(rss < 256 * 1024, `peak RSS ${rss} kB for an 8 MB limit`);
+  } finally { await srv.stop(); }
+});
+
+// ---------------------------------------------------------------- scripts/run, hostile inputs
+function scriptsRun(args, env = {}) {
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-hostile-'));
+  const r = spawnSync(path.join(repoRoot, 'scripts', 'run'), [scenario, ...args], {
+    cwd: repoRoot, encoding: 'utf8', timeout: 120000,
+    env: { ...process.env, K6_NO_USAGE_REPORT: 'true', WP_INFLUX: '0', RESULTS_DIR: results, ...env },
+  });
+  const runs = readdirSync(results).filter((f) => f !== 'latest');
+  const dir = runs.length === 1 ? path.join(results, runs[0]) : null;
+  return { ...r, dir, files: dir ? readdirSync(dir).sort() : runs };
+}
+
+test('scripts/run: a secret given with -e is refused before k6 starts (107, one line, value never shown)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-fakek6-'));
+  const marker = path.join(dir, 'started');
+  const fake = path.join(dir, 'k6');
+  writeFileSync(fake, `#!/bin/sh\ntouch '${marker}'\nexit 0\n`);
+  chmodSync(fake, 0o755);
+  const canary = 'Canary-Secret-7f3a';
+  for (const [args, name] of [
+    [['-e', `PG_URL=postgres://u:${canary}@127.0.0.1:1/x`], 'PG_URL'],
+    [[`-ePG_URL=postgres://${canary}@127.0.0.1:1/x`], 'PG_URL'],
+    [['--env', `ARANGO_PASSWORD=${canary}`], 'ARANGO_PASSWORD'],
+    [[`--env=RAVEN_URL=http://${canary}@127.0.0.1:1`], 'RAVEN_URL'],
+    [['-e', 'DOCS=400', '-e', `K6_INFLUXDB_PASSWORD=${canary}`], 'K6_INFLUXDB_PASSWORD'],
+  ]) {
+    const r = scriptsRun(args, { K6: fake });
+    assert.equal(r.status, 107, `${args}: ${r.stderr}`);
+    assert.equal(r.stderr, `scripts/run: ${name} given with -e is not allowed: a secret on the command line is visible to every local user in the process list for the whole run; export ${name}=… in the environment (or keep it in .run/env) and run again without -e ${name}\n`);
+    assert.doesNotMatch(r.stdout + r.stderr + readFileSync(path.join(r.dir, 'junit.xml'), 'utf8'), new RegExp(canary));
+    assert.deepEqual(r.files, ['junit.xml']);
+    assert.equal(existsSync(marker), false, 'k6 never started');
+  }
+  const d = spawnSync(path.join(repoRoot, 'scripts', 'run-distributed'), ['2', scenario, '-e', `PG_URL=postgres://u:${canary}@h/x`], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, K6: fake } });
+  assert.equal(d.status, 107);
+  assert.match(d.stderr, /^scripts\/run-distributed: PG_URL given with -e is not allowed: .*\n$/);
+  assert.equal(existsSync(marker), false);
+});
+
+test('scripts/run: a K6 that is not an executable is one line and exit 107 (not a shell error and 127)', () => {
+  for (const k6 of ['/nonexistent/k6', 'no-such-k6-command', repoRoot]) {
+    const r = scriptsRun([], { K6: k6 });
+    assert.equal(r.status, 107, r.stderr);
+    assert.equal(r.stderr, `scripts/run: K6="${k6}" is not allowed: an executable k6 binary (make k6 builds bin/k6, the default)\n`);
+    assert.deepEqual(r.files, ['junit.xml']);
+  }
+});
+
+test('scripts/run: a reporter module k6 refuses leaves no generated wrapper behind', { timeout: 120000 }, () => {
+  const notModule = path.join(mkdtempSync(path.join(tmpdir(), 'k6wp-rep-')), 'bundle.js');
+  writeFileSync(notModule, 'this is not javascript (\n');
+  const r = scriptsRun(['-q', '-e', 'HTML_REPORTER=k6-reporter', '-e', `K6_REPORTER_URL=file://${notModule}`], { PG_URL: localEnv().PG_URL });
+  assert.equal(r.status, 107, r.stderr);
+  assert.deepEqual(r.files, ['junit.xml'], 'only the junit.xml saying why');
+  const bad = scriptsRun(['-e', 'HTML_REPORTER=k6-reporter', '-e', 'K6_REPORTER_URL=http://insecure.invalid/x.js']);
+  assert.equal(bad.status, 107);
+  assert.deepEqual(bad.files, ['junit.xml']);
+});
+
+test('scripts/run: INFLUX_URL is validated before it is asked anything; credentials in it are never shown', { timeout: 120000 }, async () => {
+  let hits = 0;
+  const srv = http.createServer((req, res) => { hits += 1; res.writeHead(204); res.end(); });
+  await new Promise((res) => srv.listen(0, '127.0.0.1', res));
+  const { port } = srv.address();
+  try {
+    const canary = 'Canary-Influx-Pw-9b1';
+    const withPw = scriptsRun(['-e', 'DOCS=400'], { WP_INFLUX: '1', INFLUX_URL: `http://u:${canary}@127.0.0.1:${port}/k6` });
+    assert.equal(withPw.status, 107, withPw.stderr);
+    assert.equal(withPw.stderr.trim().split('\n').length, 1, withPw.stderr);
+    assert.match(withPw.stderr, /INFLUX_URL=\\?"http:\/\/u:\*\*\*@127\.0\.0\.1:\d+\/k6\\?" is not allowed/);
+    assert.doesNotMatch(withPw.stderr + readFileSync(path.join(withPw.dir, 'junit.xml'), 'utf8'), new RegExp(canary));
+    const noDb = scriptsRun(['-e', 'DOCS=400'], { WP_INFLUX: '1', INFLUX_URL: `http://127.0.0.1:${port}` });
+    assert.equal(noDb.status, 107, noDb.stderr);
+    assert.match(noDb.stderr, /INFLUX_URL=\\?"http:\/\/127\.0\.0\.1:\d+\\?" is not allowed: .*the path must name the database/);
+    assert.equal(hits, 0, 'nothing was sent to a refused INFLUX_URL');
+  } finally { srv.close(); }
+});
