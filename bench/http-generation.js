@@ -1,13 +1,14 @@
 // HTTP generation ceiling (bench/README.md). One VU posts batches of unique documents to
 // bench-sink (a null sink that drains the body) for BENCH_SECONDS, building each body with
-// the ADAPTERS' own code (lib/targets/*.js batchBody(), the function their write() calls,
+// the ADAPTERS' own code (lib/targets/*.js batchBody(), the function their batch() calls,
 // with the key arrays the workloads build), and reports docs/s. MODE picks the body:
 //   ceiling         one fixed pre-built body (ArrayBuffer), the same size as an arangodb batch:
 //                   what this k6 can post at all; the others are measured against it
 //   arangodb        ArangoDB adapter, E1 load batch: loadBatchKeys() (consecutive keys) ->
 //                   target.batchBody() -> docs.rangeBody() (byte-patched ArrayBuffer)
-//   arangodb-write  the same batch through the whole ArangoDB write() (URL, params, request,
-//                   per-element accounting of the answer) with ARANGO_SILENT=1, whose answer
+//   arangodb-write  the same batch through the batch runner (lib/targets/outcome.js) and the
+//                   ArangoDB target (URL, params, request, per-element accounting of the
+//                   answer, the batch's metrics) with ARANGO_SILENT=1, whose answer
 //                   to a fully successful batch is the sink's 202 {}
 //   ravendb         RavenDB adapter, E1 load batch (LOAD_OP=insert): {"Commands":[…]} for
 //                   POST bulk_docs from target.batchBody('insert', loadBatchKeys(…))
@@ -23,7 +24,7 @@
 //                   random keys took before keysBody
 //   arangodb-overwrite  what an E1 overwrite iteration does before sending: batchKeys()
 //                   (BatchPicker) inside the timed loop, then target.batchBody()
-//   arangodb-overwrite-write  the same through the whole ArangoDB write() (overwriteMode=replace)
+//   arangodb-overwrite-write  the same through the batch runner (overwriteMode=replace)
 //   arangodb-join   load-batch keys + one string per document + join (docs.batchJoin): the
 //                   old path, once measured at 0.14 of the ceiling (bench/RESULTS.md)
 // Document knobs are the pack's own (DOC_BYTES, DOC_POOL, BATCH_SIZE, SEED, DOC_SHAPE); e1
@@ -36,6 +37,7 @@ import { keyRange, loadBatchKeys } from '../lib/keys.js';
 import { batchKeys } from '../lib/workloads/insert-vs-overwrite.js';
 import { createTarget as arangoTarget } from '../lib/targets/arangodb.js';
 import { createTarget as ravenTarget } from '../lib/targets/ravendb.js';
+import { batchRunner } from '../lib/targets/outcome.js';
 
 const MODES = ['ceiling', 'arangodb', 'arangodb-write', 'ravendb', 'ravendb-bulk', 'arangodb-random', 'ravendb-random', 'arangodb-string', 'arangodb-overwrite', 'arangodb-overwrite-write', 'arangodb-join'];
 const mode = __ENV.MODE || 'arangodb';
@@ -51,8 +53,9 @@ const B = cfg.BATCH_SIZE;
 const url = `${sinkUrl}/bench`;
 const params = { headers: { 'Content-Type': 'application/json' }, responseType: 'none' };
 
-// The adapters as a scenario creates them (init context); no request is made until write().
+// The adapters as a scenario creates them (init context); no request is made until a batch is sent.
 const arango = arangoTarget(loadConfig(env, Object.assign({ target: 'arangodb' }, phases)));
+const runner = batchRunner(arango);
 const raven = ravenTarget(loadConfig(env, Object.assign({ target: 'ravendb' }, phases)));
 const arangoDocs = createDocs(cfg, { keyField: '_key' });
 if (mode === 'arangodb-write' || mode === 'arangodb-overwrite-write') arango.bind('bench');
@@ -91,8 +94,8 @@ export default function () {
   if (mode === 'ceiling') body = fixed;
   else if (mode === 'arangodb') body = arango.batchBody(loadBatchKeys(j, cfg.DOCS, B), 'l');
   else if (mode === 'arangodb-write') {
-    const r = arango.write('insert', loadBatchKeys(j, cfg.DOCS, B), 'l', tags);
-    if (r.failed > 0 && failed++ === 0) console.error(`write() counted ${r.failed} failed: ${JSON.stringify(r.byReason)}`);
+    const r = runner.write('insert', loadBatchKeys(j, cfg.DOCS, B), 'l', tags, { fresh: B });
+    if (r.failed > 0 && failed++ === 0) console.error(`the runner counted ${r.failed} failed: ${JSON.stringify(r.byReason)}`);
     return;
   } else if (mode === 'ravendb') body = raven.batchBody('insert', loadBatchKeys(j, cfg.DOCS, B), 'l');
   else if (mode === 'ravendb-bulk') {
@@ -102,8 +105,8 @@ export default function () {
   else if (mode === 'arangodb-string') body = arangoDocs.batch(drawn[j % 64], `o${j}`);
   else if (mode === 'arangodb-overwrite') body = arango.batchBody(batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys, `o${j}`);
   else if (mode === 'arangodb-overwrite-write') {
-    const r = arango.write('upsert', batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys, `o${j}`, tags);
-    if (r.failed > 0 && failed++ === 0) console.error(`write() counted ${r.failed} failed: ${JSON.stringify(r.byReason)}`);
+    const r = runner.write('upsert', batchKeys(randomCfg, randomPlan, 'overwrite', j, pickers).keys, `o${j}`, tags);
+    if (r.failed > 0 && failed++ === 0) console.error(`the runner counted ${r.failed} failed: ${JSON.stringify(r.byReason)}`);
     return;
   }
   else body = arangoDocs.batchJoin(loadBatchKeys(j, cfg.DOCS, B), 'l');

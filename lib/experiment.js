@@ -8,6 +8,7 @@ import { buildReport, countBasis } from './report.js';
 import { refusal } from './capabilities.js';
 import { renderHtml } from './report-html.js';
 import { planRemaining, verifyError, verifyUnaccounted } from './metrics.js';
+import { batchRunner } from './targets/outcome.js';
 import exec from 'k6/execution';
 
 export const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
@@ -61,6 +62,8 @@ export function experiment(workload, createTarget, env, { target, required = [],
   const plan = workload.plan(cfg);
   // The plan tells a target what the workload needs beyond one collection (arangobench).
   const tgt = createTarget(cfg, plan);
+  // Every write of the workload goes through the one batch runner (lib/targets/outcome.js).
+  const db = batchRunner(tgt);
   // A workload asks for capabilities, never for a database (lib/capabilities.js), and
   // describes its own plan to the report (docs/design.md).
   for (const f of ['needs', 'describe']) if (typeof workload[f] !== 'function') fail(`workload ${workload.EXPERIMENT} does not export ${f}(cfg, plan) (docs/design.md, "Workloads × targets")`);
@@ -118,7 +121,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
     const info = tgt.setup(runId, planSignature(cfg), distributed === '0' ? 'own' : distributed === '1' ? 'join' : 'verify');
     if (plannedBatches) planRemaining.add(plannedBatches);
     // A ramped workload may write its starting data set here, before the load model starts.
-    if (workload.prepare && distributed === '0') { tgt.bind(runId, info); workload.prepare(tgt, cfg, plan); }
+    if (workload.prepare && distributed === '0') { tgt.bind(runId, info); workload.prepare(db, cfg, plan); }
     console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); ${distributed === 'verify' ? 'verifying' : 'writing to'} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
     return { runId, target: info, startedAt: new Date().toISOString(), instance, segment: segment || null };
   }
@@ -133,7 +136,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
     if (distributed === 'verify') return;
     if (!state.testEndpointTagged) { tagTestEndpoint(data); state.testEndpointTagged = true; }
     tgt.bind(data.runId, data.target);
-    workload.iteration(tgt, cfg, plan, state);
+    workload.iteration(db, cfg, plan, state);
   }
 
   function teardown(data) {

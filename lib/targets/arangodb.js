@@ -8,18 +8,18 @@
 //   ignore  …?overwriteMode=ignore                           an existing key is left alone
 // ArangoDB answers 201/202 to an array even when elements failed: failures are inline
 // {"error":true,"errorNum":N} objects plus an X-Arango-Error-Codes header ({"1210":3}).
-// write() counts every element from the answer itself; an element is ok only when the
+// answerOf() counts every element from the answer itself; an element is ok only when the
 // answer shows it succeeded.
 import http from 'k6/http';
 import exec from 'k6/execution';
 import encoding from 'k6/encoding';
 import { durationMs, redact } from '../config.js';
 import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
-import { outcomes } from './outcome.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
 import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
+import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
 
 const META = 'k6wp_meta';
@@ -84,10 +84,8 @@ export function createTarget(cfg, plan = {}) {
   // Collections the workload needs (arangobench multi-collection writes to two).
   const collectionCount = plan.collections || 1;
   const indexFields = plan.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
-  const outcome = outcomes();
   // Setup's first requests (and token requests) answer within this bound or the run stops.
   const probeTimeout = durationMs(timeout) < durationMs(PROBE_TIMEOUT) ? timeout : PROBE_TIMEOUT;
-  const logOnce = outcome.logOnce;
   let db = null;
   let prefix = null;
   let colls = null;
@@ -281,117 +279,113 @@ export function createTarget(cfg, plan = {}) {
     settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
   });
 
-  // One batch: a JSON array in one request, timed with k6's own request timing. Writes
-  // answer 201/202 and deletes 200/202, also when elements failed (accountBatch reads them).
-  function batchCall(method, path, body, n, tags, ok) {
-    const p = requestParams();
-    p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
-    const url = cfg.ARANGO_SILENT ? `${prefix}${path}${path.includes('?') ? '&' : '?'}silent=true` : `${prefix}${path}`;
-    const res = http.request(method, url, body, p);
-    const ms = res.timings.duration;
-    const bytes = bodyBytes(body);
+  // The answer to one request of a batch (lib/targets/outcome.js): the k6 response is the
+  // batch's time. Writes answer 201/202 and deletes 200/202, also when elements failed
+  // (accountBatch reads them).
+  function answerOf(res, method, path, n, tags, ok) {
     if (res.status === 0) {
       const reason = transportReason(res);
-      return outcome.failed({ n, ms, bytes, reason, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${redact(res.error)}` });
+      return { responses: [res], reason, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${redact(res.error)}` };
     }
     if (!ok.includes(res.status)) {
-      const reason = httpReason(res.status);
-      return outcome.failed({ n, ms, bytes, reason, log: `[${tags.phase}] batch of ${n} failed: ${describe(res)}`, fatal: fatal(res, `${method} ${path.split('?')[0]}`) });
+      return { responses: [res], reason: httpReason(res.status), log: `[${tags.phase}] batch of ${n} failed: ${describe(res)}`, fatal: fatal(res, `${method} ${path.split('?')[0]}`) };
     }
     const a = accountBatch(n, res.status, res.body, res.headers['X-Arango-Error-Codes'], cfg.ARANGO_SILENT);
-    if (a.note) logOnce(`note:${a.note.slice(0, 20)}`, `[${tags.phase}] ${a.note}`);
-    for (const r in a.byReason) logOnce(r, `[${tags.phase}] ${a.byReason[r]} of ${n} documents failed with ${r} (answer ${res.status}); later failures are counted, not logged`);
-    if (a.failed === 0) return outcome.ok(n, ms, bytes);
-    return outcome.failed({ n, ms, bytes, reason: Object.keys(a.byReason)[0], failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes });
+    const notes = Object.keys(a.byReason).map((r) => [r, `[${tags.phase}] ${a.byReason[r]} of ${n} documents failed with ${r} (answer ${res.status}); later failures are counted, not logged`]);
+    if (a.note) notes.unshift([`note:${a.note.slice(0, 20)}`, `[${tags.phase}] ${a.note}`]);
+    if (a.failed === 0) return notes.length ? { responses: [res], notes } : { responses: [res] };
+    return { responses: [res], reason: Object.keys(a.byReason)[0], failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes, notes };
   }
 
-  function writeBody(op, body, n, tags, coll = colls[0]) {
-    return batchCall('POST', `/_api/document/${coll}?${overwriteQuery(op, cfg)}`, body, n, Object.assign({}, tags, { op }), [201, 202]);
-  }
-
-  // The JSON array of the documents of nums, as write() sends it, in the order of nums (so
-  // failed elements map to indexes of nums): an ArrayBuffer patched by docs.body() (a run of
-  // consecutive keys: rangeBody; random keys of overwrite/mixed batches: keysBody), the
-  // string of docs.batch() only where no byte path applies. Exported for
-  // bench/http-generation.js, which measures this function. The ArrayBuffer is reused by the
-  // next call: send it before building another body.
+  // The JSON array of the documents of nums, in the order of nums (so failed elements map to
+  // indexes of nums): an ArrayBuffer patched by docs.body() (a run of consecutive keys:
+  // rangeBody; random keys of overwrite/mixed batches: keysBody), the string of docs.batch()
+  // only where no byte path applies. It is reused by the next call: a request is sent before
+  // the next is built. Exported for bench/http-generation.js, which measures it.
   function batchBody(nums, stamp) {
     return docs.body(nums, stamp);
   }
 
-  function write(op, nums, stamp, tags) {
-    return writeBody(op, batchBody(nums, stamp), nums.length, tags);
-  }
-
-  // PATCH an array of documents (each carries its _key); a missing key is element error 1202.
-  function updateBatch(nums, stamp, tags) {
-    return batchCall('PATCH', `/_api/document/${colls[0]}?keepNull=${cfg.ARANGO_KEEP_NULL}&mergeObjects=true`, batchBody(nums, stamp), nums.length, tags, [201, 202]);
-  }
-
-  // DELETE an array of keys; a missing key is element error 1202.
-  function removeBatch(nums, tags) {
-    return batchCall('DELETE', `/_api/document/${colls[0]}`, JSON.stringify(nums.map(keyName)), nums.length, tags, [200, 202]);
-  }
-
-  // One single-document request (arangobench's cases). ok = statuses that mean success.
-  function single(method, path, body, tags, ok) {
+  // A batch: one request with the whole array.
+  function batch(op, nums, stamp) {
+    const path = `/_api/document/${colls[0]}?${overwriteQuery(op, cfg)}`;
+    const url = cfg.ARANGO_SILENT ? `${prefix}${path}&silent=true` : `${prefix}${path}`;
+    const body = batchBody(nums, stamp);
     const p = requestParams();
-    p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
-    const res = http.request(method, `${prefix}${path}`, body, p);
-    const ms = res.timings.duration;
-    const bytes = bodyBytes(body);
-    if (ok.includes(res.status)) return outcome.ok(1, ms, bytes);
-    let reason;
-    if (res.status === 0) reason = transportReason(res);
-    else {
-      const num = errorNum(res);
-      reason = num !== null && REASONS.includes(`e${num}`) ? `e${num}` : httpReason(res.status);
-    }
-    return outcome.failed({ n: 1, ms, bytes, reason, log: `[${tags.op}] ${method} ${path.split('?')[0]} failed (${reason}): ${describe(res)}`,
-      fatal: res.status === 0 ? null : fatal(res, `${method} ${path.split('?')[0]}`) });
+    const n = nums.length;
+    return request(n, body, (tags) => {
+      p.tags = { name: `POST /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
+      return answerOf(http.request('POST', url, body, p), 'POST', path, n, tags, [201, 202]);
+    });
   }
 
-  const ops = {
-    insertOne: (c, body, tags) => single('POST', `/_api/document/${colls[c]}?silent=true`, body, tags, [201, 202]),
-    readOne: (c, key, tags) => single('GET', `/_api/document/${colls[c]}/${key}`, null, tags, [200]),
-    updateOne: (c, key, body, tags) => single('PATCH', `/_api/document/${colls[c]}/${key}?silent=true`, body, tags, [201, 202]),
-    removeOne: (c, key, tags) => single('DELETE', `/_api/document/${colls[c]}/${key}?silent=true`, null, tags, [200, 202]),
+  // One single-document request (arangobench's cases): op insert | read | update | delete.
+  const SINGLE = {
+    insert: ['POST', (c) => `/_api/document/${c}?silent=true`, [201, 202]],
+    read: ['GET', (c, key) => `/_api/document/${c}/${key}`, [200]],
+    update: ['PATCH', (c, key) => `/_api/document/${c}/${key}?silent=true`, [201, 202]],
+    delete: ['DELETE', (c, key) => `/_api/document/${c}/${key}?silent=true`, [200, 202]],
   };
+  function single(op, c, key, body) {
+    if (!SINGLE[op]) throw new Error(`arangodb target: unknown single-document operation ${op}`);
+    const [method, pathOf, ok] = SINGLE[op];
+    const path = pathOf(colls[c], key);
+    const p = requestParams();
+    return request(1, body, (tags) => {
+      p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
+      const res = http.request(method, `${prefix}${path}`, body, p);
+      if (ok.includes(res.status)) return { responses: [res] };
+      return { responses: [res], reason: singleReason(res), log: `[${tags.op}] ${method} ${path.split('?')[0]} failed (${singleReason(res)}): ${describe(res)}`,
+        fatal: res.status === 0 ? null : fatal(res, `${method} ${path.split('?')[0]}`) };
+    });
+  }
+
+  function singleReason(res) {
+    if (res.status === 0) return transportReason(res);
+    const num = errorNum(res);
+    return num !== null && REASONS.includes(`e${num}`) ? `e${num}` : httpReason(res.status);
+  }
 
   // Two documents into two collections in one stream transaction: begin, one insert per
   // collection with x-arango-trx-id, commit; abort when anything failed. The whole
-  // sequence is one timed operation of 2 documents.
-  function transaction(bodies, tags) {
+  // sequence is one operation of 2 documents; its time is that of its requests.
+  function transaction(bodies) {
     const p = requestParams();
-    const tagged = (name) => Object.assign({}, p, { tags: { name, phase: tags.phase, op: tags.op } });
     const n = bodies.length;
-    const out = { n, ms: 0, bytes: 0, failed: 0, byReason: {}, failedIndexes: null };
-    const failAll = (res, what) => {
-      const reason = res.status === 0 ? transportReason(res) : (REASONS.includes(`e${errorNum(res)}`) ? `e${errorNum(res)}` : httpReason(res.status));
-      return outcome.failed({ n, ms: out.ms, bytes: out.bytes, reason, log: `[${tags.op}] stream transaction failed at ${what} (${reason}): ${describe(res)}`,
-        fatal: res.status === 0 ? null : fatal(res, `transaction ${what}`) });
+    return {
+      n,
+      bytes: bodies.reduce((s, b) => s + bodyBytes(b), 0),
+      send(tags) {
+        const tagged = (name) => Object.assign({}, p, { tags: { name, phase: tags.phase, op: tags.op } });
+        const responses = [];
+        let bytes = 0;
+        const failAll = (res, what) => {
+          const reason = singleReason(res);
+          return { responses, bytes, reason, log: `[${tags.op}] stream transaction failed at ${what} (${reason}): ${describe(res)}`,
+            fatal: res.status === 0 ? null : fatal(res, `transaction ${what}`) };
+        };
+        const begin = http.post(`${prefix}/_api/transaction/begin`, JSON.stringify({ collections: { write: colls.slice(0, n) } }), tagged('POST /_api/transaction/begin'));
+        responses.push(begin);
+        const id = begin.status === 201 ? ((parseJson(begin.body) || {}).result || {}).id : null;
+        if (!id) return failAll(begin, 'begin');
+        const inTrx = Object.assign({}, tagged('POST /_api/document trx'), { headers: Object.assign({}, p.headers, { 'x-arango-trx-id': String(id) }) });
+        let failedRes = null;
+        for (let i = 0; i < n && !failedRes; i++) {
+          const res = http.post(`${prefix}/_api/document/${colls[i]}?silent=true`, bodies[i], inTrx);
+          responses.push(res);
+          bytes += bodyBytes(bodies[i]);
+          if (res.status !== 201 && res.status !== 202) failedRes = res;
+        }
+        if (failedRes) {
+          responses.push(http.del(`${prefix}/_api/transaction/${id}`, null, tagged('DELETE /_api/transaction')));
+          return failAll(failedRes, 'insert');
+        }
+        const commit = http.put(`${prefix}/_api/transaction/${id}`, null, tagged('PUT /_api/transaction'));
+        responses.push(commit);
+        if (commit.status !== 200) return failAll(commit, 'commit');
+        return { responses };
+      },
     };
-    const begin = http.post(`${prefix}/_api/transaction/begin`, JSON.stringify({ collections: { write: colls.slice(0, n) } }), tagged('POST /_api/transaction/begin'));
-    out.ms += begin.timings.duration;
-    const id = begin.status === 201 ? ((parseJson(begin.body) || {}).result || {}).id : null;
-    if (!id) return failAll(begin, 'begin');
-    const inTrx = Object.assign({}, tagged('POST /_api/document trx'), { headers: Object.assign({}, p.headers, { 'x-arango-trx-id': String(id) }) });
-    let failedRes = null;
-    for (let i = 0; i < n && !failedRes; i++) {
-      const res = http.post(`${prefix}/_api/document/${colls[i]}?silent=true`, bodies[i], inTrx);
-      out.ms += res.timings.duration;
-      out.bytes += bodyBytes(bodies[i]);
-      if (res.status !== 201 && res.status !== 202) failedRes = res;
-    }
-    if (failedRes) {
-      const ab = http.del(`${prefix}/_api/transaction/${id}`, null, tagged('DELETE /_api/transaction'));
-      out.ms += ab.timings.duration;
-      return failAll(failedRes, 'insert');
-    }
-    const commit = http.put(`${prefix}/_api/transaction/${id}`, null, tagged('PUT /_api/transaction'));
-    out.ms += commit.timings.duration;
-    if (commit.status !== 200) return failAll(commit, 'commit');
-    return outcome.ok(n, out.ms, out.bytes);
   }
 
   function countOf(c) {
@@ -427,5 +421,5 @@ export function createTarget(cfg, plan = {}) {
   // of a single-document body.
   const capabilities = { batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true };
 
-  return { name: 'arangodb', reasons: REASONS, distributed: true, capabilities, keyField: '_key', bind, setup, write, batchBody, writeBody, updateBatch, removeBatch, ops, transaction, count, countAll, readStamps, teardown, collections: () => colls };
+  return { name: 'arangodb', reasons: REASONS, distributed: true, capabilities, keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown };
 }

@@ -1,11 +1,41 @@
-// The one outcome layer of every target adapter: what a written batch returns to the workload
-// (lib/metrics.js recordBatch reads it), one log line per failure reason and VU, the pause
-// after a connection failure, and the abort that waits until the batch that revealed a fatal
-// condition (credentials refused, the run's object gone) has been counted.
+// The one batch runner (go-ycsb's DbWrapper, pkg/client/dbwrapper.go, in k6): every write of
+// every workload on every target goes through run() below, which builds the request, sends
+// it, takes the batch's time, logs each failure reason once per VU, pauses after a connection
+// failure, records the batch (lib/metrics.js recordBatch) and, once the batch is counted,
+// stops the run when the target said that going on is pointless. Workloads call the runner's
+// write/single/transaction; targets only build requests and say what the server answered.
+//
+// The time of a batch (docs/design.md, "The time of a batch") is the write on the wire:
+//   HTTP targets   k6's own timing of the batch's write request(s), timings.duration
+//                  (sending + waiting + receiving; connection set-up is not in it), summed
+//                  over the requests of one operation (a stream transaction's begin, inserts
+//                  and commit); when a request got no answer (refused, reset, timed out) k6
+//                  has no timing for it, and the runner's clock around send() counts instead
+//   PostgreSQL     the runner's clock around send(), which is the one statement call
+//                  (xk6-sql reports no timings)
+// Never in it: building the body (prepare, before the clock), a RavenDB bulk insert's
+// operation-id request (prepare), reading how much of a failed bulk insert was committed
+// (settle, after the clock), the pause after a failure, logging.
+//
+// A request, as a target's batch()/single()/transaction() builds it:
+//   { n, bytes, send(tags) -> answer }           n documents, bytes of the request body
+// An answer, as send() (or its settle()) returns it; ACKNOWLEDGED when everything was written:
+//   responses      the k6 responses whose timings are the batch's time (HTTP targets)
+//   reason         why documents failed (a name of the target's REASONS); absent: none failed
+//   failed         how many documents failed (default: all n when there is a reason)
+//   byReason       { reason: count } when a batch failed for several reasons
+//   failedIndexes  which documents failed (indexes into the batch's keys), when known
+//   bytes          the bytes actually sent, when not the whole body (a request not sent)
+//   log            the line printed the first time this VU meets the reason
+//   notes          [[key, line], …] more lines printed once per VU and key
+//   fatal          a one-line reason to stop the whole run once this batch is counted
+//   settle()       -> the answer's accounting, read after the clock stopped
 //
 // A k6 VU has its own copy of this module, so the state below is per VU.
 import { sleep } from 'k6';
 import exec from 'k6/execution';
+import { recordBatch } from '../metrics.js';
+import { bodyBytes } from '../docs.js';
 
 // A refused connection fails in well under a millisecond: without a pause a VU would burn
 // through its share of the phase (and print a line per request) while the server restarts
@@ -17,12 +47,31 @@ export const BACKOFF_MAX_S = 4;
 // Reasons that mean "no answer from the server" and so pause the VU.
 const PAUSING = new Set(['connection']);
 
-// The clock of a batch: sub-millisecond, unlike Date.now().
-export function now() {
+export const ACKNOWLEDGED = Object.freeze({});
+
+// A request of n documents whose body is built: what a target's batch() returns.
+export function request(n, body, send) {
+  return { n, bytes: bodyBytes(body), body, send };
+}
+
+// The runner's clock: sub-millisecond, unlike Date.now().
+function now() {
   return exec.instance.currentTestRunDuration;
 }
 
-export function outcomes() {
+// k6's time of the requests on the wire, or null when one of them got no answer.
+function wireTime(responses) {
+  let ms = 0;
+  for (const r of responses) {
+    if (!r || r.status === 0) return null;
+    ms += r.timings.duration;
+  }
+  return ms;
+}
+
+// The runner of one VU over one target. Returns the operations workloads call, each
+// returning what recordBatch recorded: { n, ms, bytes, failed, byReason, failedIndexes, abort }.
+export function batchRunner(target) {
   const logged = {};
   let pause = 0;
 
@@ -32,27 +81,50 @@ export function outcomes() {
     console.error(text);
   }
 
-  // Every document of the batch was written.
-  function ok(n, ms, bytes) {
-    pause = 0;
-    return { n, ms, bytes, failed: 0, byReason: {}, failedIndexes: null };
-  }
-
-  // Some or all documents failed. reason: the reason of the whole batch (or of the first
-  // failure when byReason is given); failed: how many documents (default n); failedIndexes:
-  // which ones, when known (indexes into the batch's keys); log: the line printed the first
-  // time this VU meets the reason; fatal: a one-line reason to stop the whole test once this
-  // batch is counted.
-  function failed({ n, ms, bytes, reason, failed = n, byReason = null, failedIndexes = null, log = null, fatal = null }) {
-    if (log) logOnce(fatal ? `fatal:${reason}` : reason, log);
-    if (PAUSING.has(reason)) {
+  // tags: the batch's metric tags; fresh: how many of its first documents have new keys;
+  // recreated(res): acknowledged documents among the others whose keys did not exist either
+  // (lib/metrics.js recordBatch); prepare() -> a request of the target.
+  function run(tags, { fresh = 0, recreated = null } = {}, prepare) {
+    const startedAt = Date.now();
+    const req = prepare();
+    const t0 = now();
+    const sent = req.send(tags);
+    const clock = now() - t0;
+    const wire = sent.responses ? wireTime(sent.responses) : null;
+    const a = sent.settle ? sent.settle() : sent;
+    const n = req.n;
+    if (a.log) logOnce(a.fatal ? `fatal:${a.reason}` : a.reason, a.log);
+    if (a.notes) for (const [key, line] of a.notes) logOnce(key, line);
+    const failed = a.reason === undefined ? 0 : a.failed === undefined ? n : a.failed;
+    if (failed > 0 && PAUSING.has(a.reason)) {
       pause = pause === 0 ? BACKOFF_MIN_S : Math.min(BACKOFF_MAX_S, pause * 2);
       sleep(pause);
     } else {
       pause = 0;
     }
-    return { n, ms, bytes, failed, byReason: byReason || { [reason]: failed }, failedIndexes, abort: fatal };
+    const res = {
+      n,
+      ms: wire === null ? clock : wire,
+      bytes: a.bytes === undefined ? req.bytes : a.bytes,
+      failed,
+      byReason: failed === 0 ? {} : a.byReason || { [a.reason]: failed },
+      failedIndexes: failed === 0 ? null : a.failedIndexes || null,
+      abort: a.fatal || null,
+    };
+    recordBatch(tags, res, fresh, startedAt, recreated ? recreated(res) : 0);
+    // The batch that revealed the fault is counted first.
+    if (res.abort) exec.test.abort(res.abort);
+    return res;
   }
 
-  return { logOnce, ok, failed };
+  return {
+    target,
+    // A batch of documents: keys (a key range or a list), the stamp they carry, the operation.
+    write: (op, keys, stamp, tags, opts) => run(tags, opts, () => target.batch(op, keys, stamp)),
+    // One single-document operation (capability single): op insert|read|update|delete.
+    single: (op, collection, key, body, tags, opts) => run(tags, opts, () => target.single(op, collection, key, body)),
+    // One document into each of several collections, atomically (capability transactions).
+    transaction: (bodies, tags, opts) => run(tags, opts, () => target.transaction(bodies)),
+    run,
+  };
 }

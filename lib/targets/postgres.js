@@ -10,8 +10,8 @@ import sql from 'k6/x/sql';
 import driver, * as driverModule from 'k6/x/sql/driver/postgres';
 import { durationMs, redact } from '../config.js';
 import { lifecycle, markerText, PROBE_TIMEOUT } from './lifecycle.js';
-import { now, outcomes } from './outcome.js';
-import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
+import { ACKNOWLEDGED, request } from './outcome.js';
+import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
 import { useNative } from '../native.js';
@@ -73,7 +73,6 @@ export function createTarget(cfg) {
   // Body images built here, in the init context, not by the first timed batch of a VU.
   if (binary && writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), lead: JSONB_VERSION, stamps: ['l'] });
   const timeout = cfg.TIMEOUT;
-  const out = outcomes();
   let name = null;
   let table = null;
   let insertSql = null;
@@ -198,28 +197,34 @@ export function createTarget(cfg) {
 
   // The batch parameter: binary jsonb bytes (a Uint8Array over the image docs.body() patched),
   // or the JSON text where no byte path applies.
-  function batchParam(nums, stamp) {
+  function batchBody(nums, stamp) {
     if (!binary) return docs.batch(nums, stamp);
     const b = docs.body(nums, stamp, bodyOpts);
     return typeof b === 'string' ? b : new Uint8Array(b);
   }
 
-  function write(op, nums, stamp, tags) {
-    const body = batchParam(nums, stamp);
+  // One batch = one statement (lib/targets/outcome.js runs it). send() is the statement call
+  // and nothing else, since the runner's clock around it is the batch's time; what failed is
+  // worked out in settle(), after the clock.
+  function batch(op, nums, stamp) {
+    const body = batchBody(nums, stamp);
     const query = op === 'insert' ? insertSql : upsertSql;
-    const t0 = now();
-    let message = null;
-    try {
-      db.execWithTimeout(timeout, query, body);
-    } catch (e) {
-      message = redact(e);
-    }
-    const ms = now() - t0;
-    if (message === null) return out.ok(nums.length, ms, bodyBytes(body));
+    const n = nums.length;
+    return request(n, body, (tags) => {
+      try {
+        db.execWithTimeout(timeout, query, body);
+        return ACKNOWLEDGED;
+      } catch (e) {
+        return { settle: () => failure(e, n, tags) };
+      }
+    });
+  }
+
+  function failure(e, n, tags) {
+    const message = redact(e);
     const reason = classify(message);
-    return out.failed({ n: nums.length, ms, bytes: bodyBytes(body), reason,
-      log: `[${tags.phase}] batch of ${nums.length} failed (${reason}): ${message}`,
-      fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null });
+    return { reason, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${message}`,
+      fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null };
   }
 
   function count() {
@@ -241,5 +246,5 @@ export function createTarget(cfg) {
   // What workloads may ask of this target (lib/capabilities.js).
   const capabilities = { batch: ['insert', 'upsert'], count: true, readback: true };
 
-  return { name: 'postgres', reasons: REASONS, distributed: true, capabilities, bind, setup, write, batchParam, count, readStamps, teardown };
+  return { name: 'postgres', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown };
 }

@@ -10,16 +10,14 @@
 //   upsert  POST bulk_docs {"Commands":[{…,"ChangeVector":null,…}]}: replace or create.
 //   insert  the same with "ChangeVector":"" (must be new). bulk_docs is one transaction: one
 //           duplicate id fails the whole batch with 409 ConcurrencyException, nothing is stored.
-// Batch time is the write request's res.timings.duration (the operation-id request of a bulk
-// insert is not included: it is a tiny GET that official clients also make once per bulk insert).
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { durationMs } from '../config.js';
 import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
-import { outcomes } from './outcome.js';
 import { committedFromState, placementProblem } from './ravendb-answers.js';
+import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
-import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
+import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
 import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
 
@@ -81,7 +79,6 @@ export function createTarget(cfg) {
   const adminParams = { headers: json, timeout: '60s' };
   // How each operation writes the "ChangeVector" of a command.
   const changeVector = { bulk: '', upsert: '"ChangeVector":null,', insert: '"ChangeVector":"",' };
-  const outcome = outcomes();
   const probeTimeout = durationMs(cfg.TIMEOUT) < durationMs(PROBE_TIMEOUT) ? cfg.TIMEOUT : PROBE_TIMEOUT;
   let db = null;
   let dbUrl = null;
@@ -105,7 +102,7 @@ export function createTarget(cfg) {
   for (const op in changeVector) envelopes[op] = { open: '{"Id":"', mid: `",${changeVector[op]}"Type":"PUT","Document":`, close: '}' };
   const COMMANDS = { open: '{"Commands":', close: '}' }; // the bulk_docs body around the array
 
-  // The request body write() sends for op, in the order of nums: the command array itself for
+  // The request body batch() sends for op, in the order of nums: the command array itself for
   // a bulk insert, {"Commands":[…]} for bulk_docs. An ArrayBuffer patched by docs.body() (a run
   // of consecutive keys, as E1 load and every E4 bulk batch: rangeBody; random keys of
   // overwrite/mixed batches: keysBody), a string only where no byte path applies. Exported for
@@ -145,53 +142,56 @@ export function createTarget(cfg) {
     return committedFromState(st);
   }
 
-  function bulkInsert(nums, stamp, tags) {
+  // A bulk insert: the operation id first (not part of the batch's time, as the official
+  // clients also fetch it once per bulk insert), then ONE request with the whole array.
+  function bulkInsert(nums, stamp) {
     const n = nums.length;
     const idRes = http.get(`${dbUrl}/operations/next-operation-id`, opIdParams);
     if (idRes.status !== 200) {
       const reason = classify(idRes);
-      return outcome.failed({ n, ms: idRes.timings.duration, bytes: 0, reason, fatal: gone(idRes),
-        log: `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(idRes)}` });
+      // Nothing was sent: the answer to the id request is the batch's.
+      return { n, bytes: 0, send: (tags) => ({ responses: [idRes], reason, fatal: gone(idRes),
+        log: `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(idRes)}` }) };
     }
     const opId = JSON.parse(/** @type {string} */ (idRes.body)).Id;
     const body = batchBody('bulk', nums, stamp);
-    const t0 = Date.now();
-    const res = http.post(`${dbUrl}/bulk_insert?id=${opId}`, body, bulkParams);
-    const ms = res.timings.duration > 0 ? res.timings.duration : Date.now() - t0;
-    if (res.status === 201) return outcome.ok(n, ms, bodyBytes(body));
-    const reason = classify(res);
-    const fatal = gone(res);
-    if (fatal) return outcome.failed({ n, ms, bytes: bodyBytes(body), reason, fatal, log: `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}` });
-    // The server commits the array in order, in internal batches: the first `processed`
-    // documents are stored, the rest are not. When the state cannot tell, every document is
-    // counted as failed — verification then shows how many were stored after all.
+    return request(n, body, (tags) => {
+      const res = http.post(`${dbUrl}/bulk_insert?id=${opId}`, body, bulkParams);
+      if (res.status === 201) return { responses: [res] };
+      const reason = classify(res);
+      const fatal = gone(res);
+      if (fatal) return { responses: [res], reason, fatal, log: `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}` };
+      return { responses: [res], settle: () => committedPart(res, reason, opId, n, tags) };
+    });
+  }
+
+  // The server commits the array in order, in internal batches: the first `processed`
+  // documents are stored, the rest are not. When the state cannot tell, every document is
+  // counted as failed — verification then shows how many were stored after all.
+  function committedPart(res, reason, opId, n, tags) {
     const state = committedByOperation(opId);
     const processed = Math.min(n, state.processed);
     const log = `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}; operation ${opId}: ${state.text}; ` +
       (state.known ? `${processed} committed, ${n - processed} counted as failed` : `committed part unknown, all ${n} counted as failed`);
-    if (processed === n) {
-      outcome.logOnce(reason, log);
-      return outcome.ok(n, ms, bodyBytes(body));
-    }
-    return outcome.failed({ n, ms, bytes: bodyBytes(body), reason, failed: n - processed, failedIndexes: range(processed, n), log });
+    return { reason, failed: n - processed, failedIndexes: processed === n ? null : range(processed, n), log };
   }
 
-  function batchCommands(op, nums, stamp, tags) {
+  // bulk_docs: one transaction; whatever went wrong, nothing of this batch is stored.
+  function batchCommands(op, nums, stamp) {
     const n = nums.length;
     const body = batchBody(op, nums, stamp);
-    const t0 = Date.now();
-    const res = http.post(`${dbUrl}/bulk_docs${batchQuery}`, body, batchParams);
-    const ms = res.timings.duration > 0 ? res.timings.duration : Date.now() - t0;
-    if (res.status === 201) return outcome.ok(n, ms, bodyBytes(body));
-    const reason = classify(res);
-    // One transaction: whatever went wrong, nothing of this batch is stored.
-    return outcome.failed({ n, ms, bytes: bodyBytes(body), reason, fatal: gone(res),
-      log: `[${tags.phase}] ${op} batch of ${n} documents failed (${reason}), none stored: ${errorText(res)}` });
+    return request(n, body, (tags) => {
+      const res = http.post(`${dbUrl}/bulk_docs${batchQuery}`, body, batchParams);
+      if (res.status === 201) return { responses: [res] };
+      const reason = classify(res);
+      return { responses: [res], reason, fatal: gone(res),
+        log: `[${tags.phase}] ${op} batch of ${n} documents failed (${reason}), none stored: ${errorText(res)}` };
+    });
   }
 
-  function write(op, nums, stamp, tags) {
-    if (op === 'bulk') return bulkInsert(nums, stamp, tags);
-    if (op === 'insert' || op === 'upsert') return batchCommands(op, nums, stamp, tags);
+  function batch(op, nums, stamp) {
+    if (op === 'bulk') return bulkInsert(nums, stamp);
+    if (op === 'insert' || op === 'upsert') return batchCommands(op, nums, stamp);
     throw new Error(`ravendb target: unknown operation ${op}`);
   }
 
@@ -347,5 +347,5 @@ export function createTarget(cfg) {
   // What workloads may ask of this target (lib/capabilities.js).
   const capabilities = { batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null };
 
-  return { name: 'ravendb', reasons: REASONS, distributed: true, capabilities, bind, setup, write, batchBody, count, readStamps, teardown };
+  return { name: 'ravendb', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown };
 }

@@ -18,7 +18,7 @@ import exec from 'k6/execution';
 import { fail } from '../config.js';
 import { vuBatchCount, keyName } from '../keys.js';
 import { createDocs } from '../docs.js';
-import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, verifyUnaccounted, rampKeysExhausted } from '../metrics.js';
+import { verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, verifyUnaccounted, rampKeysExhausted } from '../metrics.js';
 import { describeModel, loadModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
 import { M } from '../metric-names.js';
 import { e3Report } from '../report-e3.js';
@@ -167,63 +167,40 @@ function bodies(cfg, p, keyField) {
   }
 }
 
-// One operation of cycle c; returns what the target answered and the documents it created.
-function runOp(target, b, op, c, tags) {
-  const key = keyName(c);
-  switch (op) {
-    case 'insert': return [target.ops.insertOne(0, b.insert(c), tags), 1];
-    case 'read': return [target.ops.readOne(0, key, tags), 0];
-    case 'update': return [target.ops.updateOne(0, key, b.update(c), tags), 0];
-    case 'delete': return [target.ops.removeOne(0, key, tags), 0];
-    case 'transaction': { const d = b.insert(c); return [target.transaction([d, d], tags), 2]; }
-    default: throw new Error(`arangobench: unknown operation ${op}`);
+// One operation of cycle c, through the batch runner (lib/targets/outcome.js).
+function runOp(db, b, op, c, tags) {
+  if (op === 'transaction') {
+    const d = b.insert(c);
+    return db.transaction([d, d], tags, { fresh: 2 });
   }
+  const body = op === 'insert' ? b.insert(c) : op === 'update' ? b.update(c) : null;
+  return db.single(op, 0, keyName(c), body, tags, { fresh: op === 'insert' ? 1 : 0 });
 }
 
 // A ramped iteration: the whole cycle of cycle number n, in order. A failed operation ends
 // the cycle (the ones after it would fail for the load generator's reason, not the server's).
-function rampCycle(target, p, state) {
+function rampCycle(db, p, state) {
   const { s, n } = rampPosition(p.lm, exec, Date.now());
-  if (!state.tags) state.tags = p.lm.stages.map((_, i) => p.seq.map((op) => ({ phase: 'run', op, target: target.name, stage: String(i + 1) })));
+  if (!state.tags) state.tags = p.lm.stages.map((_, i) => p.seq.map((op) => ({ phase: 'run', op, target: db.target.name, stage: String(i + 1) })));
   if (n < 0) { rampKeysExhausted.add(1, state.tags[s][0]); return; }
   for (let m = 0; m < p.L; m++) {
-    const tags = state.tags[s][m];
-    const startedAt = Date.now();
-    const [res, fresh] = runOp(target, state.bodies, p.seq[m], n, tags);
-    recordBatch(tags, res, fresh, startedAt);
+    const res = runOp(db, state.bodies, p.seq[m], n, state.tags[s][m]);
     // An acknowledged delete removes a document the count would otherwise expect.
-    if (p.seq[m] === 'delete' && res.failed === 0) verifyUnaccounted.add(-1, tags);
-    if (res.abort) exec.test.abort(res.abort);
+    if (p.seq[m] === 'delete' && res.failed === 0) verifyUnaccounted.add(-1, state.tags[s][m]);
     if (res.failed > 0) return;
   }
 }
 
-export function iteration(target, cfg, p, state) {
-  if (!state.bodies) state.bodies = bodies(cfg, p, target.keyField);
-  if (p.lm) return rampCycle(target, p, state);
+export function iteration(db, cfg, p, state) {
+  if (!state.bodies) state.bodies = bodies(cfg, p, db.target.keyField);
+  if (p.lm) return rampCycle(db, p, state);
   const v = exec.vu.idInTest - 1;
   const i = exec.vu.iterationInScenario;
   const c = v + p.V * Math.floor(i / p.L);
   const m = i % p.L;
   if (c * p.L + m >= p.R) return;
   const op = p.seq[m];
-  const tags = { phase: 'run', op, target: target.name };
-  const key = keyName(c);
-  const b = state.bodies;
-  const startedAt = Date.now();
-  let res;
-  let fresh = 0;
-  switch (op) {
-    case 'insert': res = target.ops.insertOne(0, b.insert(c), tags); fresh = 1; break;
-    case 'read': res = target.ops.readOne(0, key, tags); break;
-    case 'update': res = target.ops.updateOne(0, key, b.update(c), tags); break;
-    case 'delete': res = target.ops.removeOne(0, key, tags); break;
-    case 'transaction': { const d = b.insert(c); res = target.transaction([d, d], tags); fresh = 2; break; }
-    default: throw new Error(`arangobench: unknown operation ${op}`);
-  }
-  recordBatch(tags, res, fresh, startedAt);
-  // The target asks for the abort (auth refused, database gone) only once the operation is counted.
-  if (res.abort) exec.test.abort(res.abort);
+  runOp(db, state.bodies, op, c, { phase: 'run', op, target: db.target.name });
 }
 
 

@@ -18,7 +18,7 @@ import { fail } from '../config.js';
 import { loadBatchCount, loadBatchKeys } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
-import { recordBatch, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, overwritesUnaccounted, rampKeysExhausted } from '../metrics.js';
+import { verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, overwritesUnaccounted, rampKeysExhausted } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { describeModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
 
@@ -81,23 +81,19 @@ export function extraThresholds(cfg, p, reasons) {
 }
 
 // setup(): the data set the ramped overwrite works on, written in order by one VU.
-export function prepare(target, cfg, p, ops) {
+export function prepare(db, cfg, p, ops) {
   if (!p.preload) return;
-  const tags = { phase: 'load', op: ops.load, target: target.name };
+  const tags = { phase: 'load', op: ops.load, target: db.target.name };
   for (let j = 0; j < p.L; j++) {
     const keys = loadBatchKeys(j, cfg.DOCS, p.B);
-    const startedAt = Date.now();
-    const res = target.write(ops.load, keys, stampFor('load', j), tags);
-    recordBatch(tags, res, keys.length, startedAt);
-    if (res.abort) exec.test.abort(res.abort);
+    const res = db.write(ops.load, keys, stampFor('load', j), tags, { fresh: keys.length });
     if (res.failed > 0) exec.test.abort(`k6-writepath: the pre-load failed (${Object.entries(res.byReason).map(([r, c]) => `${r} ${c}`).join(', ')}): the ramped overwrite needs all DOCS=${cfg.DOCS} keys`);
   }
 }
 
-export function iteration(target, cfg, p, state, ops) {
-  if (!state.tags) state.tags = p.lm.stages.map((_, s) => ({ phase: p.ramped, op: ops[p.ramped], target: target.name, stage: String(s + 1) }));
-  const startedAt = Date.now();
-  const { s, n } = rampPosition(p.lm, exec, startedAt);
+export function iteration(db, cfg, p, state, ops) {
+  if (!state.tags) state.tags = p.lm.stages.map((_, s) => ({ phase: p.ramped, op: ops[p.ramped], target: db.target.name, stage: String(s + 1) }));
+  const { s, n } = rampPosition(p.lm, exec, Date.now());
   const tags = state.tags[s];
   const keys = new Array(p.B);
   let fresh;
@@ -114,11 +110,9 @@ export function iteration(target, cfg, p, state, ops) {
     for (let i = 0; i < p.B; i++) keys[i] = n * p.B + i;
     fresh = p.B;
   }
-  const res = target.write(ops[p.ramped], keys, stampFor(p.ramped, n), tags);
-  recordBatch(tags, res, fresh, startedAt);
+  const res = db.write(ops[p.ramped], keys, stampFor(p.ramped, n), tags, { fresh });
   // ArangoDB overwriteMode=ignore acknowledges documents it leaves alone: nothing to find.
   if (p.preload && !p.ignore && res.n - res.failed > 0) overwritesUnaccounted.add(res.n - res.failed, tags);
-  if (res.abort) exec.test.abort(res.abort);
 }
 
 export function verify(target, cfg, p) {

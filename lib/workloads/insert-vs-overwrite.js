@@ -12,7 +12,7 @@ import { keyList } from '../native.js';
 import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
-import { recordBatch, verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined } from '../metrics.js';
+import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined } from '../metrics.js';
 import { ackOf, judge, noteOutcome } from '../readback.js';
 import { loadModel } from '../load-model.js';
 import * as ramp from './e1-ramp.js';
@@ -115,8 +115,8 @@ export function extraThresholds(cfg, p, reasons) {
   return p.lm ? ramp.extraThresholds(cfg, p, reasons) : {};
 }
 
-export function prepare(target, cfg, p) {
-  if (p.lm) ramp.prepare(target, cfg, p, opsFor(cfg));
+export function prepare(db, cfg, p) {
+  if (p.lm) ramp.prepare(db, cfg, p, opsFor(cfg));
 }
 
 // A ramped run reports per stage (lib/workloads/e1-ramp.js); the fixed plan has no sections.
@@ -125,9 +125,9 @@ export function sections(data, meta) {
 }
 
 // One iteration of a VU: the next batch of its plan.
-export function iteration(target, cfg, p, state) {
+export function iteration(db, cfg, p, state) {
   if (!state.ops) state.ops = opsFor(cfg);
-  if (p.lm) return ramp.iteration(target, cfg, p, state, state.ops);
+  if (p.lm) return ramp.iteration(db, cfg, p, state, state.ops);
   const v = exec.vu.idInTest - 1;
   const iter = exec.vu.iterationInScenario;
   let i = iter;
@@ -146,22 +146,18 @@ export function iteration(target, cfg, p, state) {
     ({ keys, fresh } = batchKeys(cfg, p, phase, j, state.pickers || (state.pickers = {})));
   }
   const op = state.ops[phase];
-  const tags = { phase, op, target: target.name };
-  const startedAt = Date.now();
-  const res = target.write(op, keys, stampFor(phase, j), tags);
+  const tags = { phase, op, target: db.target.name };
   // Keys whose insert in the load phase failed do not exist: an acknowledged later write to
   // one creates it, and that new document is acknowledged too (else the count would show it
   // as unexpected). Only a VU that saw a failed load batch pays for the check.
-  let recreated = 0;
-  if (state.absent && phase !== 'load' && res.failed < res.n) recreated = created(state.absent, keys, fresh, res);
-  recordBatch(tags, res, fresh, startedAt, recreated);
+  const absent = phase !== 'load' ? state.absent : null;
+  const res = db.write(op, keys, stampFor(phase, j), tags,
+    { fresh, recreated: absent ? (r) => (r.failed < r.n ? created(absent, keys, fresh, r) : 0) : null });
   if (res.failed > 0) {
     noteOutcome(state.ledger || (state.ledger = new Map()), phase, j, res);
     if (phase === 'load') noteAbsent(state.absent || (state.absent = new Set()), keys, res);
   }
-  // A target asks for the abort (auth refused, table gone) only once the batch is counted.
-  if (res.abort) exec.test.abort(res.abort);
-  if (iter === nl + no + nm - 1 && p.O + p.M > 0 && cfg.READBACK > 0) readBack(target, cfg, p, v, state);
+  if (iter === nl + no + nm - 1 && p.O + p.M > 0 && cfg.READBACK > 0) readBack(db.target, cfg, p, v, state);
 }
 
 

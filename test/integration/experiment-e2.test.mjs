@@ -11,13 +11,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
 import { CELLS } from '../../experiments/e2/cells.mjs';
+import { freePort } from '../helpers/pgprivate.mjs';
 
 const DOCS = 4000;
 const UPSERTS = 4000;
 const NEW_PERCENT = 50;
 const BATCHES = [100, 1000];
 // One port per test process, away from the driver's default: engineers share the tree.
-const PORT = 57000 + (process.pid % 1000);
+// A port the OS finds free (tests never assume a fixed port is free: several checkouts share a machine).
+const PORT = await freePort();
 
 function runDriver(script, env, timeoutMs = 300000) {
   const child = spawn(path.join(repoRoot, 'scripts', script), [], { cwd: repoRoot, env: { ...process.env, WP_INFLUX: '0', ...env } });

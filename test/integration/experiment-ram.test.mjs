@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
+import { freePort } from '../helpers/pgprivate.mjs';
 
 const DOCS = 80000;
 const BATCH_SIZE = 1000;
@@ -20,7 +21,8 @@ const LARGE_MB = 512;
 const READ_IOPS = 1500;
 // Not the driver's default, and one per test process: engineers share the tree and may run
 // `make test` at the same time; the driver refuses a port another run holds.
-const PORT = 56000 + (process.pid % 1000);
+// A port the OS finds free (tests never assume a fixed port is free: several checkouts share a machine).
+const PORT = await freePort();
 
 function runDriver(env, timeoutMs = 240000) {
   return new Promise((resolve, reject) => {

@@ -7,7 +7,7 @@
 // verdicts stay as k6 gave them, so `passed` there depends on the verification only).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runK6 } from '../helpers/k6.mjs';
 
@@ -94,3 +94,52 @@ test('ramped E1 overwrite failure paths: unaccounted overwrites (either sign), e
   assert.deepEqual(none.summary.verification, { ran: false, why: 'teardown did not finish', overwrites_unaccounted: 0, ramp_keys_exhausted: 0 });
   assert.equal(none.summary.passed, false);
 });
+
+// Byte for byte: recorded runs of every scenario (fixed plans with failed documents, ramped
+// runs, E3's table) replayed through today's code must write exactly the files the code before
+// issue 25 wrote from the same data (fixtures/golden/<case>/, written by commit fc0b5e5's
+// lib/). The folder of the results is the only part that differs between two replays and is
+// replaced by $RESULTS_DIR. A change that means to alter a report rewrites its golden files in
+// its own commit (GOLDEN_WRITE=1 node --test test/integration/report-replay.test.mjs) and says
+// why; MEANT lists the changes made on purpose since, applied to the recorded files.
+const GOLDEN = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'golden');
+const OUTPUTS = ['summary.txt', 'summary.json', 'junit.xml', 'report.html'];
+const GOLDEN_CASES = {
+  'postgres-e1-fixed': ['replay-summary-e1.js', 'fixed-pg-e1', { PG_URL: 'postgres://k6:unused@127.0.0.1:1/none?sslmode=disable', DOCS: '4000', BATCH_SIZE: '500', VUS: '2', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2', MIXED_OP: 'insert' }],
+  'postgres-e1-ramped': ['replay-summary-e1.js', 'ramped-e1-overwrite-postgres', { PG_URL: 'postgres://k6:unused@127.0.0.1:1/none?sslmode=disable', RATE_STAGES: '1s:10,2s:20', PHASES: 'load,overwrite', DOCS: '12000', BATCH_SIZE: '100', VUS: '4' }],
+  'arangodb-e1-fixed': ['replay-summary-arangodb-e1.js', 'fixed-arango-e1', { ARANGO_URL: 'http://127.0.0.1:1', DOCS: '3000', BATCH_SIZE: '300', VUS: '2', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2', MIXED_OP: 'insert' }],
+  'arangobench-crud-fixed': ['replay-summary-arangobench.js', 'fixed-arangobench-crud', { ARANGO_URL: 'http://127.0.0.1:1', ARANGOBENCH_CASE: 'crud', REQUESTS: '500', VUS: '2' }],
+  'arangobench-crud-ramped': ['replay-summary-arangobench.js', 'ramped-arangobench-crud', { ARANGO_URL: 'http://127.0.0.1:1', ARANGOBENCH_CASE: 'crud', VUS: '3', STAGES: '1s:1,1s:3' }],
+  'ravendb-e1-fixed': ['replay-summary-ravendb-e1.js', 'fixed-raven-e1', { RAVEN_URL: 'http://127.0.0.1:1', DOCS: '3000', BATCH_SIZE: '300', VUS: '2', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2' }],
+  'ravendb-bulk-ramped': ['replay-summary-ravendb-bulk.js', 'ramped-raven-bulk', { RAVEN_URL: 'http://127.0.0.1:1', STAGES: '1s:1,1s:2', BATCH_SIZE: '200' }],
+};
+// [case or '*', output file, (text) -> text]: what changed on purpose since the recording.
+const MEANT = [];
+
+for (const [name, [fixture, data, env]] of Object.entries(GOLDEN_CASES)) {
+  test(`byte-identical report of a recorded run: ${name}`, async () => {
+    const recorded = JSON.parse(readFileSync(path.join(GOLDEN, '..', `${data}.summary-data.json`), 'utf8'));
+    const r = await runK6(`test/integration/fixtures/${fixture}`, { ...env, REPLAY_DATA: `${data}.summary-data.json`, RUN_ID: recorded.setup_data.runId });
+    assert.equal(r.code, 0, r.stderr);
+    const dir = path.join(GOLDEN, name);
+    for (const out of OUTPUTS) {
+      const got = file(r, out).split(path.dirname(r.dir)).join('$RESULTS_DIR');
+      if (process.env.GOLDEN_WRITE === '1') {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(path.join(dir, out), got);
+        continue;
+      }
+      let want = readFileSync(path.join(dir, out), 'utf8');
+      for (const [c, o, change] of MEANT) if ((c === '*' || c === name) && o === out) want = change(want);
+      assert.ok(got === want, `${name}/${out} differs from the recorded output:\n${firstDifference(got, want)}`);
+    }
+  });
+}
+
+function firstDifference(got, want) {
+  const g = got.split('\n'); const w = want.split('\n');
+  for (let i = 0; i < Math.max(g.length, w.length); i++) {
+    if (g[i] !== w[i]) return `line ${i + 1}\n  now:    ${g[i]}\n  before: ${w[i]}`;
+  }
+  return '(same lines, other bytes)';
+}
