@@ -6,6 +6,9 @@
 //                           create the user (role root) unless it exists
 //   MONGO_ADMIN_STEP=ping   MONGO_ADMIN_URL (with credentials): wait until the server answers
 //                           an authenticated ping, print its version
+//   MONGO_ADMIN_STEP=stats  MONGO_ADMIN_URL, MONGO_ADMIN_DB: the sizes of collection docs of that
+//                           database (dbStats/collStats: data, storage on disk, indexes), in bytes
+//   MONGO_ADMIN_STEP=drop   MONGO_ADMIN_URL, MONGO_ADMIN_DB: drop that database
 // Prints one line "mongo-admin: …"; exit 0, or 1 with the reason (never the password).
 import exec from 'k6/execution';
 import { sleep } from 'k6';
@@ -42,7 +45,20 @@ export default function () {
       sleep(0.5);
     }
     stop(`no authenticated answer: ${last.message}`);
+  } else if (step === 'stats' || step === 'drop') {
+    const db = __ENV.MONGO_ADMIN_DB;
+    if (!/^k6wp_[a-z0-9_]+$/.test(db || '')) stop(`MONGO_ADMIN_DB=${db} is not a database of the pack (k6wp_…)`);
+    if (step === 'drop') {
+      const r = client.command(db, { dropDatabase: 1 }, { timeoutMs: 60000 });
+      if (r.error) stop(`cannot drop ${db}: ${r.error.message}`);
+      console.log(`mongo-admin: dropped ${db}`);
+      return;
+    }
+    const r = client.command(db, { collStats: 'docs' }, { timeoutMs: 60000 });
+    if (r.error) stop(`cannot read the sizes of ${db}.docs: ${r.error.message}`);
+    const st = JSON.parse(r.reply);
+    console.log(`mongo-admin: stats size=${st.size} storage=${st.storageSize} indexes=${st.totalIndexSize} count=${st.count}`);
   } else {
-    stop(`MONGO_ADMIN_STEP=${step} is not one of user, ping`);
+    stop(`MONGO_ADMIN_STEP=${step} is not one of user, ping, stats, drop`);
   }
 }

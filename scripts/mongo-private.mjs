@@ -60,6 +60,16 @@ export class MongoServer {
     return this.running();
   }
 
+  // The sizes of <db>.docs in bytes: { size, storage, indexes, count } (collStats).
+  stats(db) {
+    const out = helper(['admin', this.dir, this.port, 'stats', db]);
+    return Object.fromEntries(out.replace(/^stats /, '').split(' ').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
+  }
+
+  dropDatabase(db) {
+    helper(['admin', this.dir, this.port, 'drop', db]);
+  }
+
   stop(seconds = 60) {
     helper(['stop', this.dir, seconds], { timeout: (seconds + 20) * 1000 });
   }

@@ -18,6 +18,7 @@
 #                                                  SIGKILL after secs, default 60)
 #   scripts/mongo-private.sh pid <dir>             pid of the running mongod of <dir>, or nothing
 #   scripts/mongo-private.sh url <dir> <port>      mongodb://writepath:<pw>@127.0.0.1:<port>/?authSource=admin
+#   scripts/mongo-private.sh admin <dir> <port> stats|drop <db>   sizes of <db>.docs / drop <db>
 #   scripts/mongo-private.sh version               the server version of the pinned binary
 
 wp_mongo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -186,7 +187,9 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     stop) wp_mongo_stop "$@" ;;
     pid) wp_mongo_pid "$@" ;;
     url) wp_mongo_url "$@" ;;
+    admin) out=$(MONGO_ADMIN_STEP=$3 MONGO_ADMIN_DB=${4:-} MONGO_ADMIN_URL="$(wp_mongo_url "$1" "$2")" wp_mongo_k6)
+           case "$out" in "mongo-admin: stats "*|"mongo-admin: dropped "*) echo "${out#mongo-admin: }" ;; *) wp_mongo_die "${out:-no answer}" ;; esac ;;
     version) echo "$WP_MONGO_VERSION" ;;
-    *) wp_mongo_die "usage: scripts/mongo-private.sh fetch|dir|init|start|stop|pid|url|version … (see the header)" ;;
+    *) wp_mongo_die "usage: scripts/mongo-private.sh fetch|dir|init|start|stop|pid|url|admin|version … (see the header)" ;;
   esac
 fi
