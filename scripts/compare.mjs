@@ -183,6 +183,7 @@ export function parseArgs(argv) {
     } else if (a === '--test-endpoint') {
       const v = next(); if (!/^[A-H]$/.test(v)) refuse('--test-endpoint: expected a run letter A-H'); o.testEndpoints.add(v);
     } else if (a === '--arango-testserver') o.arangoTestserver = true;
+    else if (a === '--raven-testserver') o.ravenTestserver = true;
     else if (a === '--out') o.out = next();
     else if (a === '-h' || a === '--help') o.help = true;
     else if (a.startsWith('-')) refuse(`unknown option ${a} (see scripts/compare --help)`);
@@ -196,14 +197,15 @@ export function parseArgs(argv) {
   return o;
 }
 
-async function startArangoTestserver() {
-  const bin = path.join(root, 'bin', 'arangodb-testserver');
-  if (!existsSync(bin)) refuse('--arango-testserver: bin/arangodb-testserver is missing (make testservers)');
-  const proc = spawn(bin, ['-addr', '127.0.0.1:0', '-no-auth'], { stdio: ['ignore', 'pipe', 'inherit'] });
+// An API test server of the project (bin/<db>-testserver) on a port the OS picks.
+async function startTestserver(db, option, extra = []) {
+  const bin = path.join(root, 'bin', `${db}-testserver`);
+  if (!existsSync(bin)) refuse(`${option}: bin/${db}-testserver is missing (make testservers)`);
+  const proc = spawn(bin, ['-addr', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
   const rl = readline.createInterface({ input: proc.stdout });
   const url = await new Promise((resolve, reject) => {
-    rl.once('line', (l) => { const m = /listening on (http:\/\/\S+)/.exec(l); if (m) resolve(m[1]); else reject(new CompareError(`arangodb-testserver said: ${l}`)); });
-    proc.once('exit', (c) => reject(new CompareError(`arangodb-testserver exited with ${c}`)));
+    rl.once('line', (l) => { const m = /listening on (http:\/\/\S+)/.exec(l); if (m) resolve(m[1]); else reject(new CompareError(`${db}-testserver said: ${l}`)); });
+    proc.once('exit', (c) => reject(new CompareError(`${db}-testserver exited with ${c}`)));
   });
   rl.on('line', () => {});
   return { url, stop: () => proc.kill('SIGTERM') };
@@ -216,11 +218,13 @@ const usage = `usage: scripts/compare [options] RUN RUN [RUN…]
   --label A=name      column name (default: the target)
   --test-endpoint B   label run B as a test endpoint (runs against a project test server)
   --arango-testserver run ArangoDB scenarios against bin/arangodb-testserver (labelled TEST ENDPOINT)
+  --raven-testserver  run RavenDB scenarios against bin/ravendb-testserver (labelled TEST ENDPOINT)
   --out DIR           where compare.txt/.json/.svg go (default results/cmp_<time>)
 examples:
   scripts/compare -e DOCS=50000 scenarios/postgres/insert-vs-overwrite.js scenarios/arangodb/insert-vs-overwrite.js
   COMPARE_B_PG_URL='postgres://u:…@db16:5432/x' scripts/compare --label A=pg15 --label B=pg16 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
   scripts/compare results/20260101120000_ab12 results/20260101121500_cd34
+  scripts/compare --arango-testserver --raven-testserver scenarios/{postgres,mongodb,arangodb,ravendb}/insert-vs-overwrite.js
 `;
 
 export async function main(argv) {
@@ -232,6 +236,7 @@ export async function main(argv) {
   const resultsDir = (fromE && fromE.slice('RESULTS_DIR='.length)) || process.env.RESULTS_DIR || 'results';
   const outDir = o.out || path.join(resultsDir, cmpId);
   let arango = null;
+  let raven = null;
   const runs = [];
   try {
     for (let i = 0; i < o.specs.length; i++) {
@@ -254,8 +259,13 @@ export async function main(argv) {
           delete env[k];
         }
         if (o.arangoTestserver && /scenarios\/arangodb\//.test(spec)) {
-          arango ||= await startArangoTestserver();
+          arango ||= await startTestserver('arangodb', '--arango-testserver', ['-no-auth']);
           env.ARANGO_URL = arango.url;
+          testEndpoint = true;
+        }
+        if (o.ravenTestserver && /scenarios\/ravendb\//.test(spec)) {
+          raven ||= await startTestserver('ravendb', '--raven-testserver');
+          env.RAVEN_URL = raven.url;
           testEndpoint = true;
         }
         const runId = `${cmpId}_${letter.toLowerCase()}`.slice(0, 32);
@@ -274,6 +284,7 @@ export async function main(argv) {
     }
   } finally {
     if (arango) arango.stop();
+    if (raven) raven.stop();
   }
   const same = runs.filter((r) => !o.labels[r.letter]);
   if (new Set(same.map((r) => r.label)).size < same.length) for (const r of same) r.label = `${r.label} ${r.letter}`;
