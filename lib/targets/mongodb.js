@@ -33,10 +33,14 @@ const OPS = { insert: 'insert', bulk: 'insert', upsert: 'replace', merge: 'merge
 const READ_CHUNK = 5000;
 
 // A failed operation's reason, from the server's code (mongodb/mongo src/mongo/base/error_codes.yml).
+// The collection is gone: 361 CollectionUUIDMismatch for the operations after a drop (every
+// write carries the collection's UUID), or 175 QueryPlanKilled "collection dropped. UUID …" for
+// the upsert whose plan was running when the drop came (recorded on mongod 6.0.5; raised in
+// mongodb/mongo src/mongo/db/exec/requires_collection_stage.cpp when the plan restores).
 export function writeErrorReason(code) {
   if (code === 11000) return 'e11000';
   if (code === 112) return 'write_conflict';
-  if (code === 361) return 'collection_gone';
+  if (code === 361 || code === 175) return 'collection_gone';
   return 'write_error';
 }
 
@@ -46,7 +50,7 @@ export function errorReason(e) {
   if (e.kind === 'auth' || e.kind === 'unauthorized') return 'auth';
   if (e.kind === 'timeout' || e.kind === 'cancelled') return 'timeout';
   if (e.kind === 'connection') return 'connection';
-  if (e.kind === 'server') return e.code === 112 ? 'write_conflict' : e.code === 361 || e.code === 26 ? 'collection_gone' : 'server_error';
+  if (e.kind === 'server') return e.code === 112 ? 'write_conflict' : e.code === 361 || e.code === 175 || e.code === 26 ? 'collection_gone' : 'server_error';
   return 'other';
 }
 

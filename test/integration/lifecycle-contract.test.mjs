@@ -207,7 +207,7 @@ function mongoTarget(server) {
     async slow(ms) { await failPoint(server.url, 'alwaysOn', { failCommands: ['insert'], blockConnection: true, blockTimeMS: ms }); },
     async fast() { await failPoint(server.url, 'off'); },
     dropReason: 'collection_gone',
-    gone: /the run's collection disappeared during the run .*Collection UUID does not match that specified/,
+    gone: /the run's collection disappeared during the run .*(Collection UUID does not match that specified|collection dropped\. UUID [0-9a-f-]+)/,
   };
 }
 
