@@ -526,7 +526,7 @@ describe('fault knobs (separate server)', () => {
   test('GET/POST /_testserver/faults round-trips the config', async () => {
     const cfg = {
       latencyMs: 0, elementFailureRate: 0.25, elementFailureErrorNum: 1200,
-      burst503: { every: 0, length: 0 }, dropConnectionRate: 0, authFailAfter: 0, seed: 7,
+      burst503: { every: 0, length: 0 }, dropConnectionRate: 0, authFailAfter: 0, upsertHoldMs: 40, seed: 7,
     };
     assert.deepEqual(await setFaults(cfg), cfg);
     assert.deepEqual(await (await fetch(fs.url + '/_testserver/faults')).json(), cfg);

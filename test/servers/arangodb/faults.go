@@ -35,6 +35,7 @@ type faultConfig struct {
 	Burst503               burstConfig `json:"burst503"`
 	DropConnectionRate     float64     `json:"dropConnectionRate"`
 	AuthFailAfter          int         `json:"authFailAfter"`
+	UpsertHoldMs           int         `json:"upsertHoldMs"` // cursor.go: key locks held before commit
 	Seed                   int64       `json:"seed"`
 }
 

@@ -40,6 +40,7 @@ func main() {
 		burstLength = flag.Int("burst503-length", 0, "fault: length of each 503 burst")
 		dropRate    = flag.Float64("drop-connection-rate", 0, "fault: share of document-write requests whose connection is dropped mid-body")
 		authFail    = flag.Int("auth-fail-after", 0, "fault: answer 401 to every request after N requests (0 = off)")
+		upsertHold  = flag.Int("upsert-hold-ms", 0, "fault: an AQL upsert holds its key locks this long before it commits (ms)")
 		seed        = flag.Int64("seed", 1, "fault: random seed")
 	)
 	loadLatency := loadlatency.Register()
@@ -59,6 +60,7 @@ func main() {
 		Burst503:               burstConfig{Every: *burstEvery, Length: *burstLength},
 		DropConnectionRate:     *dropRate,
 		AuthFailAfter:          *authFail,
+		UpsertHoldMs:           *upsertHold,
 		Seed:                   *seed,
 	}
 	s.faults.set(s.initialFaults)
@@ -153,6 +155,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.handleDocument(w, r, db, rest)
 	case "transaction":
 		s.handleTransaction(w, r, db, rest)
+	case "cursor":
+		s.handleCursor(w, r, db, rest)
 	default:
 		writeError(w, 404, 404, "unknown path '"+r.URL.Path+"'")
 	}

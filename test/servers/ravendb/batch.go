@@ -7,6 +7,7 @@ package main
 //   500 InvalidOperationException "The requested Content type '...' is not
 //   supported" (multipart, used for attachments, is not supported by the double).
 //   Body {"Commands":[{"Id","ChangeVector","Type":"PUT","Document":{...}},
+//                     {"Id","ChangeVector","Type":"PATCH","Patch":{...}} (patch.go),
 //                     {"Id","ChangeVector","Type":"DELETE"}], "TransactionMode":..}
 //   The whole batch is ONE transaction: any failure stores nothing.
 //   ChangeVector null/absent = upsert; "" = must be new; other = must match.
@@ -48,6 +49,8 @@ type batchCommand struct {
 	cv         *string
 	doc        json.RawMessage
 	collection string
+	patchField string  // PATCH (patch.go): the incremented field
+	patchBy    float64 // and the increment
 }
 
 func (s *server) handleBulkDocs(w http.ResponseWriter, r *http.Request, db *database) {
@@ -76,7 +79,7 @@ func (s *server) handleBulkDocs(w http.ResponseWriter, r *http.Request, db *data
 
 	cmds, txMode, err := parseBatch(raw)
 	if err != nil {
-		writeError(w, r, http.StatusInternalServerError, "System.InvalidOperationException", err.Error(), "")
+		writeTxError(w, r, err)
 		return
 	}
 
@@ -93,6 +96,14 @@ func (s *server) handleBulkDocs(w http.ResponseWriter, r *http.Request, db *data
 				return
 			}
 			results = append(results, putResult{"PUT", d.id, d.collection, d.changeVector, d.lastModified.Format(lastModifiedFormat)})
+		case "PATCH":
+			res, err := t.patch(c)
+			if err != nil {
+				db.mu.Unlock()
+				writeTxError(w, r, err)
+				return
+			}
+			results = append(results, res)
 		case "DELETE":
 			deleted, err := t.del(c.id, c.cv)
 			if err != nil {
@@ -119,6 +130,11 @@ func writeTxError(w http.ResponseWriter, r *http.Request, err error) {
 	var ce *concurrencyError
 	if errors.As(err, &ce) {
 		writeError(w, r, http.StatusConflict, "Raven.Client.Exceptions.ConcurrencyException", ce.msg, "")
+		return
+	}
+	var ns *notSupportedError
+	if errors.As(err, &ns) {
+		writeError(w, r, http.StatusInternalServerError, "System.NotSupportedException", ns.msg, "")
 		return
 	}
 	var df *diskFullError
@@ -188,10 +204,14 @@ func parseBatch(raw []byte) ([]batchCommand, string, error) {
 			if c.id == "" {
 				return nil, "", fmt.Errorf("Command #%d: DELETE must have a non empty 'Id'", i)
 			}
+		case "PATCH":
+			if err := parsePatch(i, &c, m); err != nil {
+				return nil, "", err
+			}
 		case "":
 			return nil, "", fmt.Errorf("Command #%d has no 'Type'", i)
 		default:
-			return nil, "", fmt.Errorf("Command type '%s' is not supported by the k6-writepath RavenDB test server (only PUT and DELETE)", c.typ)
+			return nil, "", fmt.Errorf("Command type '%s' is not supported by the k6-writepath RavenDB test server (only PUT, PATCH and DELETE)", c.typ)
 		}
 		cmds = append(cmds, c)
 	}
