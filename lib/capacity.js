@@ -3,11 +3,20 @@
 // the latency-vs-throughput chart and the comparison of two searches. No Node or k6 imports:
 // every figure of a capacity.json can be recomputed from its steps with these functions.
 import { lineChart } from './svg-chart.js';
+import { TEST_ENDPOINT } from './test-endpoint.js';
+
+// A search whose steps were answered by a project API test server (any step: the label is never lost).
+export const testEndpointOf = (c) => Boolean(c.test_endpoint || (c.steps || []).some((s) => s.test_endpoint));
 
 // One step = one k6 run at one arrival rate (batches/s): a warm-up stage, then the measured
 // stage (the last one). summary: that run's summary.json; exit: k6's exit code.
-export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, clientCpuCores = null, cores = null }) {
+// cpuSamples: [{ t (epoch ms at the end of a 1-second window), cores (k6's CPU over it) }]:
+// the step's client load is the peak over the windows inside the measured stage (setup's
+// pre-load and the warm-up are not the measured load).
+export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, cpuSamples = [], cores = null }) {
   const st = (summary.stages || [])[summary.stages.length - 1] || {};
+  const inStage = cpuSamples.filter((c) => typeof st.started_ms === 'number' && c.t - 1000 >= st.started_ms - 500 && c.t <= st.ended_ms + 500);
+  const clientCpuCores = inStage.length ? Math.max(...inStage.map((c) => c.cores)) : null;
   const ph = (summary.phases || []).find((p) => p.phase === phase) || {};
   const v = summary.verification || { ran: false };
   const failedVerification = (summary.thresholds || []).filter((t) => !t.ok && /verify|readback/.test(t.metric));
@@ -28,34 +37,49 @@ export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, c
     verified: Boolean(v.ran && v.ok && failedVerification.length === 0),
     client_cpu_cores: clientCpuCores,
     cores,
+    test_endpoint: Boolean(summary.test_endpoint),
   };
   step.verdict = verdict(step, sloMs);
   return step;
 }
 
-// pass: p99 within the SLO, nothing failed, nothing dropped, everything verified.
-// slo: p99 above the SLO. failed: documents failed. unverified: the database does not hold
-// what was acknowledged (the search stops). client: batches were dropped while the server
-// answered within the SLO, or k6 used (nearly) all cores — the load generator, not the
-// database, was the limit, so the step says nothing about the server's knee.
+// pass: p99 within the SLO, nothing failed, nothing dropped, everything verified, k6 not at
+// the limit of the machine. slo: p99 above the SLO. failed: documents failed. unverified: the
+// database does not hold what was acknowledged (the search stops). client: k6 used (nearly)
+// all cores in the measured stage — whatever p99 was — or batches were dropped while the
+// server answered within the SLO: the load generator, not the database, was the limit, so the
+// step says nothing about the server's knee, pass or not.
+export const CLIENT_CPU_SHARE = 0.9;
 export function verdict(s, sloMs) {
   if (!s.verified) return 'unverified';
   if (s.docs_failed > 0) return 'failed';
   const p99 = s.batch_ms && s.batch_ms.p99;
-  const clientBusy = s.client_cpu_cores !== null && s.cores && s.client_cpu_cores >= 0.9 * s.cores;
+  if (typeof s.client_cpu_cores === 'number' && s.cores && s.client_cpu_cores >= CLIENT_CPU_SHARE * s.cores) return 'client';
   if (s.dropped_iterations > 0) return p99 !== null && p99 <= sloMs ? 'client' : 'slo';
-  if (p99 === null || p99 > sloMs) return clientBusy ? 'client' : 'slo';
+  if (p99 === null || p99 > sloMs) return 'slo';
   return 'pass';
 }
 
-// The knee: the highest passing rate below the lowest rate that did not pass (a pass above a
-// failure is noise and is reported, not believed). Recomputable from the recorded steps.
+// The knee: the highest rate whose every step passed, below the lowest rate where any step
+// did not pass (a pass above a failure is noise and is reported, not believed); with the steps
+// repeated around it (nextRate's repeat), how sure the boundary is: per rate how many steps passed,
+// and the span from the knee to the lowest rate where no step passed. Recomputable from the
+// recorded steps.
 export function kneeOf(steps) {
-  const bad = steps.filter((s) => s.verdict !== 'pass').map((s) => s.rate);
-  const firstBad = bad.length ? Math.min(...bad) : null;
-  const below = steps.filter((s) => s.verdict === 'pass' && (firstBad === null || s.rate < firstBad));
-  const best = below.reduce((a, s) => (!a || s.rate > a.rate ? s : a), null);
-  const limitedBy = firstBad === null ? null : steps.find((s) => s.rate === firstBad && s.verdict !== 'pass').verdict;
+  const rates = [...new Set(steps.map((s) => s.rate))].sort((a, b) => a - b);
+  const perRate = rates.map((rate) => {
+    const at = steps.filter((s) => s.rate === rate);
+    return { rate, steps: at.length, passed: at.filter((s) => s.verdict === 'pass').length, verdicts: at.map((s) => s.verdict) };
+  });
+  const firstBadRow = perRate.find((r) => r.passed < r.steps) || null;
+  const firstBad = firstBadRow ? firstBadRow.rate : null;
+  const below = perRate.filter((r) => r.passed === r.steps && (firstBad === null || r.rate < firstBad));
+  const kneeRow = below.length ? below[below.length - 1] : null;
+  // The best-measured step at the knee (the median p99 of its steps stands for it).
+  const atKnee = kneeRow ? steps.filter((s) => s.rate === kneeRow.rate).sort((a, b) => (a.batch_ms.p99 ?? 0) - (b.batch_ms.p99 ?? 0)) : [];
+  const best = atKnee.length ? atKnee[Math.floor((atKnee.length - 1) / 2)] : null;
+  const limitedBy = firstBadRow ? firstBadRow.verdicts.find((v) => v !== 'pass') : null;
+  const noPass = perRate.find((r) => firstBad !== null && r.rate >= firstBad && r.passed === 0);
   return {
     rate: best ? best.rate : null,
     docs_per_s: best ? best.docs_per_s : null,
@@ -63,17 +87,36 @@ export function kneeOf(steps) {
     first_failing_rate: firstBad,
     limited_by: limitedBy, // slo | failed | client | unverified | null (no failure within the ladder)
     step: best && firstBad !== null ? firstBad - best.rate : null,
-    passes_above_failure: steps.filter((s) => s.verdict === 'pass' && firstBad !== null && s.rate > firstBad).map((s) => s.rate),
+    passes_above_failure: perRate.filter((r) => firstBad !== null && r.rate > firstBad && r.passed === r.steps).map((r) => r.rate),
+    per_rate: perRate,
+    // Where the boundary lies: above the knee, at or below the lowest rate that never passed.
+    boundary: { from: best ? best.rate : null, to: noPass ? noPass.rate : null },
+    knee_runs: kneeRow ? { steps: kneeRow.steps, passed: kneeRow.passed } : null,
+    failing_runs: firstBadRow ? { steps: firstBadRow.steps, passed: firstBadRow.passed } : null,
   };
 }
 
 // The adaptive ladder: coarse steps start, start·factor, … until a step does not pass (or
 // max), then bisection between the last pass and the first failure until they are at most
 // max(1, resolution · last pass) batches/s apart. next(steps) -> the next rate, or null.
-export function nextRate(steps, { start, factor, max, resolution }) {
+// Then the rates at the knee, at the first failure and the lowest rate that never passed are run
+// again until each has `repeat` steps (a knee that fails a repeat moves down, and the new knee
+// is confirmed too).
+export function nextRate(steps, { start, factor, max, resolution, repeat = 1 }) {
   if (steps.length === 0) return start;
   if (steps.some((s) => s.verdict === 'unverified')) return null;
   const k = kneeOf(steps);
+  const coarse = nextLadderRate(steps, k, { factor, max, resolution });
+  if (coarse !== null) return coarse;
+  if (k.limited_by === 'client' || k.first_failing_rate === null) return null;
+  for (const rate of [k.rate, k.first_failing_rate, k.boundary.to]) {
+    if (rate === null) continue;
+    if (steps.filter((s) => s.rate === rate).length < repeat) return rate;
+  }
+  return null;
+}
+
+function nextLadderRate(steps, k, { factor, max, resolution }) {
   if (k.first_failing_rate === null) {
     const top = Math.max(...steps.map((s) => s.rate));
     if (top >= max) return null;
@@ -92,10 +135,12 @@ const f = (x, d = 1) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed
 
 export function capacityText(c) {
   const k = c.knee;
+  const tep = testEndpointOf(c);
   const lines = [
-    `k6-writepath capacity · ${c.target} · ${c.op} · ${c.id}`,
-    `question: highest arrival rate whose p99 batch time stays within ${c.slo_ms} ms with no failed writes and no dropped iterations`,
-    `ladder: start ${c.ladder.start}/s ×${c.ladder.factor} up to ${c.ladder.max}/s, then bisection to ${Math.round(c.ladder.resolution * 100)} %; warm-up ${c.ladder.warmup}, measured ${c.ladder.hold} per step; batches of ${c.batch_size}`,
+    `k6-writepath capacity · ${tep ? `${TEST_ENDPOINT} · ` : ''}${c.target} · ${c.op} · ${c.id}`,
+    ...(tep ? [`${TEST_ENDPOINT}: a k6-writepath API test server answered, not a database; this knee tests the pack (a configured knee) and measures no database.`] : []),
+    `question: highest arrival rate whose p99 batch time stays within ${c.slo_ms} ms with no failed writes and no dropped iterations, k6 below ${Math.round(CLIENT_CPU_SHARE * 100)} % of the machine's cores`,
+    `ladder: start ${c.ladder.start}/s ×${c.ladder.factor} up to ${c.ladder.max}/s, then bisection to ${Math.round(c.ladder.resolution * 100)} %, then the knee and the first failing rate run ${c.ladder.repeat || 1} times each; warm-up ${c.ladder.warmup}, measured ${c.ladder.hold} per step; batches of ${c.batch_size}`,
     '',
     `${'step'.padEnd(6)}${'rate/s'.padStart(8)}${'docs/s'.padStart(10)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}${'failed'.padStart(8)}${'dropped'.padStart(9)}${'k6 cores'.padStart(10)}  verdict`,
   ];
@@ -110,6 +155,7 @@ export function capacityText(c) {
     lines.push(`knee: not reached — every step up to ${k.rate} batches/s (${f(k.docs_per_s, 0)} docs/s) passed; raise CAPACITY_MAX`);
   } else {
     lines.push(`knee: ${k.rate} batches/s = ${f(k.docs_per_s, 0)} docs/s at p99 ${f(k.p99_ms)} ms (SLO ${c.slo_ms} ms); ${k.first_failing_rate}/s ${describeLimit(k.limited_by)}`);
+    if (k.limited_by !== 'client' && k.limited_by !== 'unverified') lines.push(`  how sure: ${boundaryText(k)}`);
   }
   if (k.limited_by === 'client') lines.push('  the load generator saturated (dropped iterations with the server within the SLO, or k6 on every core): this is not the database\'s knee — raise MAX_VUS or add load generators (docs/scale-out.md)');
   if (k.passes_above_failure.length) lines.push(`  note: ${k.passes_above_failure.join(', ')}/s passed above the first failure (noise; not counted)`);
@@ -117,6 +163,17 @@ export function capacityText(c) {
   if (unverified.length) lines.push(`  VERIFICATION FAILED in step(s) ${unverified.map((s) => s.n).join(', ')}: the database does not hold what it acknowledged; the search stopped`);
   lines.push(`accounting: ${c.steps.length} steps, ${c.steps.reduce((a, s) => a + (s.docs_ok || 0), 0)} documents acknowledged in measured stages, every step verified: ${unverified.length === 0 ? 'yes' : 'NO'}`);
   return `${lines.join('\n')}\n`;
+}
+
+// Pass counts of the rates around the knee and where the boundary lies.
+function boundaryText(k) {
+  const around = k.per_rate.filter((r) => r.rate >= k.rate && (k.boundary.to === null || r.rate <= k.boundary.to));
+  const counts = around.map((r) => `${r.rate}/s passed ${r.passed} of ${r.steps}`).join(', ');
+  const single = around.every((r) => r.steps === 1);
+  const where = k.boundary.to === null
+    ? `every rate above ${k.rate}/s that ran passed at least once: the boundary lies above ${k.rate}/s, where exactly is not known`
+    : `the boundary lies between ${k.boundary.from} and ${k.boundary.to} batches/s`;
+  return `${counts}; ${where}${single ? ' (each rate ran once: CAPACITY_REPEAT=3 runs the rates around the knee three times)' : ''}`;
 }
 
 function describeLimit(v) {
@@ -128,7 +185,7 @@ export function capacityChart(runs, { title = 'Latency against throughput' } = {
   const series = [];
   const marks = [];
   for (const c of runs) {
-    const label = c.label || `${c.target} ${c.op}`;
+    const label = `${c.label || `${c.target} ${c.op}`}${testEndpointOf(c) ? ` (${TEST_ENDPOINT})` : ''}`;
     const steps = c.steps.filter((s) => s.docs_per_s !== null).sort((a, b) => a.rate - b.rate);
     series.push({ name: `${label} p99`, points: steps.map((s) => [s.docs_per_s, s.batch_ms.p99]) });
     series.push({ name: `${label} p50`, points: steps.map((s) => [s.docs_per_s, s.batch_ms.median]), dashed: true, color: undefined });
@@ -146,7 +203,8 @@ function esc(s) {
 }
 
 export function capacityHtml(runs, text) {
-  const title = runs.length === 1 ? `k6-writepath capacity · ${runs[0].target} · ${runs[0].op}` : `k6-writepath capacity comparison: ${runs.map((c) => c.label || c.target).join(' vs. ')}`;
+  const tep = runs.some(testEndpointOf) ? `${TEST_ENDPOINT} · ` : '';
+  const title = runs.length === 1 ? `k6-writepath capacity · ${tep}${runs[0].target} · ${runs[0].op}` : `k6-writepath capacity comparison · ${tep}${runs.map((c) => `${c.label || c.target}${testEndpointOf(c) ? ` (${TEST_ENDPOINT})` : ''}`).join(' vs. ')}`;
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
 <style>body{font-family:sans-serif;margin:1.5em;color:#222}pre{background:#f6f6f6;padding:.8em;overflow-x:auto}</style></head><body>
@@ -160,8 +218,8 @@ export function capacityHtml(runs, text) {
 
 // compare(A, B): both knees and the ratio of the knees' docs/s.
 export function compareText(a, b) {
-  const la = a.label || `${a.target} ${a.op}`;
-  const lb = b.label || `${b.target} ${b.op}`;
+  const la = `${a.label || `${a.target} ${a.op}`}${testEndpointOf(a) ? ` (${TEST_ENDPOINT})` : ''}`;
+  const lb = `${b.label || `${b.target} ${b.op}`}${testEndpointOf(b) ? ` (${TEST_ENDPOINT})` : ''}`;
   const w = Math.max(28, la.length + 4, lb.length + 4);
   const row = (l, c) => `${l.padEnd(w)}${String(c.knee.rate ?? '-').padStart(10)}${f(c.knee.docs_per_s, 0).padStart(12)}${f(c.knee.p99_ms).padStart(12)}${String(c.slo_ms).padStart(9)}   ${c.knee.first_failing_rate === null ? 'not reached' : c.knee.limited_by}`;
   const ratio = a.knee.docs_per_s && b.knee.docs_per_s ? a.knee.docs_per_s / b.knee.docs_per_s : null;
@@ -174,6 +232,7 @@ export function compareText(a, b) {
     row(`A ${la}`, a), row(`B ${lb}`, b),
     `A/B knee docs/s: ${ratio === null ? '- (a knee is missing)' : `${ratio.toFixed(2)}x`}`,
     ...(warn.length ? [`note: ${warn.join('; ')}`] : []),
+    ...(testEndpointOf(a) || testEndpointOf(b) ? [`${TEST_ENDPOINT}: an API test server of this project answered for ${[a, b].filter(testEndpointOf).map((c) => c === a ? 'A' : 'B').join(' and ')}, not a database: its knee is configured, no measurement`] : []),
     '',
   ].join('\n');
 }

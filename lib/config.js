@@ -37,6 +37,8 @@ export const KNOBS = {
   K6_REPORTER_URL: { type: 'string', pattern: /^(https:\/\/|file:\/\/\/)\S+$/, allowed: 'an https:// or file:/// URL (k6 imports remote modules only over https and local ones as file:///absolute/path)', default: 'https://raw.githubusercontent.com/benc-uk/k6-reporter/3.0.4/dist/bundle.js', doc: 'scripts/run with HTML_REPORTER=k6-reporter: where k6 imports benc-uk/k6-reporter from; offline machines point it at a local copy, e.g. file:///opt/k6-reporter/bundle.js (docs/results.md).' },
   // Read by scripts/run and make up/down only (not by k6): listed here so that they are documented and
   // validated in one place; loadConfig skips them.
+  REPEAT:       { type: 'int', scope: 'wrapper', min: 1, max: 99, default: 1, doc: 'scripts/run: run the scenario this many times, one after another, each repetition a run of its own (RUN_ID <RUN_ID>_rNN, its own objects and folder results/<RUN_ID>/<RUN_ID>_rNN/), then the aggregate in results/<RUN_ID>/: per phase and figure the median, min – max and a distribution-free 95 % interval (from 6 repetitions on; docs/results.md).' },
+  HISTORY:      { type: 'string', scope: 'wrapper', pattern: /^[^\0]+$/, allowed: 'a file path, or 0', doc: 'scripts/run: the history file every run\'s headline figures (docs/s, p50, p99 per phase) are appended to, for scripts/history analyze (Apache Otava\'s change points; docs/results.md). Default: <RESULTS_DIR>/history.csv; 0 = do not append.' },
   WP_INFLUX:    { type: 'bool', scope: 'wrapper', default: true, doc: 'scripts/run: 0 = do not stream to INFLUX_URL even when it is set.' },
   K6:           { type: 'string', scope: 'wrapper', pattern: /^\S+$/, allowed: 'path of a k6 binary', default: 'bin/k6', doc: 'scripts/run, scripts/compare: the k6 binary to run (e.g. a stock k6 for the ArangoDB/RavenDB scenarios: bin/k6-stock).' },
   WP_PG_PORT:   { type: 'int', scope: 'wrapper', min: 1024, max: 65535, default: 17432, doc: 'make up/down/test: port of the private PostgreSQL on 127.0.0.1 (environment only, read by scripts/services.sh).' },
@@ -129,7 +131,7 @@ function charBits(s) {
 // workload knobs differ; experiments/ram/driver.mjs takes its ranges from KNOBS.
 const RUN_SCOPE = ['RUN_ID', 'THRESHOLDS', 'RESULTS_DIR', 'READBACK', 'TIMEOUT', 'MAX_DURATION', 'REUSE', 'KEEP',
   'INFLUX_URL', 'MEMORY_BUDGET_MB', 'IGNORE_ENV', 'ALLOW_HTTP_DEBUG',
-  'HTML_REPORTER', 'WEB_DASHBOARD', 'WEB_DASHBOARD_PERIOD', 'DISTRIBUTED'];
+  'HTML_REPORTER', 'WEB_DASHBOARD', 'WEB_DASHBOARD_PERIOD', 'K6_REPORTER_URL', 'DISTRIBUTED', 'REPEAT', 'HISTORY'];
 // Listed under the database they were first built for, but knobs of a workload that runs on
 // any target offering the capabilities it needs (lib/capabilities.js).
 const WORKLOAD_SCOPE = ['ARANGOBENCH_CASE', 'REQUESTS', 'STAGES', 'RATE_STAGES', 'MAX_VUS'];

@@ -145,6 +145,8 @@ export function stageRows(data, lm, reasons = [], name = null) {
       target_rate: lm.open ? st.target : null, target_vus: lm.open ? null : st.target,
       batches: d.count || 0, docs_ok: ok, docs_failed: v(M.docsFailed + tag).count || 0, failed_by_reason: byReason,
       wall_s: wall, docs_per_s: wall ? ok / wall : null, mb_per_s: wall ? bytes / 1e6 / wall : null,
+      // When the stage's batches ran (epoch ms): the capacity search reads k6's CPU in this window.
+      started_ms: n(clock.min), ended_ms: n(clock.max),
       batches_per_s: wall ? (d.count || 0) / wall : null,
       batch_ms: { median: n(d.med), p90: n(d['p(90)']), p99: n(d['p(99)']), max: n(d.max) },
       // Kept for summary.json readers of the first version (E4's table).

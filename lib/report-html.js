@@ -43,14 +43,7 @@ ${v.readback_none ? '<p class="ok">read-back: not part of this run</p>' : `<p cl
   });
   const rateChart = groupedBars({ title: 'Documents written per second by phase', unit: 'docs/s', groups, series: [{ name: 'docs/s', values: phases.map((p) => p.docs_per_s) }] });
 
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
-<style>
-body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.2em}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th{background:#f4f4f4}td:first-child,th[scope=row]{text-align:left}
-.ok{color:#1a7f37}.bad{color:#c62828;font-weight:bold}.verdict{font-size:1.3em}.muted{color:#666}figure{display:inline-block;margin:0 1em 1em 0}
-</style></head><body>
-<h1>${esc(title)}</h1>
+  return `${pageHead(title)}
 ${json.test_endpoint ? '<p class="bad" id="test-endpoint">TEST ENDPOINT: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.</p>\n' : ''}<p class="verdict ${verdict ? 'ok' : 'bad'}" id="verdict">${verdict ? 'PASSED' : 'FAILED'}: ${failed.length === 0 ? `all ${(json.thresholds || []).length} thresholds passed` : `${failed.length} of ${json.thresholds.length} thresholds failed`}</p>
 <p>server: ${esc(server)}${settings ? `<br>settings: ${esc(settings)}` : ''}<br>
 workload: ${esc(cfg.VUS)} VUs · batches of ${esc(cfg.BATCH_SIZE)} · ${esc(cfg.DOC_SHAPE)} documents · keys ${esc(cfg.KEY_DIST)} · seed ${esc(cfg.SEED)}<br>
@@ -64,7 +57,7 @@ ${failures ? `<ul class="bad">${failures}</ul>` : ''}
 <figure>${latencyChart}</figure>
 <figure>${rateChart}</figure>
 ${stagesHtml(json)}
-${ratios ? `<h2>Phase ratios</h2><table id="ratios"><thead><tr><th></th><th>average</th><th>median</th><th>p99</th></tr></thead><tbody>\n${ratios}\n</tbody></table>` : ''}
+${ratios ? `<h2>Phase ratios (this run, n=1)</h2><table id="ratios"><thead><tr><th></th><th>average</th><th>median</th><th>p99</th></tr></thead><tbody>\n${ratios}\n</tbody></table>` : ''}
 <h2>Verification</h2>
 ${verification}
 <h2>Thresholds</h2>
@@ -74,6 +67,18 @@ ${thresholds}
 <p class="muted">Percentiles are k6's end-of-run figures over every batch (summary.json); Grafana shows them per time window.</p>
 </body></html>
 `;
+}
+
+// The head of every report page (a run's, a repeated run's): title, styles, the h1.
+export function pageHead(title) {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+<style>
+body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.2em}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}th{background:#f4f4f4}td:first-child,th[scope=row]{text-align:left}
+.ok{color:#1a7f37}.bad{color:#c62828;font-weight:bold}.verdict{font-size:1.3em}.muted{color:#666}figure{display:inline-block;margin:0 1em 1em 0}
+</style></head><body>
+<h1>${esc(title)}</h1>`;
 }
 
 // k6's summary data without the metrics that recorded nothing but zeros (the pack declares a

@@ -231,7 +231,8 @@ export function buildReport(data, meta) {
   if (dropped > 0) lines.push(`  dropped iterations: ${dropped} batches k6 could not start on schedule (open model: no free VU, raise VUS/MAX_VUS or lower the rate) or before MAX_DURATION`);
   lines.push('');
   for (const [name, r] of Object.entries(ratios)) {
-    lines.push(`${name} ratio: average ${fmt(r.average, 2)}x · median ${fmt(r.median, 2)}x · p99 ${fmt(r.p99, 2)}x`);
+    // One run's ratio, said as such: REPEAT=N gives the median and interval of N runs' ratios.
+    lines.push(`${name} ratio (this run, n=1): average ${fmt(r.average, 2)}x · median ${fmt(r.median, 2)}x · p99 ${fmt(r.p99, 2)}x`);
   }
   if (verification.ran && verification.partial) {
     lines.push(`verification: the run stopped before its plan finished; found ${verification.found}, acknowledged new documents ${verification.acknowledged_new} — ${verification.count_ok ? 'all acknowledged documents found' : 'MISMATCH'}`);
@@ -274,18 +275,25 @@ export function buildReport(data, meta) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: document count', failure: verification.count_ok ? null : `expected ${verification.expected}, found ${verification.found}` });
     if (!byInstances && !noReadback) cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: read-back of overwritten keys', failure: verification.readback_ok ? null : `${verification.readback_stale_or_missing} of ${verification.readback_checked} stale or missing` });
   }
+  const junit = junitXml(`k6-writepath ${tep}${meta.target} ${meta.experiment}`, cases);
+
+  return { runId, text, json, junit };
+}
+
+// JUnit XML of one suite (the one writer of it: a run's junit.xml, a repeated run's, the gate's):
+// cases [{ classname, name, failure: message | null, out: text (optional, <system-out>) }].
+export function junitXml(suite, cases) {
   const failures = cases.filter((c) => c.failure).length;
-  const junit = [
+  return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites tests="${cases.length}" failures="${failures}">`,
-    `  <testsuite name="k6-writepath ${tep}${xmlEscape(meta.target)} ${xmlEscape(meta.experiment)}" tests="${cases.length}" failures="${failures}">`,
+    `  <testsuite name="${xmlEscape(suite)}" tests="${cases.length}" failures="${failures}">`,
     ...cases.map((c) => (c.failure
       ? `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"><failure message="${xmlEscape(c.failure)}"/></testcase>`
-      : `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"/>`)),
+      : c.out ? `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"><system-out>${xmlEscape(c.out)}</system-out></testcase>`
+        : `    <testcase classname="${xmlEscape(c.classname)}" name="${xmlEscape(c.name)}"/>`)),
     '  </testsuite>',
     '</testsuites>',
     '',
   ].join('\n');
-
-  return { runId, text, json, junit };
 }

@@ -14,6 +14,32 @@ function short(x) {
   return x.toFixed(1);
 }
 
+// The opening of a chart with a value axis: the svg element, the title, five grid lines with
+// their values (y: value -> pixel). Returns the list of lines the chart goes on with.
+function frame({ width, fullH, title, unit, left, right, y, scaleMax }) {
+  const out = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${fullH}" viewBox="0 0 ${width} ${fullH}" font-family="sans-serif" font-size="11" role="img" aria-label="${esc(title)}">`);
+  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(title)}${unit ? ` (${esc(unit)})` : ''}</text>`);
+  for (let t = 0; t <= 4; t++) {
+    const v = (scaleMax * t) / 4;
+    out.push(`<line x1="${left}" x2="${width - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`);
+    out.push(`<text x="${left - 4}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" fill="#555">${short(v)}</text>`);
+  }
+  return out;
+}
+
+// The end of such a chart: the base line, the legend (three series a row), the closing tag.
+function close(out, { left, right, width, height, base, series }) {
+  out.push(`<line x1="${left}" x2="${width - right}" y1="${base}" y2="${base}" stroke="#888"/>`);
+  series.forEach((s, si) => {
+    const lx = left + (si % 3) * ((width - left) / 3);
+    const ly = height - 8 + 18 * Math.floor(si / 3);
+    out.push(`<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${PALETTE[si % PALETTE.length]}"/><text x="${lx + 14}" y="${ly}">${esc(s.name)}</text>`);
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}
+
 // groupedBars({ title, unit, groups: ['load', …], series: [{ name, values: [n|null per group] }] })
 // One group of bars per entry of `groups` (a phase), one bar per series (a stat or a target).
 // Missing values (null) leave a gap and are labelled "-", never drawn as zero.
@@ -26,14 +52,7 @@ export function groupedBars({ title, unit = '', groups, series, width = 640, hei
   const groupW = plotW / Math.max(1, groups.length);
   const barW = Math.max(4, (groupW * 0.8) / Math.max(1, series.length));
   const y = (v) => top + plotH - (v / scaleMax) * plotH;
-  const out = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height + 18 * Math.ceil(series.length / 3)}" viewBox="0 0 ${width} ${height + 18 * Math.ceil(series.length / 3)}" font-family="sans-serif" font-size="11" role="img" aria-label="${esc(title)}">`);
-  out.push(`<text x="${left}" y="18" font-size="13" font-weight="bold">${esc(title)}${unit ? ` (${esc(unit)})` : ''}</text>`);
-  for (let t = 0; t <= 4; t++) {
-    const v = (scaleMax * t) / 4;
-    out.push(`<line x1="${left}" x2="${width - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`);
-    out.push(`<text x="${left - 4}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" fill="#555">${short(v)}</text>`);
-  }
+  const out = frame({ width, fullH: height + 18 * Math.ceil(series.length / 3), title, unit, left, right, y, scaleMax });
   groups.forEach((g, gi) => {
     const x0 = left + gi * groupW + groupW * 0.1;
     series.forEach((s, si) => {
@@ -46,14 +65,7 @@ export function groupedBars({ title, unit = '', groups, series, width = 640, hei
     });
     out.push(`<text x="${(left + gi * groupW + groupW / 2).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" font-weight="bold">${esc(g)}</text>`);
   });
-  out.push(`<line x1="${left}" x2="${width - right}" y1="${top + plotH}" y2="${top + plotH}" stroke="#888"/>`);
-  series.forEach((s, si) => {
-    const lx = left + (si % 3) * ((width - left) / 3);
-    const ly = height - 8 + 18 * Math.floor(si / 3);
-    out.push(`<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${PALETTE[si % PALETTE.length]}"/><text x="${lx + 14}" y="${ly}">${esc(s.name)}</text>`);
-  });
-  out.push('</svg>');
-  return out.join('\n');
+  return close(out, { left, right, width, height, base: top + plotH, series });
 }
 
 // lineChart({ title, xLabel, yLabel, series: [{ name, points: [[x, y], …], dashed, color }],
@@ -108,4 +120,45 @@ export function lineChart({ title, xLabel = '', yLabel = '', series, hLines = []
   });
   out.push('</svg>');
   return out.join('\n');
+}
+
+// spreadChart({ title, unit, groups, series: [{ name, runs: [[values of each run] per group],
+//   ci: [{ lo, hi } | null per group] }] })
+// One column per series in every group showing the spread instead of one bar: every run's value
+// as a dot, min–max as a thin line, the median as a wide tick, and the confidence interval of
+// the median (when there is one) as a shaded box. Missing values are left out, never drawn at 0.
+export function spreadChart({ title, unit = '', groups, series, width = 640, height = 260 }) {
+  const top = 34; const bottom = 42; const left = 56; const right = 12;
+  const plotW = width - left - right; const plotH = height - top - bottom;
+  const ok = (v) => typeof v === 'number' && Number.isFinite(v);
+  const all = series.flatMap((s) => s.runs.flat()).filter(ok);
+  const max = all.length ? Math.max(...all) : 1;
+  const scaleMax = max > 0 ? max * 1.1 : 1;
+  const groupW = plotW / Math.max(1, groups.length);
+  const colW = Math.max(8, (groupW * 0.8) / Math.max(1, series.length));
+  const y = (v) => top + plotH - (v / scaleMax) * plotH;
+  const out = frame({ width, fullH: height + 18 * Math.ceil(series.length / 3), title, unit, left, right, y, scaleMax });
+  groups.forEach((g, gi) => {
+    const x0 = left + gi * groupW + groupW * 0.1;
+    series.forEach((s, si) => {
+      const vals = (s.runs[gi] || []).filter(ok).sort((a, b) => a - b);
+      const cx = x0 + si * colW + colW / 2;
+      const color = PALETTE[si % PALETTE.length];
+      if (!vals.length) {
+        out.push(`<text x="${cx.toFixed(1)}" y="${(top + plotH - 3).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">-</text>`);
+        return;
+      }
+      const med = vals.length % 2 ? vals[vals.length >> 1] : (vals[vals.length / 2 - 1] + vals[vals.length / 2]) / 2;
+      const ci = s.ci && s.ci[gi];
+      const label = `${g} · ${s.name}: median ${short(med)}${unit ? ` ${unit}` : ''}, min–max ${short(vals[0])}–${short(vals[vals.length - 1])}, n=${vals.length}${ci ? `, CI ${short(ci.lo)}–${short(ci.hi)}` : ''}`;
+      out.push(`<g class="spread"><title>${esc(label)}</title>`);
+      if (ci && ok(ci.lo) && ok(ci.hi)) out.push(`<rect class="ci" x="${(cx - colW * 0.35).toFixed(1)}" y="${y(ci.hi).toFixed(1)}" width="${(colW * 0.7).toFixed(1)}" height="${Math.max(1, y(ci.lo) - y(ci.hi)).toFixed(1)}" fill="${color}" fill-opacity="0.18"/>`);
+      out.push(`<line class="range" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${y(vals[vals.length - 1]).toFixed(1)}" y2="${y(vals[0]).toFixed(1)}" stroke="${color}" stroke-width="1"/>`);
+      out.push(`<line class="median" x1="${(cx - colW * 0.4).toFixed(1)}" x2="${(cx + colW * 0.4).toFixed(1)}" y1="${y(med).toFixed(1)}" y2="${y(med).toFixed(1)}" stroke="${color}" stroke-width="3"/>`);
+      for (const v of vals) out.push(`<circle class="run" cx="${cx.toFixed(1)}" cy="${y(v).toFixed(1)}" r="2.5" fill="${color}" fill-opacity="0.7"/>`);
+      out.push(`<text x="${cx.toFixed(1)}" y="${(y(vals[vals.length - 1]) - 4).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">${short(med)}</text></g>`);
+    });
+    out.push(`<text x="${(left + gi * groupW + groupW / 2).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" font-weight="bold">${esc(g)}</text>`);
+  });
+  return close(out, { left, right, width, height, base: top + plotH, series });
 }

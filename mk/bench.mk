@@ -1,5 +1,5 @@
 # Load-generator efficiency benchmarks (bench/README.md).
-.PHONY: bench bench-sink
+.PHONY: bench bench-sink bench-gate
 ## the null HTTP sink the HTTP benchmark posts to
 bench-sink: bin/bench-sink
 bin/bench-sink: bench/sink/main.go bench/sink/go.mod
@@ -7,3 +7,6 @@ bin/bench-sink: bench/sink/main.go bench/sink/go.mod
 ## load-generator efficiency benchmarks (~10 min); writes bench/RESULTS.md
 bench: bin/k6 bin/bench-sink
 	node bench/run.mjs
+## the verdicts' own proof (~1-2 h): the gate's false-alarm and detection rates, calibrated thresholds, Otava's change points; writes its section of bench/RESULTS.md
+bench-gate: bin/k6 testservers node-deps otava-deps
+	node bench/gate.mjs

@@ -6,6 +6,7 @@
 // every step in capacity.json, from which the knee can be recomputed (`knee`).
 //
 //   scripts/capacity.mjs [run] [-e KNOB=value …]          knobs: CAPACITY_* below, plus any scenario knob
+//   scripts/capacity.mjs plan [-e KNOB=value …]           the search these knobs define (validated), nothing run
 //   scripts/capacity.mjs knee results/capacity-<id>        recompute the knee from the recorded steps
 //   scripts/capacity.mjs compare <A> <B> [--out <dir>]     two searches: knees, ratio, one chart
 //   scripts/capacity.mjs chart <A> <B> <C>… [--out <dir>]  any number of searches in one chart
@@ -20,9 +21,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DURATION_RE, durationMs } from '../lib/config.js';
 import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, verdict } from '../lib/capacity.js';
+import { TEST_ENDPOINT } from '../lib/test-endpoint.js';
 import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// Documents per batch when BATCH_SIZE is not given.
+export const CAPACITY_BATCH = 100;
 
 // target -> op -> [scenario, knobs, ramped phase, default threshold file]
 export const OPS = {
@@ -97,10 +101,11 @@ export function settings(knobs) {
   const ladder = {
     start: int('CAPACITY_START', knobs.CAPACITY_START ?? '10', 1, 1000000),
     factor: num('CAPACITY_FACTOR', knobs.CAPACITY_FACTOR ?? '2', 1, 100, 'a number above 1 and at most 100 (each coarse step multiplies the rate by it)'),
-    max: int('CAPACITY_MAX', knobs.CAPACITY_MAX ?? '1000', 1, 1000000),
+    max: int('CAPACITY_MAX', knobs.CAPACITY_MAX ?? '400', 1, 1000000),
     resolution: num('CAPACITY_RESOLUTION', knobs.CAPACITY_RESOLUTION ?? '0.1', 0, 1, 'a share above 0 and at most 1 (bisection stops when the last pass and the first failure are this share of the rate apart, or 1 batch/s)'),
     warmup: dur('CAPACITY_WARMUP', knobs.CAPACITY_WARMUP ?? '2s'),
     hold: dur('CAPACITY_HOLD', knobs.CAPACITY_HOLD ?? '5s'),
+    repeat: int('CAPACITY_REPEAT', knobs.CAPACITY_REPEAT ?? '3', 1, 20),
   };
   if (ladder.max < ladder.start) bad(`CAPACITY_MAX=${ladder.max} is not allowed with CAPACITY_START=${ladder.start}: at least the start rate`);
   const keys = knobs.CAPACITY_KEYS || 'random';
@@ -112,21 +117,27 @@ export function settings(knobs) {
   try { doc = JSON.parse(readFileSync(thrPath, 'utf8')); } catch (e) { bad(`THRESHOLDS=${thresholds}: cannot read it as JSON (${String(e.message).split('\n')[0]})`); }
   const slo = doc && doc.phases && doc.phases[phase] && doc.phases[phase].batch_p99_ms;
   if (!(typeof slo === 'number' && slo > 0)) bad(`THRESHOLDS=${thresholds}: phases.${phase}.batch_p99_ms is not set: the capacity search needs the p99 SLO of the ${phase} phase (a number of ms above 0)`);
-  const batch = int('BATCH_SIZE', knobs.BATCH_SIZE ?? '1000', 1, 100000);
+  // The search's own default batch: 100 documents (a scenario's 1000 would make the default
+  // ladder's top step pre-load millions of documents).
+  const batch = int('BATCH_SIZE', knobs.BATCH_SIZE ?? String(CAPACITY_BATCH), 1, 100000);
   // A ramped overwrite writes every key at most once: the pre-loaded data set must cover the
-  // largest step (lib/workloads/e1-ramp.js).
+  // largest step (lib/workloads/e1-ramp.js). Without DOCS the search pre-loads exactly that; a
+  // DOCS given that cannot cover it is refused.
+  let docs = null;
   if (phase === 'overwrite') {
-    const docs = int('DOCS', knobs.DOCS ?? '20000', 1, 1e9);
     const perStep = Math.ceil(ladder.max * (durationMs(ladder.warmup) + durationMs(ladder.hold)) / 1000) + 4;
-    if (docs < perStep * batch) bad(`DOCS=${docs} is not allowed with CAPACITY_MAX=${ladder.max}, BATCH_SIZE=${batch}, CAPACITY_WARMUP=${ladder.warmup}, CAPACITY_HOLD=${ladder.hold}: the upsert step at the top rate overwrites up to ${perStep * batch} distinct pre-loaded keys; raise DOCS or lower CAPACITY_MAX`);
+    docs = knobs.DOCS === undefined || knobs.DOCS === '' ? perStep * batch : int('DOCS', knobs.DOCS, 1, 1e9);
+    if (docs < perStep * batch) bad(`DOCS=${docs} is not allowed with CAPACITY_MAX=${ladder.max}, BATCH_SIZE=${batch}, CAPACITY_WARMUP=${ladder.warmup}, CAPACITY_HOLD=${ladder.hold}: the upsert step at the top rate overwrites up to ${perStep * batch} distinct pre-loaded keys; raise DOCS (or leave it unset: the search then pre-loads what the top rate needs) or lower CAPACITY_MAX`);
   }
-  return { target, op, scenario, opKnobs, phase, ladder, keys, thresholds, slo, batch };
+  return { target, op, scenario, opKnobs, phase, ladder, keys, thresholds, slo, batch, docs };
 }
 
-// Peak CPU of the k6 process (cores, over 1 s windows), found as the child of scripts/run.
+// k6's CPU (cores) over successive 1-second windows, as [{ t: epoch ms at the window's end,
+// cores }], for the k6 process found as the child of scripts/run.
 function cpuSampler(bashPid) {
   const tick = 100; // USER_HZ on Linux
-  let k6pid = null; let last = null; let peak = null;
+  let k6pid = null; let last = null;
+  const samples = [];
   const read = (pid) => {
     try {
       const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -144,20 +155,17 @@ function cpuSampler(bashPid) {
     }
     const cpu = read(k6pid);
     const now = Date.now();
-    if (cpu !== null && last) {
-      const cores = (cpu - last.cpu) / ((now - last.t) / 1000);
-      if (peak === null || cores > peak) peak = cores;
-    }
+    if (cpu !== null && last) samples.push({ t: now, cores: (cpu - last.cpu) / ((now - last.t) / 1000) });
     if (cpu !== null) last = { cpu, t: now };
   }, 1000);
-  return { stop: () => { clearInterval(timer); return peak; } };
+  return { stop: () => { clearInterval(timer); return samples; } };
 }
 
 function runStep(s, id, out, n, rate, passed) {
   const runId = `${id}_s${String(n).padStart(2, '0')}`.slice(0, 32);
   const stepsDir = path.join(out, 'steps');
   mkdirSync(stepsDir, { recursive: true });
-  const knobs = { ...s.opKnobs, RAMP_KEYS: s.keys, THRESHOLDS: s.thresholds, ...passed, RATE_STAGES: `${s.ladder.warmup}:${rate},${s.ladder.hold}:${rate}`, RUN_ID: runId };
+  const knobs = { ...s.opKnobs, RAMP_KEYS: s.keys, THRESHOLDS: s.thresholds, BATCH_SIZE: String(s.batch), ...(s.docs === null ? {} : { DOCS: String(s.docs) }), ...passed, RATE_STAGES: `${s.ladder.warmup}:${rate},${s.ladder.hold}:${rate}`, RUN_ID: runId };
   if (s.op === 'bulk') delete knobs.RAMP_KEYS;
   // Pre-allocate the VUs the rate needs at the SLO's latency (Little's law: rate x p99), so
   // that k6 does not drop iterations while it creates VUs mid-step; MAX_VUS stays the cap.
@@ -171,12 +179,12 @@ function runStep(s, id, out, n, rate, passed) {
     child.stdout.on('data', (d) => { log += d; });
     child.stderr.on('data', (d) => { log += d; });
     child.on('exit', (code) => {
-      const peak = cpu.stop();
+      const samples = cpu.stop();
       const dir = path.join(stepsDir, runId);
       mkdirSync(dir, { recursive: true });
       writeFileSync(path.join(dir, 'k6.log'), log);
       const f = path.join(dir, 'summary.json');
-      resolve({ runId, code, log, summary: existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null, peak });
+      resolve({ runId, code, log, summary: existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null, samples });
     });
   });
 }
@@ -200,10 +208,10 @@ async function search(argv) {
   const cores = os.cpus().length;
   const c = {
     tool: 'k6-writepath', kind: 'capacity', id, target: s.target, op: s.op, phase: s.phase, scenario: s.scenario,
-    keys: s.op === 'bulk' ? 'fresh' : s.keys, slo_ms: s.slo, thresholds: s.thresholds, batch_size: s.batch, ladder: s.ladder,
+    keys: s.op === 'bulk' ? 'fresh' : s.keys, slo_ms: s.slo, thresholds: s.thresholds, batch_size: s.batch, docs: s.docs, ladder: s.ladder, test_endpoint: false,
     knobs: Object.fromEntries(Object.entries(passed).filter(([k]) => !/PASSWORD|_URL$/.test(k))), cores, started_at: new Date().toISOString(), steps: [], knee: null,
   };
-  console.log(`capacity ${id}: ${s.target} ${s.op}, SLO p99 ${s.slo} ms (${s.thresholds}), ladder from ${s.ladder.start}/s ×${s.ladder.factor} up to ${s.ladder.max}/s; results in ${path.relative(process.cwd(), out) || '.'}`);
+  console.log(`capacity ${id}: ${s.target} ${s.op}, SLO p99 ${s.slo} ms (${s.thresholds}), ladder from ${s.ladder.start}/s ×${s.ladder.factor} up to ${s.ladder.max}/s, batches of ${s.batch}${s.docs === null ? '' : `, ${s.docs} pre-loaded documents per step`}, the rates around the knee ${s.ladder.repeat} times; results in ${path.relative(process.cwd(), out) || '.'}`);
   let rate = nextRate(c.steps, s.ladder);
   let code = 0;
   while (rate !== null) {
@@ -215,9 +223,10 @@ async function search(argv) {
       code = r.code === 107 ? 107 : 108;
       break;
     }
-    const step = stepFromSummary({ n, rate, runId: r.runId, exit: r.code, summary: r.summary, phase: s.phase, sloMs: s.slo, clientCpuCores: r.peak, cores });
+    const step = stepFromSummary({ n, rate, runId: r.runId, exit: r.code, summary: r.summary, phase: s.phase, sloMs: s.slo, cpuSamples: r.samples, cores });
     c.steps.push(step);
-    console.log(`  step ${n}: ${rate}/s → ${step.docs_per_s === null ? '-' : step.docs_per_s.toFixed(0)} docs/s, p99 ${step.batch_ms.p99 === null ? '-' : step.batch_ms.p99.toFixed(1)} ms, failed ${step.docs_failed}, dropped ${step.dropped_iterations}, k6 ${r.peak === null ? '-' : r.peak.toFixed(2)} cores: ${step.verdict}`);
+    if (step.test_endpoint) c.test_endpoint = true;
+    console.log(`  step ${n}: ${rate}/s → ${step.docs_per_s === null ? '-' : step.docs_per_s.toFixed(0)} docs/s, p99 ${step.batch_ms.p99 === null ? '-' : step.batch_ms.p99.toFixed(1)} ms, failed ${step.docs_failed}, dropped ${step.dropped_iterations}, k6 ${step.client_cpu_cores === null ? '-' : step.client_cpu_cores.toFixed(2)} cores in the measured stage: ${step.verdict}${step.test_endpoint ? ` (${TEST_ENDPOINT})` : ''}`);
     if (step.verdict === 'unverified') { code = 99; break; }
     rate = nextRate(c.steps, s.ladder);
   }
@@ -272,6 +281,11 @@ function main() {
     writeFileSync(path.join(out, 'chart.svg'), capacityChart(runs, { title: 'Batch time against docs/s' }));
     writeFileSync(path.join(out, 'chart.html'), capacityHtml(runs, `${text}\n\n${runs.map(capacityText).join('\n')}`));
     console.log(`${text}\nchart: ${path.join(out, 'chart.svg')} · report: ${path.join(out, 'chart.html')}`);
+  } else if (cmd === 'plan') {
+    // The search as these knobs define it, validated, without running a step.
+    const { knobs } = parseArgs(rest, process.env);
+    const s = settings(knobs);
+    process.stdout.write(`${JSON.stringify({ target: s.target, op: s.op, scenario: s.scenario, phase: s.phase, slo_ms: s.slo, thresholds: s.thresholds, batch_size: s.batch, docs: s.docs, ladder: s.ladder }, null, 2)}\n`);
   } else {
     search(cmd === 'run' || cmd === undefined ? rest : [cmd, ...rest]);
   }

@@ -1,159 +1,43 @@
 // scripts/compare: one workload on several targets (or two endpoints of one kind, like E3's two
-// server versions), side by side in E3's shape `phase | metric | A | B | A/B`, plus an SVG chart.
-// Runs are scenario files (run now, one at a time, through scripts/run) or result folders
-// (their summary.json, used as they are). Runs whose workload settings differ are refused.
+// server versions), side by side — with several runs per side, each side's median and n, the
+// delta with its interval, the exact Mann–Whitney p-value and `~` when the difference is not
+// significant — plus an SVG chart of every run's value. A side is a scenario file (run now,
+// through scripts/run; with --repeat N, N times, interleaved with the other sides: A B B A A B
+// …, one target running at a time, like E3) or existing result folders (one run's folder, a
+// REPEAT=N folder, or several of them joined with commas). Runs whose workload settings differ
+// are refused. --gate: the regression gate against a baseline (docs/results.md).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { KNOBS, knobScope, newRunId } from '../lib/config.js';
-import { groupedBars } from '../lib/svg-chart.js';
-import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
+import { KNOBS, newRunId } from '../lib/config.js';
+import { junitXml } from '../lib/report.js';
 import { fmt } from '../lib/format.js';
+import { workloadDifference, workloadSettings } from './lib/repeat.mjs';
+import { spreadChart } from '../lib/svg-chart.js';
+import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDecision, gateReachable, gateTable, gatedFigures, parseGateMetrics, parseTolerance, sideFigures, detectableRegression } from './lib/verdict.mjs';
+import { pooledSd, smallestP } from './lib/stats.mjs';
+import { readRepeat, repetitionsOf } from './aggregate.mjs';
+import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LETTERS = 'ABCDEFGH';
-// The settings two runs must share: the knobs of scope 'workload' (lib/config.js knobScope).
-// Knobs of scope 'run' (how a run was made or checked) and 'target:<db>' (how one database
-// stores it) may differ, and so may values derived from knobs (timeoutMs).
-const WORKLOAD_KNOBS = Object.keys(KNOBS).filter((k) => knobScope(k).scope === 'workload');
 // Marker a comparison leaves in the result folder of a run it made against a test server.
 export const TEST_ENDPOINT_MARKER = 'TEST-ENDPOINT';
 
-export class CompareError extends Error {
-  constructor(msg, code = 2) { super(msg); this.code = code; }
-}
-const refuse = (msg, code) => { throw new CompareError(msg, code); };
+export class CompareError extends Error {}
+const refuse = (msg) => { throw new CompareError(msg); };
 
-
-const show = (v) => (Array.isArray(v) ? v.join(',') : JSON.stringify(v));
-
-// A workload knob missing from a summary (written before the knob was read on its target)
-// had its default.
-export function workloadSettings(summary) {
-  const out = { experiment: summary.experiment, ops: summary.ops || null };
-  const cfg = summary.config || {};
-  for (const k of WORKLOAD_KNOBS) out[k] = cfg[k] !== undefined ? cfg[k] : KNOBS[k].default;
-  return out;
-}
-
-// One line naming every setting that differs, or nothing.
+export { workloadSettings };
+// One line naming every setting that differs (runs: [{ letter, summary }]), thrown.
 export function checkSameWorkload(runs) {
-  const settings = runs.map((r) => workloadSettings(r.summary));
-  const keys = [...new Set(settings.flatMap((s) => Object.keys(s)))].sort();
-  const diffs = [];
-  for (const k of keys) {
-    const vals = settings.map((s) => show(s[k]));
-    if (new Set(vals).size > 1) diffs.push(`${k} ${runs.map((r, i) => `${r.letter}=${vals[i] === undefined ? '(unset)' : vals[i]}`).join(' ')}`);
-  }
-  if (diffs.length) refuse(`refusing to compare runs with different workload settings: ${diffs.join('; ')}`);
+  const diff = workloadDifference(runs.map((r) => ({ name: r.letter, summary: r.summary })));
+  if (diff) refuse(`refusing to compare runs with different workload settings: ${diff}`);
 }
 
-export const METRICS = [
-  ['p50 ms', (p) => p.batch_ms.median, 1],
-  ['p99 ms', (p) => p.batch_ms.p99, 1],
-  ['docs/s', (p) => p.docs_per_s, 0],
-];
-
-// -> { text, json, svg }
-export function buildComparison(runs) {
-  checkSameWorkload(runs);
-  const phases = runs[0].summary.phases.map((p) => p.phase);
-  for (const r of runs) {
-    const own = r.summary.phases.map((p) => p.phase).join(',');
-    if (own !== phases.join(',')) refuse(`refusing to compare runs with different phases: A=${phases.join(',')} ${r.letter}=${own}`);
-  }
-  const title = (r) => `${r.label}${r.testEndpoint ? ' (TEST ENDPOINT)' : ''}`;
-  const lines = [];
-  const s0 = runs[0].summary;
-  lines.push(`k6-writepath comparison · ${s0.experiment}`);
-  const c = s0.config || {};
-  const e3 = runs.every((r) => r.summary.e3);
-  lines.push(e3
-    ? `workload: arangobench case ${c.ARANGOBENCH_CASE} · complexity ${c.COMPLEXITY} · ${c.REQUESTS} operations · ${c.VUS} VUs · seed ${c.SEED} (identical in every run)`
-    : `workload: ${c.VUS} VUs · batches of ${c.BATCH_SIZE} · DOCS ${c.DOCS} · ${c.DOC_SHAPE} documents · keys ${c.KEY_DIST} · seed ${c.SEED} · phases ${phases.join(',')} (identical in every run)`);
-  for (const r of runs) {
-    const srv = r.summary.server ? (r.summary.server.serverVersion || r.summary.server.version) : 'setup did not finish';
-    const verdict = r.summary.passed ? 'thresholds passed' : 'thresholds FAILED';
-    const v = r.summary.verification || {};
-    // (v.ok: summary.json's verdict; results written before it existed carry only the parts)
-    const verified = v.ran ? ((v.ok ?? (v.count_ok && v.readback_ok)) ? 'verified' : 'verification FAILED') : 'not verified';
-    lines.push(`${r.letter}: ${title(r)} · ${r.summary.target} · ${srv} · run ${r.summary.run_id} · ${verdict} · ${verified} · ${r.source}`);
-  }
-  if (runs.some((r) => r.testEndpoint)) {
-    lines.push('TEST ENDPOINT: an API test server of this project (test/servers), not the real database; its figures check the pack, they are no benchmark.');
-  }
-  lines.push('');
-  const others = runs.slice(1);
-  const ratioOf = (a, b) => (typeof a === 'number' && typeof b === 'number' && b > 0 ? a / b : null);
-  const align = (head, rows, leftCols) => {
-    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-    const line = (cells) => cells.map((cell, i) => (i < leftCols ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ');
-    return [line(head), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(line)];
-  };
-  let e3json = null;
-  if (e3) {
-    // E3's own table: Complexity | Requests | Concurrency | Time A | Time B | A/B (total wall time
-    // of all operations, as arangobench reports it), plus ops/s.
-    const x = runs.map((r) => r.summary.e3);
-    const head = ['Complexity', 'Requests', 'Concurrency', ...runs.map((r) => `Time ${r.letter} (s)`), ...others.map((r) => `A/${r.letter}`),
-      ...runs.map((r) => `ops/s ${r.letter}`)];
-    const row = [String(x[0].complexity), String(x[0].requests), String(x[0].concurrency), ...x.map((e) => fmt(e.time_s, 2)),
-      ...others.map((_, i) => fmt(ratioOf(x[0].time_s, x[i + 1].time_s), 2)), ...x.map((e) => fmt(e.ops_per_s, 0))];
-    lines.push(...align(head, [row], 0));
-    for (const [i, e] of x.entries()) {
-      if (e.requests_done !== e.requests || e.failed_operations > 0) lines.push(`${runs[i].letter}: ${e.requests_done} of ${e.requests} operations done, ${e.failed_operations} failed`);
-    }
-    lines.push('');
-    lines.push('Time: wall time of all operations (first start to last end), in seconds; A/B < 1: A is faster. Per phase:');
-    lines.push('');
-    e3json = { complexity: x[0].complexity, requests: x[0].requests, concurrency: x[0].concurrency, test_case: x[0].test_case,
-      time_s: Object.fromEntries(runs.map((r, i) => [r.letter, x[i].time_s])), ops_per_s: Object.fromEntries(runs.map((r, i) => [r.letter, x[i].ops_per_s])),
-      ratios: Object.fromEntries(others.map((r, i) => [`A/${r.letter}`, ratioOf(x[0].time_s, x[i + 1].time_s)])) };
-  }
-  const head = ['phase', 'metric', ...runs.map((r) => r.letter), ...others.map((r) => `A/${r.letter}`)];
-  const rows = [];
-  const table = [];
-  for (const ph of phases) {
-    for (const [name, get, digits] of METRICS) {
-      const vals = runs.map((r) => get(r.summary.phases.find((p) => p.phase === ph)));
-      const ratios = others.map((_, i) => (typeof vals[0] === 'number' && typeof vals[i + 1] === 'number' && vals[i + 1] > 0 ? vals[0] / vals[i + 1] : null));
-      rows.push([ph, name, ...vals.map((v) => fmt(v, digits)), ...ratios.map((x) => fmt(x, 2))]);
-      table.push({ phase: ph, metric: name, values: Object.fromEntries(runs.map((r, i) => [r.letter, vals[i]])), ratios: Object.fromEntries(others.map((r, i) => [`A/${r.letter}`, ratios[i]])) });
-    }
-  }
-  lines.push(...align(head, rows, 2));
-  lines.push('');
-  lines.push('p50/p99: time per batch (ms); docs/s: acknowledged documents per second of phase wall time; A/B < 1: A is faster (ms) or slower (docs/s).');
-  const text = `${lines.join('\n')}\n`;
-
-  const legend = (r) => `${r.letter}: ${title(r)}`;
-  // One colour per run (A, B, …) in every group, as in E3's charts: groups are phase × statistic.
-  const stats = [['p50', 'median'], ['p99', 'p99']];
-  const latency = groupedBars({
-    title: e3 ? 'Time per operation: p50 and p99' : 'Time per batch: p50 and p99', unit: 'ms', groups: phases.flatMap((ph) => stats.map(([n]) => `${ph} ${n}`)),
-    series: runs.map((r) => ({ name: legend(r), values: r.summary.phases.flatMap((p) => stats.map(([, k]) => p.batch_ms[k])) })),
-    width: 760, height: 300,
-  });
-  const rate = e3
-    ? groupedBars({ title: 'Total time (E3)', unit: 's', groups: [`complexity ${runs[0].summary.e3.complexity}`],
-      series: runs.map((r) => ({ name: legend(r), values: [r.summary.e3.time_s] })), width: 760, height: 280 })
-    : groupedBars({
-      title: 'Documents written per second', unit: 'docs/s', groups: phases,
-      series: runs.map((r) => ({ name: legend(r), values: r.summary.phases.map((p) => p.docs_per_s) })), width: 760, height: 280,
-    });
-  const h1 = Number(/height="(\d+)"/.exec(latency)[1]); const h2 = Number(/height="(\d+)"/.exec(rate)[1]);
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${h1 + h2 + 10}" viewBox="0 0 760 ${h1 + h2 + 10}">\n` +
-    `<rect width="100%" height="100%" fill="white"/>\n${latency.replace('<svg ', '<svg y="0" ')}\n${rate.replace('<svg ', `<svg y="${h1 + 10}" `)}\n</svg>\n`;
-  const json = {
-    tool: 'k6-writepath compare', experiment: s0.experiment, phases,
-    runs: runs.map((r) => ({ letter: r.letter, label: r.label, test_endpoint: r.testEndpoint, target: r.summary.target, run_id: r.summary.run_id, source: r.source, passed: r.summary.passed })),
-    table,
-    ...(e3json ? { e3: e3json } : {}),
-  };
-  return { text, json, svg };
-}
+// ---- sides and their runs ---------------------------------------------------------------------
 
 function readSummary(dir) {
   const file = path.join(dir, 'summary.json');
@@ -161,8 +45,35 @@ function readSummary(dir) {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
+// Result folders of a side: "dir", "dir1,dir2,…"; a REPEAT=N folder counts as its repetitions.
+export function runsOfFolders(spec) {
+  const runs = [];
+  for (const dir of spec.split(',').map((x) => x.trim()).filter(Boolean)) {
+    if (!existsSync(path.join(dir, 'summary.json'))) refuse(`${dir}: neither a scenario file (*.js) nor a result folder with summary.json`);
+    if (readRepeat(dir)) {
+      for (const r of repetitionsOf(dir)) if (r.summary) runs.push({ summary: r.summary, source: r.dir, testEndpoint: isTestEndpoint(r.dir, r.summary) });
+    } else {
+      const summary = readSummary(dir);
+      runs.push({ summary, source: dir, testEndpoint: isTestEndpoint(dir, summary) });
+    }
+  }
+  if (!runs.length) refuse(`${spec}: no run with a summary.json`);
+  return runs;
+}
+
+const isTestEndpoint = (dir, summary) => existsSync(path.join(dir, TEST_ENDPOINT_MARKER)) || Boolean(summary.server && summary.server.testEndpoint === true) || summary.test_endpoint === true;
+
+const isScenario = (spec) => /\.js$/.test(spec) && existsSync(spec) && !existsSync(path.join(spec, 'summary.json'));
+
+// ---- options ----------------------------------------------------------------------------------
+
+const int = (name, v, min, max) => {
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) refuse(`${name} ${v} is not allowed: a whole number from ${min} to ${max}`);
+  return Number(v);
+};
+
 export function parseArgs(argv) {
-  const o = { specs: [], env: [], perRun: {}, labels: {}, testEndpoints: new Set(), arangoTestserver: false, out: null, k6args: [] };
+  const o = { specs: [], env: [], perRun: {}, labels: {}, testEndpoints: new Set(), arangoTestserver: false, ravenTestserver: false, out: null, repeat: 1, warmup: 0, alpha: ALPHA, gate: false, baseline: null, metrics: null, tolerance: null, paired: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => { if (i + 1 >= argv.length) refuse(`${a} needs a value`); return argv[++i]; };
@@ -173,7 +84,7 @@ export function parseArgs(argv) {
       // A run's own secret comes from the environment as COMPARE_<letter>_<KNOB> (COMPARE_B_PG_URL
       // for run B: a name k6's misspelt-knob check does not take for PG_URL).
       if (isCliSecret(kv[0], kv[1] || '')) {
-        refuse(cliSecretLine(`${m ? `${m[1]}:` : ''}${kv[0]}`, m ? `export COMPARE_${m[1]}_${kv[0]}=… in the environment (run ${m[1]} only)` : `export ${kv[0]}=… in the environment (every run)`), 107);
+        refuse(cliSecretLine(`${m ? `${m[1]}:` : ''}${kv[0]}`, m ? `export COMPARE_${m[1]}_${kv[0]}=… in the environment (run ${m[1]} only)` : `export ${kv[0]}=… in the environment (every run)`));
       }
       if (m) (o.perRun[m[1]] ||= {})[m[2]] = m[3];
       else if (/^[A-Z_][A-Z0-9_]*=/.test(v)) o.env.push(v);
@@ -185,11 +96,37 @@ export function parseArgs(argv) {
     } else if (a === '--arango-testserver') o.arangoTestserver = true;
     else if (a === '--raven-testserver') o.ravenTestserver = true;
     else if (a === '--out') o.out = next();
+    else if (a === '--repeat') o.repeat = int('--repeat', next(), 1, 99);
+    else if (a === '--warmup') o.warmup = int('--warmup', next(), 0, 9);
+    else if (a === '--alpha') {
+      const v = next();
+      const x = /^\d+(\.\d+)?%$/.test(v) ? Number(v.slice(0, -1)) / 100 : /^0?\.\d+$/.test(v) ? Number(v) : NaN;
+      if (!(x > 0 && x <= 0.2)) refuse(`--alpha ${v} is not allowed: a significance level above 0 and at most 0.2, such as 0.05 or 5%`);
+      o.alpha = x;
+    } else if (a === '--gate') o.gate = true;
+    else if (a === '--paired') o.paired = true;
+    else if (a === '--baseline') o.baseline = next();
+    else if (a === '--metrics') { const v = next(); try { o.metrics = parseGateMetrics(v); } catch (e) { refuse(e.message); } }
+    else if (a === '--max-regression') { const v = next(); try { o.tolerance = parseTolerance(v); } catch (e) { refuse(e.message); } }
     else if (a === '-h' || a === '--help') o.help = true;
     else if (a.startsWith('-')) refuse(`unknown option ${a} (see scripts/compare --help)`);
     else o.specs.push(a);
   }
-  if (!o.help && o.specs.length < 2) refuse('give at least two runs: scenario files and/or result folders');
+  if (o.help) return o;
+  if (o.gate) {
+    if (!o.baseline) refuse('--gate needs --baseline <scenario.js | result folder(s)>');
+    if (o.specs.length !== 1) refuse(`--gate compares one candidate with the baseline: give exactly one scenario file or result folder(s), not ${o.specs.length}`);
+    o.specs.unshift(o.baseline);
+    if (!isScenario(o.baseline) && !o.baseline.split(',').every((d) => existsSync(path.join(d.trim(), 'summary.json')))) {
+      refuse(`--baseline ${o.baseline} is not allowed: a scenario file (run now, interleaved with the candidate) or result folders with summary.json (one run, a REPEAT=N folder, or several joined with commas)`);
+    }
+    o.metrics ||= parseGateMetrics(DEFAULT_GATE_METRICS.join(','));
+    o.tolerance ||= parseTolerance('10%');
+    if (o.paired && !(isScenario(o.specs[0]) && isScenario(o.specs[1]))) refuse('--paired needs the baseline and the candidate run now (two scenario files): only runs made side by side are pairs');
+  } else {
+    for (const [flag, set] of [['--baseline', o.baseline], ['--metrics', o.metrics], ['--max-regression', o.tolerance], ['--paired', o.paired || null]]) if (set !== null) refuse(`${flag} is an option of --gate`);
+    if (o.specs.length < 2) refuse('give at least two runs: scenario files and/or result folders');
+  }
   if (o.specs.length > LETTERS.length) refuse(`at most ${LETTERS.length} runs`);
   for (const l of [...Object.keys(o.perRun), ...Object.keys(o.labels), ...o.testEndpoints]) {
     if (LETTERS.indexOf(l) >= o.specs.length) refuse(`run ${l} is named in an option but only ${o.specs.length} runs were given`);
@@ -211,95 +148,295 @@ async function startTestserver(db, option, extra = []) {
   return { url, stop: () => proc.kill('SIGTERM') };
 }
 
-const usage = `usage: scripts/compare [options] RUN RUN [RUN…]
-  RUN                 a scenario file (run now through scripts/run, one at a time) or a result folder (summary.json)
-  -e KNOB=value       for every scenario run;   -e B:KNOB=value  only for run B (A, B, C… by position)
-                      secrets only in the environment: PG_URL=… for every run, COMPARE_B_PG_URL=… for run B
+// The order runs of scenario sides are made in: round r of `rounds` (warm-up rounds first),
+// each round every side once, every other round in reverse (A B, B A, A B, … : interleaved and
+// counterbalanced, so that a slow drift of the machine or an advantage of running second hits
+// every side alike).
+export function runOrder(letters, rounds, warmup = 0) {
+  const out = [];
+  for (let r = 0; r < warmup + rounds; r++) {
+    const order = r % 2 === 0 ? letters : [...letters].reverse();
+    for (const l of order) out.push({ letter: l, warmup: r < warmup, index: r < warmup ? r + 1 : r - warmup + 1 });
+  }
+  return out;
+}
+
+const usage = `usage: scripts/compare [options] SIDE SIDE [SIDE…]
+       scripts/compare --gate --baseline SIDE [--repeat N] [--max-regression 10%] [--metrics docs/s,p99] SIDE
+  SIDE                a scenario file (run now through scripts/run) or result folders: one run's folder,
+                      a REPEAT=N folder (its repetitions), or several folders joined with commas
+  --repeat N          run each scenario side N times, interleaved (A B B A A B …, one target at a time)
+  --warmup K          K more rounds first whose runs are not counted (default 0)
+  --alpha X           significance level (default 0.05)
+  -e KNOB=value       for every scenario run;   -e B:KNOB=value  only for side B (A, B, C… by position);
+                      secrets only in the environment: PG_URL=… for every run, COMPARE_B_PG_URL=… for side B
   --label A=name      column name (default: the target)
-  --test-endpoint B   label run B as a test endpoint (runs against a project test server)
+  --test-endpoint B   label side B as a test endpoint (runs against a project test server)
   --arango-testserver run ArangoDB scenarios against bin/arangodb-testserver (labelled TEST ENDPOINT)
   --raven-testserver  run RavenDB scenarios against bin/ravendb-testserver (labelled TEST ENDPOINT)
-  --out DIR           where compare.txt/.json/.svg go (default results/cmp_<time>)
+  --out DIR           where compare.txt/.json/.svg (and the runs made now) go (default results/cmp_<time>)
+gate (exit 99: a regression beyond the tolerance is significant; 107: bad input, or the gate cannot
+detect its tolerance; 0 otherwise):
+  --gate --baseline SIDE   the baseline (A); the one positional SIDE is the candidate (B)
+  --max-regression X       tolerance: 10% (default), or per figure docs/s=10%,p99=30%
+  --metrics LIST           gated figures, [phase:]figure (default docs/s,p99 of every phase);
+                           figures docs/s mb/s p50 p90 p99 avg time ops/s
+  --paired                 test the pairs of runs made side by side (both sides scenario files)
 examples:
-  scripts/compare -e DOCS=50000 scenarios/postgres/insert-vs-overwrite.js scenarios/arangodb/insert-vs-overwrite.js
-  COMPARE_B_PG_URL='postgres://u:…@db16:5432/x' scripts/compare --label A=pg15 --label B=pg16 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
-  scripts/compare results/20260101120000_ab12 results/20260101121500_cd34
+  scripts/compare --repeat 5 -e DOCS=50000 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
+  COMPARE_B_PG_URL='postgres://u:…@db16:5432/x' scripts/compare --label A=pg15 --label B=pg16 --repeat 5 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
+  scripts/compare results/run_a1,results/run_a2,results/run_a3 results/repeated_b
+  scripts/compare --gate --baseline results/baseline --repeat 5 --max-regression 10% scenarios/postgres/insert-vs-overwrite.js
   scripts/compare --arango-testserver --raven-testserver scenarios/{postgres,mongodb,arangodb,ravendb}/insert-vs-overwrite.js
 `;
+
+// ---- outputs ---------------------------------------------------------------------------------
+
+const title = (s) => `${s.label}${s.testEndpoint ? ' (TEST ENDPOINT)' : ''}`;
+
+function headerLines(sides, o) {
+  const s0 = sides[0].runs[0].summary;
+  const c = s0.config || {};
+  const e3 = sides.every((s) => s.runs[0].summary.e3);
+  const phases = s0.phases.map((p) => p.phase);
+  const lines = [`k6-writepath ${o.gate ? 'gate' : 'comparison'} · ${s0.experiment}`];
+  lines.push(e3
+    ? `workload: arangobench case ${c.ARANGOBENCH_CASE} · complexity ${c.COMPLEXITY} · ${c.REQUESTS} operations · ${c.VUS} VUs · seed ${c.SEED} (identical in every run)`
+    : `workload: ${c.VUS} VUs · batches of ${c.BATCH_SIZE} · DOCS ${c.DOCS} · ${c.DOC_SHAPE} documents · keys ${c.KEY_DIST} · seed ${c.SEED} · phases ${phases.join(',')} (identical in every run)`);
+  for (const s of sides) {
+    const srv = s.runs[0].summary.server ? (s.runs[0].summary.server.serverVersion || s.runs[0].summary.server.version) : 'setup did not finish';
+    const n = s.runs.length;
+    const passed = s.runs.filter((r) => r.summary.passed).length;
+    const verified = s.runs.filter((r) => { const v = r.summary.verification || {}; return v.ran && (v.ok ?? (v.count_ok && v.readback_ok)); }).length;
+    const ids = n === 1 ? `run ${s.runs[0].summary.run_id}` : `${n} runs`;
+    const made = s.made ? `made now${s.interleaved ? ', interleaved' : ''}` : s.spec;
+    lines.push(`${s.letter}: ${title(s)} · ${s.runs[0].summary.target} · ${srv} · ${ids} · ${n === 1 ? (passed ? 'thresholds passed' : 'thresholds FAILED') : `${passed} of ${n} passed thresholds`} · ${n === 1 ? (verified ? 'verified' : 'verification FAILED') : `${verified} of ${n} verified`} · ${made}`);
+  }
+  if (sides.some((s) => s.testEndpoint)) lines.push('TEST ENDPOINT: an API test server of this project (test/servers), not the real database; its figures check the pack, they are no benchmark.');
+  return { lines, e3, phases };
+}
+
+export function buildComparison(sides, o = { alpha: ALPHA }) {
+  const { lines, e3 } = headerLines(sides, o);
+  const cmp = compareSides(sides.map((s) => ({ letter: s.letter, summaries: s.runs.map((r) => r.summary) })), { alpha: o.alpha });
+  const others = sides.slice(1);
+  lines.push('');
+  if (e3) {
+    // E3's own table: Complexity | Requests | Concurrency | Time A | Time B | A/B (total wall
+    // time of all operations, as arangobench reports it) — medians with n — and the test.
+    const x = sides[0].runs[0].summary.e3;
+    const t = cmp.figures.find((f) => f.phase === 'e3' && f.key === 'time_s');
+    const ops = cmp.figures.find((f) => f.phase === 'e3' && f.key === 'ops_per_s');
+    const cell = (st, d) => (st.n ? `${fmt(st.median, d)} (n=${st.n})` : '-');
+    const head = ['Complexity', 'Requests', 'Concurrency', ...sides.map((s) => `Time ${s.letter} (s)`), ...others.map((s) => `A/${s.letter}`), ...others.flatMap((s) => [`delta ${s.letter}`, 'p', '']), ...sides.map((s) => `ops/s ${s.letter}`)];
+    const row = [String(x.complexity), String(x.requests), String(x.concurrency), ...sides.map((s) => cell(t.sides[s.letter], 2)),
+      ...others.map((s) => fmt(t.sides[sides[0].letter].median / t.sides[s.letter].median, 2)),
+      ...others.flatMap((s) => { const c = t.vs[s.letter]; return [c.delta === null ? '-' : `${c.delta >= 0 ? '+' : ''}${(c.delta * 100).toFixed(1)} %`, c.p === null ? '-' : c.p.toFixed(3), c.note === 'n=1: no significance' ? c.note : c.significant ? (c.delta > 0 ? `${s.letter} slower` : `${s.letter} faster`) : c.note]; }),
+      ...sides.map((s) => cell(ops.sides[s.letter], 0))];
+    lines.push(...align(head, [row], 0));
+    for (const s of sides) for (const r of s.runs) {
+      const e = r.summary.e3;
+      if (e.requests_done !== e.requests || e.failed_operations > 0) lines.push(`${s.letter} (${r.summary.run_id}): ${e.requests_done} of ${e.requests} operations done, ${e.failed_operations} failed`);
+    }
+    lines.push('');
+    lines.push('Time: wall time of all operations (first start to last end), in seconds, median of the runs; A/B < 1: A is faster. Per phase:');
+    lines.push('');
+  }
+  lines.push(...compareTable({ ...cmp, figures: cmp.figures.filter((f) => f.phase !== 'e3') }, sides));
+  lines.push('');
+  const pc = Math.round(0.95 * 100);
+  lines.push(`median (n): of the runs of each side; p50/p90/p99/avg: time per batch (ms); docs/s: acknowledged documents per second of phase wall time. delta: B/A − 1, the median of the ratios of every B run to every A run, with its distribution-free ${pc} % interval; p: two-sided exact Mann–Whitney U test; ~: not significant at α = ${o.alpha}.`);
+  const sig = cmp.figures.filter((f) => Object.values(f.vs).some((c) => c.significant)).length;
+  const tested = cmp.figures.filter((f) => Object.values(f.vs).some((c) => c.p !== null)).length;
+  const few = others.filter((s) => smallestP(sides[0].runs.length, s.runs.length, 'two-sided') >= o.alpha && sides[0].runs.length > 1 && s.runs.length > 1);
+  for (const s of few) lines.push(`with ${sides[0].runs.length} + ${s.runs.length} runs the smallest possible p-value is ${smallestP(sides[0].runs.length, s.runs.length, 'two-sided').toFixed(3)}: no difference between A and ${s.letter} can be significant at α = ${o.alpha} (and the ${pc} % interval needs more runs); run more (--repeat 5).`);
+  if (tested && sig) lines.push(`${sig} of ${tested} rows significant; each row is tested on its own, so about ${fmt(o.alpha * tested, 1)} of ${tested} rows are expected to be significant by chance when nothing differs (use --gate for a verdict over several figures).`);
+  if (cmp.figures.every((f) => Object.values(f.vs).every((c) => c.note === 'n=1: no significance'))) lines.push('n=1: one run per side says nothing about significance; run each side several times (--repeat 5) or give several result folders.');
+  const text = `${lines.join('\n')}\n`;
+  const json = {
+    tool: 'k6-writepath compare', experiment: sides[0].runs[0].summary.experiment, alpha: o.alpha,
+    sides: sides.map((s) => ({ letter: s.letter, label: s.label, test_endpoint: s.testEndpoint, target: s.runs[0].summary.target, spec: s.spec, made_now: Boolean(s.made), runs: s.runs.map((r) => ({ run_id: r.summary.run_id, source: r.source, passed: r.summary.passed, warmup: false })) })),
+    warmup_runs: sides.flatMap((s) => (s.warmups || []).map((r) => ({ letter: s.letter, run_id: r.summary.run_id, source: r.source }))),
+    order: o.order || null,
+    table: cmp.figures,
+  };
+  return { text, json, svg: comparisonSvg(sides, cmp, e3) };
+}
+
+function comparisonSvg(sides, cmp, e3) {
+  const legend = (s) => `${s.letter}: ${title(s)} (n=${s.runs.length})`;
+  const phases = [...new Set(cmp.figures.filter((f) => f.phase !== 'e3').map((f) => f.phase))];
+  const chart = (key, t, unit) => spreadChart({
+    title: t, unit, groups: phases, width: 760, height: 260,
+    series: sides.map((s) => ({ name: legend(s), runs: phases.map((ph) => { const f = cmp.figures.find((x) => x.phase === ph && x.key === key); return f ? f.sides[s.letter].values : []; }), ci: phases.map((ph) => { const f = cmp.figures.find((x) => x.phase === ph && x.key === key); return f ? f.sides[s.letter].ci : null; }) })),
+  });
+  const charts = [
+    ...(e3 ? [spreadChart({ title: 'Total time (E3), every run', unit: 's', groups: ['all operations'], width: 760, height: 240, series: sides.map((s) => ({ name: legend(s), runs: [cmp.figures.find((x) => x.phase === 'e3' && x.key === 'time_s').sides[s.letter].values], ci: [null] })) })] : []),
+    chart('docs_per_s', e3 ? 'Operations per second, every run' : 'Documents written per second, every run', e3 ? 'ops/s' : 'docs/s'),
+    chart('batch_p50_ms', e3 ? 'Time per operation p50, every run' : 'Time per batch p50, every run', 'ms'),
+    chart('batch_p99_ms', e3 ? 'Time per operation p99, every run' : 'Time per batch p99, every run', 'ms'),
+  ];
+  let y = 0; const parts = [];
+  for (const c of charts) { const h = Number(/height="(\d+)"/.exec(c)[1]); parts.push(c.replace('<svg ', `<svg y="${y}" `)); y += h + 10; }
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${y}" viewBox="0 0 760 ${y}">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
+}
+
+export function gateJunit(dec, sides) {
+  const pc = (x) => (x === null || !Number.isFinite(x) ? '-' : `${(x * 100).toFixed(1)} %`);
+  const cases = dec.rows.map((r) => {
+    const message = `delta ${r.delta === null ? '-' : `${r.delta >= 0 ? '+' : ''}${(r.delta * 100).toFixed(1)} %`}; ${Math.round(dec.conf * 100)} % CI of the regression ${r.ci ? `${pc(r.ci.lo)} … ${pc(r.ci.hi)}` : '-'}; p ${r.p === null ? '-' : r.p.toFixed(4)} (adjusted over ${dec.k} figures ${r.p_adjusted === null ? '-' : r.p_adjusted.toFixed(4)}); detects ≥ ${r.detectable === null ? '-' : pc(r.detectable)} (90 %); verdict ${r.verdict}`;
+    const failed = r.verdict === 'REGRESSION' || r.verdict === 'cannot detect';
+    return { classname: 'k6-writepath.gate', name: `${r.phase} ${r.label}: regression at most ${(r.tolerance * 100).toFixed(0)} %`, failure: failed ? `${r.verdict === 'REGRESSION' ? 'REGRESSION' : 'cannot detect'}: ${message}` : null, out: message };
+  });
+  for (const s of sides) {
+    const bad = s.runs.filter((r) => !r.summary.passed);
+    cases.push({ classname: 'k6-writepath.gate', name: `${s.letter === 'A' ? 'baseline' : 'candidate'} runs: thresholds and verification (${s.runs.length} runs)`,
+      failure: bad.length ? `FAILED: ${bad.length} of ${s.runs.length} runs did not pass: ${bad.map((r) => r.summary.run_id).join(', ')}` : null, out: `${s.runs.length} of ${s.runs.length} passed` });
+  }
+  return junitXml(`k6-writepath gate${sides.some((s) => s.testEndpoint) ? ' TEST ENDPOINT' : ''} ${sides[0].runs[0].summary.target} ${sides[0].runs[0].summary.experiment}`, cases);
+}
+
+export function buildGate(sides, o) {
+  const { lines } = headerLines(sides, o);
+  const dec = gateDecision({ base: sides[0].runs.map((r) => r.summary), cand: sides[1].runs.map((r) => r.summary), metrics: o.metrics, tolerance: o.tolerance, alpha: o.alpha, paired: o.paired });
+  // A run that failed its thresholds or verification fails the gate too: a run never hides a failed write.
+  const failedRuns = sides.flatMap((s) => s.runs.filter((r) => !r.summary.passed).map((r) => `${s.letter}:${r.summary.run_id}`));
+  const exit = failedRuns.length ? 99 : dec.exit;
+  lines.push(`gate: ${dec.k} figures (${o.metrics.map((m) => `${m.phase ? `${m.phase}:` : ''}${m.figure}`).join(', ')}); ${dec.design === 'paired' ? 'paired runs (each candidate run against the baseline run made beside it), one-sided exact signed-rank test' : 'one-sided exact Mann–Whitney test of the candidate runs against the baseline runs'}; false alarms held at α = ${o.alpha} over all ${dec.k} figures together (permutation adjustment); "detects": the regression found with 90 % probability at the measured spread`);
+  lines.push('');
+  lines.push(...gateTable(dec));
+  lines.push('');
+  lines.push(`delta: candidate/baseline − 1; regression: the share the candidate is worse (docs/s lower, ms higher), Hodges–Lehmann estimate, with its ${Math.round(dec.conf * 100)} % interval (its lower end is the one-sided bound of the test).`);
+  if (failedRuns.length) lines.push(`runs that failed their thresholds or verification: ${failedRuns.join(', ')} — the gate fails (exit 99)`);
+  lines.push(`verdict: ${exit === 99 ? 'FAILED (exit 99)' : exit === 107 ? 'REFUSED (exit 107)' : 'passed (exit 0)'}: ${failedRuns.length && dec.exit !== 99 ? 'runs failed' : dec.why}`);
+  return { text: `${lines.join('\n')}\n`, json: { tool: 'k6-writepath gate', ...dec, exit, failed_runs: failedRuns, sides: sides.map((s) => ({ letter: s.letter, label: s.label, spec: s.spec, runs: s.runs.map((r) => ({ run_id: r.summary.run_id, source: r.source, passed: r.summary.passed })) })), order: o.order || null }, junit: gateJunit(dec, sides), exit };
+}
+
+// Before any run: could the gate reach significance at all with these N, and (a stored
+// baseline) see its tolerance at the baseline's spread? Throws the one-line refusal.
+export function precheckGate(o, baseRuns, nCand, k) {
+  const nb = o.paired ? o.repeat : baseRuns ? baseRuns.length : o.repeat;
+  if (!gateReachable({ nb, nc: nCand, k, alpha: o.alpha, paired: o.paired })) {
+    refuse(`--repeat ${o.repeat} is not allowed for this gate: ${o.paired ? `${nb} pairs` : `${nb} baseline and ${nCand} candidate runs`} cannot reach significance at α = ${o.alpha} over ${k} figures (the smallest p-value is ${o.paired ? `2^-${nb}` : `1/C(${nb + nCand},${nCand})`}); raise --repeat or gate fewer figures (--metrics)`);
+  }
+  if (!baseRuns || o.paired) return;
+  const figs = sideFigures(baseRuns.map((r) => r.summary));
+  const blind = [];
+  for (const g of gatedFigures(figs, o.metrics)) {
+    const v = g.values.filter((x) => x > 0).map(Math.log);
+    const sd = pooledSd([v]);
+    const det = detectableRegression({ better: g.better, sd, nb: v.length, nc: nCand, k, alpha: o.alpha, paired: false });
+    const tol = o.tolerance.byFigure[g.figure] ?? o.tolerance.default;
+    if (det === null || det > tol) blind.push(`${g.phase} ${g.label} detects ${det === null ? 'nothing (fewer than 2 baseline runs)' : det === Infinity ? 'nothing' : `≥ ${(det * 100).toFixed(0)} %`} but is allowed ${(tol * 100).toFixed(0)} %`);
+  }
+  if (blind.length) refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability); raise --repeat, gate fewer figures (--metrics) or allow more (--max-regression figure=X%)`);
+}
+
+// ---- main ------------------------------------------------------------------------------------
 
 export async function main(argv) {
   const o = parseArgs(argv);
   if (o.help) { process.stdout.write(usage); return 0; }
-  const cmpId = newRunId('cmp_');
+  const cmpId = newRunId(o.gate ? 'gate_' : 'cmp_');
   // Like every knob: -e RESULTS_DIR=… (wins) or the environment.
   const fromE = o.env.filter((e) => e.startsWith('RESULTS_DIR=')).pop();
   const resultsDir = (fromE && fromE.slice('RESULTS_DIR='.length)) || process.env.RESULTS_DIR || 'results';
   const outDir = o.out || path.join(resultsDir, cmpId);
+  const sides = o.specs.map((spec, i) => {
+    const letter = LETTERS[i];
+    if (isScenario(spec)) return { letter, spec, scenario: true, runs: [], warmups: [], made: true, interleaved: o.specs.filter(isScenario).length > 1 };
+    if (/\.js$/.test(spec) && !existsSync(spec)) refuse(`${spec}: neither a scenario file (*.js) nor a result folder with summary.json`);
+    return { letter, spec, scenario: false, runs: runsOfFolders(spec) };
+  });
+  if (o.gate) {
+    const base = sides[0].scenario ? null : sides[0].runs;
+    // The number of gated figures is known once one run of each side exists; a stored baseline
+    // tells it now (a scenario baseline: checked after the first round).
+    if (base) precheckGate(o, base, sides[1].scenario ? o.repeat : sides[1].runs.length, gatedFigures(sideFigures(base.map((r) => r.summary)), o.metrics).length);
+  }
   let arango = null;
   let raven = null;
-  const runs = [];
+  const order = runOrder(sides.filter((s) => s.scenario).map((s) => s.letter), o.repeat, o.warmup);
   try {
-    for (let i = 0; i < o.specs.length; i++) {
-      const letter = LETTERS[i];
-      const spec = o.specs[i];
-      let dir; let testEndpoint = o.testEndpoints.has(letter);
-      if (existsSync(spec) && existsSync(path.join(spec, 'summary.json'))) {
-        dir = spec;
-      } else if (/\.js$/.test(spec) && existsSync(spec)) {
-        // Per-run knobs win over the shared ones; secrets (PG_URL…) travel in the environment,
-        // never on a command line.
-        const knobs = new Map(o.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
-        const env = { ...process.env };
-        for (const [k, v] of Object.entries(o.perRun[letter] || {})) knobs.set(k, v);
-        // COMPARE_<letter>_<secret knob> of the environment: this run's secret; no run sees another's.
-        for (const k of Object.keys(env)) {
-          const per = /^COMPARE_([A-H])_(.+)$/.exec(k);
-          if (!per || !KNOBS[per[2]] || KNOBS[per[2]].type !== 'secret') continue;
-          if (per[1] === letter) env[per[2]] = env[k];
-          delete env[k];
-        }
-        if (o.arangoTestserver && /scenarios\/arangodb\//.test(spec)) {
-          arango ||= await startTestserver('arangodb', '--arango-testserver', ['-no-auth']);
-          env.ARANGO_URL = arango.url;
-          testEndpoint = true;
-        }
-        if (o.ravenTestserver && /scenarios\/ravendb\//.test(spec)) {
-          raven ||= await startTestserver('ravendb', '--raven-testserver');
-          env.RAVEN_URL = raven.url;
-          testEndpoint = true;
-        }
-        const runId = `${cmpId}_${letter.toLowerCase()}`.slice(0, 32);
-        dir = path.join(resultsDir, runId);
-        process.stderr.write(`scripts/compare: run ${letter}: ${spec} (RUN_ID=${runId})\n`);
-        const args = [path.join(root, 'scripts', 'run'), spec, '-q', ...[...knobs].flatMap(([k, v]) => ['-e', `${k}=${v}`]), '-e', `RUN_ID=${runId}`];
-        const r = spawnSync(args[0], args.slice(1), { env: { ...env, RESULTS_DIR: resultsDir }, stdio: ['ignore', 'ignore', 'inherit'] });
-        if (!existsSync(path.join(dir, 'summary.json'))) refuse(`run ${letter} (${spec}) left no summary.json (k6 exit code ${r.status}); see the lines above`);
-        if (testEndpoint) writeFileSync(path.join(dir, TEST_ENDPOINT_MARKER), 'This run wrote to a project API test server, not to the real database.\n');
-      } else {
-        refuse(`${spec}: neither a scenario file (*.js) nor a result folder with summary.json`);
+    for (const [step, run] of order.entries()) {
+      const s = sides[LETTERS.indexOf(run.letter)];
+      // Per-side knobs win over the shared ones; secrets (PG_URL…) travel in the environment,
+      // never on a command line.
+      const knobs = new Map(o.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+      const env = { ...process.env };
+      for (const [k, v] of Object.entries(o.perRun[run.letter] || {})) knobs.set(k, v);
+      // COMPARE_<letter>_<secret knob> of the environment: this side's secret; no side sees another's.
+      for (const k of Object.keys(env)) {
+        const per = /^COMPARE_([A-H])_(.+)$/.exec(k);
+        if (!per || !KNOBS[per[2]] || KNOBS[per[2]].type !== 'secret') continue;
+        if (per[1] === run.letter) env[per[2]] = env[k];
+        delete env[k];
       }
+      knobs.delete('RESULTS_DIR'); knobs.delete('REPEAT');
+      let testEndpoint = o.testEndpoints.has(run.letter);
+      if (o.arangoTestserver && /scenarios\/arangodb\//.test(s.spec)) {
+        arango ||= await startTestserver('arangodb', '--arango-testserver', ['-no-auth']);
+        env.ARANGO_URL = arango.url;
+        testEndpoint = true;
+      }
+      if (o.ravenTestserver && /scenarios\/ravendb\//.test(s.spec)) {
+        raven ||= await startTestserver('ravendb', '--raven-testserver');
+        env.RAVEN_URL = raven.url;
+        testEndpoint = true;
+      }
+      const runId = `${cmpId}_${run.letter.toLowerCase()}${run.warmup ? 'w' : ''}${String(run.index).padStart(2, '0')}`.slice(0, 32);
+      const dir = path.join(outDir, runId);
+      process.stderr.write(`scripts/compare: run ${step + 1} of ${order.length}: ${run.letter}${run.warmup ? ` warm-up ${run.index}` : ` ${run.index} of ${o.repeat}`}: ${s.spec} (RUN_ID=${runId}; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})\n`);
+      const args = [path.join(root, 'scripts', 'run'), s.spec, '-q', ...[...knobs].flatMap(([k, v]) => ['-e', `${k}=${v}`]), '-e', `RUN_ID=${runId}`, '-e', `RESULTS_DIR=${outDir}`];
+      const r = spawnSync(args[0], args.slice(1), { env: { ...env, RESULTS_DIR: outDir }, stdio: ['ignore', 'ignore', 'inherit'] });
+      if (!existsSync(path.join(dir, 'summary.json'))) refuse(`run ${run.letter} (${s.spec}, RUN_ID=${runId}) left no summary.json (k6 exit code ${r.status}); see the lines above`);
+      if (testEndpoint) writeFileSync(path.join(dir, TEST_ENDPOINT_MARKER), 'This run wrote to a project API test server, not to the real database.\n');
       const summary = readSummary(dir);
-      if (existsSync(path.join(dir, TEST_ENDPOINT_MARKER)) || (summary.server && summary.server.testEndpoint === true)) testEndpoint = true;
-      runs.push({ letter, summary, source: dir, testEndpoint, label: o.labels[letter] || summary.target });
+      (run.warmup ? s.warmups : s.runs).push({ summary, source: dir, testEndpoint: isTestEndpoint(dir, summary), order: step + 1 });
+      // A scenario baseline: the gate's feasibility once the first round says how many figures.
+      if (o.gate && !o.checked && sides.every((x) => x.runs.length >= 1)) {
+        o.checked = true;
+        precheckGate(o, sides[0].scenario ? null : sides[0].runs, o.repeat, gatedFigures(sideFigures([sides[0].runs[0].summary]), o.metrics).length);
+      }
     }
   } finally {
     if (arango) arango.stop();
     if (raven) raven.stop();
   }
-  const same = runs.filter((r) => !o.labels[r.letter]);
-  if (new Set(same.map((r) => r.label)).size < same.length) for (const r of same) r.label = `${r.label} ${r.letter}`;
-  const cmp = buildComparison(runs);
+  for (const s of sides) {
+    s.testEndpoint = s.runs.some((r) => r.testEndpoint);
+    s.label = o.labels[s.letter] || s.runs[0].summary.target;
+  }
+  const same = sides.filter((s) => !o.labels[s.letter]);
+  if (new Set(same.map((s) => s.label)).size < same.length) for (const s of same) s.label = `${s.label} ${s.letter}`;
+  checkSameWorkload(sides.flatMap((s) => s.runs.map((r, i) => ({ letter: `${s.letter}${s.runs.length > 1 ? i + 1 : ''}`, summary: r.summary }))));
+  const phases = sides[0].runs[0].summary.phases.map((p) => p.phase).join(',');
+  for (const s of sides) for (const r of s.runs) {
+    const own = r.summary.phases.map((p) => p.phase).join(',');
+    if (own !== phases) refuse(`refusing to compare runs with different phases: A=${phases} ${s.letter}=${own}`);
+  }
+  o.order = order.length ? order.map((r, i) => `${r.letter}${r.warmup ? ' (warm-up)' : ''}#${i + 1}`) : null;
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(path.join(outDir, 'compare.txt'), cmp.text);
+  const cmp = buildComparison(sides, o);
   writeFileSync(path.join(outDir, 'compare.json'), `${JSON.stringify(cmp.json, null, 2)}\n`);
   writeFileSync(path.join(outDir, 'compare.svg'), cmp.svg);
-  process.stdout.write(`${cmp.text}chart: ${path.join(outDir, 'compare.svg')} · table: ${path.join(outDir, 'compare.txt')}\n`);
-  return 0;
+  if (!o.gate) {
+    writeFileSync(path.join(outDir, 'compare.txt'), cmp.text);
+    process.stdout.write(`${cmp.text}chart: ${path.join(outDir, 'compare.svg')} · table: ${path.join(outDir, 'compare.txt')}\n`);
+    return 0;
+  }
+  const gate = buildGate(sides, o);
+  writeFileSync(path.join(outDir, 'compare.txt'), cmp.text);
+  writeFileSync(path.join(outDir, 'gate.txt'), gate.text);
+  writeFileSync(path.join(outDir, 'gate.json'), `${JSON.stringify(gate.json, null, 2)}\n`);
+  writeFileSync(path.join(outDir, 'junit.xml'), gate.junit);
+  process.stdout.write(`${gate.text}comparison of every figure: ${path.join(outDir, 'compare.txt')} · chart: ${path.join(outDir, 'compare.svg')} · JUnit: ${path.join(outDir, 'junit.xml')}\n`);
+  return gate.exit;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
-    if (e instanceof CompareError) { process.stderr.write(`scripts/compare: ${e.message}\n`); process.exit(e.code); }
+    if (e instanceof CompareError) { process.stderr.write(`scripts/compare: ${e.message}\n`); process.exit(107); }
     throw e;
   });
 }

@@ -525,7 +525,7 @@ describe('fault knobs (separate server)', () => {
 
   test('GET/POST /_testserver/faults round-trips the config', async () => {
     const cfg = {
-      latencyMs: 0, elementFailureRate: 0.25, elementFailureErrorNum: 1200,
+      latencyMs: 0, latencyJitterMs: 0, elementFailureRate: 0.25, elementFailureErrorNum: 1200,
       burst503: { every: 0, length: 0 }, dropConnectionRate: 0, authFailAfter: 0, upsertHoldMs: 40, seed: 7,
     };
     assert.deepEqual(await setFaults(cfg), cfg);
@@ -599,6 +599,28 @@ describe('fault knobs (separate server)', () => {
     await rejectsArango(fdb.version(), { code: 401, errorNum: 11 });
     await setFaults({});
     assert.equal((await fraw('GET', '/_api/version')).status, 200);
+  });
+
+  test('latencyJitterMs: every request waits latencyMs plus a seeded 0..latencyJitterMs ms; the answers do not change', async () => {
+    const write = async () => {
+      const t0 = performance.now();
+      const r = await fraw('POST', '/_api/document/f?overwriteMode=replace', [{ _key: 'jit1', v: 1 }, { _key: 'jit2', v: 2 }]);
+      const body = await r.json();
+      return { ms: performance.now() - t0, status: r.status, body: body.map((e) => ({ _key: e._key, error: Boolean(e.error) })) };
+    };
+    await setFaults({});
+    const plain = await write();
+    await setFaults({ latencyMs: 20, latencyJitterMs: 60, seed: 3 });
+    const timed = [];
+    for (let i = 0; i < 12; i++) timed.push(await write());
+    for (const t of timed) {
+      assert.deepEqual([t.status, t.body], [plain.status, plain.body], 'same answer as without latency');
+      assert.ok(t.ms >= 19, `never less than latencyMs: ${t.ms}`);
+    }
+    const ms = timed.map((t) => t.ms);
+    // Seeded draws from 0..60 ms: 12 of them spread over more than 20 ms (a fixed delay would not).
+    assert.ok(Math.max(...ms) - Math.min(...ms) > 20, `delays vary: ${ms.map((x) => x.toFixed(0)).join(' ')}`);
+    await setFaults({});
   });
 
   test('idle stream transaction expires -> 410/1654', async () => {

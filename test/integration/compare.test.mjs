@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
+import { contrast } from '../../scripts/lib/verdict.mjs';
 
 const small = ['-e', 'DOCS=2000', '-e', 'BATCH_SIZE=250', '-e', 'OVERWRITE_BATCHES=4', '-e', 'MIXED_BATCHES=2'];
 const pgScenario = 'scenarios/postgres/insert-vs-overwrite.js';
@@ -21,50 +22,60 @@ function compare(args, resultsDir) {
 }
 
 function tableRows(stdout) {
-  return stdout.split('\n').filter((l) => /^(load|overwrite|mixed)\s+\|/.test(l)).map((l) => l.split('|').map((c) => c.trim()));
+  return stdout.split('\n').filter((l) => /^(load|overwrite|mixed|run)\s+\|/.test(l)).map((l) => l.split('|').map((c) => c.trim()));
 }
+const values = (summaries, phase, get) => summaries.map((s) => get(s.phases.find((p) => p.phase === phase)));
+const readJson = (f) => JSON.parse(readFileSync(f, 'utf8'));
 
-test('PostgreSQL vs PostgreSQL: E3-shaped table, chart, and the same figures again from the result folders', { timeout: 240000 }, () => {
+test('PostgreSQL vs PostgreSQL, 2 runs each, interleaved: medians with n, delta and p from the runs, every run in the chart; the same again from the folders', { timeout: 300000 }, () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
-  const r = compare([...small, '--label', 'A=pg-a', '--label', 'B=pg-b', '--out', path.join(dir, 'cmp1'), pgScenario, pgScenario], dir);
+  const r = compare([...small, '--repeat', '2', '--label', 'A=pg-a', '--label', 'B=pg-b', '--out', path.join(dir, 'cmp1'), pgScenario, pgScenario], dir);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^phase\s+\| metric \|\s+A \|\s+B \|\s+A\/B$/m);
+  assert.match(r.stdout, /^phase\s+\| figure \| A median \(n\) \| B median \(n\) \|\s+delta B \|\s+95 % CI \|\s+p \|$/m);
   const rows = tableRows(r.stdout);
-  assert.deepEqual(rows.map((x) => `${x[0]} ${x[1]}`), ['load p50 ms', 'load p99 ms', 'load docs/s', 'overwrite p50 ms', 'overwrite p99 ms', 'overwrite docs/s', 'mixed p50 ms', 'mixed p99 ms', 'mixed docs/s']);
-  const json = JSON.parse(readFileSync(path.join(dir, 'cmp1', 'compare.json'), 'utf8'));
-  const [a, b] = json.runs;
-  assert.deepEqual([a.label, b.label, a.test_endpoint, b.test_endpoint], ['pg-a', 'pg-b', false, false]);
-  // The table is the summaries' figures, and A/B is their ratio.
-  const sa = JSON.parse(readFileSync(path.join(a.source, 'summary.json'), 'utf8'));
-  const sb = JSON.parse(readFileSync(path.join(b.source, 'summary.json'), 'utf8'));
-  const load = rows[0];
-  assert.equal(load[2], sa.phases[0].batch_ms.median.toFixed(1));
-  assert.equal(load[3], sb.phases[0].batch_ms.median.toFixed(1));
-  assert.equal(load[4], (sa.phases[0].batch_ms.median / sb.phases[0].batch_ms.median).toFixed(2));
+  assert.deepEqual(rows.map((x) => `${x[0]} ${x[1]}`), ['load', 'overwrite', 'mixed'].flatMap((p) => ['docs/s', 'MB/s', 'p50 ms', 'p90 ms', 'p99 ms', 'avg ms'].map((f) => `${p} ${f}`)));
+  const json = readJson(path.join(dir, 'cmp1', 'compare.json'));
+  assert.deepEqual(json.order, ['A#1', 'B#2', 'B#3', 'A#4'], 'interleaved and counterbalanced: A B B A');
+  const [a, b] = json.sides;
+  assert.deepEqual([a.label, b.label, a.runs.length, b.runs.length, a.made_now], ['pg-a', 'pg-b', 2, 2, true]);
+  for (const run of [...a.runs, ...b.runs]) assert.ok(run.source.startsWith(path.join(dir, 'cmp1')), 'runs made now live in the comparison\'s folder');
+  // Every cell comes from the runs' own summaries.
+  const sa = a.runs.map((x) => readJson(path.join(x.source, 'summary.json')));
+  const sb = b.runs.map((x) => readJson(path.join(x.source, 'summary.json')));
+  const va = values(sa, 'overwrite', (p) => p.docs_per_s); const vb = values(sb, 'overwrite', (p) => p.docs_per_s);
+  const row = rows.find((x) => x[0] === 'overwrite' && x[1] === 'docs/s');
+  assert.equal(row[2], `${((va[0] + va[1]) / 2).toFixed(0)} (2)`);
+  assert.equal(row[3], `${((vb[0] + vb[1]) / 2).toFixed(0)} (2)`);
+  const c = contrast(va, vb);
+  assert.equal(row[4], `${c.delta >= 0 ? '+' : ''}${(c.delta * 100).toFixed(1)} %`);
+  assert.equal(row[6], c.p.toFixed(3));
+  assert.equal(row[5], '-', '2 + 2 runs: no 95 % interval');
+  assert.equal(row[7], '~', '2 + 2 runs can never be significant');
+  assert.match(r.stdout, /with 2 \+ 2 runs the smallest possible p-value is 0\.333: no difference between A and B can be significant at α = 0\.05/);
+  // The chart shows every run: one spread mark per phase and side in each of its three charts, a dot per run.
   const svg = readFileSync(path.join(dir, 'cmp1', 'compare.svg'), 'utf8');
   assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-  assert.equal((svg.match(/<rect x=/g) || []).length, 3 * 4 + 3 * 2 + 4, 'bars: 3 phases × (2 runs × p50,p99) + 3 × 2 docs/s, plus 2 + 2 legend swatches');
-  // One colour per run across all groups (E3's charts): A's bars share one fill, B's another.
-  const fills = (letter) => new Set([...svg.matchAll(/<rect x="[^"]*" y="[^"]*" width="[^"]*" height="[^"]*" fill="([^"]+)"><title>[^<]* · ([AB]): /g)].filter((m) => m[2] === letter).map((m) => m[1]));
-  assert.equal(fills('A').size, 1); assert.equal(fills('B').size, 1);
-  assert.notDeepEqual([...fills('A')], [...fills('B')]);
+  assert.equal((svg.match(/<g class="spread">/g) || []).length, 3 * 3 * 2);
+  assert.equal((svg.match(/<circle class="run"/g) || []).length, 3 * 3 * 2 * 2);
+  assert.match(svg, /A: pg-a \(n=2\)/);
 
-  // Existing result folders compare without running anything, with the same numbers.
-  const again = compare(['--label', 'A=pg-a', '--label', 'B=pg-b', '--out', path.join(dir, 'cmp2'), a.source, b.source], dir);
+  // Existing result folders (several per side, joined with commas) compare without running anything, with the same numbers.
+  const again = compare(['--label', 'A=pg-a', '--label', 'B=pg-b', '--out', path.join(dir, 'cmp2'), a.runs.map((x) => x.source).join(','), b.runs.map((x) => x.source).join(',')], dir);
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(tableRows(again.stdout), rows);
-  assert.equal(readdirSync(dir).filter((f) => f.startsWith('cmp_')).length, 2, 'no new runs');
+  assert.equal(readdirSync(dir).filter((f) => f.startsWith('cmp_')).length, 0, 'no new runs');
+  assert.deepEqual(readdirSync(path.join(dir, 'cmp2')).sort(), ['compare.json', 'compare.svg', 'compare.txt']);
 });
 
-test('different workload settings are refused with one line naming them', { timeout: 240000 }, () => {
+test('different workload settings are refused with one line naming them (exit 107)', { timeout: 240000 }, () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
   const r = compare([...small, '-e', 'B:SEED=7', '-e', 'B:BATCH_SIZE=200', pgScenario, pgScenario], dir);
-  assert.equal(r.code, 2, r.stdout);
+  assert.equal(r.code, 107, r.stdout);
   const last = r.stderr.trim().split('\n').pop();
   assert.equal(last, 'scripts/compare: refusing to compare runs with different workload settings: BATCH_SIZE A=250 B=200; SEED A=1 B=7');
   assert.equal(r.stdout, '');
   const bad = compare(['results/does-not-exist', pgScenario], dir);
-  assert.equal(bad.code, 2);
+  assert.equal(bad.code, 107);
   assert.equal(bad.stderr.trim(), 'scripts/compare: results/does-not-exist: neither a scenario file (*.js) nor a result folder with summary.json');
 });
 
@@ -75,9 +86,13 @@ test('PostgreSQL vs the ArangoDB test endpoint: labelled TEST ENDPOINT everywher
   assert.match(r.stdout, /^A: postgres · postgres · /m);
   assert.match(r.stdout, /^B: arangodb \(TEST ENDPOINT\) · arangodb · TEST ENDPOINT: arangodb-testserver, .*\(it reports ArangoDB /m);
   assert.match(r.stdout, /^TEST ENDPOINT: an API test server of this project/m);
-  assert.equal(tableRows(r.stdout).length, 9);
-  assert.match(readFileSync(path.join(dir, 'cmp', 'compare.svg'), 'utf8'), /B: arangodb \(TEST ENDPOINT\)/);
+  const rows = tableRows(r.stdout);
+  assert.equal(rows.length, 18);
+  for (const row of rows) assert.deepEqual(row.slice(5), ['-', '-', 'n=1: no significance'], 'one run per side: a delta, no test');
+  assert.match(r.stdout, /^n=1: one run per side says nothing about significance/m);
+  assert.match(readFileSync(path.join(dir, 'cmp', 'compare.svg'), 'utf8'), /B: arangodb \(TEST ENDPOINT\) \(n=1\)/);
   const json = JSON.parse(readFileSync(path.join(dir, 'cmp', 'compare.json'), 'utf8'));
+  json.runs = json.sides.map((x) => ({ ...x, source: x.runs[0].source }));
   assert.equal(json.runs[1].test_endpoint, true);
   // The label travels with the result folder: the run itself recorded that a test server
   // answered (summary.json server.testEndpoint), with or without the compare marker file.
@@ -88,32 +103,31 @@ test('PostgreSQL vs the ArangoDB test endpoint: labelled TEST ENDPOINT everywher
   assert.match(again.stdout, /^B: arangodb \(TEST ENDPOINT\)/m);
 });
 
-test('arangobench A/B: E3 table (Complexity | Requests | Concurrency | Time A | Time B | A/B, ops/s), its workload line, refusals', { timeout: 240000 }, () => {
+test('arangobench A/B, 3 runs each: E3 table (Complexity | Requests | Concurrency | Time A | Time B | A/B) with medians and n, the test, refusals', { timeout: 300000 }, () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
   const e3 = 'scenarios/arangodb/arangobench.js';
   const knobs = ['-e', 'ARANGOBENCH_CASE=crud', '-e', 'REQUESTS=200', '-e', 'COMPLEXITY=20', '-e', 'VUS=2'];
-  const r = compare([...knobs, '--arango-testserver', '--out', path.join(dir, 'e3'), e3, e3], dir);
+  const r = compare([...knobs, '--repeat', '3', '--arango-testserver', '--out', path.join(dir, 'e3'), e3, e3], dir);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^workload: arangobench case crud · complexity 20 · 200 operations · 2 VUs · seed 1 \(identical in every run\)$/m);
   const lines = r.stdout.split('\n');
-  const at = lines.findIndex((l) => /^Complexity \| Requests \| Concurrency \| Time A \(s\) \| Time B \(s\) \|\s+A\/B \| ops\/s A \| ops\/s B$/.test(l));
+  const at = lines.findIndex((l) => /^Complexity \| Requests \| Concurrency \|\s+Time A \(s\) \|\s+Time B \(s\) \|\s+A\/B \|\s+delta B \|\s+p \|\s+\|\s+ops\/s A \|\s+ops\/s B$/.test(l));
   assert.ok(at >= 0, r.stdout);
   const cells = lines[at + 2].split('|').map((c) => c.trim());
   assert.deepEqual(cells.slice(0, 3), ['20', '200', '2']);
-  const json = JSON.parse(readFileSync(path.join(dir, 'e3', 'compare.json'), 'utf8'));
-  const [ta, tb] = [json.e3.time_s.A, json.e3.time_s.B];
-  assert.ok(ta > 0 && tb > 0);
-  assert.equal(cells[3], ta.toFixed(2));
-  assert.equal(cells[5], (ta / tb).toFixed(2), 'A/B is the ratio of the total times');
-  assert.equal(Math.round(json.e3.ops_per_s.A), Math.round(200 / ta), 'ops/s = requests / total time');
-  for (const run of json.runs) {
-    const s = JSON.parse(readFileSync(path.join(run.source, 'summary.json'), 'utf8'));
-    assert.equal(s.e3.time_s, json.e3.time_s[run.letter], 'Time is the run\'s own E3 total time');
-  }
+  const json = readJson(path.join(dir, 'e3', 'compare.json'));
+  const times = json.sides.map((x) => x.runs.map((run) => readJson(path.join(run.source, 'summary.json')).e3.time_s));
+  const med = (v) => [...v].sort((p, q) => p - q)[1];
+  assert.equal(cells[3], `${med(times[0]).toFixed(2)} (n=3)`, 'Time A: the median of the three runs\' own E3 total times');
+  assert.equal(cells[4], `${med(times[1]).toFixed(2)} (n=3)`);
+  assert.equal(cells[5], (med(times[0]) / med(times[1])).toFixed(2), 'A/B is the ratio of the median total times');
+  const c = contrast(times[0], times[1]);
+  assert.equal(cells[7], c.p.toFixed(3), 'p: exact Mann–Whitney of the total times');
+  assert.equal(cells[8], c.significant ? (c.delta > 0 ? 'B slower' : 'B faster') : '~');
   // Runs whose REQUESTS, COMPLEXITY or case differ are refused.
-  const [a, b] = json.runs.map((x) => x.source);
+  const a = json.sides[0].runs[0].source; const b = json.sides[1].runs[0].source;
   const other = compare(['-e', 'ARANGOBENCH_CASE=document', '-e', 'REQUESTS=100', '-e', 'COMPLEXITY=20', '-e', 'VUS=2', '--arango-testserver', '--out', path.join(dir, 'e3b'), e3, a], dir);
-  assert.equal(other.code, 2, other.stdout);
+  assert.equal(other.code, 107, other.stdout);
   assert.equal(other.stderr.trim().split('\n').pop(), 'scripts/compare: refusing to compare runs with different workload settings: ARANGOBENCH_CASE A="document" B="crud"; REQUESTS A=100 B=200; ops A={"run":"document"} B={"run":"crud"}');
   assert.equal(compare([a, b, '--out', path.join(dir, 'e3c')], dir).code, 0, 'the same two folders compare again');
 });

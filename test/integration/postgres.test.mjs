@@ -45,7 +45,7 @@ test('a passing run: exit 0, exact counts, overwritten keys read back, table dro
   assert.match(s.server.version, /PostgreSQL 1\d/);
   assert.equal(s.passed, true);
   assert.match(r.stdout, /verification: expected 7000, found 7000 — OK/);
-  assert.match(r.stdout, /overwrite\/load ratio: average/);
+  assert.match(r.stdout, /overwrite\/load ratio \(this run, n=1\): average/);
   assert.match(r.junit, /<testsuite name="k6-writepath postgres insert-vs-overwrite" tests="\d+" failures="0">/);
   assert.equal(await tableExists(r.runId), false, 'teardown dropped the run\'s table');
 });

@@ -3,7 +3,7 @@
 // per-stage rows from k6 summary data, and per-stage thresholds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { capacityChart, capacityText, compareText, kneeOf, nextRate, verdict } from '../../lib/capacity.js';
+import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, testEndpointOf, verdict } from '../../lib/capacity.js';
 import { loadModel, rampScenario, stageRows } from '../../lib/load-model.js';
 import { k6Thresholds, parseThresholds } from '../../lib/thresholds.js';
 
@@ -18,7 +18,23 @@ test('verdicts: SLO, failures, dropped iterations with the server in time = clie
   assert.equal(verdict(step(10, 50, { dropped_iterations: 2 }), 200), 'client');
   assert.equal(verdict(step(10, 900, { dropped_iterations: 2 }), 200), 'slo', 'a slow server also leaves VUs busy');
   assert.equal(verdict(step(10, 900, { client_cpu_cores: 1.9 }), 200), 'client', 'k6 on every core');
+  // The client rule holds on every step, not only once p99 is past the SLO: a step whose k6
+  // used the whole machine is never a pass that could be taken for the database's knee.
+  assert.equal(verdict(step(10, 50, { client_cpu_cores: 1.97 }), 200), 'client');
+  assert.equal(verdict(step(10, 50, { client_cpu_cores: 1.79 }), 200), 'pass', 'below 90 % of the cores');
+  assert.equal(verdict(step(10, 50, { client_cpu_cores: null }), 200), 'pass', 'not measured');
   assert.equal(verdict(step(10, 50, { verified: false, docs_failed: 1 }), 200), 'unverified');
+});
+
+test('k6\'s CPU of a step is its peak inside the measured stage: setup\'s pre-load and the warm-up do not count', () => {
+  const summary = { plan: { batch_size: 100 }, verification: { ran: true, ok: true }, thresholds: [], phases: [{ phase: 'overwrite', docs_failed: 0 }], dropped_iterations: 0,
+    stages: [{ stage: 1, started_ms: 10000, ended_ms: 12000 }, { stage: 2, started_ms: 12000, ended_ms: 17000, batches: 50, docs_ok: 5000, docs_per_s: 1000, batch_ms: { median: 5, p90: 8, p99: 9, max: 10 } }] };
+  const samples = [{ t: 5000, cores: 1.99 }, { t: 9000, cores: 1.95 }, { t: 11000, cores: 1.9 }, { t: 14000, cores: 0.4 }, { t: 16000, cores: 0.6 }, { t: 17000, cores: 0.5 }, { t: 30000, cores: 1.99 }];
+  const st = stepFromSummary({ n: 1, rate: 10, runId: 'x', exit: 0, summary, phase: 'overwrite', sloMs: 200, cpuSamples: samples, cores: 2 });
+  assert.equal(st.client_cpu_cores, 0.6);
+  assert.equal(st.verdict, 'pass');
+  const busy = stepFromSummary({ n: 1, rate: 10, runId: 'x', exit: 0, summary, phase: 'overwrite', sloMs: 200, cpuSamples: [...samples, { t: 15000, cores: 1.85 }], cores: 2 });
+  assert.equal(busy.verdict, 'client');
 });
 
 test('the knee: highest pass below the lowest non-pass; a pass above a failure is reported, not believed', () => {
@@ -43,6 +59,12 @@ test('the ladder: coarse ×factor to the first failure, bisection to the resolut
   for (let r = nextRate(steps, L); r !== null; r = nextRate(steps, L)) steps.push(...judged([step(r, p99(r))]));
   assert.deepEqual(steps.map((s) => s.rate), [6, 12, 24, 18, 21]);
   assert.equal(kneeOf(steps).rate, 21);
+  // repeat 3: then the knee (21) and the first failing rate (24) run until each has 3 steps.
+  const conf = [];
+  for (let r = nextRate(conf, { ...L, repeat: 3 }); r !== null; r = nextRate(conf, { ...L, repeat: 3 })) conf.push(...judged([step(r, p99(r))]));
+  assert.deepEqual(conf.map((s) => s.rate), [6, 12, 24, 18, 21, 21, 21, 24, 24], '24 is both the first failure and the lowest rate that never passed');
+  const k = kneeOf(conf);
+  assert.deepEqual([k.rate, k.first_failing_rate, k.knee_runs, k.failing_runs, k.boundary], [21, 24, { steps: 3, passed: 3 }, { steps: 3, passed: 0 }, { from: 21, to: 24 }]);
   // Never past max.
   const fast = [];
   for (let r = nextRate(fast, L); r !== null; r = nextRate(fast, L)) fast.push(...judged([step(r, 10)]));
@@ -54,6 +76,37 @@ test('the ladder: coarse ×factor to the first failure, bisection to the resolut
     /the load generator saturated .* this is not the database's knee/);
   // An unverified step stops everything.
   assert.equal(nextRate(judged([step(6, 10, { verified: false })]), L), null);
+});
+
+test('a knee that fails a repeat moves down; the text says how many runs passed at each rate and where the boundary lies', () => {
+  const L = { start: 10, factor: 2, max: 40, resolution: 0.1, repeat: 3 };
+  // 30/s passes once, then fails: noise at the boundary. The knee moves to 20/s (all passed).
+  const outcomes = { 30: [150, 250, 260] };
+  const p99 = (r, i) => (outcomes[r] ? outcomes[r][i] : r <= 30 ? 100 : 900);
+  const steps = [];
+  for (let r = nextRate(steps, L); r !== null; r = nextRate(steps, L)) steps.push(...judged([step(r, p99(r, steps.filter((s) => s.rate === r).length))]));
+  // 10 20 40 30 35 33 | 30 fails its repeat: bisection again below it (25, 28) | confirm 28, 30, 33.
+  assert.deepEqual(steps.map((s) => s.rate), [10, 20, 40, 30, 35, 33, 30, 25, 28, 28, 28, 30, 33, 33]);
+  const k = kneeOf(steps);
+  assert.equal(k.rate, 28);
+  assert.equal(k.first_failing_rate, 30);
+  assert.deepEqual([k.knee_runs, k.failing_runs, k.boundary], [{ steps: 3, passed: 3 }, { steps: 3, passed: 1 }, { from: 28, to: 33 }]);
+  const text = capacityText({ id: 'x', target: 'postgres', op: 'upsert', slo_ms: 200, batch_size: 100, ladder: { ...L, warmup: '1s', hold: '3s' }, steps, knee: k });
+  assert.match(text, /^knee: 28 batches\/s = 2800 docs\/s at p99 100\.0 ms \(SLO 200 ms\); 30\/s went past the SLO$/m);
+  assert.match(text, /^  how sure: 28\/s passed 3 of 3, 30\/s passed 1 of 3, 33\/s passed 0 of 3; the boundary lies between 28 and 33 batches\/s$/m);
+});
+
+test('capacity outputs of a test server say TEST ENDPOINT: text, chart, HTML title, comparison', () => {
+  const s = judged([step(10, 20, { test_endpoint: true }), step(20, 300, { test_endpoint: true })]);
+  const c = { id: 'te', target: 'arangodb', op: 'insert', slo_ms: 200, batch_size: 50, ladder: { start: 10, factor: 2, max: 20, resolution: 0.1, warmup: '1s', hold: '3s' }, steps: s, knee: kneeOf(s) };
+  assert.equal(testEndpointOf(c), true);
+  assert.match(capacityText(c), /^k6-writepath capacity · TEST ENDPOINT · arangodb · insert · te\nTEST ENDPOINT: a k6-writepath API test server answered/);
+  assert.match(capacityChart([c]), /arangodb insert \(TEST ENDPOINT\) p99/);
+  assert.match(capacityHtml([c], 't'), /<title>k6-writepath capacity · TEST ENDPOINT · arangodb · insert<\/title>/);
+  const pg = { ...c, id: 'pg', target: 'postgres', steps: judged([step(10, 20), step(20, 300)]) };
+  pg.knee = kneeOf(pg.steps);
+  assert.match(compareText(c, pg), /^A arangodb insert \(TEST ENDPOINT\)/m);
+  assert.match(compareText(c, pg), /^TEST ENDPOINT: an API test server of this project answered for A, not a database/m);
 });
 
 test('text, chart and comparison of recorded searches', () => {
@@ -100,7 +153,7 @@ test('per-stage rows from k6 summary data', () => {
   assert.equal(rows[0].docs_per_s, null, 'no batch, no rate (never 0 from nothing)');
   assert.deepEqual({ ...rows[1], batch_ms: undefined }, {
     stage: 2, duration: '1s', dropped_iterations: 3, load: '10/s', vus: '10/s', model: 'open', target_rate: 10, target_vus: null,
-    batches: 10, docs_ok: 900, docs_failed: 100, failed_by_reason: { timeout: 100 }, wall_s: 2, docs_per_s: 450, mb_per_s: 1, batches_per_s: 5,
+    batches: 10, docs_ok: 900, docs_failed: 100, failed_by_reason: { timeout: 100 }, wall_s: 2, docs_per_s: 450, mb_per_s: 1, batches_per_s: 5, started_ms: 1000, ended_ms: 3000,
     batch_ms: undefined, batch_ms_median: 4, batch_ms_p99: 9.5,
   });
   assert.deepEqual(rows[1].batch_ms, { median: 4, p90: 8, p99: 9.5, max: 10 });

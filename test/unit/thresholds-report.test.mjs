@@ -84,7 +84,7 @@ test('the report has E1\'s table, ratios, verification and failure reasons', () 
   const r = buildReport(fakeSummary({ found: 2000 }), meta);
   assert.match(r.text, /load\s+insert\s+2\s+2000\s+0\s+2000 /);
   assert.match(r.text, /overwrite\s+upsert\s+2\s+1500\s+500\s+750 /);
-  assert.match(r.text, /overwrite\/load ratio: average 4.00x · median 4.00x · p99 4.00x/);
+  assert.match(r.text, /overwrite\/load ratio \(this run, n=1\): average 4.00x · median 4.00x · p99 4.00x/);
   assert.match(r.text, /overwrite: 500 documents failed: connection 500/);
   assert.match(r.text, /verification: expected 2000, found 2000 — OK/);
   assert.equal(r.json.phases[1].docs_per_s, 750);

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // stats counts what tests assert on besides data (GET /_testserver/stats): calls of
@@ -30,6 +31,7 @@ func (st *stats) reset() {
 // faultConfig is the JSON shape of /_testserver/faults (and of the flags).
 type faultConfig struct {
 	LatencyMs              int         `json:"latencyMs"`
+	LatencyJitterMs        int         `json:"latencyJitterMs"`
 	ElementFailureRate     float64     `json:"elementFailureRate"`
 	ElementFailureErrorNum int         `json:"elementFailureErrorNum"`
 	Burst503               burstConfig `json:"burst503"`
@@ -71,10 +73,16 @@ func (f *faults) get() faultConfig {
 	return f.cfg
 }
 
-func (f *faults) latency() int {
+// latency is the delay of one request: latencyMs plus, with latencyJitterMs, a seeded uniform
+// 0..latencyJitterMs ms (a test knob for timing only: the answers stay the same).
+func (f *faults) latency() time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.cfg.LatencyMs
+	ms := f.cfg.LatencyMs
+	if f.cfg.LatencyJitterMs > 0 {
+		ms += f.rng.Intn(f.cfg.LatencyJitterMs + 1)
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 // authRevoked counts a request and reports whether auth has been "revoked":

@@ -34,6 +34,7 @@ func main() {
 		trxIdle     = flag.Duration("trx-idle-timeout", 60*time.Second, "stream transaction idle timeout")
 		sessionTTL  = flag.Duration("session-timeout", 3600*time.Second, "lifetime of the JWTs /_open/auth issues (like --server.session-timeout); an expired token gets 401")
 		latency     = flag.Int("latency-ms", 0, "fault: added latency per request (ms)")
+		jitter      = flag.Int("latency-jitter-ms", 0, "fault: a further seeded uniform 0..N ms per request (timing only; with -latency-ms, a server whose answer times vary)")
 		elemRate    = flag.Float64("element-failure-rate", 0, "fault: share of array-write elements that fail")
 		elemErr     = flag.Int("element-failure-errornum", 1200, "fault: errorNum of injected element failures")
 		burstEvery  = flag.Int("burst503-every", 0, "fault: a 503 burst in every N document-write requests")
@@ -55,6 +56,7 @@ func main() {
 	s.sessionTTL = *sessionTTL
 	s.initialFaults = faultConfig{
 		LatencyMs:              *latency,
+		LatencyJitterMs:        *jitter,
 		ElementFailureRate:     *elemRate,
 		ElementFailureErrorNum: *elemErr,
 		Burst503:               burstConfig{Every: *burstEvery, Length: *burstLength},
@@ -124,8 +126,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.authorize(w, r, segs) {
 		return
 	}
-	if ms := s.faults.latency(); ms > 0 {
-		time.Sleep(time.Duration(ms) * time.Millisecond)
+	if d := s.faults.latency(); d > 0 {
+		time.Sleep(d)
 	}
 
 	if len(segs) >= 2 && segs[0] == "_open" && segs[1] == "auth" {

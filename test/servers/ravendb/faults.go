@@ -2,7 +2,9 @@ package main
 
 // Fault injection for testing how the k6 scenarios report failures.
 //
-//   - latencyMs: sleep before handling every RavenDB request (not /_testserver).
+//   - latencyMs: sleep before handling every RavenDB request (not /_testserver);
+//     latencyJitterMs: plus a seeded uniform 0..latencyJitterMs ms (timing only: the answers
+//     stay the same).
 //   - burst503 {every, length}: counting write requests (POST bulk_insert,
 //     POST bulk_docs, PUT/DELETE docs) from 1, after every `every` accepted
 //     writes the next `length` writes get 503 DatabaseDisabledException
@@ -33,6 +35,7 @@ type burstConfig struct {
 
 type faultConfig struct {
 	LatencyMs          int         `json:"latencyMs"`
+	LatencyJitterMs    int         `json:"latencyJitterMs"`
 	Burst503           burstConfig `json:"burst503"`
 	DropConnectionRate float64     `json:"dropConnectionRate"`
 	Seed               int64       `json:"seed"`
@@ -69,6 +72,9 @@ func (f *faultState) get() faultConfig {
 func (f *faultState) applyLatency() {
 	f.mu.Lock()
 	ms := f.cfg.LatencyMs
+	if f.cfg.LatencyJitterMs > 0 {
+		ms += f.rng.Intn(f.cfg.LatencyJitterMs + 1)
+	}
 	f.mu.Unlock()
 	if ms > 0 {
 		time.Sleep(time.Duration(ms) * time.Millisecond)

@@ -7,7 +7,7 @@
 //
 // Usage: ravendb -addr 127.0.0.1:0 -version 7.1.2 [-bulk-commit-ops 1000]
 //
-//	[-latency-ms 0] [-burst503-every 0 -burst503-length 0]
+//	[-latency-ms 0] [-latency-jitter-ms 0] [-burst503-every 0 -burst503-length 0]
 //	[-drop-connection-rate 0 -seed 1] [-store-bodies=true] [-max-stored-mb 1024]
 package main
 
@@ -53,6 +53,7 @@ func main() {
 	commitOps := flag.Int("bulk-commit-ops", 1000, "bulk insert commits a batch every N operations (the real server: 16 MB / 8192 ops / 5 ms idle)")
 	storeBodies := flag.Bool("store-bodies", true, "keep document bodies (false keeps only ids/metadata, for very long runs)")
 	latency := flag.Int("latency-ms", 0, "fault: added latency per request in ms")
+	jitter := flag.Int("latency-jitter-ms", 0, "fault: a further seeded uniform 0..N ms per request (timing only)")
 	burstEvery := flag.Int("burst503-every", 0, "fault: after every N accepted write requests ...")
 	burstLen := flag.Int("burst503-length", 0, "fault: ... the next M write requests get 503")
 	dropRate := flag.Float64("drop-connection-rate", 0, "fault: share (0..1) of bulk_insert/bulk_docs requests whose connection is dropped mid-body")
@@ -78,6 +79,7 @@ func main() {
 	}
 	s.faults = newFaultState(faultConfig{
 		LatencyMs:          *latency,
+		LatencyJitterMs:    *jitter,
 		Burst503:           burstConfig{Every: *burstEvery, Length: *burstLen},
 		DropConnectionRate: *dropRate,
 		Seed:               *seed,

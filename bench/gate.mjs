@@ -1,0 +1,219 @@
+// make bench-gate: what the verdicts of issue 26 are worth on this machine (bench/README.md).
+//   1. The gate's false-alarm rate over A/A gates and its detection rate of a ~25 % regression,
+//      N runs per side, on the real PostgreSQL (regression: one secondary index, PG_INDEXES=1,
+//      which slows E1's upserts) and on the ArangoDB API test server with injected latency
+//      (regression: latency and jitter +25 %). Each block is one interleaved comparison of three
+//      sides — A, A again, and the regression — made by scripts/compare --repeat N; the gates are
+//      then the real command over those folders (scripts/compare --gate --baseline <A runs> <other
+//      runs>), for several choices of gated figures, plus the paired design over the same runs.
+//   2. A threshold file calibrated (scripts/calibrate) from the first block's A/A runs, applied
+//      to every later A/A run: the share that would fail it.
+//   3. Apache Otava over a history with a real step (a PostgreSQL setting changed halfway) and
+//      over an A/A history (scripts/history analyze).
+// Writes the section between the bench-gate markers of bench/RESULTS.md (make bench keeps it).
+// Knobs (environment): BENCH_GATE_BLOCKS=20 BENCH_GATE_N=5 BENCH_GATE_WARMUP=1
+//   BENCH_GATE_TARGETS=api,pg,history BENCH_GATE_PG_PORT=17498 BENCH_GATE_DOCS=50000
+//   BENCH_GATE_BATCHES=50 (overwrite and mixed batches) BENCH_GATE_HISTORY_RUNS=12 (per half)
+//   BENCH_GATE_OUT=results/bench-gate-<time> (runs and gate folders; kept)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PgServer } from '../scripts/pg-private.mjs';
+import { gateDecision, parseGateMetrics, parseTolerance } from '../scripts/lib/verdict.mjs';
+import { startTestServer } from '../test/helpers/testserver.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+const BLOCKS = Number(env.BENCH_GATE_BLOCKS || 20);
+const N = Number(env.BENCH_GATE_N || 5);
+const WARMUP = Number(env.BENCH_GATE_WARMUP || 1);
+const TARGETS = (env.BENCH_GATE_TARGETS || 'api,pg,history').split(',');
+const DOCS = env.BENCH_GATE_DOCS || '50000';
+const BATCHES = env.BENCH_GATE_BATCHES || '50';
+const HISTORY_RUNS = Number(env.BENCH_GATE_HISTORY_RUNS || 12);
+const OUT = path.resolve(env.BENCH_GATE_OUT || path.join(root, 'results', `bench-gate-${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}`));
+const WORKLOAD = ['-e', `DOCS=${DOCS}`, '-e', `OVERWRITE_BATCHES=${BATCHES}`, '-e', `MIXED_BATCHES=${BATCHES}`, '-e', 'WP_INFLUX=0', '-e', 'HISTORY=0'];
+// Gates evaluated over the same runs: the issue's example, and the figures that can see 25 %.
+const CONFIGS = [
+  { name: 'docs/s and p99 of every phase (the default), tolerance 10 %', metrics: 'docs/s,p99', tol: '10%' },
+  { name: 'docs/s of every phase, tolerance 10 %', metrics: 'docs/s', tol: '10%' },
+  { name: 'docs/s and p50 of every phase, tolerance 10 %', metrics: 'docs/s,p50', tol: '10%' },
+];
+const log = (s) => process.stderr.write(`${s}\n`);
+const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
+
+// One interleaved block: sides A, B (A again) and C (the regression), N runs each.
+function block(dir, sideKnobs, scenario, extraEnv = {}) {
+  const r = sh(path.join(root, 'scripts', 'compare'), ['--repeat', String(N), '--warmup', String(WARMUP), ...WORKLOAD, ...sideKnobs, '--out', dir, scenario, scenario, scenario],
+    { env: { ...process.env, K6_NO_USAGE_REPORT: 'true', ...extraEnv } });
+  if (r.status !== 0) throw new Error(`block ${dir}: scripts/compare exit ${r.status}\n${r.stderr.slice(-3000)}`);
+  const json = JSON.parse(readFileSync(path.join(dir, 'compare.json'), 'utf8'));
+  return json.sides.map((s) => s.runs.map((x) => x.source));
+}
+
+function gate(base, cand, cfg, out) {
+  const r = sh(path.join(root, 'scripts', 'compare'), ['--gate', '--baseline', base.join(','), '--metrics', cfg.metrics, '--max-regression', cfg.tol, '--out', out, cand.join(',')]);
+  const f = path.join(out, 'gate.json');
+  return { exit: r.status, json: existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null, refusal: r.status === 107 && !existsSync(f) ? r.stderr.trim() : null };
+}
+
+const summaries = (dirs) => dirs.map((d) => JSON.parse(readFileSync(path.join(d, 'summary.json'), 'utf8')));
+
+// The gate's decision in-process (the paired design; and the unpaired one's figures when the
+// command refused before deciding).
+function decide(base, cand, cfg, isPaired) {
+  return gateDecision({ base: summaries(base), cand: summaries(cand), metrics: parseGateMetrics(cfg.metrics), tolerance: parseTolerance(cfg.tol), paired: isPaired });
+}
+
+const median = (xs) => { const v = xs.filter(Number.isFinite).sort((a, b) => a - b); return v.length ? (v.length % 2 ? v[v.length >> 1] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2) : null; };
+const pct = (x) => (x === null || !Number.isFinite(x) ? '-' : `${(x * 100).toFixed(0)} %`);
+
+async function target(name) {
+  const dir = path.join(OUT, name);
+  mkdirSync(dir, { recursive: true });
+  let scenario; let sideKnobs; let extraEnv = {}; let stop = async () => {}; let regression;
+  if (name === 'api') {
+    const base = await startTestServer('arangodb', ['-no-auth', '-latency-ms', '20', '-latency-jitter-ms', '20', '-max-stored-mb', '4096']);
+    const slow = await startTestServer('arangodb', ['-no-auth', '-latency-ms', '25', '-latency-jitter-ms', '25', '-max-stored-mb', '4096']);
+    scenario = 'scenarios/arangodb/insert-vs-overwrite.js';
+    sideKnobs = ['-e', `A:ARANGO_URL=${base.url}`, '-e', `B:ARANGO_URL=${base.url}`, '-e', `C:ARANGO_URL=${slow.url}`];
+    regression = 'the ArangoDB API test server (TEST ENDPOINT) with 20 + uniform 0–20 ms per request against one with 25 + 0–25 ms (+25 %)';
+    stop = async () => { await base.stop(); await slow.stop(); };
+  } else {
+    const pg = new PgServer('bench/gate-postgres', Number(env.BENCH_GATE_PG_PORT || 17498), { db: 'gate' });
+    pg.init(); pg.start(); pg.ensureDatabase();
+    extraEnv = { PG_URL: pg.url() };
+    scenario = 'scenarios/postgres/insert-vs-overwrite.js';
+    sideKnobs = ['-e', 'C:PG_INDEXES=1'];
+    regression = `a private PostgreSQL ${pg.psql('SHOW server_version')} (defaults) without and with one secondary index on the documents (PG_INDEXES=1: E1's upserts must update it)`;
+    stop = async () => pg.stop();
+  }
+  const blocks = [];
+  try {
+    for (let b = 1; b <= BLOCKS; b++) {
+      const before = load();
+      const [A, A2, C] = block(path.join(dir, `block${String(b).padStart(2, '0')}`), sideKnobs, scenario, extraEnv);
+      blocks.push({ A, A2, C, before, after: load() });
+      log(`bench-gate ${name}: block ${b} of ${BLOCKS} (load ${before} → ${load()})`);
+    }
+  } finally { await stop(); }
+  const results = CONFIGS.map((cfg, ci) => {
+    const rows = blocks.map((bl, bi) => {
+      const gdir = path.join(dir, `gates${ci + 1}`, `b${bi + 1}`);
+      const aa = gate(bl.A, bl.A2, cfg, path.join(gdir, 'aa'));
+      const ab = gate(bl.A, bl.C, cfg, path.join(gdir, 'ab'));
+      return { aa, ab, paa: decide(bl.A, bl.A2, cfg, true), pab: decide(bl.A, bl.C, cfg, true), uaa: decide(bl.A, bl.A2, cfg, false) };
+    });
+    return { cfg, rows };
+  });
+  // The regression's size, as the runs show it: median over blocks of each block's median ratio.
+  const effect = {};
+  for (const bl of blocks) {
+    const [sa, sc] = [summaries(bl.A), summaries(bl.C)];
+    for (const p of sa[0].phases) {
+      const m = (ss) => median(ss.map((s) => s.phases.find((q) => q.phase === p.phase).docs_per_s));
+      (effect[p.phase] ||= []).push(m(sc) / m(sa) - 1);
+    }
+  }
+  // Calibrated thresholds: from block 1's A and A' runs, applied to every later A/A run.
+  const calFile = path.join(dir, 'calibrated.json');
+  const cal = sh(path.join(root, 'scripts', 'calibrate'), [[...blocks[0].A, ...blocks[0].A2].join(','), '--out', calFile]);
+  let calibration = { error: cal.status !== 0 ? cal.stderr.trim() : null };
+  if (cal.status === 0) {
+    const limits = JSON.parse(readFileSync(calFile, 'utf8')).phases;
+    const later = blocks.slice(1).flatMap((bl) => summaries([...bl.A, ...bl.A2]));
+    const fails = later.filter((s) => s.phases.some((p) => {
+      const l = limits[p.phase] || {};
+      return (l.batch_p50_ms !== undefined && p.batch_ms.median > l.batch_p50_ms) || (l.batch_p99_ms !== undefined && p.batch_ms.p99 > l.batch_p99_ms);
+    }));
+    const regressed = blocks.slice(1).flatMap((bl) => summaries(bl.C));
+    const caught = regressed.filter((s) => s.phases.some((p) => { const l = limits[p.phase] || {}; return p.batch_ms.median > l.batch_p50_ms || p.batch_ms.p99 > l.batch_p99_ms; }));
+    calibration = { runs: later.length, failed: fails.length, regressed: regressed.length, caught: caught.length, table: cal.stdout.split('\n').filter((l) => /\|/.test(l)).join('\n') };
+  }
+  return { name, regression, blocks, results, effect, calibration };
+}
+
+// Otava over a stepped history and an A/A history (scripts/history), on the private PostgreSQL.
+function historyDemo() {
+  const dir = path.join(OUT, 'history');
+  mkdirSync(dir, { recursive: true });
+  const pg = new PgServer('bench/gate-postgres', Number(env.BENCH_GATE_PG_PORT || 17498), { db: 'gate' });
+  pg.init(); pg.start(); pg.ensureDatabase();
+  const out = {};
+  try {
+    const runs = (file, n, tag) => {
+      for (let i = 0; i < n; i++) {
+        const r = sh(path.join(root, 'scripts', 'run'), ['scenarios/postgres/insert-vs-overwrite.js', '-q', '-e', `DOCS=${DOCS}`, '-e', `OVERWRITE_BATCHES=${BATCHES}`, '-e', `MIXED_BATCHES=${BATCHES}`, '-e', 'WP_INFLUX=0', '-e', `HISTORY=${file}`, '-e', `RESULTS_DIR=${path.join(dir, tag)}`],
+          { env: { ...process.env, PG_URL: pg.url(), K6_NO_USAGE_REPORT: 'true' } });
+        if (r.status !== 0) throw new Error(`history run: exit ${r.status}\n${r.stderr.slice(-2000)}`);
+      }
+    };
+    const analyze = (file) => sh(path.join(root, 'scripts', 'history'), ['analyze', '--file', file]).stdout;
+    // A/A: the same server, the same settings, 2 × HISTORY_RUNS runs.
+    const aa = path.join(dir, 'aa.csv');
+    out.aaLoad = [load()];
+    runs(aa, 2 * HISTORY_RUNS, 'aa');
+    out.aaLoad.push(load());
+    out.aa = analyze(aa);
+    // A step: HISTORY_RUNS runs, then the server's WAL flushing switched off (fsync=off, reloaded), HISTORY_RUNS more.
+    const step = path.join(dir, 'step.csv');
+    out.stepLoad = [load()];
+    runs(step, HISTORY_RUNS, 'step');
+    pg.psql('ALTER SYSTEM SET fsync = off'); pg.psql('SELECT pg_reload_conf()');
+    runs(step, HISTORY_RUNS, 'step');
+    pg.psql('ALTER SYSTEM RESET fsync'); pg.psql('SELECT pg_reload_conf()');
+    out.stepLoad.push(load());
+    out.step = analyze(step);
+  } finally { pg.stop(); }
+  return out;
+}
+
+function section(targets, history) {
+  const L = ['<!-- bench-gate -->', '## Verdicts: the gate, calibrated thresholds and change points (`make bench-gate`)', '',
+    `Generated by \`make bench-gate\` (bench/gate.mjs) on ${new Date().toISOString()}; do not edit by hand. ${os.cpus().length} cores, shared with other builds and tests.`,
+    `Each block: \`scripts/compare --repeat ${N} --warmup ${WARMUP}\` of three sides — A, A again, and the regression — interleaved (A B C, C B A, …, one run at a time) over E1 (DOCS=${DOCS}, ${BATCHES} overwrite and ${BATCHES} mixed batches of 1000); then per block one A/A gate (A against A again) and one regression gate (A against the regression), ${N} runs per side, α = 0.05 over all gated figures. "refused": exit 107, the gate could not detect its tolerance at the measured spread (it says so instead of passing). Paired: the same runs, each run against the one made beside it (signed-rank test; \`--paired\`).`, ''];
+  for (const t of targets) {
+    const loads = t.blocks.map((b) => `${b.before}`);
+    L.push(`### ${t.name === 'api' ? 'API test server with injected latency (TEST ENDPOINT)' : 'PostgreSQL'}`, '',
+      `Regression: ${t.regression}. Its size in these runs (candidate/baseline − 1 of docs/s, median over the ${t.blocks.length} blocks): ${Object.entries(t.effect).map(([p, v]) => `${p} ${pct(median(v))}`).join(', ')}. Load average (1, 5, 15 min) at the first block ${loads[0]}, at the last ${t.blocks[t.blocks.length - 1].after}.`, '',
+      '| gated figures | design | A/A gates: passed / false alarm (99) / refused (107) | regression gates: detected (99) / passed / refused | smallest detectable regression per figure (median over blocks) |',
+      '|---|---|---|---|---|');
+    for (const r of t.results) {
+      const n = r.rows.length;
+      const count = (xs, f) => xs.filter(f).length;
+      const det = (rows) => {
+        const by = {};
+        for (const row of rows) for (const x of row.rows) (by[`${x.phase} ${x.label}`] ||= []).push(x.detectable === Infinity || x.detectable === null ? Infinity : x.detectable);
+        return Object.entries(by).map(([k, v]) => `${k} ${v.every((x) => x === Infinity) ? '∞' : pct(median(v.filter(Number.isFinite)))}`).join(', ');
+      };
+      const aa = r.rows.map((x) => x.aa.exit); const ab = r.rows.map((x) => x.ab.exit);
+      L.push(`| ${r.cfg.name} | unpaired (Mann–Whitney) | ${count(aa, (e) => e === 0)} / ${count(aa, (e) => e === 99)} / ${count(aa, (e) => e === 107)} of ${n} | ${count(ab, (e) => e === 99)} / ${count(ab, (e) => e === 0)} / ${count(ab, (e) => e === 107)} of ${n} | ${det(r.rows.map((x) => x.uaa))} |`);
+      const paa = r.rows.map((x) => x.paa.exit); const pab = r.rows.map((x) => x.pab.exit);
+      L.push(`| ${r.cfg.name} | paired (signed-rank) | ${count(paa, (e) => e === 0)} / ${count(paa, (e) => e === 99)} / ${count(paa, (e) => e === 107)} of ${n} | ${count(pab, (e) => e === 99)} / ${count(pab, (e) => e === 0)} / ${count(pab, (e) => e === 107)} of ${n} | ${det(r.rows.map((x) => x.paa))} |`);
+    }
+    const c = t.calibration;
+    L.push('', c.error ? `Calibrated thresholds: ${c.error}` : `Calibrated thresholds (\`scripts/calibrate\`, p50 and p99 of every phase, 1 % for the file) from block 1's ${2 * N} A/A runs: ${c.failed} of ${c.runs} later A/A runs would fail them (${pct(c.failed / c.runs)}), ${c.caught} of ${c.regressed} regression runs would (${pct(c.caught / c.regressed)}).`, '');
+    if (!c.error) L.push('```', c.table, '```', '');
+  }
+  if (history) {
+    L.push('### Change points (Apache Otava, `scripts/history analyze`)', '', `A/A history: ${2 * HISTORY_RUNS} runs of E1 on a private PostgreSQL, nothing changed (load ${history.aaLoad.join(' → ')}):`, '', '```', history.aa.trim(), '```', '',
+      `Stepped history: ${HISTORY_RUNS} runs, then the server's \`fsync\` turned off (ALTER SYSTEM, reload), ${HISTORY_RUNS} more (load ${history.stepLoad.join(' → ')}):`, '', '```', history.step.trim(), '```', '');
+  }
+  L.push('<!-- /bench-gate -->');
+  return L.join('\n');
+}
+
+const targets = [];
+for (const t of TARGETS.filter((x) => x === 'api' || x === 'pg')) targets.push(await target(t));
+const history = TARGETS.includes('history') ? historyDemo() : null;
+const text = section(targets, history);
+const file = path.join(root, 'bench', 'RESULTS.md');
+const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+const start = old.indexOf('<!-- bench-gate -->'); const end = old.indexOf('<!-- /bench-gate -->');
+writeFileSync(file, start >= 0 && end > start ? `${old.slice(0, start)}${text}${old.slice(end + '<!-- /bench-gate -->'.length)}` : `${old.trimEnd()}\n\n${text}\n`);
+writeFileSync(path.join(OUT, 'bench-gate.md'), `${text}\n`);
+process.stdout.write(`${text}\n`);
+log(`bench-gate: runs and gates kept in ${OUT}`);

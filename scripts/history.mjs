@@ -1,0 +1,247 @@
+// scripts/history: the history of every run's headline figures and the change points in it
+// (docs/results.md "History and change points").
+//   scripts/history append <result folder>… [--file F]   add runs (scripts/run does it after every run)
+//   scripts/history list [--file F]                       the series and their runs
+//   scripts/history analyze [--file F] [--series TEXT] [--p-value 0.001] [--magnitude 0]
+//                                                         Apache Otava over every series: change points
+// The history is a CSV file (default <RESULTS_DIR>/history.csv; knob HISTORY), one row per run
+// and phase: time, run, series, docs/s, p50 and p99 of the batch time, and what else describes
+// the run (server version and settings). A series is one scenario × target × workload and
+// target knobs × phase: what the pack was asked to do. The server's own version and settings are
+// not part of it — a change there is exactly what a change point should find.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KNOBS, knobScope } from '../lib/config.js';
+import { settingsText } from '../lib/report.js';
+import { readRepeat, repetitionsOf } from './aggregate.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export class HistoryError extends Error {}
+const refuse = (m) => { throw new HistoryError(m); };
+
+export const COLUMNS = ['time', 'run_id', 'series', 'experiment', 'target', 'phase', 'test_endpoint', 'docs_per_s', 'p50_ms', 'p99_ms', 'server', 'settings', 'knobs'];
+// The figures Otava analyses, and which way is better (Otava's direction: 1 = higher is better).
+export const FIGURES = [['docs_per_s', 'docs/s', 1], ['p50_ms', 'p50 ms', -1], ['p99_ms', 'p99 ms', -1]];
+
+// The knobs that make a series: what is written and how the target stores it, not how the run
+// was reached (URLs, credentials) or named.
+export function seriesKnobs(summary) {
+  const cfg = summary.config || {};
+  const out = {};
+  for (const [k, spec] of Object.entries(KNOBS)) {
+    const scope = knobScope(k).scope;
+    if (scope !== 'workload' && scope !== `target:${summary.target}`) continue;
+    if (spec.scope === 'wrapper' || spec.type === 'secret' || spec.type === 'url') continue;
+    const v = cfg[k] !== undefined ? cfg[k] : spec.default;
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(',') : v;
+  }
+  return out;
+}
+
+function fnv(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
+  return h.toString(16).padStart(8, '0');
+}
+
+// One history row per phase of a run's summary.json.
+export function rowsOf(summary) {
+  const knobs = seriesKnobs(summary);
+  const knobText = Object.entries(knobs).map(([k, v]) => `${k}=${v}`).join(' ');
+  const srv = summary.server || {};
+  return (summary.phases || []).filter((p) => p.batches > 0).map((p) => ({
+    time: summary.started_at,
+    run_id: summary.run_id,
+    series: `${summary.target}.${summary.experiment}.${p.phase}.${fnv(`${summary.test_endpoint ? 'test;' : ''}${knobText}`)}`,
+    experiment: summary.experiment,
+    target: summary.target,
+    phase: p.phase,
+    test_endpoint: summary.test_endpoint ? 'true' : 'false',
+    docs_per_s: p.docs_per_s,
+    p50_ms: p.batch_ms.median,
+    p99_ms: p.batch_ms.p99,
+    server: srv.serverVersion || srv.version || '',
+    settings: srv.settings ? settingsText(srv.settings) : '',
+    knobs: knobText,
+  }));
+}
+
+const csvCell = (v) => { const s = v === null || v === undefined ? '' : String(v); return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; };
+export const csvLine = (cells) => cells.map(csvCell).join(',');
+
+// RFC 4180 rows (quoted cells may hold commas, quotes doubled).
+export function parseCsv(text) {
+  const rows = []; let row = []; let cell = ''; let q = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (q) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') q = false; else cell += c;
+    } else if (c === '"') q = true;
+    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; } else if (c !== '\r') cell += c;
+  }
+  if (cell !== '' || row.length) { row.push(cell); rows.push(row); }
+  return rows;
+}
+
+export function readHistory(file) {
+  if (!existsSync(file)) return [];
+  const [head, ...rows] = parseCsv(readFileSync(file, 'utf8'));
+  if (!head || head.join(',') !== COLUMNS.join(',')) refuse(`${file} is not a k6-writepath history (its header is not ${COLUMNS.join(',')})`);
+  return rows.filter((r) => r.length === COLUMNS.length).map((r) => Object.fromEntries(COLUMNS.map((c, i) => [c, r[i]])));
+}
+
+// Adds the runs of result folders (a REPEAT=N folder: its repetitions) not yet in the file.
+export function append(file, dirs) {
+  const have = new Set(readHistory(file).map((r) => `${r.run_id}\t${r.phase}`));
+  const add = [];
+  for (const dir of dirs) {
+    const f = path.join(dir, 'summary.json');
+    if (!existsSync(f)) refuse(`${dir}: no summary.json (not a result folder of a finished run)`);
+    const summaries = readRepeat(dir) ? repetitionsOf(dir).filter((r) => r.summary).map((r) => r.summary) : [JSON.parse(readFileSync(f, 'utf8'))];
+    for (const s of summaries) {
+      if (!s.run_id || !s.started_at) continue; // a run that did not start has no figures
+      for (const r of rowsOf(s)) if (!have.has(`${r.run_id}\t${r.phase}`)) { add.push(r); have.add(`${r.run_id}\t${r.phase}`); }
+    }
+  }
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (!existsSync(file)) writeFileSync(file, `${csvLine(COLUMNS)}\n`);
+  if (add.length) appendFileSync(file, add.map((r) => `${csvLine(COLUMNS.map((c) => r[c]))}\n`).join(''));
+  return add.length;
+}
+
+export function seriesOf(rows) {
+  const by = new Map();
+  for (const r of rows) {
+    if (!by.has(r.series)) by.set(r.series, []);
+    by.get(r.series).push(r);
+  }
+  for (const list of by.values()) list.sort((a, b) => a.time.localeCompare(b.time));
+  return by;
+}
+
+export const OTAVA = path.join(root, '.run', 'otava', 'bin', 'otava');
+
+// Apache Otava over every series of at least `minRuns` runs: -> [{ series, rows, changes:
+// [{ run_id, time, index, metric, label, forward_change_percent, magnitude, pvalue, mean_before,
+// mean_after, before, after }] }]. work: a folder for Otava's input (one CSV per series, otava.yaml).
+export function analyze(rows, { work, pValue = 0.001, magnitude = 0, minRuns = 6, otava = OTAVA } = {}) {
+  if (!existsSync(otava)) refuse(`Apache Otava is not installed at ${path.relative(root, otava)}: make otava-deps`);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const series = [...seriesOf(rows).entries()].map(([id, list], i) => ({ id, name: `s${i + 1}`, rows: list }));
+  const tests = series.filter((s) => s.rows.length >= minRuns);
+  const yaml = ['tests:'];
+  for (const s of tests) {
+    writeFileSync(path.join(work, `${s.name}.csv`), [csvLine(['time', 'run_id', 'server', 'settings', ...FIGURES.map((f) => f[0])]),
+      ...s.rows.map((r) => csvLine([r.time, r.run_id, r.server, r.settings, ...FIGURES.map((f) => r[f[0]])]))].join('\n') + '\n');
+    yaml.push(`  ${s.name}:`, '    type: csv', `    file: ${JSON.stringify(path.join(work, `${s.name}.csv`))}`, '    time_column: time', '    attributes: [run_id, server, settings]', '    metrics:',
+      ...FIGURES.map(([col, , dir]) => `      ${col}: {direction: ${dir}}`));
+  }
+  writeFileSync(path.join(work, 'otava.yaml'), `${yaml.join('\n')}\n`);
+  const results = new Map();
+  if (tests.length) {
+    const r = spawnSync(otava, ['analyze', '--config-file', path.join(work, 'otava.yaml'), ...tests.map((s) => s.name), '--output', 'json', '-P', String(pValue), '-M', String(magnitude)], { encoding: 'utf8' });
+    if (r.status !== 0) refuse(`otava analyze failed (exit ${r.status}): ${(r.stderr || '').trim().split('\n').pop()}`);
+    // One JSON object per test, one per line ({"s1": [change points …]}).
+    for (const line of r.stdout.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      for (const [name, cps] of Object.entries(JSON.parse(line))) results.set(name, cps);
+    }
+  }
+  return series.map((s) => {
+    const cps = results.get(s.name);
+    const changes = (cps || []).flatMap((cp) => cp.changes.map((ch) => {
+      const at = s.rows.findIndex((r) => r.run_id === cp.attributes.run_id);
+      return {
+        run_id: cp.attributes.run_id, time: s.rows[at] ? s.rows[at].time : null, index: ch.index, metric: ch.metric,
+        label: FIGURES.find((f) => f[0] === ch.metric)[1],
+        forward_change_percent: Number(ch.forward_change_percent), magnitude: Number(ch.magnitude), pvalue: Number(ch.pvalue),
+        mean_before: Number(ch.mean_before), mean_after: Number(ch.mean_after),
+        before: s.rows[at - 1] || null, after: s.rows[at] || null,
+      };
+    }));
+    return { series: s.id, rows: s.rows, analysed: cps !== undefined, changes };
+  });
+}
+
+// The knobs of a series that are not at their defaults (the history keeps them all).
+function changedKnobs(text) {
+  const out = text.split(' ').filter((kv) => { const k = kv.slice(0, kv.indexOf('=')); const d = KNOBS[k] && KNOBS[k].default; return d === undefined || String(Array.isArray(d) ? d.join(',') : d) !== kv.slice(kv.indexOf('=') + 1); });
+  return out.length ? `${out.join(' ')} (others at their defaults)` : 'all at their defaults';
+}
+
+function describeSeries(s) {
+  const r = s.rows[0];
+  return `${r.target}${r.test_endpoint === 'true' ? ' (TEST ENDPOINT)' : ''} · ${r.experiment} · ${r.phase} · ${s.rows.length} runs, ${r.time.slice(0, 16).replace('T', ' ')} → ${s.rows[s.rows.length - 1].time.slice(0, 16).replace('T', ' ')} (series ${s.series})`;
+}
+
+export function analysisText(result, { file, pValue, magnitude, minRuns }) {
+  const lines = [`k6-writepath history · ${file} · ${result.length} series, ${result.reduce((a, s) => a + s.rows.length, 0)} runs × phases`,
+    `Apache Otava (E-divisive means) per series: change points with p ≤ ${pValue}${magnitude ? ` and a magnitude of at least ${magnitude}` : ''}; series of fewer than ${minRuns} runs are not analysed`, ''];
+  for (const s of result) {
+    lines.push(`series ${describeSeries(s)}`);
+    lines.push(`  knobs: ${changedKnobs(s.rows[0].knobs)}`);
+    if (!s.analysed) { lines.push(`  not analysed: ${s.rows.length} runs (at least ${minRuns})`); lines.push(''); continue; }
+    if (!s.changes.length) lines.push('  no change point');
+    for (const c of s.changes) {
+      const moved = c.before && c.after && (c.before.settings !== c.after.settings || c.before.server !== c.after.server)
+        ? `; what changed on the server: ${[c.before.server !== c.after.server ? `version ${c.before.server} → ${c.after.server}` : null, c.before.settings !== c.after.settings ? `settings ${c.before.settings} → ${c.after.settings}` : null].filter(Boolean).join(', ')}`
+        : '';
+      lines.push(`  change point at run ${c.index + 1} of ${s.rows.length} (${c.run_id}, ${(c.time || '').slice(0, 19).replace('T', ' ')}): ${c.label} ${c.forward_change_percent >= 0 ? '+' : ''}${c.forward_change_percent} % (mean ${c.mean_before.toFixed(1)} → ${c.mean_after.toFixed(1)}), magnitude ${c.magnitude.toFixed(3)}, p ${c.pvalue.toFixed(6)}${moved}`);
+    }
+    lines.push('');
+  }
+  return `${lines.join('\n')}`;
+}
+
+function main(argv) {
+  const [cmd, ...rest] = argv;
+  const o = { file: null, series: null, pValue: 0.001, magnitude: 0, minRuns: 6, dirs: [] };
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    const next = () => { if (i + 1 >= rest.length) refuse(`${a} needs a value`); return rest[++i]; };
+    if (a === '--file') o.file = next();
+    else if (a === '--series') o.series = next();
+    else if (a === '--p-value') { const v = next(); if (!/^(0?\.\d+|1)$/.test(v) || !(Number(v) > 0)) refuse(`--p-value ${v} is not allowed: a probability above 0 and at most 1, such as 0.001`); o.pValue = Number(v); }
+    else if (a === '--magnitude') { const v = next(); if (!/^\d+(\.\d+)?$/.test(v)) refuse(`--magnitude ${v} is not allowed: a share of 0 or more, such as 0.05 (5 %)`); o.magnitude = Number(v); }
+    else if (a === '--min-runs') { const v = next(); if (!/^\d+$/.test(v) || Number(v) < 3 || Number(v) > 1000) refuse(`--min-runs ${v} is not allowed: a whole number from 3 to 1000`); o.minRuns = Number(v); }
+    else if (a.startsWith('-')) refuse(`unknown option ${a}`);
+    else o.dirs.push(a);
+  }
+  o.file ||= process.env.HISTORY && process.env.HISTORY !== '0' ? process.env.HISTORY : path.join(process.env.RESULTS_DIR || 'results', 'history.csv');
+  if (cmd === 'append') {
+    if (!o.dirs.length) refuse('append needs result folders');
+    const n = append(o.file, o.dirs);
+    process.stderr.write(`scripts/history: ${n} rows added to ${o.file}\n`);
+    return 0;
+  }
+  if (cmd === 'list') {
+    const by = seriesOf(readHistory(o.file));
+    if (!by.size) { process.stdout.write(`${o.file}: no runs yet\n`); return 0; }
+    for (const [id, rows] of by) process.stdout.write(`${describeSeries({ series: id, rows })}\n  knobs: ${changedKnobs(rows[0].knobs)}\n`);
+    return 0;
+  }
+  if (cmd === 'analyze') {
+    let rows = readHistory(o.file);
+    if (!rows.length) refuse(`${o.file}: no history yet (every scripts/run appends to it; scripts/history append <folders> adds earlier runs)`);
+    if (o.series) rows = rows.filter((r) => r.series.includes(o.series));
+    if (!rows.length) refuse(`--series ${o.series}: no series matches (scripts/history list shows them)`);
+    const work = path.join(path.dirname(path.resolve(o.file)), 'history-otava');
+    const result = analyze(rows, { work, pValue: o.pValue, magnitude: o.magnitude, minRuns: o.minRuns });
+    const text = analysisText(result, { file: o.file, ...o });
+    writeFileSync(path.join(work, 'analysis.json'), `${JSON.stringify(result.map((s) => ({ series: s.series, runs: s.rows.length, analysed: s.analysed, changes: s.changes.map(({ before, after, ...c }) => c) })), null, 2)}\n`);
+    process.stdout.write(`${text}\nOtava's input and this analysis as JSON: ${work}/\n`);
+    return 0;
+  }
+  refuse('usage: scripts/history append <result folder>… | list | analyze [--series TEXT] [--p-value 0.001] [--magnitude 0] [--min-runs 6] [--file results/history.csv]');
+  return 2;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  try { process.exit(main(process.argv.slice(2))); } catch (e) {
+    if (e instanceof HistoryError) { process.stderr.write(`scripts/history: ${e.message}\n`); process.exit(107); }
+    throw e;
+  }
+}

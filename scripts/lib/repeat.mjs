@@ -1,0 +1,194 @@
+// Several runs of one workload as one result (REPEAT=N, scripts/compare sides, the gate):
+// which figures of a run are compared (the one list of them), what two runs must share to be
+// put together, and the aggregate of N repetitions — per phase and figure the median, min–max
+// and a distribution-free 95 % interval (or "need ≥ 6 runs"), E1's ratios from each
+// repetition's own ratio, and the text table, JSON and JUnit of it. Node only (scripts/lib/stats.mjs).
+import { KNOBS, knobScope } from '../../lib/config.js';
+import { fmt } from '../../lib/format.js';
+import { runsForMedianCI, summarize } from './stats.mjs';
+import { TEST_ENDPOINT } from '../../lib/test-endpoint.js';
+import { junitXml } from '../../lib/report.js';
+
+export const CONFIDENCE = 0.95;
+
+// The figures of a phase that repetitions are summarised by and runs are compared on:
+// [key, label, value of a summary.json phase, decimals, which direction is better].
+export const METRICS = [
+  ['docs_per_s', 'docs/s', (p) => p.docs_per_s, 0, 'higher'],
+  ['mb_per_s', 'MB/s', (p) => p.mb_per_s, 2, 'higher'],
+  ['batch_p50_ms', 'p50 ms', (p) => p.batch_ms && p.batch_ms.median, 1, 'lower'],
+  ['batch_p90_ms', 'p90 ms', (p) => p.batch_ms && p.batch_ms.p90, 1, 'lower'],
+  ['batch_p99_ms', 'p99 ms', (p) => p.batch_ms && p.batch_ms.p99, 1, 'lower'],
+  ['batch_avg_ms', 'avg ms', (p) => p.batch_ms && p.batch_ms.average, 1, 'lower'],
+];
+// E3's whole-run figures of an arangobench run (summary.e3).
+export const E3_METRICS = [
+  ['time_s', 'Time (s)', (e) => e.time_s, 2, 'lower'],
+  ['ops_per_s', 'ops/s', (e) => e.ops_per_s, 0, 'higher'],
+];
+const RATIO_STATS = ['average', 'median', 'p99'];
+
+// The settings two runs must share: the knobs of scope 'workload' (lib/config.js knobScope).
+// Knobs of scope 'run' (how a run was made or checked) and 'target:<db>' (how one database
+// stores it) may differ, and so may values derived from knobs (timeoutMs). A workload knob
+// missing from a summary (written before the knob was read on its target) had its default.
+const WORKLOAD_KNOBS = Object.keys(KNOBS).filter((k) => knobScope(k).scope === 'workload');
+export function workloadSettings(summary) {
+  const out = { experiment: summary.experiment, ops: summary.ops || null };
+  const cfg = summary.config || {};
+  for (const k of WORKLOAD_KNOBS) out[k] = cfg[k] !== undefined ? cfg[k] : KNOBS[k].default;
+  return out;
+}
+
+const show = (v) => (Array.isArray(v) ? v.join(',') : JSON.stringify(v));
+
+// One line naming every workload setting that differs between the runs ({ name, summary }), or null.
+export function workloadDifference(runs) {
+  const settings = runs.map((r) => workloadSettings(r.summary));
+  const keys = [...new Set(settings.flatMap((s) => Object.keys(s)))].sort();
+  const diffs = [];
+  for (const k of keys) {
+    const vals = settings.map((s) => show(s[k]));
+    if (new Set(vals).size > 1) diffs.push(`${k} ${runs.map((r, i) => `${r.name}=${vals[i] === undefined ? '(unset)' : vals[i]}`).join(' ')}`);
+  }
+  return diffs.length ? diffs.join('; ') : null;
+}
+
+// Every comparable figure of one run's summary.json: { '<phase> <label>': value, … } in table
+// order, plus E3's whole-run figures ('run Time (s)', 'run ops/s') of an arangobench run.
+export function runFigures(summary) {
+  const out = [];
+  for (const p of summary.phases || []) {
+    for (const [key, label, get, digits, better] of METRICS) out.push({ phase: p.phase, key, label, digits, better, value: num(get(p)) });
+  }
+  if (summary.e3) for (const [key, label, get, digits, better] of E3_METRICS) out.push({ phase: 'e3', key, label, digits, better, value: num(get(summary.e3)) });
+  return out;
+}
+
+const num = (x) => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+
+// The aggregate of repetitions: reps = [{ run_id, dir, exit, summary (null when the run left
+// none) }], in the order they ran.
+export function aggregate(reps, { runId, conf = CONFIDENCE } = {}) {
+  const done = reps.filter((r) => r.summary);
+  if (done.length === 0) return null;
+  const first = done[0].summary;
+  const diff = workloadDifference(done.map((r) => ({ name: r.run_id, summary: r.summary })));
+  if (diff) throw new Error(`the repetitions do not share one workload: ${diff}`);
+  const phases = first.phases.map((p) => {
+    const metrics = {};
+    for (const [key, , get] of METRICS) {
+      const values = done.map((r) => { const q = r.summary.phases.find((x) => x.phase === p.phase); return q ? num(get(q)) : null; });
+      metrics[key] = { values, ...summarize(values, conf) };
+    }
+    return { phase: p.phase, op: (first.ops || {})[p.phase] || null, metrics };
+  });
+  const ratios = {};
+  for (const name of Object.keys(first.ratios || {})) {
+    ratios[name] = {};
+    for (const stat of RATIO_STATS) {
+      const values = done.map((r) => num(((r.summary.ratios || {})[name] || {})[stat]));
+      ratios[name][stat] = { values, ...summarize(values, conf) };
+    }
+  }
+  let e3 = null;
+  if (first.e3) {
+    e3 = { test_case: first.e3.test_case, complexity: first.e3.complexity, requests: first.e3.requests, concurrency: first.e3.concurrency };
+    for (const [key, , get] of E3_METRICS) {
+      const values = done.map((r) => (r.summary.e3 ? num(get(r.summary.e3)) : null));
+      e3[key] = { values, ...summarize(values, conf) };
+    }
+  }
+  const repetitions = reps.map((r) => ({
+    run_id: r.run_id, dir: r.dir, exit: r.exit ?? null,
+    passed: r.summary ? Boolean(r.summary.passed) : false,
+    verified: r.summary ? Boolean(r.summary.verification && r.summary.verification.ok) : false,
+    started_at: r.summary ? r.summary.started_at : null,
+    why: whyFailed(r),
+  }));
+  const config = { ...(first.config || {}) };
+  delete config.RUN_ID;
+  return {
+    tool: 'k6-writepath',
+    kind: 'repeat',
+    run_id: runId || null,
+    target: first.target,
+    experiment: first.experiment,
+    test_endpoint: done.some((r) => r.summary.test_endpoint),
+    server: first.server || null,
+    config,
+    ops: first.ops || {},
+    n: reps.length,
+    n_with_results: done.length,
+    confidence: conf,
+    repetitions,
+    phases,
+    ratios,
+    ...(e3 ? { e3 } : {}),
+    passed: repetitions.every((r) => r.passed),
+  };
+}
+
+// Why a repetition did not pass, in one line (null when it passed).
+function whyFailed(r) {
+  if (!r.summary) return `no summary.json (k6 exit ${r.exit ?? '?'}: bad input or aborted; see its junit.xml)`;
+  if (r.summary.passed) return null;
+  const parts = [];
+  const failed = (r.summary.thresholds || []).filter((t) => !t.ok);
+  if (failed.length) parts.push(`thresholds failed: ${failed.map((t) => `${t.metric} ${t.threshold}`).join('; ')}`);
+  const v = r.summary.verification || {};
+  if (!v.ran) parts.push(`verification did not run: ${v.why || 'unknown'}`);
+  else if (!v.ok) parts.push('verification FAILED');
+  if (r.exit !== null && r.exit !== undefined && ![0, 99].includes(r.exit)) parts.push(`k6 exit ${r.exit}`);
+  return parts.join('; ') || 'did not pass';
+}
+
+// "median" / "min – max" / interval cells of one summarised figure.
+export function spreadCells(s, digits, conf = CONFIDENCE) {
+  if (!s || !s.n) return ['-', '-', '-'];
+  const ci = s.ci ? `${fmt(s.ci.lo, digits)} – ${fmt(s.ci.hi, digits)}` : `need ≥ ${runsForMedianCI(conf)} runs`;
+  return [fmt(s.median, digits), `${fmt(s.min, digits)} – ${fmt(s.max, digits)}`, ci];
+}
+
+export function aggregateText(agg, { header = [], resultsAt = null } = {}) {
+  const pct = Math.round(agg.confidence * 100);
+  const tep = agg.test_endpoint ? `${TEST_ENDPOINT} · ` : '';
+  const lines = [`k6-writepath · ${tep}${agg.target} · ${agg.experiment} · ${agg.n} repetitions · run ${agg.run_id}`, ...header];
+  if (agg.test_endpoint) lines.push(`${TEST_ENDPOINT}: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.`);
+  lines.push(`repetitions: ${agg.repetitions.map((r) => r.run_id).join(', ')} — each with its own objects and result folder; one after another`);
+  lines.push('');
+  const rows = [['phase', 'op', 'figure', 'n', 'median', 'min – max', `${pct} % CI of the median`]];
+  for (const p of agg.phases) {
+    METRICS.forEach(([key, label, , digits], i) => {
+      const s = p.metrics[key];
+      rows.push([i === 0 ? p.phase : '', i === 0 ? (p.op || '') : '', label, String(s.n), ...spreadCells(s, digits, agg.confidence)]);
+    });
+  }
+  if (agg.e3) for (const [key, label, , digits] of E3_METRICS) rows.push(['run (E3)', '', label, String(agg.e3[key].n), ...spreadCells(agg.e3[key], digits, agg.confidence)]);
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const r of rows) lines.push(r.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').replace(/\s+$/, ''));
+  lines.push('');
+  lines.push(`Each figure is one value per repetition (docs/s of the phase, MB/s, batch-time percentiles of the phase); median and min – max over the repetitions; the ${pct} % interval of the median is distribution-free (order statistics) and needs at least ${runsForMedianCI(agg.confidence)} repetitions.`);
+  for (const [name, r] of Object.entries(agg.ratios)) {
+    const parts = RATIO_STATS.map((stat) => {
+      const s = r[stat];
+      if (!s.n) return `${stat} -`;
+      const [med, range, ci] = spreadCells(s, 2, agg.confidence);
+      return `${stat} ${med}x (min – max ${range}, ${s.ci ? `${pct} % CI ${ci}` : ci})`;
+    });
+    lines.push(`${name} ratio, median of the ${r.average.n} repetitions' own ratios (n=${r.average.n}): ${parts.join(' · ')}`);
+  }
+  const verified = agg.repetitions.filter((r) => r.verified).length;
+  const passed = agg.repetitions.filter((r) => r.passed).length;
+  lines.push(`verification: ${verified} of ${agg.n} repetitions verified (count and read-back)${verified < agg.n ? ' — FAILED' : ''}`);
+  lines.push(`thresholds and verification: ${passed} of ${agg.n} repetitions passed${passed < agg.n ? ` — FAILED: ${agg.repetitions.filter((r) => !r.passed).map((r) => `${r.run_id} (${r.why})`).join('; ')}` : ''}`);
+  if (resultsAt) lines.push(`results: ${resultsAt} (each repetition in its own folder inside)`);
+  return `${lines.join('\n')}\n`;
+}
+
+// JUnit of a repeated run: one case per repetition (its thresholds and verification).
+export function aggregateJunit(agg) {
+  const cls = `${agg.target}.${agg.experiment}`;
+  return junitXml(`k6-writepath ${agg.test_endpoint ? `${TEST_ENDPOINT} ` : ''}${agg.target} ${agg.experiment} REPEAT=${agg.n}`,
+    agg.repetitions.map((r, i) => ({ classname: cls, name: `repetition ${i + 1} of ${agg.n} (run ${r.run_id}): thresholds and verification`, failure: r.passed ? null : r.why })));
+}

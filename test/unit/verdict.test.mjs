@@ -1,0 +1,142 @@
+// Verdicts over several runs (scripts/lib/verdict.mjs, scripts/lib/repeat.mjs, scripts/compare.mjs's pure parts):
+// `~` for identical sets, significance for separated ones, "n=1: no significance", the gate's
+// decision and refusals, the interleaved order, and the aggregate of repetitions.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { aggregate, aggregateJunit, aggregateText } from '../../scripts/lib/repeat.mjs';
+import { mannWhitney, shiftCI } from '../../scripts/lib/stats.mjs';
+import { compareSides, contrast, gateDecision, parseGateMetrics, parseTolerance } from '../../scripts/lib/verdict.mjs';
+import { CompareError, parseArgs, precheckGate, runOrder } from '../../scripts/compare.mjs';
+
+// A summary.json with the figures the verdicts read; f scales every time (docs/s divides).
+function summary({ docs = 50000, p50 = 20, p99 = 40, runId = 'r1', phases = ['load', 'overwrite'] } = {}) {
+  return {
+    tool: 'k6-writepath', run_id: runId, target: 'postgres', experiment: 'insert-vs-overwrite', passed: true,
+    config: { DOCS: 1000, BATCH_SIZE: 100, SEED: 1, VUS: 2 }, ops: { load: 'insert', overwrite: 'upsert' },
+    verification: { ran: true, ok: true },
+    phases: phases.map((phase) => ({ phase, docs_per_s: docs, mb_per_s: docs * 0.0012, batch_ms: { min: p50 / 2, median: p50, average: p50 * 1.1, p90: p99 * 0.8, p95: p99 * 0.9, p99, max: p99 * 1.2 } })),
+    ratios: { 'overwrite/load': { average: 1, median: 1, p99: 1 } },
+  };
+}
+const side = (letter, list) => ({ letter, summaries: list });
+
+test('two identical sets of runs: every row ~, p = 1, delta 0 %', () => {
+  const runs = [50000, 52000, 48000, 51000, 49000].map((d, i) => summary({ docs: d, p50: 20 + i, p99: 40 + 2 * i }));
+  const cmp = compareSides([side('A', runs), side('B', runs.map((s) => structuredClone(s)))]);
+  assert.equal(cmp.figures.length, 12, '2 phases × 6 figures');
+  for (const f of cmp.figures) {
+    const c = f.vs.B;
+    assert.equal(c.p, 1); assert.equal(c.significant, false); assert.equal(c.note, '~');
+    assert.ok(Math.abs(c.delta) < 1e-12);
+    assert.equal(f.sides.A.n, 5); assert.equal(f.sides.A.ci, null, 'no 95 % interval of a median from 5 runs');
+  }
+});
+
+test('clearly separated runs: significant, with the exact p-value and the Hodges–Lehmann delta and interval', () => {
+  const a = [50000, 52000, 48000, 51000, 49000, 50500].map((d) => summary({ docs: d }));
+  const b = [30000, 31000, 29000, 30500, 29500, 30200].map((d) => summary({ docs: d }));
+  const cmp = compareSides([side('A', a), side('B', b)]);
+  const row = cmp.figures.find((f) => f.phase === 'load' && f.key === 'docs_per_s');
+  const c = row.vs.B;
+  assert.equal(c.significant, true);
+  assert.equal(c.p, mannWhitney(a.map((s) => Math.log(s.phases[0].docs_per_s)), b.map((s) => Math.log(s.phases[0].docs_per_s)), 'two-sided').p);
+  assert.ok(Math.abs(c.p - 2 / 924) < 1e-15, 'complete separation of 6 + 6 runs: 2 / C(12, 6)');
+  const s = shiftCI(a.map((x) => Math.log(x.phases[0].docs_per_s)), b.map((x) => Math.log(x.phases[0].docs_per_s)));
+  assert.equal(c.delta, Math.exp(s.estimate) - 1);
+  assert.deepEqual([c.ci.lo, c.ci.hi], [Math.exp(s.ci.lo) - 1, Math.exp(s.ci.hi) - 1]);
+  assert.ok(c.delta < -0.35 && c.delta > -0.45);
+  assert.ok(row.sides.A.ci, '6 runs have a 95 % interval of the median');
+});
+
+test('one run per side: a delta, no p-value, "n=1: no significance"', () => {
+  const c = contrast([100], [80]);
+  assert.equal(c.note, 'n=1: no significance');
+  assert.equal(c.p, null); assert.equal(c.significant, false);
+  assert.ok(Math.abs(c.delta + 0.2) < 1e-12);
+});
+
+test('interleaved order: A B, B A, A B, … (warm-up rounds first, not counted)', () => {
+  assert.deepEqual(runOrder(['A', 'B'], 3).map((r) => r.letter).join(''), 'ABBAAB');
+  const w = runOrder(['A', 'B'], 2, 1);
+  assert.deepEqual(w.map((r) => `${r.letter}${r.warmup ? 'w' : ''}${r.index}`), ['Aw1', 'Bw1', 'B1', 'A1', 'A2', 'B2']);
+  assert.deepEqual(runOrder(['A', 'B', 'C'], 2).map((r) => r.letter).join(''), 'ABCCBA');
+});
+
+const metrics = parseGateMetrics('docs/s,p99');
+
+test('gate: a clear regression beyond the tolerance is flagged (exit 99); the same runs against themselves pass (exit 0)', () => {
+  const base = [50000, 51000, 49000, 50500, 49500].map((d, i) => summary({ docs: d, p99: 40 + i * 0.5 }));
+  const slow = [35000, 36000, 34500, 35500, 34800].map((d, i) => summary({ docs: d, p99: 55 + i * 0.5 }));
+  const dec = gateDecision({ base, cand: slow, metrics, tolerance: parseTolerance('10%') });
+  assert.equal(dec.exit, 99, dec.why);
+  assert.equal(dec.k, 4);
+  for (const r of dec.rows) {
+    assert.equal(r.verdict, 'REGRESSION', `${r.phase} ${r.label}`);
+    assert.equal(r.p, 1 / 252, 'complete separation, one-sided 5 + 5');
+    assert.ok(r.p_adjusted <= 4 / 252 + 1e-12 && r.p_adjusted >= r.p);
+    assert.ok(r.regression > 0.25);
+  }
+  const same = gateDecision({ base, cand: base.map((s) => structuredClone(s)), metrics, tolerance: parseTolerance('10%') });
+  assert.equal(same.exit, 0, same.why);
+  for (const r of same.rows) assert.equal(r.verdict, 'ok');
+  // A significant regression smaller than the tolerance is allowed.
+  const bit = base.map((s) => { const t = structuredClone(s); for (const p of t.phases) { p.docs_per_s *= 0.95; p.batch_ms.p99 *= 1.05; } return t; });
+  const within = gateDecision({ base, cand: bit, metrics, tolerance: parseTolerance('10%') });
+  assert.equal(within.exit, 0, within.why);
+  assert.ok(within.rows.every((r) => r.verdict === 'within tolerance'), JSON.stringify(within.rows.map((r) => r.verdict)));
+});
+
+test('gate: a spread too wide for the tolerance is "cannot detect" (exit 107), and the precheck refuses before any run', () => {
+  const wide = [50000, 80000, 30000, 65000, 40000].map((d) => summary({ docs: d, p99: 2e6 / d }));
+  const dec = gateDecision({ base: wide, cand: wide.map((s) => structuredClone(s)), metrics, tolerance: parseTolerance('10%') });
+  assert.equal(dec.exit, 107);
+  assert.match(dec.why, /^this gate cannot detect its tolerance on load docs\/s \(detects ≥ \d+ %, tolerance 10 %\)/);
+  const o = { paired: false, repeat: 5, alpha: 0.05, metrics, tolerance: parseTolerance('10%') };
+  assert.throws(() => precheckGate(o, wide.map((summary_) => ({ summary: summary_ })), 5, 4), (e) => e instanceof CompareError && /^--max-regression is not allowed for this gate: with 5 baseline runs of the measured spread and 5 candidate runs, load docs\/s detects ≥ \d+ % but is allowed 10 %/.test(e.message));
+  // 3 + 3 runs can never reach p < 0.05 / 4: refused whatever the spread.
+  const refused = (fn, re) => assert.throws(fn, (e) => e instanceof CompareError && re.test(e.message));
+  refused(() => precheckGate({ ...o, repeat: 3 }, null, 3, 4), /^--repeat 3 is not allowed for this gate: 3 baseline and 3 candidate runs cannot reach significance at α = 0.05 over 4 figures/);
+  // Paired: 5 pairs reach 2^-5 = 0.031 < 0.05 for one figure, not for four.
+  assert.doesNotThrow(() => precheckGate({ ...o, paired: true }, null, 5, 1));
+  refused(() => precheckGate({ ...o, paired: true }, null, 5, 4), /5 pairs cannot reach significance/);
+});
+
+test('bad gate options: one line naming the option, the value and what is allowed', () => {
+  const bad = (argv, re) => assert.throws(() => parseArgs(argv), (e) => e instanceof CompareError && re.test(e.message) && !e.message.includes('\n'));
+  bad(['--gate', '--baseline', 'results/x', '--max-regression', 'ten', 'a.js'], /^--max-regression "ten" is not allowed: a share in percent such as 10%/);
+  bad(['--gate', '--baseline', 'results/x', '--max-regression', '0%', 'a.js'], /each share above 0 %/);
+  bad(['--gate', '--baseline', 'results/x', '--max-regression', 'p98=5%', 'a.js'], /"p98" is no figure/);
+  bad(['--gate', '--baseline', 'results/x', '--metrics', 'speed', 'a.js'], /^--metrics "speed" is not allowed/);
+  bad(['--alpha', '0.5', 'a', 'b'], /^--alpha 0.5 is not allowed: a significance level above 0 and at most 0.2/);
+  bad(['--alpha', 'x', 'a', 'b'], /^--alpha x is not allowed/);
+  bad(['--repeat', '0', 'a', 'b'], /^--repeat 0 is not allowed: a whole number from 1 to 99/);
+  bad(['--repeat', '100', 'a', 'b'], /^--repeat 100 is not allowed/);
+  bad(['--gate', 'a.js'], /^--gate needs --baseline/);
+  bad(['--gate', '--baseline', 'results/does-not-exist', 'scenarios/postgres/insert-vs-overwrite.js'], /^--baseline results\/does-not-exist is not allowed: a scenario file \(run now, interleaved with the candidate\) or result folders with summary.json/);
+  bad(['--max-regression', '10%', 'a', 'b'], /^--max-regression is an option of --gate$/);
+  assert.deepEqual(parseTolerance('10%,p99=40%'), { default: 0.1, byFigure: { p99: 0.4 } });
+  assert.deepEqual(parseGateMetrics('docs/s,overwrite:p99').map((m) => `${m.phase}:${m.key}`), ['null:docs_per_s', 'overwrite:batch_p99_ms']);
+});
+
+test('aggregate of repetitions: per phase and figure the values in order, median, min–max, interval from 6 on; ratios from each repetition', () => {
+  const reps = [50000, 40000, 60000, 45000, 55000, 52000].map((d, i) => ({ run_id: `x_r0${i + 1}`, dir: `x_r0${i + 1}`, exit: 0, summary: { ...summary({ docs: d, runId: `x_r0${i + 1}` }), ratios: { 'overwrite/load': { average: 1 + i / 10, median: 1, p99: 2 } } } }));
+  reps.push({ run_id: 'x_r07', dir: 'x_r07', exit: 108, summary: null });
+  const agg = aggregate(reps, { runId: 'x' });
+  assert.equal(agg.n, 7); assert.equal(agg.n_with_results, 6);
+  const d = agg.phases[0].metrics.docs_per_s;
+  assert.deepEqual(d.values, [50000, 40000, 60000, 45000, 55000, 52000]);
+  assert.deepEqual([d.n, d.median, d.min, d.max], [6, 51000, 40000, 60000]);
+  assert.deepEqual([d.ci.lo, d.ci.hi], [40000, 60000], '6 values: the 95 % interval is min–max (coverage 1 − 2/64)');
+  assert.deepEqual(agg.ratios['overwrite/load'].average.values.map((v) => +v.toFixed(1)), [1, 1.1, 1.2, 1.3, 1.4, 1.5]);
+  assert.equal(agg.passed, false, 'a repetition without results fails the aggregate');
+  assert.match(agg.repetitions[6].why, /^no summary.json \(k6 exit 108/);
+  const text = aggregateText(agg);
+  assert.match(text, /^load\s+insert\s+docs\/s\s+6\s+51000\s+40000 – 60000\s+40000 – 60000$/m);
+  assert.match(text, /overwrite\/load ratio, median of the 6 repetitions' own ratios \(n=6\): average 1\.25x/);
+  const junit = aggregateJunit(agg);
+  assert.match(junit, /<testsuites tests="7" failures="1">/);
+  assert.match(junit, /name="repetition 7 of 7 \(run x_r07\): thresholds and verification"><failure message="no summary.json/);
+  // Repetitions of different workloads are refused.
+  const other = { ...reps[1], summary: { ...reps[1].summary, config: { ...reps[1].summary.config, SEED: 9 } } };
+  assert.throws(() => aggregate([reps[0], other]), /the repetitions do not share one workload: SEED x_r01=1 x_r02=9/);
+});
