@@ -139,17 +139,17 @@ test('all four targets side by side: PostgreSQL, MongoDB, and the ArangoDB and R
   const scen = (db) => `scenarios/${db}/insert-vs-overwrite.js`;
   const r = compare([...small, '--arango-testserver', '--raven-testserver', '--out', path.join(dir, 'four'), scen('postgres'), scen('mongodb'), scen('arangodb'), scen('ravendb')], dir);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^phase\s+\| metric \|\s+A \|\s+B \|\s+C \|\s+D \|/m);
+  assert.match(r.stdout, /^phase\s+\| figure \| A median \(n\) \| B median \(n\) \| C median \(n\) \| D median \(n\) \|/m);
   assert.match(r.stdout, /^A: postgres · postgres · /m);
   assert.match(r.stdout, /^B: mongodb · mongodb · 6\.0\.5 \(MongoDB Community, standalone\)/m);
   assert.match(r.stdout, /^C: arangodb \(TEST ENDPOINT\)/m);
   assert.match(r.stdout, /^D: ravendb \(TEST ENDPOINT\)/m);
-  assert.equal(tableRows(r.stdout).length, 9);
-  const json = JSON.parse(readFileSync(path.join(dir, 'four', 'compare.json'), 'utf8'));
-  assert.deepEqual(json.runs.map((x) => [x.target, x.test_endpoint]), [['postgres', false], ['mongodb', false], ['arangodb', true], ['ravendb', true]]);
-  for (const run of json.runs) {
-    const s = JSON.parse(readFileSync(path.join(run.source, 'summary.json'), 'utf8'));
-    assert.equal(s.verification.ok, true, `${run.label}: verified`);
-    assert.equal(s.verification.found, 2000 + 2 * 125, `${run.label}: the same documents on every target`);
+  assert.equal(tableRows(r.stdout).length, 18, 'six figures of three phases');
+  const json = readJson(path.join(dir, 'four', 'compare.json'));
+  assert.deepEqual(json.sides.map((x) => [x.target, x.test_endpoint]), [['postgres', false], ['mongodb', false], ['arangodb', true], ['ravendb', true]]);
+  for (const side of json.sides) {
+    const s = readJson(path.join(side.runs[0].source, 'summary.json'));
+    assert.equal(s.verification.ok, true, `${side.label}: verified`);
+    assert.equal(s.verification.found, 2000 + 2 * 125, `${side.label}: the same documents on every target`);
   }
 });
