@@ -43,9 +43,9 @@ down:
 status:
 	@scripts/services.sh status
 
-## E1 on PostgreSQL at laptop scale, metrics to the local InfluxDB, table on stdout
+## E1 on PostgreSQL at laptop scale, metrics to the local InfluxDB, table on stdout (last: k6 runs --quiet)
 demo: bin/k6 up
-	@scripts/run scenarios/postgres/insert-vs-overwrite.js $(K6_ARGS)
+	@scripts/run scenarios/postgres/insert-vs-overwrite.js --quiet $(K6_ARGS)
 
 node_modules/.package-lock.json: package.json
 	npm install --no-audit --no-fund --loglevel=error

@@ -29,6 +29,7 @@ export const KNOBS = {
   TIMEOUT:      { type: 'duration', min: '100ms', max: '24h', default: '60s', doc: 'Timeout of one batch request/statement; a batch that takes longer counts as failed (reason timeout).' },
   MAX_DURATION: { type: 'duration', min: '1s', max: '720h', default: '30m', doc: 'Upper bound on the whole write scenario (k6 maxDuration); unfinished batches are reported, not hidden.' },
   REUSE:        { type: 'enum', values: ['0', '1', 'recreate'], default: '0', doc: 'With an explicit RUN_ID whose objects already exist: 1 = empty and reuse them when their marker is exactly this pack\'s for this RUN_ID and their shape (table kind, indexes, collections, waitForSync…) matches this run\'s settings; recreate = the same, but drop and create them anew when the shape differs. Anything else is refused and never touched (docs/reliability.md).' },
+  RUN_SECRET:   { type: 'secret', minLength: 16, doc: 'Proves that objects are this run\'s (docs/reliability.md, "What ours means"): every marker carries an HMAC made with it, which nobody without it can forge. Needed, the same everywhere, by REUSE (the value of the run that kept the objects) and by every instance and the verify step of a distributed run; scripts/run sets it from .run/run-secret (made once, mode 600) when it is not set. At least 16 characters; environment only, never printed.' },
   KEEP:         { type: 'bool', default: false, doc: 'Keep the run\'s table/collection/database after the run instead of dropping it.' },
   // Reports (docs/results.md)
   HTML_REPORTER: { type: 'enum', values: ['builtin', 'k6-reporter', 'none'], default: 'builtin', doc: 'HTML report in results/<RUN_ID>/: builtin = report.html from our own code (offline, self-contained); k6-reporter = also k6-reporter.html from benc-uk/k6-reporter 3.0.4, imported by URL through scripts/run (needs internet; without it scripts/run warns and keeps the builtin report); none = no HTML.' },
@@ -129,7 +130,7 @@ function charBits(s) {
 // not in NOT_PLAN (connection, credentials, transport, accounting). The instances of a
 // distributed run must agree on the plan (planSignature); compare refuses runs whose
 // workload knobs differ; experiments/ram/driver.mjs takes its ranges from KNOBS.
-const RUN_SCOPE = ['RUN_ID', 'THRESHOLDS', 'RESULTS_DIR', 'READBACK', 'TIMEOUT', 'MAX_DURATION', 'REUSE', 'KEEP',
+const RUN_SCOPE = ['RUN_ID', 'THRESHOLDS', 'RESULTS_DIR', 'READBACK', 'TIMEOUT', 'MAX_DURATION', 'REUSE', 'RUN_SECRET', 'KEEP',
   'INFLUX_URL', 'MEMORY_BUDGET_MB', 'IGNORE_ENV', 'ALLOW_HTTP_DEBUG',
   'HTML_REPORTER', 'WEB_DASHBOARD', 'WEB_DASHBOARD_PERIOD', 'K6_REPORTER_URL', 'DISTRIBUTED', 'REPEAT', 'HISTORY'];
 // Listed under the database they were first built for, but knobs of a workload that runs on
@@ -230,6 +231,7 @@ export function parseKnob(name, raw, spec) {
       return raw;
     case 'secret':
       if (!raw) fail(`${name} is empty: set it in the environment`);
+      if (spec.minLength && raw.length < spec.minLength) fail(`${name} (value not shown) is not allowed: at least ${spec.minLength} characters`);
       // The value is never shown, not even redacted: a malformed URL may put part of the
       // password where the host or port should be.
       if (spec.url) {
@@ -277,6 +279,8 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   if (order.some((v, i) => i > 0 && v < order[i - 1])) bad('PHASES', env.PHASES, `phases in the experiment's order: ${allPhases.join(', ')}`);
   if (cfg.REUSE !== '0' && !env.RUN_ID) fail(`REUSE=${cfg.REUSE} needs an explicit RUN_ID: it only applies to objects of a named earlier run`);
   if (cfg.DISTRIBUTED !== '0' && !env.RUN_ID) fail(`DISTRIBUTED=${cfg.DISTRIBUTED} needs an explicit RUN_ID, the same on every instance: it names the objects the instances share`);
+  if (cfg.REUSE !== '0' && !cfg.RUN_SECRET) fail(`REUSE=${cfg.REUSE} needs RUN_SECRET in the environment, the one the run that kept the objects had: it proves they are this run's (scripts/run sets it from .run/run-secret)`);
+  if (cfg.DISTRIBUTED !== '0' && !cfg.RUN_SECRET) fail(`DISTRIBUTED=${cfg.DISTRIBUTED} needs RUN_SECRET in the environment, the same on every instance and the verify step: it proves the shared objects are this run's (scripts/run sets it from .run/run-secret)`);
   if (cfg.DISTRIBUTED !== '0' && cfg.REUSE !== '0') fail(`REUSE=${cfg.REUSE} is not allowed with DISTRIBUTED=${cfg.DISTRIBUTED}: emptying the shared objects would erase the other instances' writes; choose a new RUN_ID`);
   if (cfg.THRESHOLDS === undefined) cfg.THRESHOLDS = `thresholds/${target}/${experiment}.json`;
   if (cfg.STAGES !== undefined && env.STAGES) checkStages('STAGES', cfg.STAGES, KNOBS.VUS.max, 'VUs');

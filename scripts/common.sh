@@ -41,7 +41,7 @@ wp_check_run_id() {
 # keeps this list in step), any name ending in PASSWORD, PASSWD, SECRET or TOKEN, and any value
 # holding a URL with credentials (scheme://user[:password]@…: a password typed as the user
 # name is still a password).
-WP_SECRET_KNOBS='PG_URL ARANGO_PASSWORD MONGO_URL'
+WP_SECRET_KNOBS='PG_URL ARANGO_PASSWORD RUN_SECRET MONGO_URL'
 # wp_cli_secret <k6 run args…>: the name of the first -e/--env value that is a secret, or nothing.
 wp_cli_secret() {
   local a name value
@@ -64,6 +64,22 @@ wp_cli_secret() {
 # wp_cli_secret_line <name>: the refusal (its value is never shown).
 wp_cli_secret_line() {
   printf '%s given with -e is not allowed: a secret on the command line is visible to every local user in the process list for the whole run; export %s=… in the environment (or keep it in .run/env) and run again without -e %s\n' "$1" "$1" "$1"
+}
+
+# RUN_SECRET proves that objects are a run's (lib/targets/lifecycle.js): the same value must
+# reach every process that may claim them (REUSE of a kept object, the instances and the verify
+# step of a distributed run). wp_run_secret exports it from .run/run-secret (32 random hex
+# digits, made once, mode 600: other users of the machine cannot read it) unless it is set;
+# where .run cannot be written it stays unset (each run then proves only its own objects).
+wp_run_secret() {
+  [ -n "${RUN_SECRET:-}" ] && return 0
+  local dir; dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.run
+  if [ ! -s "$dir/run-secret" ]; then
+    ( umask 077; mkdir -p "$dir" 2>/dev/null && od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$dir/run-secret.$$" &&
+      mv -n "$dir/run-secret.$$" "$dir/run-secret"; rm -f "$dir/run-secret.$$" ) 2>/dev/null || return 0
+  fi
+  [ -s "$dir/run-secret" ] && RUN_SECRET=$(cat "$dir/run-secret") && export RUN_SECRET
+  return 0
 }
 
 # Ports of the private servers (scripts/services.sh, scripts/pg-private.sh, bench/pg.sh): the

@@ -267,6 +267,12 @@ export function createTarget(cfg, plan = {}) {
     writeMarker(marker);
   }
 
+  // The marker document replaced (lifecycle.js read it just before: HTTP has no transaction
+  // spanning the check and the write).
+  function mark(marker) {
+    writeMarker(marker);
+  }
+
   function drop() {
     must(dropDatabase(), `drop database ${db}`);
   }
@@ -275,7 +281,8 @@ export function createTarget(cfg, plan = {}) {
     bind,
     get what() { return `database ${db}`; },
     get objects() { return [`database ${db}`, ...colls.map((c) => `collection ${db}/${c}`)]; },
-    probe, create, readMarker, shape, planned, empty, drop,
+    get dropHint() { return `curl -u "$ARANGO_USER:$ARANGO_PASSWORD" -X DELETE ${base}/_db/_system/_api/database/${db}`; },
+    probe, create, readMarker, shape, planned, empty, mark, drop,
     settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
   });
 

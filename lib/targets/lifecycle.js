@@ -7,6 +7,7 @@
 // Primitives an adapter provides (all synchronous, k6 style; `what` names the object):
 //   bind(runId)                 name the run's objects (the adapter's own bind)
 //   what                        'table public.k6wp_x' | 'database k6wp_x' (after bind)
+//   dropHint                    the command a user runs to drop the object by hand (after bind)
 //   probe()                     { version, serverVersion, testEndpoint? }; throws a one-line
 //                               string when the server cannot be reached or is not the
 //                               database the knob says (bounded by PROBE_TIMEOUT)
@@ -18,9 +19,13 @@
 //                               marker; else the raw marker (string or object)
 //   shape()                     the object's actual shape, { knob: value } read from the server
 //   planned()                   the shape the plan asks for, same keys
-//   empty(marker)               remove every document, leave the object carrying `marker`
+//   empty(marker, found)        remove every document, leave the object carrying `marker`
+//                               (only while it still carries `found`, where the database can
+//                               check and change in one step)
+//   mark(marker, found)         replace the marker `found` by `marker`, nothing else (same)
 //   drop(marker)                drop the object (may re-check the marker atomically)
 import { sleep } from 'k6';
+import crypto from 'k6/crypto';
 import exec from 'k6/execution';
 
 export const TOOL = 'k6-writepath';
@@ -31,20 +36,36 @@ export const PROBE_TIMEOUT = '10s';
 const JOIN_WAIT_S = 10;
 // The token of objects shared by the instances of a distributed run.
 const SHARED = 'distributed';
+// What scripts/k8s-archives puts into an archive for RUN_SECRET (k6 stores -e values in it):
+// known to everyone, so a run that still has it (the runner lacks the Secret) proves nothing.
+export const RUN_SECRET_PLACEHOLDER = 'set-at-run-time-by-the-runner';
+// A marker's state: the objects of a process that is (or was, until it was killed) using them,
+// and those a run finished with and kept (KEEP=1). Only kept objects may be reused.
+export const RUNNING = 'running';
+export const KEPT = 'kept';
 
 // A marker: who made the object (exactly TOOL), for which run, by which process (token), for
-// which plan. It is the whole proof of ownership; prefixes, names and comments that merely
-// look alike prove nothing.
-export function makeMarker(runId, token, plan) {
-  return { tool: TOOL, run: runId, token, plan };
+// which plan, and the proof: an HMAC-SHA256 of all that and the object's name under the run's
+// secret (RUN_SECRET; a process without one draws its own, so that nobody can claim its
+// objects later). Everything else in a marker is printed somewhere (the run id, the plan hash
+// in a refusal line, the token in summary.json); the proof is what a bystander cannot
+// reproduce: a hand-written marker, or one copied onto another object, proves nothing.
+export function markerProof(secret, m, what) {
+  return crypto.hmac('sha256', secret, [m.tool, m.run, m.token, m.plan, what].join('\n'), 'hex');
+}
+
+export function makeMarker(runId, token, plan, secret, what, state = RUNNING) {
+  const m = { tool: TOOL, run: runId, token, plan };
+  return { tool: m.tool, run: m.run, token: m.token, plan: m.plan, proof: markerProof(secret, m, what), state };
 }
 
 export function markerText(m) {
-  return JSON.stringify({ tool: m.tool, run: m.run, token: m.token, plan: m.plan });
+  return JSON.stringify({ tool: m.tool, run: m.run, token: m.token, plan: m.plan, proof: m.proof, state: m.state });
 }
 
 // The marker as stored (a JSON text in a PostgreSQL comment, a document on the HTTP
-// databases), or null when it is not exactly a marker of this pack.
+// databases), or null when it is not a marker of this pack at all. proof and state are null
+// when absent (a marker written by hand, or by a version of the pack without them).
 export function parseMarker(raw) {
   let m = raw;
   if (typeof raw === 'string') {
@@ -52,18 +73,21 @@ export function parseMarker(raw) {
   }
   if (!m || typeof m !== 'object') return null;
   if (m.tool !== TOOL || typeof m.run !== 'string' || typeof m.token !== 'string' || typeof m.plan !== 'string') return null;
-  return { tool: m.tool, run: m.run, token: m.token, plan: m.plan };
+  return { tool: m.tool, run: m.run, token: m.token, plan: m.plan, proof: typeof m.proof === 'string' ? m.proof : null, state: typeof m.state === 'string' ? m.state : null };
 }
 
+// The same owner (the state may differ).
 export function sameMarker(a, b) {
-  return Boolean(a && b) && a.tool === b.tool && a.run === b.run && a.token === b.token && a.plan === b.plan;
+  return Boolean(a && b) && a.tool === b.tool && a.run === b.run && a.token === b.token && a.plan === b.plan && a.proof === b.proof;
+}
+
+function randomHex(bytes) {
+  return Array.from(new Uint8Array(crypto.randomBytes(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 // A per-process creation token: two processes with one RUN_ID never hold the same one.
 export function newToken() {
-  let t = '';
-  for (let i = 0; i < 4; i++) t += Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0');
-  return t;
+  return randomHex(8);
 }
 
 function shortRaw(raw) {
@@ -88,13 +112,22 @@ function refuse(message) {
 }
 
 // The lifecycle of one target's run objects. prims: see the header. Returns the adapter's
-// setup(runId, signature, mode) and teardown(runId, owned, keep) for lib/experiment.js.
+// setup(runId, signature, mode) and teardown(runId, owned, keep, contradiction) for
+// lib/experiment.js.
 export function lifecycle(cfg, prims) {
+  // The secret proofs are made with: the run's (RUN_SECRET, the same for every process that
+  // may claim the run's objects), else one of this process's own.
+  let processSecret = null;
+  const secret = () => cfg.RUN_SECRET || (processSecret ||= randomHex(32));
+  const proven = (m, what) => Boolean(m && m.proof) && m.proof === markerProof(secret(), m, what);
+  const dropIt = () => `drop it yourself once you have looked at it: ${prims.dropHint}`;
+
   // setup(runId, signature, mode): mode 'own' (a single process), 'join' (one instance of a
   // distributed run), 'verify' (after all instances). Returns what summary.json keeps as
   // `server`: versions, objects, settings (read back from the object, never assumed), and
   // `owned`: the marker teardown must find to drop anything.
   function setup(runId, signature, mode) {
+    if (cfg.RUN_SECRET === RUN_SECRET_PLACEHOLDER) refuse('RUN_SECRET is the placeholder scripts/k8s-archives builds archives with: give the runners the real one in their environment (the Secret, deploy/k8s/secret.example.yaml)');
     prims.bind(runId);
     let server;
     try {
@@ -103,7 +136,7 @@ export function lifecycle(cfg, prims) {
       return refuse(String(e));
     }
     const what = prims.what;
-    const own = makeMarker(runId, mode === 'own' ? newToken() : SHARED, signature);
+    const own = makeMarker(runId, mode === 'own' ? newToken() : SHARED, signature, secret(), what);
     let reused = false;
     let created = false;
     if (mode === 'verify') {
@@ -138,10 +171,20 @@ export function lifecycle(cfg, prims) {
     return Object.assign({}, server, { objects: prims.objects, reused, settings: Object.assign({}, server.settings || {}, prims.settings ? prims.settings() : {}, knobbed), owned: own });
   }
 
-  function checkShared(what, raw, own) {
+  // The marker must be exactly this pack's, for this RUN_ID, and carry a proof made with this
+  // run's secret for this very object: nothing else is ever touched. Returns the parsed marker.
+  function checkOurs(what, raw, own) {
     const m = parseMarker(raw);
     if (!m) refuse(`${what} exists and was not created by k6-writepath (${raw === null ? 'no marker' : `marker ${shortRaw(raw)}`}): refusing to touch it; choose another RUN_ID`);
     if (m.run !== own.run) refuse(`${what} carries the marker of another k6-writepath run (run=${m.run}): refusing to touch it; choose another RUN_ID`);
+    if (!proven(m, what)) {
+      refuse(`${what} carries a k6-writepath marker for RUN_ID=${own.run} that this run cannot prove is its own (${m.proof ? 'made with another RUN_SECRET' : 'no proof: written by hand, or by an older version of the pack'}): refusing to touch it; with the RUN_SECRET of the run that made it, or choose another RUN_ID, or ${dropIt()}`);
+    }
+    return m;
+  }
+
+  function checkShared(what, raw, own) {
+    const m = checkOurs(what, raw, own);
     if (m.token !== SHARED || m.plan !== own.plan) {
       refuse(`${what} belongs to ${m.token === SHARED ? 'instances with other workload knobs' : 'a single-process run'} (marker plan ${m.plan}, this instance ${own.plan}): use the same knobs on every instance, or a new RUN_ID`);
     }
@@ -161,12 +204,16 @@ export function lifecycle(cfg, prims) {
       checkShared(what, raw, own);
       return false;
     }
-    const m = parseMarker(raw);
-    if (!m) refuse(`${what} exists and was not created by k6-writepath (${raw === null ? 'no marker' : `marker ${shortRaw(raw)}`}): refusing to touch it; choose another RUN_ID`);
-    if (m.run !== own.run) refuse(`${what} carries the marker of another k6-writepath run (run=${m.run}): refusing to touch it; choose another RUN_ID`);
+    const m = checkOurs(what, raw, own);
     if (m.token === SHARED) refuse(`${what} belongs to a distributed run (DISTRIBUTED=1): finish it with scripts/verify-distributed, or choose another RUN_ID`);
     if (cfg.REUSE === '0') {
       refuse(`${what} already exists (made by k6-writepath for RUN_ID=${own.run}: kept by an earlier run, or in use by a running one): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
+    }
+    // Two processes of one RUN_ID: the second must not empty what the first still writes to.
+    // Only an object its run finished with and kept is reused; one whose process was killed
+    // before its teardown stays "running" until a person decides.
+    if (m.state !== KEPT) {
+      refuse(`${what} is in use by another process with RUN_ID=${own.run} (its marker says ${m.state || 'nothing of its state'}; a run that was killed before its teardown leaves it so): REUSE=${cfg.REUSE} empties only objects a finished run kept; wait for that run, or choose another RUN_ID, or, if no process uses it any more, ${dropIt()}`);
     }
     const diff = shapeDiff(prims.planned(), prims.shape());
     if (diff.length && cfg.REUSE !== 'recreate') {
@@ -188,23 +235,34 @@ export function lifecycle(cfg, prims) {
   }
 
   // After the run: drop the object only when it still carries exactly the marker this run
-  // put on it (KEEP=1 keeps it). Returns what happened, for the log line and the report.
-  function teardown(runId, owned, keep) {
+  // put on it and its content does not contradict the run (contradiction: a sentence, e.g. the
+  // verify step of a distributed run finding another count than the instances' plan: it did
+  // not write the object itself and cannot vouch for it). KEEP=1 keeps it, marked kept (a
+  // later REUSE=1 may empty it). Returns what happened, for the log line and the report.
+  function teardown(runId, owned, keep, contradiction = null) {
     prims.bind(runId);
     let raw;
     try {
       raw = prims.readMarker();
     } catch (e) {
-      return `left alone: cannot read its marker (${String(e)})`;
+      return `left in place: cannot read its marker (${String(e)}); ${dropIt()}`;
     }
     if (raw === undefined) return 'absent (dropped by someone else during the run)';
     const m = parseMarker(raw);
+    // owned is what this run's setup wrote (k6 hands it over in the setup data: setup and
+    // teardown run in different VUs, so a process secret drawn in one is unknown to the other).
     if (!owned || !sameMarker(m, owned)) return `left alone: it no longer carries this run's marker (${raw === null ? 'no marker' : shortRaw(raw)})`;
-    if (keep) return 'kept (KEEP=1)';
+    if (keep || contradiction) {
+      const kept = Object.assign({}, m, { state: KEPT });
+      let marked = '';
+      try { prims.mark(kept, m); } catch (e) { marked = `; its marker still says ${m.state} (${String(e)}), so REUSE=1 will refuse it`; }
+      if (contradiction) return `left in place: ${contradiction}, so this run does not vouch for its content${marked}; ${dropIt()}`;
+      return `kept (KEEP=1)${marked}; ${prims.dropHint} drops it`;
+    }
     try {
       prims.drop(owned);
     } catch (e) {
-      return `NOT dropped: ${String(e)}`;
+      return `NOT dropped: ${String(e)}; ${dropIt()}`;
     }
     return 'dropped';
   }

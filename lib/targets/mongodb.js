@@ -275,25 +275,32 @@ export function createTarget(cfg) {
     };
   }
 
-  function sameAs(found, expected) {
-    return JSON.stringify(found && { tool: found.tool, run: found.run, token: found.token, plan: found.plan })
-      === JSON.stringify({ tool: expected.tool, run: expected.run, token: expected.token, plan: expected.plan });
+  // Replace the marker document `found` by `marker` in one step: an update whose filter is the
+  // whole expected marker matches only while the document still carries it (a single-document
+  // write is atomic in MongoDB). Fields a marker lacks (proof, state of an old marker) match
+  // only where the document lacks them too ({field: null}). Throws unless it matched.
+  function claim(marker, found) {
+    const q = { _id: MARKER_ID };
+    for (const k of ['tool', 'run', 'token', 'plan', 'proof', 'state']) q[k] = found[k] === undefined ? null : found[k];
+    const u = Object.assign({ _id: MARKER_ID }, marker, { createdAt: new Date().toISOString() });
+    const r = command(db, { update: META, updates: [{ q, u }], ordered: true, ...(Object.keys(wc).length ? { writeConcern: wc } : {}) });
+    if (r.writeErrors && r.writeErrors.length) throw `cannot replace the marker: ${r.writeErrors[0].errmsg}`;
+    if (Number(r.n) !== 1) throw 'the database no longer carries the expected marker';
   }
 
-  // Empty and re-mark, or drop, only while the marker is the one expected (re-read just
-  // before: MongoDB has no lock spanning both steps).
-  function guarded(expected) {
-    if (!sameAs(readMarker(), expected)) throw 'the database no longer carries the expected marker';
-  }
-
+  // Empty: the marker claimed first (only while it is the one found), then every document deleted.
   function empty(marker, found) {
-    guarded(found);
+    claim(marker, found);
     command(db, { delete: COLLECTION, deletes: [{ q: {}, limit: 0 }] });
-    writeMarker(marker, 'replace');
   }
 
+  function mark(marker, found) {
+    claim(marker, found);
+  }
+
+  // Drop: the marker claimed as "dropping" (only while it is this run's), then the database.
   function drop(marker) {
-    guarded(marker);
+    claim(Object.assign({}, marker, { state: 'dropping' }), marker);
     dropDatabase();
   }
 
@@ -301,7 +308,8 @@ export function createTarget(cfg) {
     bind,
     get what() { return `database ${db}`; },
     get objects() { return [`database ${db}`, `collection ${db}.${COLLECTION}`]; },
-    probe, create, readMarker, shape, planned, empty, drop,
+    get dropHint() { return `mongosh "$MONGO_URL" --eval 'db.getSiblingDB("${db}").dropDatabase()'`; },
+    probe, create, readMarker, shape, planned, empty, mark, drop,
   });
 
   // The lifecycle's setup, plus the docs collection's UUID for every write (docs/mongodb.md:

@@ -184,6 +184,10 @@ export function createTarget(cfg) {
     guarded(found, `TRUNCATE ${table}; COMMENT ON TABLE ${table} IS ${q(markerText(marker))};`);
   }
 
+  function mark(marker, found) {
+    guarded(found, `COMMENT ON TABLE ${table} IS ${q(markerText(marker))};`);
+  }
+
   function drop(marker) {
     guarded(marker, `DROP TABLE ${table};`);
   }
@@ -192,7 +196,8 @@ export function createTarget(cfg) {
     bind,
     get what() { return `table ${cfg.PG_SCHEMA}.${name}`; },
     get objects() { return [`table ${cfg.PG_SCHEMA}.${name}`]; },
-    probe, create, readMarker, shape, planned, empty, drop,
+    get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${table}'`; },
+    probe, create, readMarker, shape, planned, empty, mark, drop,
   });
 
   // The batch parameter: binary jsonb bytes (a Uint8Array over the image docs.body() patched),

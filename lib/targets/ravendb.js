@@ -305,6 +305,11 @@ export function createTarget(cfg) {
     if (made !== 'created') throw `database ${db} could not be created again after emptying it`;
   }
 
+  // The marker document replaced (lifecycle.js read it just before).
+  function mark(marker) {
+    writeMarker(marker);
+  }
+
   function drop() {
     const d = deleteDatabase();
     if (d.status !== 200) throw errorText(d);
@@ -314,7 +319,8 @@ export function createTarget(cfg) {
     bind,
     get what() { return `RavenDB database ${db}`; },
     get objects() { return [`database ${db}`]; },
-    probe, create, readMarker, shape, planned, empty, drop,
+    get dropHint() { return `curl -X DELETE ${base}/admin/databases -H 'Content-Type: application/json' -d '{"DatabaseNames":["${db}"],"HardDelete":true}'`; },
+    probe, create, readMarker, shape, planned, empty, mark, drop,
     settings: () => ({
       collection,
       bulk_insert_gzip: cfg.RAVEN_GZIP,

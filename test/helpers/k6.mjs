@@ -1,6 +1,7 @@
 // Runs bin/k6 on a scenario for an integration test and collects what the run left behind:
 // exit code, output, and the result folder's summary.json / junit.xml.
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,19 @@ export const k6Bin = path.join(repoRoot, 'bin', 'k6');
 export function localEnv() {
   if (!existsSync(RUN_ENV_FILE)) throw new Error('.run/env is missing: run "make up" (make test does it for you)');
   return readRunEnv();
+}
+
+// The RUN_SECRET of the tests' runs (lib/targets/lifecycle.js: markers carry an HMAC made with
+// it), so that a run may REUSE what an earlier one kept; tests that play a bystander forge
+// markers with and without it (markerFor).
+export const TEST_RUN_SECRET = 'k6wp-tests-run-secret-2c9e51';
+
+// A marker as lib/targets/lifecycle.js writes it for the object `what` (e.g. 'table public.k6wp_x'),
+// its proof made with `secret` (a bystander's guess, or the tests' own secret).
+export function markerFor(what, { run, token = '0123456789abcdef', plan = 'insert-vs-overwrite-00000000', state = 'kept', secret = TEST_RUN_SECRET } = {}) {
+  const m = { tool: 'k6-writepath', run, token, plan };
+  const proof = createHmac('sha256', secret).update([m.tool, m.run, m.token, m.plan, what].join('\n')).digest('hex');
+  return { ...m, proof, state };
 }
 
 let counter = 0;
@@ -41,6 +55,7 @@ export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, run
     K6_AUTO_EXTENSION_RESOLUTION: 'false',
     RESULTS_DIR: resultsDir,
     RUN_ID: runId,
+    RUN_SECRET: TEST_RUN_SECRET,
     PWD: repoRoot,
     ...env,
   };

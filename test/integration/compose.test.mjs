@@ -70,10 +70,10 @@ function mounts(svc) {
   });
 }
 
-test('scripts/compose-env.sh writes four random passwords once, private, and never changes them', () => {
-  assert.deepEqual(Object.keys(passwords).sort(), ['ARANGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD', 'MONGO_ROOT_PASSWORD', 'POSTGRES_PASSWORD']);
+test('scripts/compose-env.sh writes four random passwords and the run secret once, private, and never changes them', () => {
+  assert.deepEqual(Object.keys(passwords).sort(), ['ARANGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD', 'MONGO_ROOT_PASSWORD', 'POSTGRES_PASSWORD', 'RUN_SECRET']);
   for (const v of Object.values(passwords)) assert.match(v, /^[0-9a-f]{32}$/);
-  assert.equal(new Set(Object.values(passwords)).size, 4);
+  assert.equal(new Set(Object.values(passwords)).size, 5);
   assert.equal(statSync(envFile).mode & 0o777, 0o600);
   const before = readFileSync(envFile, 'utf8');
   execFileSync(path.join(repoRoot, 'scripts/compose-env.sh'), [envFile], { stdio: 'pipe' });
@@ -84,7 +84,7 @@ test('scripts/compose-env.sh writes four random passwords once, private, and nev
   execFileSync(path.join(repoRoot, 'scripts/compose-env.sh'), [partial], { stdio: 'pipe' });
   const lines = readFileSync(partial, 'utf8').trim().split('\n');
   assert.deepEqual(lines.slice(0, 2), ['POSTGRES_PASSWORD=mine', 'WP_MEMORY_BUDGET=1G']);
-  assert.deepEqual(lines.slice(2).map((l) => l.split('=')[0]), ['ARANGO_ROOT_PASSWORD', 'MONGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD']);
+  assert.deepEqual(lines.slice(2).map((l) => l.split('=')[0]), ['ARANGO_ROOT_PASSWORD', 'MONGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD', 'RUN_SECRET']);
 });
 
 test('every password is required: without one, docker-compose config fails and names it', () => {

@@ -49,6 +49,14 @@ test('archives are built with their TestRun\'s knobs and run them: instance + ve
   // 3000 loaded + half of 3 mixed batches of 500 are new.
   assert.match(verify.stdout, /verification: expected 3750, found 3750 — OK/);
 
+  // A runner without the Secret's RUN_SECRET has only the archive's placeholder, which anyone
+  // can read: refused before anything is created (its proofs would prove nothing).
+  const noSecret = uniqueRunId('k8sn');
+  const unproven = await runK6(rel(e1), { PG_URL, RUN_SECRET: undefined }, { runId: noSecret, args: [...argumentsOf(path.join(manifests, 'testrun-e1-postgres.yaml')), '-e', `RUN_ID=${noSecret}`] });
+  assert.equal(unproven.code, 108, `${unproven.stdout}\n${unproven.stderr}`);
+  assert.match(unproven.stderr, /RUN_SECRET is the placeholder scripts\/k8s-archives builds archives with: give the runners the real one/);
+  assert.equal(await psql(PG_URL, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${noSecret}'`), '0');
+
   // The same archive with other knobs at run time: refused before anything is written.
   const other = uniqueRunId('k8sx');
   const bad = await runK6(rel(e1), { PG_URL }, { runId: other, args: [...argumentsOf(path.join(manifests, 'testrun-e1-postgres.yaml')), '-e', `RUN_ID=${other}`, '-e', 'VUS=2'] });
@@ -58,12 +66,14 @@ test('archives are built with their TestRun\'s knobs and run them: instance + ve
 });
 
 test('scripts/k8s-archives refuses a secret in a TestRun\'s arguments', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-manifests-'));
-  const text = readFileSync(path.join(repoRoot, 'deploy', 'k8s', 'testrun-e1-postgres.yaml'), 'utf8')
-    .replace('-e DOCS=3000000', '-e PG_URL=postgres://u:Canary-Pw@db/x -e DOCS=3000000');
-  spawnSync('sh', ['-c', `cat > ${dir}/testrun-e1-postgres.yaml`], { input: text });
-  const r = spawnSync(path.join(repoRoot, 'scripts', 'k8s-archives'), [dir, dir], { cwd: repoRoot, encoding: 'utf8' });
-  assert.equal(r.status, 107);
-  assert.match(r.stderr, /passes PG_URL in arguments: secrets belong in the runner's environment/);
-  assert.doesNotMatch(r.stderr, /Canary-Pw/);
+  for (const [kv, name] of [['PG_URL=postgres://u:Canary-Pw@db/x', 'PG_URL'], ['RUN_SECRET=Canary-Pw-0123456789', 'RUN_SECRET']]) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-manifests-'));
+    const text = readFileSync(path.join(repoRoot, 'deploy', 'k8s', 'testrun-e1-postgres.yaml'), 'utf8')
+      .replace('-e DOCS=3000000', `-e ${kv} -e DOCS=3000000`);
+    spawnSync('sh', ['-c', `cat > ${dir}/testrun-e1-postgres.yaml`], { input: text });
+    const r = spawnSync(path.join(repoRoot, 'scripts', 'k8s-archives'), [dir, dir], { cwd: repoRoot, encoding: 'utf8' });
+    assert.equal(r.status, 107);
+    assert.match(r.stderr, new RegExp(`passes ${name} in arguments: secrets belong in the runner's environment`));
+    assert.doesNotMatch(r.stderr, /Canary-Pw/);
+  }
 });

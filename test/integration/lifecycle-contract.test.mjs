@@ -4,7 +4,11 @@
 // servers. Each row is one hostile situation; every target must end it the same way:
 //   - a foreign object whose marker merely looks like ours    refused, untouched, not dropped
 //   - an object with this run's marker but another shape       refused naming the difference
-//   - a second run with the same RUN_ID while the first runs   refused; the first finishes OK
+//   - a marker forged from what the pack prints (RUN_ID, plan
+//     hash, token "distributed"), without the run's secret     refused by REUSE and by the verify
+//                                                              step, untouched, not dropped
+//   - a second run with the same RUN_ID while the first runs,
+//     with or without REUSE=1                                  refused; the first finishes OK
 //   - REUSE with other settings                                refused; REUSE=recreate obeys,
 //                                                              and the report shows the object
 //   - the run's object dropped mid-run                         the revealing batch counted, 108
@@ -12,7 +16,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { localEnv, psql, startK6, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { localEnv, markerFor, psql, startK6, runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startTestServer, testServerBinary } from '../helpers/testserver.mjs';
 import { startPrivateMongo } from '../helpers/mongoprivate.mjs';
 import { closeMongo, failPoint, mongo } from '../helpers/mongo.mjs';
@@ -258,7 +264,8 @@ each('a foreign object whose marker only looks like ours is refused with REUSE=1
 
 each('an object with this run\'s marker but another shape is refused with REUSE=1, naming the difference', async (t) => {
   const runId = uniqueRunId('cs');
-  await t.otherShape(runId, { tool: 'k6-writepath', run: runId, token: '0123456789abcdef', plan: 'insert-vs-overwrite-00000000' });
+  // A marker only a holder of the run's secret can make (the tests' RUN_SECRET), kept.
+  await t.otherShape(runId, markerFor(t.noun(runId), { run: runId }));
   const before = await t.fingerprint(runId);
   const r = await runK6(E1(t.name), { ...t.env(), ...small, REUSE: '1' }, { runId });
   assert.equal(r.code, 108, explain(r));
@@ -268,6 +275,30 @@ each('an object with this run\'s marker but another shape is refused with REUSE=
   assert.match(errorLines(r)[0], diff);
   assert.equal(await t.fingerprint(runId), before, 'untouched');
   await t.remove(runId);
+});
+
+each('a marker forged from what the pack prints, without the run\'s secret: REUSE and the verify step refuse it, nothing touched, nothing dropped', async (t) => {
+  // What a bystander can know: the RUN_ID, the plan hash (printed in refusal lines), the
+  // shared token "distributed", and the marker's format; not RUN_SECRET.
+  const forgeries = [
+    { tool: 'k6-writepath', run: null, token: 'distributed', plan: 'insert-vs-overwrite-003aed4c' },
+    (runId) => markerFor(t.noun(runId), { run: runId, token: 'distributed', state: 'kept', secret: 'a-guess-at-the-secret-0000' }),
+    (runId) => markerFor(t.noun(runId), { run: runId, state: 'kept', secret: 'a-guess-at-the-secret-0000' }),
+  ];
+  for (const [i, forge] of forgeries.entries()) {
+    const runId = uniqueRunId(`cg${i}`);
+    const marker = typeof forge === 'function' ? forge(runId) : { ...forge, run: runId };
+    await t.foreign(runId, t.name === 'postgres' ? json(marker) : marker);
+    const before = await t.fingerprint(runId);
+    for (const knobs of [{ DISTRIBUTED: 'verify' }, { REUSE: '1' }, { REUSE: 'recreate' }]) {
+      const r = await runK6(E1(t.name), { ...t.env(), ...small, ...knobs }, { runId });
+      assert.equal(r.code, 108, `${json(knobs)}: ${explain(r)}`);
+      assert.equal(errorLines(r).length, 1, r.stderr);
+      assert.match(errorLines(r)[0], new RegExp(`${t.noun(runId)} carries a k6-writepath marker for RUN_ID=${runId} that this run cannot prove is its own \\((no proof|made with another RUN_SECRET)[^)]*\\): refusing to touch it;.* drop it yourself once you have looked at it: `));
+      assert.equal(await t.fingerprint(runId), before, `${json(knobs)}: not one document, collection or marker changed; not dropped`);
+    }
+    await t.remove(runId);
+  }
 });
 
 each('REUSE with other settings is refused; REUSE=recreate recreates; the report shows the object as it is', async (t) => {
@@ -292,7 +323,7 @@ each('REUSE with other settings is refused; REUSE=recreate recreates; the report
   assert.equal(await t.fingerprint(runId), 'absent', 'dropped by its own run');
 });
 
-each('a second run with the same RUN_ID while the first runs is refused and drops nothing; the first finishes OK', async (t) => {
+each('a second run with the same RUN_ID while the first runs, with or without REUSE=1, is refused and touches nothing; the first finishes OK', async (t) => {
   const runId = uniqueRunId('cc');
   let server = null;
   let env = t.env();
@@ -316,11 +347,17 @@ each('a second run with the same RUN_ID while the first runs is refused and drop
     await first.waitFor(/writing to (table|database)/);
   }
   const second = await runK6(E1(t.name), { ...env, ...small }, { runId });
+  // The same RUN_ID and REUSE=1 (docs/reliability.md): the first one's marker says running, so
+  // the second refuses instead of emptying what the first still writes to.
+  const reuse = await runK6(E1(t.name), { ...env, ...small, REUSE: '1' }, { runId });
   if (release && t.name !== 'mongodb') await release();
   assert.equal(second.code, 108, explain(second));
   assert.equal(errorLines(second).length, 1, second.stderr);
   assert.match(errorLines(second)[0], /already exists \(made by k6-writepath for RUN_ID=\w+: kept by an earlier run, or in use by a running one\)/);
+  assert.equal(reuse.code, 108, explain(reuse));
+  assert.equal(errorLines(reuse).length, 1, reuse.stderr);
   if (release && t.name === 'mongodb') await release();
+  assert.match(errorLines(reuse)[0], /is in use by another process with RUN_ID=\w+ \(its marker says running; .*\): REUSE=1 empties only objects a finished run kept; .*drop it yourself once you have looked at it: /);
   const r = await first.done;
   assert.equal(r.code, 0, `the first run must not notice the second: ${explain(r)}`);
   assert.equal(r.summary.verification.found, r.summary.verification.expected);
@@ -409,3 +446,21 @@ for (const name of ['arangodb', 'ravendb']) {
     assert.ok(lines.length <= 2 * perVu + 6, `a few lines, not one per request: ${lines.length}\n${r.stderr}`);
   });
 }
+
+// The verify step of a distributed run did not write the objects it verifies: one whose count
+// is not the instances' plan is evidence, not the run's to throw away.
+test('postgres: the verify step leaves an object whose count contradicts the plan in place, naming the command to drop it', async () => {
+  const runId = uniqueRunId('cv');
+  const env = { PG_URL: pgUrl, ...small };
+  const instance = await runK6(E1('postgres'), { ...env, DISTRIBUTED: '1' }, { runId });
+  assert.equal(instance.code, 0, explain(instance));
+  await q(`DELETE FROM k6wp_${runId} WHERE key IN (SELECT key FROM k6wp_${runId} ORDER BY key LIMIT 7)`);
+  const v = await runK6(E1('postgres'), { ...env, DISTRIBUTED: 'verify' }, { runId });
+  assert.equal(v.code, 99, explain(v));
+  const verification = JSON.parse(readFileSync(path.join(v.dir, 'verify-summary.json'), 'utf8')).verification;
+  assert.equal(verification.found, verification.expected - 7);
+  assert.match(v.stdout + v.stderr, new RegExp(`table public\\.k6wp_${runId}: left in place: it holds ${verification.found} documents where the instances' plan writes ${verification.expected}, so this run does not vouch for its content; drop it yourself once you have looked at it: psql \\\\"\\$PG_URL\\\\" -c 'DROP TABLE \\\\"public\\\\"\\.k6wp_${runId}'`));
+  assert.equal(Number(await q(`SELECT count(*) FROM k6wp_${runId}`)), verification.found, 'not dropped');
+  assert.equal(JSON.parse(await q(`SELECT obj_description('k6wp_${runId}'::regclass, 'pg_class')`)).state, 'kept');
+  await pg.remove(runId);
+});

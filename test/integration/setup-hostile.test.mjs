@@ -129,7 +129,8 @@ function scriptsRun(args, env = {}) {
     cwd: repoRoot, encoding: 'utf8', timeout: 120000,
     env: { ...process.env, K6_NO_USAGE_REPORT: 'true', WP_INFLUX: '0', RESULTS_DIR: results, ...env },
   });
-  const runs = readdirSync(results).filter((f) => f !== 'latest');
+  // Run folders only (results/ also gets latest -> the last run, and history.csv).
+  const runs = readdirSync(results, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
   const dir = runs.length === 1 ? path.join(results, runs[0]) : null;
   return { ...r, dir, files: dir ? readdirSync(dir).sort() : runs };
 }
@@ -198,4 +199,21 @@ test('scripts/run: INFLUX_URL is validated before it is asked anything; credenti
     assert.match(noDb.stderr, /INFLUX_URL=\\?"http:\/\/127\.0\.0\.1:\d+\\?" is not allowed: .*the path must name the database/);
     assert.equal(hits, 0, 'nothing was sent to a refused INFLUX_URL');
   } finally { srv.close(); }
+});
+
+// Issue 27 class 6, the wrappers' part: an empty value is not a value. RUN_ID= is unset (the
+// wrapper generates one and k6 runs with that very id); a boolean takes exactly the values its
+// refusal lists.
+test('scripts/run: RUN_ID= is unset: one generated id for the folder, k6 and results/latest; WEB_DASHBOARD=yes is refused with the values it takes', { timeout: 120000 }, () => {
+  const r = scriptsRun(['-q', '-e', 'RUN_ID=', '-e', 'DOCS=400', '-e', 'BATCH_SIZE=100', '-e', 'OVERWRITE_BATCHES=1', '-e', 'MIXED_BATCHES=1'], { PG_URL: localEnv().PG_URL });
+  assert.equal(r.status, 0, r.stderr);
+  const id = path.basename(r.dir);
+  assert.match(id, /^\d{14}_[0-9a-f]{4}$/);
+  assert.equal(JSON.parse(readFileSync(path.join(r.dir, 'summary.json'), 'utf8')).run_id, id, 'k6 ran with the folder\'s id');
+  assert.equal(readFileSync(path.join(path.dirname(r.dir), 'latest', 'summary.json'), 'utf8'), readFileSync(path.join(r.dir, 'summary.json'), 'utf8'));
+  for (const v of ['yes', 'no', 'on']) {
+    const b = scriptsRun(['-e', `WEB_DASHBOARD=${v}`]);
+    assert.equal(b.status, 107);
+    assert.equal(b.stderr, `scripts/run: WEB_DASHBOARD="${v}" is not allowed: one of 1, 0, true, false\n`);
+  }
 });
