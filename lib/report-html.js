@@ -3,7 +3,7 @@
 // opens offline, in a CI artifact viewer, and in a headless browser. Pure: tested in Node.
 import { groupedBars } from './svg-chart.js';
 import { fmt } from './format.js';
-import { settingsText } from './report.js';
+import { settingsText, showObserved } from './report.js';
 
 function esc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -21,6 +21,22 @@ export function renderHtml(json) {
   const phases = json.phases || [];
   const failed = (json.thresholds || []).filter((t) => !t.ok);
   const verdict = json.passed && (!json.verification.ran || json.verification.ok);
+  const verifyStep = cfg.DISTRIBUTED === 'verify';
+  // What failed, named in the first line: the limits crossed (with what was observed) and a
+  // verification that did not hold or did not run.
+  const v0 = json.verification || { ran: false };
+  const why = [
+    ...failed.map((t) => `${t.metric} ${t.threshold}${showObserved(t)}`),
+    ...(!v0.ran ? [`verification did not run${v0.why ? `: ${v0.why}` : ''}`] : v0.ok === false ? [
+      ...(v0.count_ok === false ? [`documents: expected ${v0.expected}, found ${v0.found}`] : []),
+      ...(v0.readback_ok === false ? [`read-back: ${v0.readback_stale_or_missing} of ${v0.readback_checked} keys stale or missing`] : []),
+    ] : []),
+  ];
+  const headline = `${verdict ? 'PASSED' : 'FAILED'}: ${failed.length === 0 ? `all ${(json.thresholds || []).length} thresholds passed` : `${failed.length} of ${json.thresholds.length} thresholds failed`}` +
+    `${!verdict && why.length ? ` — ${why.join('; ')}` : ''}`;
+  // The experiment's answer (E1: each phase against load), with the batches it rests on.
+  const n = Object.fromEntries(phases.map((p) => [p.phase, p.batches]));
+  const ratioN = (name) => name.split('/').map((ph) => `${ph} ${n[ph] ?? '-'}`).join(', ');
 
   const rows = phases.map((p) => `<tr data-phase="${esc(p.phase)}"><th scope="row">${esc(p.phase)}</th><td>${esc(ops[p.phase] || '')}</td>` +
     `<td>${p.batches}</td><td>${p.docs_ok}</td><td class="${p.docs_failed ? 'bad' : ''}">${p.docs_failed}</td><td>${fmt(p.docs_per_s, 0)}</td><td>${fmt(p.mb_per_s, 2)}</td>` +
@@ -28,7 +44,7 @@ export function renderHtml(json) {
   const failures = phases.filter((p) => p.docs_failed > 0)
     .map((p) => `<li>${esc(p.phase)}: ${p.docs_failed} documents failed — ${Object.entries(p.failed_by_reason).map(([r, c]) => `${esc(r)} ${c}`).join(', ')}</li>`).join('');
   const ratios = Object.entries(json.ratios || {})
-    .map(([name, r]) => `<tr><th scope="row">${esc(name)}</th><td>${fmt(r.average, 2)}×</td><td>${fmt(r.median, 2)}×</td><td>${fmt(r.p99, 2)}×</td></tr>`).join('\n');
+    .map(([name, r]) => `<tr><th scope="row">${esc(name)}</th><td>${fmt(r.average, 2)}×</td><td>${fmt(r.median, 2)}×</td><td>${fmt(r.p99, 2)}×</td><td>${esc(ratioN(name))}</td></tr>`).join('\n');
   const v = json.verification || { ran: false };
   const verification = v.ran
     ? `<p class="${v.count_ok ? 'ok' : 'bad'}">documents: expected ${v.expected}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged new documents: ${v.acknowledged_new})</p>
@@ -44,11 +60,12 @@ ${v.readback_none ? '<p class="ok">read-back: not part of this run</p>' : `<p cl
   const rateChart = groupedBars({ title: 'Documents written per second by phase', unit: 'docs/s', groups, series: [{ name: 'docs/s', values: phases.map((p) => p.docs_per_s) }] });
 
   return `${pageHead(title)}
-${json.test_endpoint ? '<p class="bad" id="test-endpoint">TEST ENDPOINT: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.</p>\n' : ''}<p class="verdict ${verdict ? 'ok' : 'bad'}" id="verdict">${verdict ? 'PASSED' : 'FAILED'}: ${failed.length === 0 ? `all ${(json.thresholds || []).length} thresholds passed` : `${failed.length} of ${json.thresholds.length} thresholds failed`}</p>
+${json.test_endpoint ? '<p class="bad" id="test-endpoint">TEST ENDPOINT: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.</p>\n' : ''}<p class="verdict ${verdict ? 'ok' : 'bad'}" id="verdict">${esc(headline)}</p>
+${ratios && !verifyStep ? `<h2>The answer: each phase against load (this run, n=1)</h2><table id="ratios"><thead><tr><th></th><th>average</th><th>median</th><th>p99</th><th>batches</th></tr></thead><tbody>\n${ratios}\n</tbody></table>` : ''}
 <p>server: ${esc(server)}${settings ? `<br>settings: ${esc(settings)}` : ''}<br>
 workload: ${esc(cfg.VUS)} VUs · batches of ${esc(cfg.BATCH_SIZE)} · ${esc(cfg.DOC_SHAPE)} documents · keys ${esc(cfg.KEY_DIST)} · seed ${esc(cfg.SEED)}<br>
 <span class="muted">started ${esc(json.started_at || '-')}</span></p>
-<h2>Phases</h2>
+${verifyStep ? '<p id="phases">phases: written by the instances, not by this verify step (each instance\'s report; all of them together: merged-summary.txt, scripts/merge-results.mjs)</p>' : `<h2>Phases</h2>
 <table id="phases"><thead><tr><th>phase</th><th>op</th><th>batches</th><th>docs ok</th><th>failed</th><th>docs/s</th><th>MB/s</th>${STATS.map(([, h]) => `<th>${h} ms</th>`).join('')}</tr></thead>
 <tbody>
 ${rows}
@@ -56,8 +73,7 @@ ${rows}
 ${failures ? `<ul class="bad">${failures}</ul>` : ''}
 <figure>${latencyChart}</figure>
 <figure>${rateChart}</figure>
-${stagesHtml(json)}
-${ratios ? `<h2>Phase ratios (this run, n=1)</h2><table id="ratios"><thead><tr><th></th><th>average</th><th>median</th><th>p99</th></tr></thead><tbody>\n${ratios}\n</tbody></table>` : ''}
+${stagesHtml(json)}`}
 <h2>Verification</h2>
 ${verification}
 <h2>Thresholds</h2>

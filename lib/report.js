@@ -85,7 +85,7 @@ export function observedValue(values, expr) {
   return num(v);
 }
 
-const showObserved = (t) => (t.observed === null || t.observed === undefined ? '' : ` (observed ${Number.isInteger(t.observed) ? t.observed : t.observed.toFixed(3)})`);
+export const showObserved = (t) => (t.observed === null || t.observed === undefined ? '' : ` (observed ${Number.isInteger(t.observed) ? t.observed : t.observed.toFixed(3)})`);
 
 export function thresholdResults(data) {
   const out = [];
@@ -218,6 +218,10 @@ export function buildReport(data, meta) {
   }
   if (described.line) lines.push(described.line);
   lines.push('');
+  // The verify step of a distributed run writes nothing: its phases would be a table of zeros.
+  if (meta.cfg && meta.cfg.DISTRIBUTED === 'verify') {
+    lines.push('phases: written by the instances, not by this verify step (each instance\'s table: instance-<i>-summary.txt; all of them together: merged-summary.txt, scripts/merge-results.mjs)');
+  } else {
   lines.push(...columns([
     ['phase', 'op', 'batches', 'docs ok', 'failed', 'docs/s', 'time per batch (ms):', 'min', 'median', 'average', 'p90', 'p99', 'max'],
     ...phases.map((p) => {
@@ -233,6 +237,7 @@ export function buildReport(data, meta) {
   for (const [name, r] of Object.entries(ratios)) {
     // One run's ratio, said as such: REPEAT=N gives the median and interval of N runs' ratios.
     lines.push(`${name} ratio (this run, n=1): average ${fmt(r.average, 2)}x · median ${fmt(r.median, 2)}x · p99 ${fmt(r.p99, 2)}x`);
+  }
   }
   if (verification.ran && verification.partial) {
     lines.push(`verification: the run stopped before its plan finished; found ${verification.found}, acknowledged new documents ${verification.acknowledged_new} — ${verification.count_ok ? 'all acknowledged documents found' : 'MISMATCH'}`);

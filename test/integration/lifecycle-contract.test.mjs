@@ -458,6 +458,9 @@ test('postgres: the verify step leaves an object whose count contradicts the pla
   const v = await runK6(E1('postgres'), { ...env, DISTRIBUTED: 'verify' }, { runId });
   assert.equal(v.code, 99, explain(v));
   const verification = JSON.parse(readFileSync(path.join(v.dir, 'verify-summary.json'), 'utf8')).verification;
+  // The verify step wrote nothing: no table of zeros, a line saying where the phases are.
+  assert.match(v.stdout, /^phases: written by the instances, not by this verify step/m);
+  assert.doesNotMatch(v.stdout, /^(load|overwrite|mixed) +(insert|upsert) /m);
   assert.equal(verification.found, verification.expected - 7);
   assert.match(v.stdout + v.stderr, new RegExp(`table public\\.k6wp_${runId}: left in place: it holds ${verification.found} documents where the instances' plan writes ${verification.expected}, so this run does not vouch for its content; drop it yourself once you have looked at it: psql \\\\"\\$PG_URL\\\\" -c 'DROP TABLE \\\\"public\\\\"\\.k6wp_${runId}'`));
   assert.equal(Number(await q(`SELECT count(*) FROM k6wp_${runId}`)), verification.found, 'not dropped');

@@ -50,13 +50,17 @@ test('report.html of a passing run shows each phase with the figures of summary.
   assert.match(dom, /documents: expected 3300, found 3300 — OK/);
   assert.equal((dom.match(/<svg /g) || []).length, 2, 'latency and docs/s charts');
   assert.match(dom, /overwrite\/load<\/th>/);
+  // The experiment's answer comes first, before the phase table and the charts, with its n.
+  assert.ok(dom.indexOf('id="ratios"') < dom.indexOf('id="phases"') && dom.indexOf('id="ratios"') < dom.indexOf('<svg '), 'the answer first');
+  assert.match(dom, /<th scope="row">overwrite\/load<\/th>(<td>[\d.]+×<\/td>){3}<td>overwrite 4, load 10<\/td>/);
 });
 
 test('report.html of a failing run says FAILED and names the failed documents', { timeout: 180000 }, async () => {
   const r = await runK6('scenarios/postgres/insert-vs-overwrite.js', { PG_URL: env.PG_URL, DOCS: '2000', BATCH_SIZE: '250', OVERWRITE_BATCHES: '2', MIXED_BATCHES: '2', MIXED_OP: 'insert' });
   assert.equal(r.code, 99, r.stderr);
   const dom = dumpDom(path.join(r.dir, 'report.html'));
-  assert.match(dom, /id="verdict">FAILED: \d+ of \d+ thresholds failed/);
+  // The first line names the limit that failed and what was observed.
+  assert.match(dom, /id="verdict">FAILED: 1 of \d+ thresholds failed — writepath_docs_failed\{phase:mixed\} count&lt;=0 \(observed 500\)<\/p>/);
   assert.match(dom, /mixed: 500 documents failed — unique_violation 500/);
   assert.equal(phaseRows(dom).mixed[4], '500');
 });

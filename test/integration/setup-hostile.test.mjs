@@ -217,3 +217,30 @@ test('scripts/run: RUN_ID= is unset: one generated id for the folder, k6 and res
     assert.equal(b.stderr, `scripts/run: WEB_DASHBOARD="${v}" is not allowed: one of 1, 0, true, false\n`);
   }
 });
+
+// A bare `bin/k6 run` cannot tell -e values from the environment in the scenario (k6 merges
+// both into __ENV), so bin/k6 itself refuses a secret given with -e before k6 starts
+// (xk6/clisecrets.go). Stock k6 cannot be taught this: docs/reliability.md says so.
+test('bin/k6 run: a secret given with -e is one line and exit 107 before anything starts; every secret knob of lib/ is on its list', { timeout: 60000 }, () => {
+  const canary = 'Canary-Cli-5e1';
+  const k6run = (args) => spawnSync(path.join(repoRoot, 'bin', 'k6'), ['run', '--quiet', '--address=', ...args], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, K6_NO_USAGE_REPORT: 'true' } });
+  const secrets = Object.keys(KNOBS).filter((k) => KNOBS[k].type === 'secret');
+  assert.ok(secrets.includes('PG_URL') && secrets.includes('ARANGO_PASSWORD'), secrets.join(','));
+  const cases = [
+    ...secrets.map((k) => [[`-e`, `${k}=${canary}`, scenario], k]),
+    [[`--env=ARANGO_URL=http://root:${canary}@127.0.0.1:1`, 'scenarios/arangodb/insert-vs-overwrite.js'], 'ARANGO_URL'],
+    [[`-eRAVEN_URL=http://${canary}@127.0.0.1:1`, 'scenarios/ravendb/bulk-insert.js'], 'RAVEN_URL'],
+    [['--env', `MY_API_TOKEN=${canary}`, scenario], 'MY_API_TOKEN'],
+  ];
+  for (const [args, name] of cases) {
+    const r = k6run(args);
+    assert.equal(r.status, 107, `${args}: ${r.stderr}`);
+    assert.equal(r.stderr, `k6-writepath: ${name} given with -e is not allowed: a secret on the command line is visible to every local user in the process list for the whole run; export ${name}=… in the environment and run again without -e ${name}\n`);
+    assert.equal(r.stdout, '');
+    assert.doesNotMatch(r.stderr, new RegExp(canary));
+  }
+  // k6 archive takes placeholders with -e (scripts/k8s-archives); only `run` is refused.
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-arch-'));
+  const a = spawnSync(path.join(repoRoot, 'bin', 'k6'), ['archive', '--quiet', '-e', 'PG_URL=postgres://set-at-run-time@placeholder.invalid/writepath', '-O', path.join(dir, 'a.tar'), scenario], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(a.status, 0, a.stderr);
+});
