@@ -25,7 +25,7 @@
 //   arangodb-overwrite  what an E1 overwrite iteration does before sending: batchKeys()
 //                   (BatchPicker) inside the timed loop, then target.batchBody()
 //   arangodb-overwrite-write  the same through the batch runner (overwriteMode=replace)
-//   arangodb-join   load-batch keys + one string per document + join (docs.batchJoin): the
+//   arangodb-join   load-batch keys + one string per document + join (one docs.doc() per key): the
 //                   old path, once measured at 0.14 of the ceiling (bench/RESULTS.md)
 // Document knobs are the pack's own (DOC_BYTES, DOC_POOL, BATCH_SIZE, SEED, DOC_SHAPE); e1
 // documents for every mode, so all bodies are ~1.2 MB and docs/s compare directly.
@@ -33,7 +33,7 @@
 import http from 'k6/http';
 import { loadConfig } from '../lib/config.js';
 import { createDocs } from '../lib/docs.js';
-import { keyRange, loadBatchKeys } from '../lib/keys.js';
+import { keyArray, keyRange, loadBatchKeys } from '../lib/keys.js';
 import { batchKeys } from '../lib/workloads/insert-vs-overwrite.js';
 import { createTarget as arangoTarget } from '../lib/targets/arangodb.js';
 import { createTarget as ravenTarget } from '../lib/targets/ravendb.js';
@@ -54,14 +54,16 @@ const url = `${sinkUrl}/bench`;
 const params = { headers: { 'Content-Type': 'application/json' }, responseType: 'none' };
 
 // The adapters as a scenario creates them (init context); no request is made until a batch is sent.
-const arango = arangoTarget(loadConfig(env, Object.assign({ target: 'arangodb' }, phases)));
+// What a plan would ask of them (lib/workloads/*.js plan().target): batches of B keys over the whole key space.
+const prepared = (writes) => ({ batchSize: B, maxKey: cfg.DOCS, writes });
+const arango = arangoTarget(loadConfig(env, Object.assign({ target: 'arangodb' }, phases)), prepared({ insert: ['l'], upsert: [] }));
 const runner = batchRunner(arango);
-const raven = ravenTarget(loadConfig(env, Object.assign({ target: 'ravendb' }, phases)));
+const raven = ravenTarget(loadConfig(env, Object.assign({ target: 'ravendb' }, phases)), prepared({ insert: ['l'], upsert: [], bulk: ['b'] }));
 const arangoDocs = createDocs(cfg, { keyField: '_key' });
 if (mode === 'arangodb-write' || mode === 'arangodb-overwrite-write') arango.bind('bench');
 // Overwrite batches as E1 draws them: one VU that loaded BENCH_RANDOM_DOCS keys.
 const randomCfg = loadConfig(Object.assign({}, env, { DOCS: __ENV.BENCH_RANDOM_DOCS || '2000000' }), Object.assign({ target: 'bench' }, phases));
-const randomPlan = { V: 1, B, newPer: 0 };
+const randomPlan = { vus: 1, batchSize: B, newPerMixed: 0 };
 const pickers = {};
 const drawn = [];
 if (['arangodb-random', 'ravendb-random', 'arangodb-string'].includes(mode)) {
@@ -109,7 +111,7 @@ export default function () {
     if (r.failed > 0 && failed++ === 0) console.error(`the runner counted ${r.failed} failed: ${JSON.stringify(r.byReason)}`);
     return;
   }
-  else body = arangoDocs.batchJoin(loadBatchKeys(j, cfg.DOCS, B), 'l');
+  else body = `[${keyArray(loadBatchKeys(j, cfg.DOCS, B)).map((n) => arangoDocs.doc(n, 'l')).join(',')}]`;
   const res = http.post(url, body, params);
   if (res.status !== 202 && failed++ === 0) console.error(`bench-sink answered ${res.status}: ${res.error}`);
 }

@@ -48,7 +48,7 @@ t0 = Date.now();
 docs.prepare({ count: cfg.BATCH_SIZE, maxKey: cfg.DOCS, lead: '\u0001', stamps: ['l'] });
 const prepareMs = Date.now() - t0;
 // A body image's text (~1.2 MB) in a SharedArray (created in the init context, as it must be).
-const sharedText = new SharedArray('micro-keys image text', () => [docs.batch(loadBatchKeys(1, cfg.DOCS, p.B), 'l')]);
+const sharedText = new SharedArray('micro-keys image text', () => [docs.batch(loadBatchKeys(1, cfg.DOCS, p.batchSize), 'l')]);
 
 // The sfc32 words of a uniform batch (lib/keys.js BatchPicker's inlined steps) and nothing else.
 function sfc32Only(count, rng, out, size) {
@@ -71,20 +71,20 @@ function perBatch(f) {
 }
 
 export default function () {
-  const out = { batches: N, docs: cfg.DOCS, vus: p.V, batch: p.B, pool_ms: poolMs, prepare_ms: prepareMs };
+  const out = { batches: N, docs: cfg.DOCS, vus: p.vus, batch: p.batchSize, pool_ms: poolMs, prepare_ms: prepareMs };
   const st = {}; const zst = {};
   out.keys_ms = perBatch((j) => batchKeys(cfg, p, 'overwrite', j, st));
   out.keys_zipf_ms = perBatch((j) => batchKeys(zcfg, zp, 'overwrite', j, zst));
-  const words = new Array(p.B);
-  const ownedSize = Math.floor(cfg.DOCS / p.V);
-  out.sfc32_ms = perBatch((j) => sfc32Only(p.B, new Rng(cfg.SEED, 'overwrite', j), words, ownedSize));
-  out.load_keys_ms = perBatch((j) => loadBatchKeys(j % Math.floor(cfg.DOCS / p.B), cfg.DOCS, p.B));
+  const words = new Array(p.batchSize);
+  const ownedSize = Math.floor(cfg.DOCS / p.vus);
+  out.sfc32_ms = perBatch((j) => sfc32Only(p.batchSize, new Rng(cfg.SEED, 'overwrite', j), words, ownedSize));
+  out.load_keys_ms = perBatch((j) => loadBatchKeys(j % Math.floor(cfg.DOCS / p.batchSize), cfg.DOCS, p.batchSize));
   const fixed = batchKeys(cfg, p, 'overwrite', 1, st).keys;
   out.body_ms = perBatch((j) => docs.batch(fixed, `o${j}`));
   out.bytes_ms = perBatch((j) => docs.body(fixed, `o${j}`, { lead: '\u0001' }));
-  const load = loadBatchKeys(1, cfg.DOCS, p.B);
+  const load = loadBatchKeys(1, cfg.DOCS, p.batchSize);
   out.bytes_load_ms = perBatch((j) => docs.body(load, 'l', { lead: '\u0001' }));
-  const arr = new Array(p.B);
+  const arr = new Array(p.batchSize);
   out.loop_ms = perBatch((j) => { for (let i = 0; i < arr.length; i++) arr[i] = j; });
   t0 = Date.now();
   for (let r = 0; r < 3; r++) if (sharedText[0].length < 1000) throw new Error('micro-keys: shared text too short');
@@ -94,7 +94,7 @@ export default function () {
   const verify = () => {
     const t = Date.now();
     let checked = 0;
-    for (let v = 0; v < p.V; v++) checked += readBack(fake, cfg, p, v, {}).checked;
+    for (let v = 0; v < p.vus; v++) checked += readBack(fake, cfg, p, v, {}).checked;
     return [Date.now() - t, checked];
   };
   [out.verify_ms, out.verify_checked] = verify();

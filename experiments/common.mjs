@@ -9,7 +9,8 @@ import { cpus, loadavg, release } from 'node:os';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KNOBS as PACK_KNOBS, parseKnob } from '../lib/config.js';
+import { KNOBS as PACK_KNOBS } from '../lib/config.js';
+import { parseKnob } from '../lib/parse.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const MB = 1024 * 1024;

@@ -2,7 +2,7 @@
 // pool of pre-serialized JSON fragments; a document is its key, a stamp naming the batch
 // that wrote it, and one pool fragment. A batch body is built with one Array.join, never
 // with string += (k6's JavaScript runtime has no JIT, and += on a growing string is quadratic
-// there: measured 2.2k documents/s against 66k/s with one join, batches of 1000 ~1.1 KB documents).
+// there; bench/RESULTS.md has the figures).
 //
 // Shapes:
 //  e1            {"key":"K7","w":"l","Hallo":…,"f0":…,…,"f8":…,"s":"<r><r+d><r+2d>…"}: E1's
@@ -29,7 +29,7 @@ function e1Fragment(rng, bytes, fixedLen) {
   // The numbers r, r+d, r+2d, … as digits, cut at want characters. How many are needed is
   // counted per decimal width (a few steps), then one loop stores the numbers and one native
   // join turns them into text: String() and .length per number cost a call and a wrapper
-  // object each in k6's interpreter (the pool took ~0.15 s per VU that way).
+  // object each in k6's interpreter.
   let n = 0; let len = 0; let v = r; let w = String(r).length; let top = 10 ** w;
   while (len < want) {
     const inBand = Math.ceil((top - v) / d); // numbers left with w digits
@@ -85,15 +85,15 @@ function complexityFragment(n) {
 // for ArangoDB), or null when the wire format carries the id outside (RavenDB).
 // extra: a fixed fragment placed after the stamp, e.g. RavenDB's "@metadata".
 // toBytes(asciiString) -> ArrayBuffer: how byte images are made. In k6 the adapters pass
-// lib/bytes.js asciiBuffer (native, ~5 ms for 1.2 MB); the default loop (node, tests) costs
-// about 0.3 s per 1.2 MB in k6's interpreter.
+// lib/bytes.js asciiBuffer (native); the default loop is for Node (the tests): in k6's
+// interpreter it is far slower.
 export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBytes } = {}) {
   const shape = cfg.DOC_SHAPE;
   const keyOpen = keyField ? `{"${keyField}":"` : '{"_k":"';
   // Approximate fixed part of a document for sizing: key field, key, stamp, extra.
   const fixedLen = keyOpen.length + 10 + 12 + extra.length;
-  // The payload pool, generated on first use (~0.5 s of k6 CPU for 1024 e1 payloads): the
-  // init runs that never write (k6's options pass, the setup/teardown VU) skip it.
+  // The payload pool, generated on first use: the init runs that never write (k6's options
+  // pass, the setup/teardown VU) skip its cost.
   const pooled = shape === 'e1' || shape === 'user' || shape === 'complexity';
   const P = shape === 'complexity' ? 1 : pooled ? cfg.DOC_POOL : 0;
   let poolCache = null;
@@ -130,8 +130,8 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     return `${head(n)}${stamp}"${extra}${body(n)}`;
   }
 
-  // One JSON array of the documents for key numbers nums, one string per document: the
-  // reference that batch() must equal (tests compare them), and the bench's naive baseline.
+  // One JSON array of the documents for key numbers nums, one string per document: the path
+  // of shapes without a pool or a key field (batch() below).
   function batchJoin(keys, stamp) {
     const nums = keyArray(keys);
     const parts = new Array(nums.length);
@@ -139,7 +139,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     return `[${parts.join(',')}]`;
   }
 
-  // The same text as batchJoin, built with one native join over slots (see slotBatch).
+  // The same text, built with one native join over slots (see slotBatch).
   // random-shapes has no pool (every document is generated) and documents without a key
   // field have no key slot: both keep the per-document path.
   let slotBatchFn = null;
@@ -245,7 +245,15 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     }
   }
 
-  return { doc, batch, batchJoin, commands, rangeBody, keysBody, body: anyBody, prepare, builds: () => imageBuilds, shape };
+  // prepare() for what a plan asks of a target (lib/workloads/*.js plan().target): batches of
+  // batchSize keys below maxKey, and for each operation in writes the stamps of its key-range
+  // batches; opts: the body's envelope, wrap and lead.
+  function prepareFor({ batchSize = 0, maxKey = 0, writes = {} }, opts = {}) {
+    const stamps = Array.from(new Set(Object.values(writes).flat()));
+    if (Object.keys(writes).length > 0) prepare(Object.assign({ count: batchSize, maxKey, stamps }, opts));
+  }
+
+  return { doc, batch, commands, rangeBody, keysBody, body: anyBody, prepare, prepareFor, builds: () => imageBuilds, shape };
 }
 
 // Byte images built so far (all builders of this VU): lets a test prove that the timed path

@@ -1,7 +1,10 @@
 // Glue between a workload (what is done), a target (how, on one database) and k6: options,
 // setup, the per-iteration function, teardown with verification, and handleSummary. A
-// scenario file is just:  const e = experiment(workload, createTarget, __ENV, {...});
-import { fail, loadConfig, newRunId, planSignature, publicConfig } from './config.js';
+// scenario file is just:  const e = experiment(workload, target, __ENV);  where target is a
+// target module (lib/targets/<db>.js: createTarget and its declaration).
+import { loadConfig, newRunId, planSignature, publicConfig } from './config.js';
+import { fail } from './parse.js';
+import { stop } from './abort.js';
 import { frozenOptionsDiffer } from './guards.js';
 import { k6Thresholds, parseThresholds } from './thresholds.js';
 import { buildReport, countBasis } from './report.js';
@@ -11,7 +14,7 @@ import { planRemaining, verifyError, verifyUnaccounted } from './metrics.js';
 import { batchRunner } from './targets/outcome.js';
 import exec from 'k6/execution';
 
-export const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
+const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
 
 function readThresholdFile(path) {
   // Relative paths are relative to the repository root (this file is in lib/).
@@ -42,13 +45,9 @@ function resultsLayout(cfg, env) {
   return base === 'dir' || base === 'unknown' ? 'flat' : 'none';
 }
 
-// planSignature (lib/config.js): the hash of the plan knobs the instances of a distributed
-// run must share.
-export { planSignature };
-
 // Which instance of a segmented run this is: 1-based position of the segment in the
 // sequence (what k6-operator passes as instance_id), or the segment itself.
-export function instanceLabel(segment, sequence) {
+function instanceLabel(segment, sequence) {
   if (!segment || segment === '0:1') return null;
   const start = String(segment).split(':')[0];
   const seq = sequence ? String(sequence).split(',').map((x) => x.trim()) : [];
@@ -56,14 +55,16 @@ export function instanceLabel(segment, sequence) {
   return i >= 0 ? String(i + 1) : String(segment).replace(/[^0-9]+/g, '_');
 }
 
-export function experiment(workload, createTarget, env, { target, required = [], configure = (/** @type {any} */ _cfg) => {} }) {
-  const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES, required });
+export function experiment(workload, { createTarget, declaration }, env, { configure = (/** @type {any} */ _cfg) => {} } = {}) {
+  const target = declaration.name;
+  const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES });
   configure(cfg);
   const plan = workload.plan(cfg);
-  // The plan tells a target what the workload needs beyond one collection (arangobench).
-  const tgt = createTarget(cfg, plan);
+  // A target gets what it must prepare from the plan (batch size, largest key, operations in
+  // use, collections), never the workload's knobs.
+  const tgt = createTarget(cfg, plan.target);
   // Every write of the workload goes through the one batch runner (lib/targets/outcome.js).
-  const db = batchRunner(tgt);
+  const db = batchRunner(tgt, cfg);
   // A workload asks for capabilities, never for a database (lib/capabilities.js), and
   // describes its own plan to the report (docs/design.md).
   for (const f of ['needs', 'describe']) if (typeof workload[f] !== 'function') fail(`workload ${workload.EXPERIMENT} does not export ${f}(cfg, plan) (docs/design.md, "Workloads × targets")`);
@@ -94,7 +95,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
     // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
     // (Declared first, so that a per-stage limit of the threshold file replaces the empty entry.)
     thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {},
-      k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.lm ? plan.lm.stages.length : 0, { count: countBy, planned: Boolean(plannedBatches) })),
+      k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.loadModel ? plan.loadModel.stages.length : 0, { count: countBy, planned: Boolean(plannedBatches) })),
     summaryTrendStats: TREND_STATS,
     setupTimeout: plan.setupTimeout || '120s', // a ramped overwrite pre-loads DOCS in setup
     teardownTimeout: '600s',
@@ -104,19 +105,21 @@ export function experiment(workload, createTarget, env, { target, required = [],
   const plannedScenarios = JSON.parse(JSON.stringify(options.scenarios));
 
   function setup() {
+    // Refusals of command-line flags: k6 shows them to a script only here, in setup, where it
+    // can end the started run only as an abort (one line, exit 108; lib/abort.js).
     // k6 --http-debug prints every request's headers (ArangoDB: Authorization) and with
     // =full the bodies (the JWT login holds the password); only options show it, not __ENV.
-    if (exec.test.options.httpDebug && !cfg.ALLOW_HTTP_DEBUG) fail(`--http-debug=${exec.test.options.httpDebug} is not allowed: it prints credentials (Authorization headers, login bodies) to the terminal; set ALLOW_HTTP_DEBUG=1 to accept that`);
+    if (exec.test.options.httpDebug && !cfg.ALLOW_HTTP_DEBUG) stop(`k6-writepath: --http-debug=${exec.test.options.httpDebug} is not allowed: it prints credentials (Authorization headers, login bodies) to the terminal; set ALLOW_HTTP_DEBUG=1 to accept that`);
     const frozen = frozenOptionsDiffer(plannedScenarios, JSON.parse(JSON.stringify(exec.test.options.scenarios || {})));
-    if (frozen) fail(`the run's scenarios differ from what the knobs plan (${frozen}): a k6 archive built with other -e values (build it with the knobs it runs with: make k8s-archives K8S_KNOBS="…", docs/scale-out.md), or --vus/--iterations/--duration/--stages on the command line (use the knobs instead)`);
+    if (frozen) stop(`k6-writepath: the run's scenarios differ from what the knobs plan (${frozen}): a k6 archive built with other -e values (build it with the knobs it runs with: make k8s-archives K8S_KNOBS="…", docs/scale-out.md), or --iterations/--duration/--stages on the command line, or --vus on k6 v2 (use the knobs instead)`);
     const runId = cfg.RUN_ID || newRunId();
     // Each segmented instance runs its own setup and teardown (k6 and k6-operator alike,
     // grafana/k6-operator#223): without DISTRIBUTED the first instance to finish would verify
     // a third of the run and drop the objects under the others.
     const segment = exec.test.options.executionSegment;
     const instance = instanceLabel(segment, exec.test.options.executionSegmentSequence);
-    if (instance && distributed === '0') fail(`--execution-segment ${segment} needs DISTRIBUTED=1 and the same explicit RUN_ID on every instance (docs/scale-out.md)`);
-    if (instance && distributed === 'verify') fail(`DISTRIBUTED=verify runs once, after all instances: remove --execution-segment ${segment}`);
+    if (instance && distributed === '0') stop(`k6-writepath: --execution-segment ${segment} needs DISTRIBUTED=1 and the same explicit RUN_ID on every instance (docs/scale-out.md)`);
+    if (instance && distributed === 'verify') stop(`k6-writepath: DISTRIBUTED=verify runs once, after all instances: remove --execution-segment ${segment}`);
     // lib/targets/lifecycle.js: create (or refuse, reuse, join, verify) the run's objects.
     const info = tgt.setup(runId, planSignature(cfg), distributed === '0' ? 'own' : distributed === '1' ? 'join' : 'verify');
     if (plannedBatches) planRemaining.add(plannedBatches);
@@ -165,7 +168,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
       // Did not run is not OK: the run fails (exit 108), after the objects were dealt with.
       verifyError.add(1);
       console.log(`k6-writepath: ${data.target.objects.join(', ')}: ${fate}`);
-      exec.test.abort(`verification did not run to its end: ${error}`);
+      stop(`verification did not run to its end: ${error}`);
       return;
     }
     // Held against the acknowledged documents: writepath_verify_unaccounted (+ per batch) - found.
@@ -193,7 +196,7 @@ export function experiment(workload, createTarget, env, { target, required = [],
       out[`${prefix}summary.txt`] = r.text;
       out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
       out[`${prefix}junit.xml`] = r.junit;
-      if (cfg.HTML_REPORTER !== 'none') out[`${prefix}report.html`] = renderHtml(r.json);
+      if (cfg.HTML_REPORTER !== 'none') out[`${prefix}report.html`] = renderHtml(r.json, workload.describe(cfg, plan));
     }
     return out;
   }

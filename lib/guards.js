@@ -1,6 +1,6 @@
 // Checks of the run's shape that need k6's resolved options (setup), kept free of k6 imports
 // so that the unit tests can run them.
-import { durationMs } from './config.js';
+import { durationMs } from './parse.js';
 
 // A k6 archive (k6 archive, k6-operator) freezes the options its init computed: running it
 // with other -e knobs would run the archived shape while the plan and the verification

@@ -32,9 +32,8 @@ export function loadBatchKeys(j, docs, batch) {
   return keyRange(start, Math.min(start + batch, docs) - start);
 }
 
-// The keys start, start+1, … start+count-1 without an array: materialising 1000 keys costs
-// about 0.2 ms in k6's interpreter, as much as the byte body of a load batch
-// (bench/micro-keys.js). It has a length, is consecutive, and its start is rangeStart();
+// The keys start, start+1, … start+count-1 without an array: materialising the keys costs
+// as much in k6's interpreter as the byte body of a load batch (bench/micro-keys.js). It has a length, is consecutive, and its start is rangeStart();
 // code that needs the keys one by one (string bodies, failure mapping) calls keyArray().
 export function keyRange(start, count) {
   return { consecutive: true, start, length: count };
@@ -82,8 +81,8 @@ export class OwnedKeys {
 // phases: fill(count, rng, keys, at) stores at keys[at …] exactly the keys
 // owned.at(pickDistinct(count, owned.size, makePicker(cfg, owned.size), rng)[i]) (the unit
 // tests compare them), with the same draws from rng, so recorded runs stay recomputable.
-// k6's JavaScript runtime has no JIT: every bytecode costs ~15 ns and a method call ~1 µs, so
-// the hot loop has no call and as few operations per key as exactness allows
+// k6's JavaScript runtime has no JIT: every bytecode counts and a method call costs as much
+// as dozens of them, so the hot loop has no call and as few operations per key as exactness allows
 // (bench/micro-keys.js measures the draw and its sfc32 floor):
 //  - sfc32 (lib/rand.js) inlined for uniform keys, with the 2^32 wraps left out wherever the
 //    next use wraps anyway: b = c * 9 instead of (c + (c << 3)) >>> 0 and c without >>> 0
@@ -95,8 +94,7 @@ export class OwnedKeys {
 //    spaces above MARK_MAX keys take an open-addressing Int32Array table of twice the batch
 //    size instead (memory bounded by the batch, not by the key space);
 //  - OwnedKeys.at inlined.
-// Measured in k6 (quiet machine, batch of 1000 among 2 M keys): Set + calls ~3 ms, hash table
-// 1.3 ms, this 0.85 ms, of which sfc32 alone is ~0.5 ms (bench/micro-keys.js).
+// (A Set with calls and a plain hash table were measured slower: bench/RESULTS.md.)
 // Where bin/k6 brings Go twins (lib/native.js: the PostgreSQL target) and the key list is a
 // Float64Array (keyList), the uniform branch of fillMarked runs as one call into Go: same
 // words, same marks, same keys (test/integration/native-twins.test.mjs).
@@ -113,6 +111,10 @@ export class BatchPicker {
     this.marks = null; // Uint8Array(size), allocated on the first batch
     this.gen = 0;
     this.state = null; // Float64Array(4): the generator's state handed to the Go twin
+    // OwnedKeys.at(r) = base + V * (r - r % B) + r % B, inlined in the loops below
+    this.batch = owned.batch;
+    this.base = owned.v * owned.batch;
+    this.vus = owned.vus;
   }
 
   fill(count, rng, keys, at) {
@@ -128,10 +130,7 @@ export class BatchPicker {
     const marks = this.marks;
     if (++this.gen === 256) { marks.fill(0); this.gen = 1; }
     const g = this.gen;
-    const B = this.owned.batch;
-    const base = this.owned.v * B;
-    const V = this.owned.vus;
-    const uniform = this.uniform;
+    const { batch: B, base, vus: V, uniform } = this;
     const nat = native();
     if (nat && uniform && keys instanceof Float64Array) {
       // the same loop in Go (lib/native.js), on the same state, marks and key list
@@ -149,28 +148,19 @@ export class BatchPicker {
     let t = 0; let r = 0; let m = 0; let tries = 0;
     const end = at + count;
     for (let i = at; i < end; i++) {
-      if (uniform) {
-        t = (a + b + d) >>> 0; d++; a = b ^ (b >>> 9); b = c * 9; c = ((c << 21) | (c >>> 11)) + t;
-        r = (t * scale) >>> 0;
-      } else {
-        rng.a = a; rng.b = b >>> 0; rng.c = c >>> 0; rng.d = d >>> 0;
-        r = pick(rng);
-        a = rng.a; b = rng.b; c = rng.c; d = rng.d;
-      }
-      if (marks[r] === g) {
-        // taken: up to 8 more draws, then the next free index (pickDistinct's rule)
-        for (tries = 0; tries < 8 && marks[r] === g; tries++) {
-          if (uniform) {
-            t = (a + b + d) >>> 0; d++; a = b ^ (b >>> 9); b = c * 9; c = ((c << 21) | (c >>> 11)) + t;
-            r = (t * scale) >>> 0;
-          } else {
-            rng.a = a; rng.b = b >>> 0; rng.c = c >>> 0; rng.d = d >>> 0;
-            r = pick(rng);
-            a = rng.a; b = rng.b; c = rng.c; d = rng.d;
-          }
+      // a draw; when taken, up to 8 more, then the next free index (pickDistinct's rule)
+      for (tries = 0; ; tries++) {
+        if (uniform) {
+          t = (a + b + d) >>> 0; d++; a = b ^ (b >>> 9); b = c * 9; c = ((c << 21) | (c >>> 11)) + t;
+          r = (t * scale) >>> 0;
+        } else {
+          rng.a = a; rng.b = b >>> 0; rng.c = c >>> 0; rng.d = d >>> 0;
+          r = pick(rng);
+          a = rng.a; b = rng.b; c = rng.c; d = rng.d;
         }
-        while (marks[r] === g) r = (r + 1) % size;
+        if (marks[r] !== g || tries === 8) break;
       }
+      while (marks[r] === g) r = (r + 1) % size;
       marks[r] = g;
       m = r % B;
       keys[i] = base + V * (r - m) + m; // OwnedKeys.at(r)
@@ -191,11 +181,7 @@ export class BatchPicker {
     const tab = this.tab;
     const mask = this.mask;
     tab.fill(-1);
-    const B = this.owned.batch;
-    const base = this.owned.v * B;
-    const V = this.owned.vus;
-    const uniform = this.uniform;
-    const pick = this.pick;
+    const { batch: B, base, vus: V, uniform, pick } = this;
     let a = rng.a; let b = rng.b; let c = rng.c; let d = rng.d;
     for (let i = 0; i < count; i++) {
       let r; let h; let e; let tries = 0;
@@ -235,8 +221,8 @@ export class BatchPicker {
 // A set of key numbers that batches are searched for (the read-back's sample): matchKeys(keys,
 // set, out) stores at out[0 …] the positions t, ascending, whose keys[t] is in the set and
 // returns how many. The JavaScript loop is the rule; with bin/k6's Go twin (lib/native.js)
-// and a Float64Array key list, one call into Go does it (150 k Map lookups cost a VU ~70 ms
-// of k6 CPU in the read-back of a 300-batch run).
+// and a Float64Array key list, one call into Go does it (a Map lookup per key of every batch
+// was a noticeable share of a VU's CPU in the read-back).
 export class KeySet {
   constructor(keys) {
     this.set = new Set(keys);
@@ -291,10 +277,6 @@ export class Zipfian {
 export function scatter(rank, n) {
   const hi = (rank * 40503) % n;
   return ((hi * 65536) % n + rank * 31153 + 40503) % n;
-}
-
-export function scatterBigInt(rank, n) {
-  return Number((BigInt(rank) * 2654435761n + 40503n) % BigInt(n));
 }
 
 export function makePicker(cfg, size) {

@@ -5,10 +5,10 @@
 // VU are dropped_iterations). Every batch of a ramped run is tagged `stage` (1-based: the
 // stage it started in), so the report, summary.json, InfluxDB and the thresholds see each
 // stage on its own. Pure apart from k6/execution in stageOf(): the report part runs in Node.
-import { durationMs, fail } from './config.js';
+import { durationMs, fail } from './parse.js';
 import { M } from './metric-names.js';
 
-export function parseStages(text) {
+function parseStages(text) {
   return String(text).split(',').map((s) => {
     const [duration, target] = s.split(':').map((x) => x.trim());
     return { duration, target: Number(target) };
@@ -16,7 +16,7 @@ export function parseStages(text) {
 }
 
 // loadModel(cfg, defaults) -> null (fixed plan) or
-// { open, stages, steps, ends, labels, V (pre-allocated / peak VUs), maxVUs, maxIterations }
+// { open, stages, steps, ends, labels, vus (pre-allocated / peak VUs), maxVUs, maxIterations }
 // defaults.stages: STAGES to use when neither knob is set (bulk-insert always ramps).
 export function loadModel(cfg, { stages: defaultStages = null } = {}) {
   const open = Boolean(cfg.RATE_STAGES);
@@ -50,17 +50,22 @@ export function loadModel(cfg, { stages: defaultStages = null } = {}) {
   const budgets = open ? stages.map((s) => Math.ceil(s.target * durationMs(s.duration) / 1000) + 1) : null;
   const offsets = open ? budgets.map((_, i) => budgets.slice(0, i).reduce((a, b) => a + b, 0)) : null;
   const maxIterations = open ? budgets.reduce((a, b) => a + b, 0) : null;
-  return { open, stages, steps, ends, labels, V: open ? cfg.VUS : peak, maxVUs: open ? cfg.MAX_VUS : peak, maxIterations, budgets, offsets, text };
+  return { open, stages, steps, ends, labels, vus: open ? cfg.VUS : peak, maxVUs: open ? cfg.MAX_VUS : peak, maxIterations, budgets, offsets, text };
 }
 
 // k6 scenario name of stage i (0-based) of an open-model run.
-export const stageScenario = (name, i) => `${name}-s${i + 1}`;
+const stageScenario = (name, i) => `${name}-s${i + 1}`;
 
 export function describeModel(lm) {
-  return lm.open ? `open model, arrival rate ${lm.text} batches/s (VUs ${lm.V}…${lm.maxVUs})` : `ramping VUs ${lm.text}`;
+  return lm.open ? `open model, arrival rate ${lm.text} batches/s (VUs ${lm.vus}…${lm.maxVUs})` : `ramping VUs ${lm.text}`;
 }
 
 // The k6 scenario of a ramped workload.
+// The fixed plan: one per-vu-iterations scenario, each VU working through its own batches.
+export function fixedScenario(name, cfg, vus, iterations) {
+  return { [name]: { executor: 'per-vu-iterations', vus, iterations, maxDuration: cfg.MAX_DURATION, gracefulStop: '30s' } };
+}
+
 export function rampScenario(name, cfg, lm) {
   if (lm.open) {
     const out = {};
@@ -71,7 +76,7 @@ export function rampScenario(name, cfg, lm) {
         timeUnit: '1s',
         duration: st.duration,
         startTime: `${i === 0 ? 0 : lm.ends[i - 1]}ms`,
-        preAllocatedVUs: lm.V,
+        preAllocatedVUs: lm.vus,
         maxVUs: lm.maxVUs,
         gracefulStop: cfg.TIMEOUT,
       };
@@ -90,7 +95,7 @@ export function rampScenario(name, cfg, lm) {
 }
 
 // 0-based stage of a batch that starts `elapsedMs` after the scenario started.
-export function stageIndex(lm, elapsedMs) {
+function stageIndex(lm, elapsedMs) {
   let s = 0;
   while (s < lm.ends.length - 1 && elapsedMs >= lm.ends[s]) s++;
   return s;
@@ -157,10 +162,10 @@ export function stageRows(data, lm, reasons = [], name = null) {
 
 // The per-stage section of a ramped run, in the shape of a workload's sections() (lib/report.js
 // appends `after` to the text and merges `json` into summary.json).
-export function stageSection(data, { lm, B, reasons = [], note = '', name }) {
+export function stageSection(data, { model: lm, batchSize, reasons = [], note = '', name }) {
   const rows = stageRows(data, lm, reasons, name);
   const f = (x, d = 1) => (x === null || x === undefined ? '-' : x.toFixed(d));
-  const lines = ['', `per stage (batches of ${B}${note ? `, ${note}` : ''}; ${describeModel(lm)}):`,
+  const lines = ['', `per stage (batches of ${batchSize}${note ? `, ${note}` : ''}; ${describeModel(lm)}):`,
     `${'stage'.padEnd(7)}${(lm.open ? 'rate' : 'VUs').padEnd(8)}${'batches'.padStart(8)}${'docs ok'.padStart(10)}${'failed'.padStart(8)}${'docs/s'.padStart(10)}${'MB/s'.padStart(8)}` +
     `${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}${lm.open ? 'dropped'.padStart(9) : ''}`];
   for (const x of rows) {
@@ -168,5 +173,5 @@ export function stageSection(data, { lm, B, reasons = [], note = '', name }) {
       `${f(x.docs_per_s, 0).padStart(10)}${f(x.mb_per_s, 2).padStart(8)}${f(x.batch_ms.median).padStart(9)}${f(x.batch_ms.p90).padStart(9)}${f(x.batch_ms.p99).padStart(9)}${f(x.batch_ms.max).padStart(9)}${lm.open ? String(x.dropped_iterations).padStart(9) : ''}`);
     if (x.docs_failed > 0) lines.push(`  stage ${x.stage}: ${x.docs_failed} documents failed: ${Object.entries(x.failed_by_reason).map(([k, c]) => `${k} ${c}`).join(', ') || 'reason not listed'}`);
   }
-  return { after: lines, json: { load_model: { model: lm.open ? 'open' : 'closed', stages: lm.text, vus: lm.V, max_vus: lm.maxVUs }, stages: rows } };
+  return { after: lines, json: { load_model: { model: lm.open ? 'open' : 'closed', stages: lm.text, vus: lm.vus, max_vus: lm.maxVUs }, stages: rows } };
 }

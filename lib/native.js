@@ -7,9 +7,9 @@
 // and RavenDB scenarios keep running on stock k6, and an xk6 build with the upstream driver
 // (no such exports) keeps the JavaScript loops. test/integration/native-twins.test.mjs compares both sides.
 //
-// Why: in k6's interpreter the key draw and the body stores cost about 1.4 ms of k6 CPU per
-// batch of 1000 random keys (bench/micro-keys.js), about as much as everything else k6 does
-// for a PostgreSQL batch; in Go about 0.04 ms. Keys and bytes are the same either way.
+// Why: in k6's interpreter the key draw and the body stores of a batch of random keys cost
+// about as much CPU as everything else k6 does for a PostgreSQL batch, in Go a small fraction
+// of it (bench/micro-keys.js measures both; bench/RESULTS.md). Keys and bytes are the same.
 
 /** @type {any} */
 let mod = null;
@@ -18,7 +18,7 @@ let mod = null;
 // exports: the JavaScript loops).
 export function useNative(m) {
   mod = m && m.writepathVersion === 1
-    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys }
+    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys, abort: m.writepathAbort || null }
     : null;
 }
 

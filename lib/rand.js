@@ -44,4 +44,3 @@ export class Rng {
   }
 }
 
-export { hashString };

@@ -19,6 +19,14 @@
 // Failed batches are rare, so the ledger costs nothing on the timed path of a healthy run.
 
 const ALL = 'all';
+
+// key number -> stamp of the stored document (missing keys absent), read `size` keys at a
+// time: readChunk(chunk, out) adds what one request found. The targets' readStamps().
+export function stampsInChunks(nums, size, readChunk) {
+  const out = new Map();
+  for (let i = 0; i < nums.length; i += size) readChunk(nums.slice(i, i + size), out);
+  return out;
+}
 const UNKNOWN = 'unknown';
 
 // ledger: Map; call after every batch with what the target's write() returned.

@@ -25,9 +25,9 @@ export function e3Report(data, { cfg, plan }) {
   const e3 = {
     test_case: plan.name,
     complexity: cfg.COMPLEXITY,
-    requests: plan.R,
+    requests: plan.requests,
     requests_done: done,
-    concurrency: plan.V,
+    concurrency: plan.vus,
     time_s: wallS,
     ops_per_s: wallS ? done / wallS : null,
     failed_operations: failed,
@@ -36,7 +36,7 @@ export function e3Report(data, { cfg, plan }) {
   const lines = [
     `arangobench case ${plan.name} (E3 shape): one operation = ${plan.seq.includes('transaction') ? 'begin + 2 inserts + commit' : 'one single-document request'}`,
     `${pad('Complexity', 12)} | ${pad('Requests', 10)} | ${pad('Concurrency', 11)} | ${pad('Time (s)', 9)} | ${pad('ops/s', 9)}`,
-    `${pad(cfg.COMPLEXITY, 12)} | ${pad(plan.R === null || done === plan.R ? done : `${done}/${plan.R}`, 10)} | ${pad(plan.V, 11)} | ${pad(fmt(wallS, 2), 9)} | ${pad(fmt(e3.ops_per_s, 0), 9)}`,
+    `${pad(cfg.COMPLEXITY, 12)} | ${pad(plan.requests === null || done === plan.requests ? done : `${done}/${plan.requests}`, 10)} | ${pad(plan.vus, 11)} | ${pad(fmt(wallS, 2), 9)} | ${pad(fmt(e3.ops_per_s, 0), 9)}`,
     '',
     `${pad('operation', 12, true)}${pad('count', 8)}${pad('failed', 8)}  time per operation (ms): ${['min', 'median', 'average', 'p90', 'p99', 'max'].map((h) => pad(h, 8)).join('')}`,
     ...ops.map((o) => `${pad(o.op, 12, true)}${pad(o.count, 8)}${pad(o.failed, 8)}                           ${[o.ms.min, o.ms.median, o.ms.average, o.ms.p90, o.ms.p99, o.ms.max].map((x) => pad(fmt(x, 2), 8)).join('')}`),

@@ -11,17 +11,17 @@ function esc(s) {
 
 const STATS = [['min', 'min'], ['median', 'median'], ['average', 'average'], ['p90', 'p90'], ['p99', 'p99'], ['max', 'max']];
 
-// json: buildReport(...).json (summary.json).
-export function renderHtml(json) {
+// json: buildReport(...).json (summary.json); description: the workload's describe(cfg, plan),
+// whose line says what the run wrote (lib/workloads/*.js).
+export function renderHtml(json, description = {}) {
   const ops = json.ops || {};
   const title = `k6-writepath · ${json.test_endpoint ? 'TEST ENDPOINT · ' : ''}${json.target} · ${json.experiment} · run ${json.run_id || '(none)'}`;
   const server = json.server ? (json.server.serverVersion || json.server.version || '') : 'setup did not finish';
   const settings = json.server && json.server.settings ? settingsText(json.server.settings) : '';
-  const cfg = json.config || {};
   const phases = json.phases || [];
   const failed = (json.thresholds || []).filter((t) => !t.ok);
   const verdict = json.passed && (!json.verification.ran || json.verification.ok);
-  const verifyStep = cfg.DISTRIBUTED === 'verify';
+  const verifyStep = (json.config || {}).DISTRIBUTED === 'verify';
   // What failed, named in the first line: the limits crossed (with what was observed) and a
   // verification that did not hold or did not run.
   const v0 = json.verification || { ran: false };
@@ -63,8 +63,7 @@ ${v.readback_none ? '<p class="ok">read-back: not part of this run</p>' : `<p cl
 ${json.test_endpoint ? '<p class="bad" id="test-endpoint">TEST ENDPOINT: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.</p>\n' : ''}<p class="verdict ${verdict ? 'ok' : 'bad'}" id="verdict">${esc(headline)}</p>
 ${ratios && !verifyStep ? `<h2>The answer: each phase against load (this run, n=1)</h2><table id="ratios"><thead><tr><th></th><th>average</th><th>median</th><th>p99</th><th>batches</th></tr></thead><tbody>\n${ratios}\n</tbody></table>` : ''}
 <p>server: ${esc(server)}${settings ? `<br>settings: ${esc(settings)}` : ''}<br>
-workload: ${esc(cfg.VUS)} VUs · batches of ${esc(cfg.BATCH_SIZE)} · ${esc(cfg.DOC_SHAPE)} documents · keys ${esc(cfg.KEY_DIST)} · seed ${esc(cfg.SEED)}<br>
-<span class="muted">started ${esc(json.started_at || '-')}</span></p>
+${description.line ? `${esc(description.line)}<br>\n` : ''}<span class="muted">started ${esc(json.started_at || '-')}</span></p>
 ${verifyStep ? '<p id="phases">phases: written by the instances, not by this verify step (each instance\'s report; all of them together: merged-summary.txt, scripts/merge-results.mjs)</p>' : `<h2>Phases</h2>
 <table id="phases"><thead><tr><th>phase</th><th>op</th><th>batches</th><th>docs ok</th><th>failed</th><th>docs/s</th><th>MB/s</th>${STATS.map(([, h]) => `<th>${h} ms</th>`).join('')}</tr></thead>
 <tbody>

@@ -11,7 +11,7 @@ function metric(data, name) {
   return data.metrics[name] ? data.metrics[name].values : null;
 }
 
-export function phaseStats(data, phase, reasons = []) {
+function phaseStats(data, phase, reasons = []) {
   const tag = `{phase:${phase}}`;
   const d = metric(data, M.batchDuration + tag) || {};
   const ok = (metric(data, M.docsOk + tag) || {}).count || 0;
@@ -87,7 +87,7 @@ export function observedValue(values, expr) {
 
 export const showObserved = (t) => (t.observed === null || t.observed === undefined ? '' : ` (observed ${Number.isInteger(t.observed) ? t.observed : t.observed.toFixed(3)})`);
 
-export function thresholdResults(data) {
+function thresholdResults(data) {
   const out = [];
   for (const [name, m] of Object.entries(data.metrics)) {
     for (const [expr, r] of Object.entries(m.thresholds || {})) out.push({ metric: name, threshold: expr, ok: r.ok, observed: observedValue(m.values, expr) });

@@ -9,7 +9,7 @@
 //   },
 //   "verify": true
 // }
-import { fail } from './config.js';
+import { fail } from './parse.js';
 import { M } from './metric-names.js';
 
 export const LATENCY = {
@@ -19,14 +19,17 @@ export const LATENCY = {
 const LIMIT_KEYS = [...Object.keys(LATENCY), 'failed_docs_max', 'failed_batches_rate_max', 'dropped_iterations_max', 'abort_on_fail'];
 const STAGE_LIMIT_KEYS = [...Object.keys(LATENCY), 'failed_docs_max', 'failed_batches_rate_max'];
 
+function jsonOf(text, where) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    return fail(`${where} is not valid JSON (${String(e.message || e).split('\n')[0]})`);
+  }
+}
+
 export function parseThresholds(text, { path, phases }) {
   const where = `THRESHOLDS=${path}`;
-  let doc;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    fail(`${where} is not valid JSON (${String(e.message || e).split('\n')[0]})`);
-  }
+  const doc = jsonOf(text, where);
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) fail(`${where} must hold a JSON object with "phases"`);
   for (const k of Object.keys(doc)) {
     if (!['phases', 'stages', 'verify', '$comment'].includes(k)) fail(`${where}: unknown key "${k}"; allowed: phases, stages, verify, $comment`);
@@ -97,19 +100,11 @@ export function k6Thresholds(parsed, phases, reasons = [], stageCount = 0, verif
     t[`${M.docsNew}{phase:${phase}}`] = [];
     t[`${M.bytes}{phase:${phase}}`] = [];
     t[`${M.phaseClock}{phase:${phase}}`] = [];
-    const failedDocs = [];
-    if (limits.failed_docs_max !== undefined) {
-      const expr = `count<=${limits.failed_docs_max}`;
-      failedDocs.push(abort ? { threshold: expr, abortOnFail: true, delayAbortEval: '5s' } : expr);
-    }
-    t[`${M.docsFailed}{phase:${phase}}`] = failedDocs;
+    // A failure limit, as k6 takes it (aborting the run at once when the file says so).
+    const limit = (value, stat) => (value === undefined ? [] : [abort ? { threshold: `${stat}<=${value}`, abortOnFail: true, delayAbortEval: '5s' } : `${stat}<=${value}`]);
+    t[`${M.docsFailed}{phase:${phase}}`] = limit(limits.failed_docs_max, 'count');
     for (const r of reasons) t[`${M.docsFailed}{phase:${phase},reason:${r}}`] = [];
-    const failedBatches = [];
-    if (limits.failed_batches_rate_max !== undefined) {
-      const expr = `rate<=${limits.failed_batches_rate_max}`;
-      failedBatches.push(abort ? { threshold: expr, abortOnFail: true, delayAbortEval: '5s' } : expr);
-    }
-    t[`${M.batchFailed}{phase:${phase}}`] = failedBatches;
+    t[`${M.batchFailed}{phase:${phase}}`] = limit(limits.failed_batches_rate_max, 'rate');
     // Open-model runs: batches k6 could not start on schedule. k6 tags dropped_iterations with
     // the scenario only; every workload of the pack runs one k6 scenario, so the limit is global.
     if (limits.dropped_iterations_max !== undefined) t.dropped_iterations = [`count<=${limits.dropped_iterations_max}`];

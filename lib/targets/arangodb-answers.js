@@ -12,7 +12,7 @@
 
 const ELEMENT_OK = '"_rev":"';
 
-export function countOccurrences(text, needle) {
+function countOccurrences(text, needle) {
   let n = 0;
   for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) n++;
   return n;
@@ -25,6 +25,11 @@ export function parseJson(text) {
 // Adds `add` (a {reason: count} map) into `into`.
 function addReasons(into, add) {
   for (const r in add) into[r] = (into[r] || 0) + add[r];
+}
+
+// An answer that cannot be read: every element counted as failed, reason unconfirmed.
+function unconfirmed(out, n, note) {
+  return Object.assign(out, { failed: n, byReason: { unconfirmed: n }, note });
 }
 
 // What one batch answer says about its n elements. Exported for the unit tests.
@@ -45,11 +50,7 @@ export function accountBatch(n, status, body, errorCodesHeader, silent) {
     // Written elements have no entry, so the failed ones cannot be mapped to keys: the
     // header is the count, the error entries a cross-check ("{}" = everything succeeded).
     const entries = body === '{}' || body === '[]' ? [] : parseJson(body);
-    if (!Array.isArray(entries)) {
-      out.failed = n; out.byReason = { unconfirmed: n };
-      out.note = 'silent answer is neither {} nor an array';
-      return out;
-    }
+    if (!Array.isArray(entries)) return unconfirmed(out, n, 'silent answer is neither {} nor an array');
     // Ignored documents (overwriteMode=ignore) are listed with their identity: not failures.
     const errs = entries.filter((e) => e && e.error === true);
     const listed = errs.length;
@@ -71,11 +72,7 @@ export function accountBatch(n, status, body, errorCodesHeader, silent) {
     return out;
   }
   const arr = parseJson(body);
-  if (!Array.isArray(arr)) {
-    out.failed = n; out.byReason = { unconfirmed: n };
-    out.note = 'answer is not a JSON array';
-    return out;
-  }
+  if (!Array.isArray(arr)) return unconfirmed(out, n, 'answer is not a JSON array');
   out.failedIndexes = [];
   for (let i = 0; i < n; i++) {
     const e = arr[i];

@@ -11,13 +11,15 @@
 // answerOf() counts every element from the answer itself; an element is ok only when the
 // answer shows it succeeded.
 import http from 'k6/http';
-import exec from 'k6/execution';
+import { stop } from '../abort.js';
 import encoding from 'k6/encoding';
-import { durationMs, redact } from '../config.js';
-import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
+import { redact } from '../urls.js';
+import { ARANGODB } from './arangodb-knobs.js';
+import { completeOrUndo, lifecycle, probeTimeout } from './lifecycle.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
-import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { stampsInChunks } from '../readback.js';
+import { asciiBuffer, writingVu } from '../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
 import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
@@ -26,14 +28,7 @@ const META = 'k6wp_meta';
 // A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
 const JWT_RENEW_MARGIN_MS = 300000;
 
-// Failure reasons declared to k6 (one sub-metric each): the element errorNums a write can
-// carry (errors.yaml), whole-request HTTP failures, and transport failures. A reason not
-// listed still counts in docs_failed and shows as "unlisted" in the table.
-export const REASONS = [
-  'e4', 'e18', 'e21', 'e32', 'e1004', 'e1200', 'e1202', 'e1203', 'e1210', 'e1221', 'e1222', 'e1227', 'e1228', 'e1233', 'e1655',
-  'http_400', 'http_401', 'http_404', 'http_409', 'http_410', 'http_412', 'http_500', 'http_503', 'http_other',
-  'timeout', 'connection', 'unconfirmed',
-];
+const REASONS = ARANGODB.reasons;
 
 function overwriteQuery(op, cfg) {
   switch (op) {
@@ -52,7 +47,7 @@ function overwriteQuery(op, cfg) {
 // --server.session-timeout (or the test server's -session-timeout 3s) still gets a token
 // used for 3/4 of its life, and a request never starts with an expired one. An opaque
 // token (no readable exp) is assumed to last 1 h from now.
-export function jwtRenewal(token, nowMs = Date.now()) {
+function jwtRenewal(token, nowMs = Date.now()) {
   let exp = null;
   let iat = null;
   try {
@@ -75,20 +70,17 @@ function httpReason(status) {
   return REASONS.includes(`http_${status}`) ? `http_${status}` : 'http_other';
 }
 
-export function createTarget(cfg, plan = {}) {
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/arangodb-knobs.js.
+export const declaration = ARANGODB;
+
+// The connection to ArangoDB: its base URL, the Authorization of every request (basic, or a
+// JWT renewed before it expires), the request params of the timed path, and how an answer
+// is described in a line.
+function connection(cfg) {
   const base = cfg.ARANGO_URL.replace(/\/$/, '');
-  const docs = createDocs(cfg, { keyField: '_key', toBytes: asciiBuffer });
-  // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), stamps: ['l'] });
   const timeout = cfg.TIMEOUT;
-  // Collections the workload needs (arangobench multi-collection writes to two).
-  const collectionCount = plan.collections || 1;
-  const indexFields = plan.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
   // Setup's first requests (and token requests) answer within this bound or the run stops.
-  const probeTimeout = durationMs(timeout) < durationMs(PROBE_TIMEOUT) ? timeout : PROBE_TIMEOUT;
-  let db = null;
-  let prefix = null;
-  let colls = null;
+  const probeWithin = probeTimeout(cfg);
   let auth = null; // { header, renewAt }
   let params = null;
 
@@ -103,19 +95,19 @@ export function createTarget(cfg, plan = {}) {
     if (cfg.ARANGO_AUTH === 'basic') return basicHeader();
     if (auth && Date.now() < auth.renewAt) return auth.header;
     const res = http.post(`${base}/_open/auth`, JSON.stringify({ username: cfg.ARANGO_USER, password: cfg.ARANGO_PASSWORD || '' }),
-      { headers: { 'Content-Type': 'application/json' }, timeout: probeTimeout, tags: { name: 'POST /_open/auth' } });
+      { headers: { 'Content-Type': 'application/json' }, timeout: probeWithin, tags: { name: 'POST /_open/auth' } });
     if (res.status === 200) {
       const jwt = (parseJson(res.body) || {}).jwt;
-      if (!jwt) exec.test.abort('ArangoDB /_open/auth answered 200 without a jwt');
+      if (!jwt) stop('ArangoDB /_open/auth answered 200 without a jwt');
       auth = { header: `Bearer ${jwt}`, renewAt: jwtRenewal(jwt).renewAt };
     } else if (res.status === 404) {
       auth = { header: null, renewAt: Infinity }; // authentication is off on the server
     } else if (res.status === 401) {
-      exec.test.abort(`ARANGO_USER=${cfg.ARANGO_USER}: /_open/auth refused the credentials (401); check ARANGO_PASSWORD`);
+      stop(`ARANGO_USER=${cfg.ARANGO_USER}: /_open/auth refused the credentials (401); check ARANGO_PASSWORD`);
     } else if (res.status === 0) {
-      exec.test.abort(`ARANGO_URL=${base}: cannot reach ArangoDB within ${probeTimeout}: ${redact(res.error)}`);
+      stop(`ARANGO_URL=${base}: cannot reach ArangoDB within ${probeWithin}: ${redact(res.error)}`);
     } else {
-      exec.test.abort(`ArangoDB /_open/auth answered ${res.status}: ${String(res.body).slice(0, 200)}`);
+      stop(`ArangoDB /_open/auth answered ${res.status}: ${String(res.body).slice(0, 200)}`);
     }
     params = null;
     return auth.header;
@@ -150,29 +142,14 @@ export function createTarget(cfg, plan = {}) {
     return b && b.errorMessage ? `${res.status} errorNum ${b.errorNum}: ${b.errorMessage}` : `${res.status} ${String(res.body).slice(0, 200)}`;
   }
 
-  // A 401, or a missing database/collection mid-run: hammering on is pointless. Returns the
-  // one-line reason to abort (or null); the workload aborts once it has counted the failed
-  // operation (result field `abort`), so the batch that revealed the fault is in the results.
-  function fatal(res, what) {
-    if (res.status === 401) return `ArangoDB answered 401 to ${what}: credentials refused or token expired (ARANGO_USER=${cfg.ARANGO_USER}, ARANGO_AUTH=${cfg.ARANGO_AUTH})`;
-    if (res.status === 404) {
-      const num = errorNum(res);
-      if (num === 1228) return `database ${db} disappeared during the run (404, errorNum 1228) at ${what}`;
-      if (num === 1203) return `a collection of database ${db} disappeared during the run (404, errorNum 1203) at ${what}`;
-    }
-    return null;
-  }
+  return { base, probeWithin, headers, requestParams, call, errorNum, describe };
+}
 
-  function bind(runId) {
-    if (db) return;
-    db = `k6wp_${runId}`;
-    prefix = `${base}/_db/${db}`;
-    colls = [`k6wp_${runId}`];
-    for (let i = 2; i <= collectionCount; i++) colls.push(`k6wp_${runId}_${i}`);
-  }
-
-  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
-  const probeParams = { headers: {}, timeout: probeTimeout, tags: { name: 'GET /_api/version' } };
+// The primitives of lib/targets/lifecycle.js for the run's database (run: its names, set by
+// the target's bind()).
+function databasePrimitives(cfg, conn, run, indexFields) {
+  const { base, probeWithin, headers, call, errorNum, describe } = conn;
+  const probeParams = { headers: {}, timeout: probeWithin, tags: { name: 'GET /_api/version' } };
   function probe() {
     const h = headers();
     const vres = http.get(`${base}/_db/_system/_api/version`, Object.assign({}, probeParams, { headers: h }));
@@ -192,43 +169,39 @@ export function createTarget(cfg, plan = {}) {
   }
 
   function dropDatabase() {
-    return call('DELETE', `${base}/_db/_system/_api/database/${db}`, undefined, 'DELETE /_api/database');
+    return call('DELETE', `${base}/_db/_system/_api/database/${run.db}`, undefined, 'DELETE /_api/database');
   }
 
   // POST /_api/database: 201 = this call made it; 409 errorNum 1207 = the name is taken.
   // Then the collections, their indexes, and the marker last (a joining instance waits for
   // it). Whatever fails after the 201 drops the database this call made.
   function create(marker) {
-    const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: db }), 'POST /_api/database');
+    const created = call('POST', `${base}/_db/_system/_api/database`, JSON.stringify({ name: run.db }), 'POST /_api/database');
     if (created.status === 409 && errorNum(created) === 1207) return 'exists';
     if (created.status !== 201) throw `${describe(created)} (needs rights on _system)`;
-    try {
-      for (const c of colls) {
-        must(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: c, waitForSync: cfg.ARANGO_WAIT_FOR_SYNC }), 'POST /_api/collection'), `create collection ${c}`);
+    return completeOrUndo(() => {
+      for (const c of run.colls) {
+        must(call('POST', `${run.prefix}/_api/collection`, JSON.stringify({ name: c, waitForSync: cfg.ARANGO_WAIT_FOR_SYNC }), 'POST /_api/collection'), `create collection ${c}`);
         for (const f of indexFields) {
-          must(call('POST', `${prefix}/_api/index?collection=${c}`, JSON.stringify({ type: 'persistent', fields: [f], unique: false, sparse: false }), 'POST /_api/index'), `create a persistent index on ${c}.${f}`);
+          must(call('POST', `${run.prefix}/_api/index?collection=${c}`, JSON.stringify({ type: 'persistent', fields: [f], unique: false, sparse: false }), 'POST /_api/index'), `create a persistent index on ${c}.${f}`);
         }
       }
-      must(call('POST', `${prefix}/_api/collection`, JSON.stringify({ name: META }), 'POST /_api/collection'), `create collection ${META}`);
+      must(call('POST', `${run.prefix}/_api/collection`, JSON.stringify({ name: META }), 'POST /_api/collection'), `create collection ${META}`);
       writeMarker(marker, 'POST');
-    } catch (e) {
-      dropDatabase();
-      throw e;
-    }
-    return 'created';
+    }, dropDatabase);
   }
 
   function writeMarker(marker, method = 'PUT') {
     const doc = Object.assign({ _key: 'owner', createdAt: new Date().toISOString() }, marker);
-    must(call(method, `${prefix}/_api/document/${META}${method === 'PUT' ? '/owner' : ''}`, JSON.stringify(doc), `${method} marker`), 'write the marker document');
+    must(call(method, `${run.prefix}/_api/document/${META}${method === 'PUT' ? '/owner' : ''}`, JSON.stringify(doc), `${method} marker`), 'write the marker document');
   }
 
   // undefined: no such database (404 errorNum 1228); null: no marker collection or document.
   function readMarker() {
-    const res = call('GET', `${prefix}/_api/document/${META}/owner`, undefined, 'GET marker');
+    const res = call('GET', `${run.prefix}/_api/document/${META}/owner`, undefined, 'GET marker');
     if (res.status === 200) return parseJson(res.body) || null;
     if (res.status === 404) return errorNum(res) === 1228 ? undefined : null;
-    throw `cannot read the marker of database ${db}: ${describe(res)}`;
+    throw `cannot read the marker of database ${run.db}: ${describe(res)}`;
   }
 
   // The run's collections as they are: which exist, their waitForSync, their persistent
@@ -237,17 +210,17 @@ export function createTarget(cfg, plan = {}) {
     const sync = [];
     const idx = [];
     const missing = [];
-    for (const c of colls) {
-      const p = call('GET', `${prefix}/_api/collection/${c}/properties`, undefined, 'GET properties');
+    for (const c of run.colls) {
+      const p = call('GET', `${run.prefix}/_api/collection/${c}/properties`, undefined, 'GET properties');
       if (p.status === 404) { missing.push(c); continue; }
       const props = must(p, `read the properties of ${c}`) || {};
       sync.push(String(Boolean(props.waitForSync)));
-      const ix = must(call('GET', `${prefix}/_api/index?collection=${c}`, undefined, 'GET /_api/index'), `read the indexes of ${c}`) || {};
+      const ix = must(call('GET', `${run.prefix}/_api/index?collection=${c}`, undefined, 'GET /_api/index'), `read the indexes of ${c}`) || {};
       idx.push((ix.indexes || []).filter((i) => i.type !== 'primary' && i.type !== 'edge')
         .map((i) => (i.type === 'persistent' && !i.unique && !i.sparse && (i.fields || []).length === 1 ? i.fields[0] : `${i.type}(${(i.fields || []).join(',')})${i.unique ? ' unique' : ''}${i.sparse ? ' sparse' : ''}`)).sort().join('+') || '0');
     }
     return {
-      collections: missing.length ? `missing ${missing.join(', ')}` : colls.join(', '),
+      collections: missing.length ? `missing ${missing.join(', ')}` : run.colls.join(', '),
       ARANGO_WAIT_FOR_SYNC: Array.from(new Set(sync)).join('/') || '(none)',
       ARANGO_INDEXES: Array.from(new Set(idx)).join('/') || '(none)',
     };
@@ -255,7 +228,7 @@ export function createTarget(cfg, plan = {}) {
 
   function planned() {
     return {
-      collections: colls.join(', '),
+      collections: run.colls.join(', '),
       ARANGO_WAIT_FOR_SYNC: String(cfg.ARANGO_WAIT_FOR_SYNC),
       ARANGO_INDEXES: indexFields.length ? indexFields.slice().sort().join('+') : '0',
     };
@@ -263,7 +236,7 @@ export function createTarget(cfg, plan = {}) {
 
   // Empty = truncate every collection of the run; then this run's marker.
   function empty(marker) {
-    for (const c of colls) must(call('PUT', `${prefix}/_api/collection/${c}/truncate`, undefined, 'PUT truncate'), `truncate ${c}`);
+    for (const c of run.colls) must(call('PUT', `${run.prefix}/_api/collection/${c}/truncate`, undefined, 'PUT truncate'), `truncate ${c}`);
     writeMarker(marker);
   }
 
@@ -274,17 +247,28 @@ export function createTarget(cfg, plan = {}) {
   }
 
   function drop() {
-    must(dropDatabase(), `drop database ${db}`);
+    must(dropDatabase(), `drop database ${run.db}`);
   }
 
-  const { setup, teardown } = lifecycle(cfg, {
-    bind,
-    get what() { return `database ${db}`; },
-    get objects() { return [`database ${db}`, ...colls.map((c) => `collection ${db}/${c}`)]; },
-    get dropHint() { return `curl -u "$ARANGO_USER:$ARANGO_PASSWORD" -X DELETE ${base}/_db/_system/_api/database/${db}`; },
-    probe, create, readMarker, shape, planned, empty, mark, drop,
-    settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
-  });
+  return { probe, create, readMarker, shape, planned, empty, mark, drop };
+}
+
+// The requests of the batch runner (lib/targets/outcome.js): batches, single-document
+// operations and stream transactions, and how their answers are counted.
+function requests(cfg, conn, run, docs) {
+  const { requestParams, errorNum, describe } = conn;
+  // A 401, or a missing database/collection mid-run: hammering on is pointless. Returns the
+  // one-line reason to abort (or null); the workload aborts once it has counted the failed
+  // operation (result field `abort`), so the batch that revealed the fault is in the results.
+  function fatal(res, what) {
+    if (res.status === 401) return `ArangoDB answered 401 to ${what}: credentials refused or token expired (ARANGO_USER=${cfg.ARANGO_USER}, ARANGO_AUTH=${cfg.ARANGO_AUTH})`;
+    if (res.status === 404) {
+      const num = errorNum(res);
+      if (num === 1228) return `database ${run.db} disappeared during the run (404, errorNum 1228) at ${what}`;
+      if (num === 1203) return `a collection of database ${run.db} disappeared during the run (404, errorNum 1203) at ${what}`;
+    }
+    return null;
+  }
 
   // The answer to one request of a batch (lib/targets/outcome.js): the k6 response is the
   // batch's time. Writes answer 201/202 and deletes 200/202, also when elements failed
@@ -315,8 +299,8 @@ export function createTarget(cfg, plan = {}) {
 
   // A batch: one request with the whole array.
   function batch(op, nums, stamp) {
-    const path = `/_api/document/${colls[0]}?${overwriteQuery(op, cfg)}`;
-    const url = cfg.ARANGO_SILENT ? `${prefix}${path}&silent=true` : `${prefix}${path}`;
+    const path = `/_api/document/${run.colls[0]}?${overwriteQuery(op, cfg)}`;
+    const url = cfg.ARANGO_SILENT ? `${run.prefix}${path}&silent=true` : `${run.prefix}${path}`;
     const body = batchBody(nums, stamp);
     const p = requestParams();
     const n = nums.length;
@@ -336,11 +320,11 @@ export function createTarget(cfg, plan = {}) {
   function single(op, c, key, body) {
     if (!SINGLE[op]) throw new Error(`arangodb target: unknown single-document operation ${op}`);
     const [method, pathOf, ok] = SINGLE[op];
-    const path = pathOf(colls[c], key);
+    const path = pathOf(run.colls[c], key);
     const p = requestParams();
     return request(1, body, (tags) => {
       p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
-      const res = http.request(method, `${prefix}${path}`, body, p);
+      const res = http.request(method, `${run.prefix}${path}`, body, p);
       if (ok.includes(res.status)) return { responses: [res] };
       return { responses: [res], reason: singleReason(res), log: `[${tags.op}] ${method} ${path.split('?')[0]} failed (${singleReason(res)}): ${describe(res)}`,
         fatal: res.status === 0 ? null : fatal(res, `${method} ${path.split('?')[0]}`) };
@@ -371,23 +355,23 @@ export function createTarget(cfg, plan = {}) {
           return { responses, bytes, reason, log: `[${tags.op}] stream transaction failed at ${what} (${reason}): ${describe(res)}`,
             fatal: res.status === 0 ? null : fatal(res, `transaction ${what}`) };
         };
-        const begin = http.post(`${prefix}/_api/transaction/begin`, JSON.stringify({ collections: { write: colls.slice(0, n) } }), tagged('POST /_api/transaction/begin'));
+        const begin = http.post(`${run.prefix}/_api/transaction/begin`, JSON.stringify({ collections: { write: run.colls.slice(0, n) } }), tagged('POST /_api/transaction/begin'));
         responses.push(begin);
         const id = begin.status === 201 ? ((parseJson(begin.body) || {}).result || {}).id : null;
         if (!id) return failAll(begin, 'begin');
         const inTrx = Object.assign({}, tagged('POST /_api/document trx'), { headers: Object.assign({}, p.headers, { 'x-arango-trx-id': String(id) }) });
         let failedRes = null;
         for (let i = 0; i < n && !failedRes; i++) {
-          const res = http.post(`${prefix}/_api/document/${colls[i]}?silent=true`, bodies[i], inTrx);
+          const res = http.post(`${run.prefix}/_api/document/${run.colls[i]}?silent=true`, bodies[i], inTrx);
           responses.push(res);
           bytes += bodyBytes(bodies[i]);
           if (res.status !== 201 && res.status !== 202) failedRes = res;
         }
         if (failedRes) {
-          responses.push(http.del(`${prefix}/_api/transaction/${id}`, null, tagged('DELETE /_api/transaction')));
+          responses.push(http.del(`${run.prefix}/_api/transaction/${id}`, null, tagged('DELETE /_api/transaction')));
           return failAll(failedRes, 'insert');
         }
-        const commit = http.put(`${prefix}/_api/transaction/${id}`, null, tagged('PUT /_api/transaction'));
+        const commit = http.put(`${run.prefix}/_api/transaction/${id}`, null, tagged('PUT /_api/transaction'));
         responses.push(commit);
         if (commit.status !== 200) return failAll(commit, 'commit');
         return { responses };
@@ -395,38 +379,69 @@ export function createTarget(cfg, plan = {}) {
     };
   }
 
+  return { batch, batchBody, single, transaction };
+}
+
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target): batches to
+// prepare bodies for, collections, indexes on the workload's own fields.
+export function createTarget(cfg, prepared = {}) {
+  const docs = createDocs(cfg, { keyField: '_key', toBytes: asciiBuffer });
+  // Body images built here, in the init context, not by the first timed batch of a VU.
+  if (writingVu()) docs.prepareFor(prepared);
+  // Collections the workload needs (arangobench multi-collection writes to two).
+  const collectionCount = prepared.collections || 1;
+  const indexFields = prepared.indexFields || INDEX_FIELDS.slice(0, cfg.ARANGO_INDEXES);
+  const conn = connection(cfg);
+  const { call, describe } = conn;
+  // The run's database and collections, named by bind().
+  const run = { db: null, prefix: null, colls: null };
+
+  function bind(runId) {
+    if (run.db) return;
+    run.db = `k6wp_${runId}`;
+    run.prefix = `${conn.base}/_db/${run.db}`;
+    run.colls = [`k6wp_${runId}`];
+    for (let i = 2; i <= collectionCount; i++) run.colls.push(`k6wp_${runId}_${i}`);
+  }
+
+  const { setup, teardown, leftBehind } = lifecycle(cfg, {
+    bind,
+    get what() { return `database ${run.db}`; },
+    get objects() { return [`database ${run.db}`, ...run.colls.map((c) => `collection ${run.db}/${c}`)]; },
+    get runId() { return run.db.slice(5); },
+    get dropHint() { return `curl -u "$ARANGO_USER:$ARANGO_PASSWORD" -X DELETE ${conn.base}/_db/_system/_api/database/${run.db}`; },
+    ...databasePrimitives(cfg, conn, run, indexFields),
+    settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
+  });
+
+  const { batch, batchBody, single, transaction } = requests(cfg, conn, run, docs);
+
   function countOf(c) {
-    const res = call('GET', `${prefix}/_api/collection/${c}/count`, undefined, 'GET count');
-    if (res.status !== 200) throw `k6-writepath: cannot count ${db}/${c}: ${describe(res)}`;
+    const res = call('GET', `${run.prefix}/_api/collection/${c}/count`, undefined, 'GET count');
+    if (res.status !== 200) throw `k6-writepath: cannot count ${run.db}/${c}: ${describe(res)}`;
     return Number(parseJson(res.body).count);
   }
 
   function count() {
-    return countOf(colls[0]);
+    return countOf(run.colls[0]);
   }
 
   function countAll() {
-    return colls.map(countOf);
+    return run.colls.map(countOf);
   }
 
   // key number -> stamp ("w") of the stored document, via batch reads (missing keys come
   // back as inline 1202 errors and are simply absent from the map).
   function readStamps(nums) {
-    const out = new Map();
-    for (let i = 0; i < nums.length; i += 1000) {
-      const chunk = nums.slice(i, i + 1000);
-      const res = call('PUT', `${prefix}/_api/document/${colls[0]}?onlyget=true`, JSON.stringify(chunk.map(keyName)), 'PUT onlyget');
-      if (res.status !== 200) throw `k6-writepath: cannot read back documents of ${db}/${colls[0]}: ${describe(res)}`;
+    return stampsInChunks(nums, 1000, (chunk, out) => {
+      const res = call('PUT', `${run.prefix}/_api/document/${run.colls[0]}?onlyget=true`, JSON.stringify(chunk.map(keyName)), 'PUT onlyget');
+      if (res.status !== 200) throw `k6-writepath: cannot read back documents of ${run.db}/${run.colls[0]}: ${describe(res)}`;
       for (const d of parseJson(res.body) || []) {
         if (d && !d.error && typeof d._key === 'string') out.set(Number(d._key.slice(1)), String(d.w));
       }
-    }
-    return out;
+    });
   }
 
-  // What workloads may ask of this target (lib/capabilities.js); keyField: the key attribute
-  // of a single-document body.
-  const capabilities = { batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true };
-
-  return { name: 'arangodb', reasons: REASONS, distributed: true, capabilities, keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown };
+  // keyField: the key attribute of a single-document body.
+  return { name: ARANGODB.name, reasons: REASONS, distributed: ARANGODB.distributed, capabilities: ARANGODB.capabilities(cfg), keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown, leftBehind };
 }

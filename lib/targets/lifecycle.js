@@ -8,6 +8,7 @@
 //   bind(runId)                 name the run's objects (the adapter's own bind)
 //   what                        'table public.k6wp_x' | 'database k6wp_x' (after bind)
 //   dropHint                    the command a user runs to drop the object by hand (after bind)
+//   runId                       the RUN_ID the objects are named for (after bind)
 //   probe()                     { version, serverVersion, testEndpoint? }; throws a one-line
 //                               string when the server cannot be reached or is not the
 //                               database the knob says (bounded by PROBE_TIMEOUT)
@@ -26,23 +27,28 @@
 //   drop(marker)                drop the object (may re-check the marker atomically)
 import { sleep } from 'k6';
 import crypto from 'k6/crypto';
-import exec from 'k6/execution';
+import { stop } from '../abort.js';
+import { durationMs } from '../parse.js';
 
 export const TOOL = 'k6-writepath';
 // The probe of a server answers within this bound or the run stops (README: an unreachable
 // database is reported within 10 s).
-export const PROBE_TIMEOUT = '10s';
+const PROBE_TIMEOUT = '10s';
+// The bound of setup's first requests: PROBE_TIMEOUT, or TIMEOUT when that is shorter.
+export function probeTimeout(cfg) {
+  return durationMs(cfg.TIMEOUT) < durationMs(PROBE_TIMEOUT) ? cfg.TIMEOUT : PROBE_TIMEOUT;
+}
 // How long a joining instance of a distributed run waits for the creator's marker.
 const JOIN_WAIT_S = 10;
 // The token of objects shared by the instances of a distributed run.
 const SHARED = 'distributed';
 // What scripts/k8s-archives puts into an archive for RUN_SECRET (k6 stores -e values in it):
 // known to everyone, so a run that still has it (the runner lacks the Secret) proves nothing.
-export const RUN_SECRET_PLACEHOLDER = 'set-at-run-time-by-the-runner';
+const RUN_SECRET_PLACEHOLDER = 'set-at-run-time-by-the-runner';
 // A marker's state: the objects of a process that is (or was, until it was killed) using them,
 // and those a run finished with and kept (KEEP=1). Only kept objects may be reused.
-export const RUNNING = 'running';
-export const KEPT = 'kept';
+const RUNNING = 'running';
+const KEPT = 'kept';
 
 // A marker: who made the object (exactly TOOL), for which run, by which process (token), for
 // which plan, and the proof: an HMAC-SHA256 of all that and the object's name under the run's
@@ -50,11 +56,11 @@ export const KEPT = 'kept';
 // objects later). Everything else in a marker is printed somewhere (the run id, the plan hash
 // in a refusal line, the token in summary.json); the proof is what a bystander cannot
 // reproduce: a hand-written marker, or one copied onto another object, proves nothing.
-export function markerProof(secret, m, what) {
+function markerProof(secret, m, what) {
   return crypto.hmac('sha256', secret, [m.tool, m.run, m.token, m.plan, what].join('\n'), 'hex');
 }
 
-export function makeMarker(runId, token, plan, secret, what, state = RUNNING) {
+function makeMarker(runId, token, plan, secret, what, state = RUNNING) {
   const m = { tool: TOOL, run: runId, token, plan };
   return { tool: m.tool, run: m.run, token: m.token, plan: m.plan, proof: markerProof(secret, m, what), state };
 }
@@ -66,7 +72,7 @@ export function markerText(m) {
 // The marker as stored (a JSON text in a PostgreSQL comment, a document on the HTTP
 // databases), or null when it is not a marker of this pack at all. proof and state are null
 // when absent (a marker written by hand, or by a version of the pack without them).
-export function parseMarker(raw) {
+function parseMarker(raw) {
   let m = raw;
   if (typeof raw === 'string') {
     try { m = JSON.parse(raw); } catch (_) { return null; }
@@ -77,7 +83,7 @@ export function parseMarker(raw) {
 }
 
 // The same owner (the state may differ).
-export function sameMarker(a, b) {
+function sameMarker(a, b) {
   return Boolean(a && b) && a.tool === b.tool && a.run === b.run && a.token === b.token && a.plan === b.plan && a.proof === b.proof;
 }
 
@@ -86,7 +92,7 @@ function randomHex(bytes) {
 }
 
 // A per-process creation token: two processes with one RUN_ID never hold the same one.
-export function newToken() {
+function newToken() {
   return randomHex(8);
 }
 
@@ -96,7 +102,7 @@ function shortRaw(raw) {
 }
 
 // "PG_TABLE is unlogged there, the plan says logged; PG_INDEXES is 3 there, the plan says 0"
-export function shapeDiff(planned, actual) {
+function shapeDiff(planned, actual) {
   const out = [];
   for (const k of Object.keys(planned)) {
     const a = actual[k] === undefined ? '(absent)' : actual[k];
@@ -107,8 +113,29 @@ export function shapeDiff(planned, actual) {
 
 /** @returns {never} */
 function refuse(message) {
-  exec.test.abort(message);
-  throw message; // not reached in k6; keeps plain-JS callers (unit tests) honest
+  return stop(message);
+}
+
+// fn()'s value, or the refusal `why` + what it threw.
+function attempt(fn, why) {
+  try {
+    return fn();
+  } catch (e) {
+    return refuse(`${why}${String(e)}`);
+  }
+}
+
+// For a primitive create(): complete() fills the object this call just made (collections,
+// indexes, the marker last); whatever fails, undo() removes the object again and the error
+// goes on. Returns 'created'.
+export function completeOrUndo(complete, undo) {
+  try {
+    complete();
+  } catch (e) {
+    undo();
+    throw e;
+  }
+  return 'created';
 }
 
 // The lifecycle of one target's run objects. prims: see the header. Returns the adapter's
@@ -129,12 +156,7 @@ export function lifecycle(cfg, prims) {
   function setup(runId, signature, mode) {
     if (cfg.RUN_SECRET === RUN_SECRET_PLACEHOLDER) refuse('RUN_SECRET is the placeholder scripts/k8s-archives builds archives with: give the runners the real one in their environment (the Secret, deploy/k8s/secret.example.yaml)');
     prims.bind(runId);
-    let server;
-    try {
-      server = prims.probe();
-    } catch (e) {
-      return refuse(String(e));
-    }
+    const server = attempt(prims.probe, '');
     const what = prims.what;
     const own = makeMarker(runId, mode === 'own' ? newToken() : SHARED, signature, secret(), what);
     let reused = false;
@@ -144,12 +166,7 @@ export function lifecycle(cfg, prims) {
       if (raw === undefined) refuse(`${what} does not exist: nothing to verify for RUN_ID=${runId}`);
       checkShared(what, raw, own);
     } else {
-      let made;
-      try {
-        made = prims.create(own);
-      } catch (e) {
-        return refuse(`cannot create ${what}: ${String(e)}`);
-      }
+      const made = attempt(() => prims.create(own), `cannot create ${what}: `);
       if (made === 'exists') reused = adopt(what, own, mode);
       else created = true;
     }
@@ -267,5 +284,11 @@ export function lifecycle(cfg, prims) {
     return 'dropped';
   }
 
-  return { setup, teardown };
+  // What a run that could not drop its objects (its database stopped answering) leaves behind,
+  // and how to remove it (outcome.js's give-up line).
+  function leftBehind() {
+    return `${prims.what} may be left on the server (it carries the marker of run ${prims.runId}); once the server answers, drop it with ${prims.dropHint}`;
+  }
+
+  return { setup, teardown, leftBehind };
 }

@@ -10,14 +10,17 @@
 //   bulk    (E4) unordered insertMany of a key range
 // The module converts the pack's byte image (lib/docs.js body()) to BSON in Go and answers per
 // operation; this file counts per document.
-import exec from 'k6/execution';
 import * as mongodb from 'k6/x/writepath/mongodb';
-import { durationMs, redact } from '../config.js';
-import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
+import { durationMs } from '../parse.js';
+import { redact } from '../urls.js';
+import { stop } from '../abort.js';
+import { MONGODB } from './mongodb-knobs.js';
+import { lifecycle, probeTimeout } from './lifecycle.js';
 import { ACKNOWLEDGED, request } from './outcome.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
-import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { stampsInChunks } from '../readback.js';
+import { asciiBuffer, writingVu } from '../bytes.js';
 import { useNative } from '../native.js';
 
 // bin/k6's MongoDB module also brings the Go twins of the per-key loops (lib/native.js).
@@ -26,8 +29,9 @@ useNative(mongodb);
 export const COLLECTION = 'docs';
 export const META = 'k6wp_meta';
 export const MARKER_ID = 'owner';
-export const REASONS = ['e11000', 'write_conflict', 'not_attempted', 'write_concern', 'write_error', 'collection_gone', 'server_error',
-  'timeout', 'connection', 'auth', 'other'];
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/mongodb-knobs.js.
+export const declaration = MONGODB;
+const REASONS = MONGODB.reasons;
 // The module's operation for each of the pack's.
 const OPS = { insert: 'insert', bulk: 'insert', upsert: 'replace', merge: 'merge', ignore: 'ignore' };
 const READ_CHUNK = 5000;
@@ -110,12 +114,13 @@ function parse(text) {
   return text ? JSON.parse(text) : null;
 }
 
-export function createTarget(cfg) {
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+export function createTarget(cfg, prepared = {}) {
   if (typeof mongodb.connect !== 'function' || mongodb.apiVersion !== 1) {
     throw 'k6-writepath: the MongoDB scenarios need bin/k6 (its module k6/x/writepath/mongodb, apiVersion 1): run them with bin/k6 (make k6)';
   }
   const timeoutMs = durationMs(cfg.TIMEOUT);
-  const probeMs = Math.min(timeoutMs, durationMs(PROBE_TIMEOUT));
+  const probeMs = durationMs(probeTimeout(cfg));
   let client;
   try {
     // Without a server to send to (down, restarting), a batch waits for one at most probeMs
@@ -127,7 +132,7 @@ export function createTarget(cfg) {
   }
   const docs = createDocs(cfg, { keyField: '_id', toBytes: asciiBuffer });
   // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), stamps: ['l', 'b'] });
+  if (writingVu()) docs.prepareFor(prepared);
   const wc = writeConcern(cfg);
   let db = null;
   let uuid = null; // the docs collection's UUID (base64), once setup read it
@@ -308,6 +313,7 @@ export function createTarget(cfg) {
     bind,
     get what() { return `database ${db}`; },
     get objects() { return [`database ${db}`, `collection ${db}.${COLLECTION}`]; },
+    get runId() { return db.slice(5); },
     get dropHint() { return `mongosh "$MONGO_URL" --eval 'db.getSiblingDB("${db}").dropDatabase()'`; },
     probe, create, readMarker, shape, planned, empty, mark, drop,
   });
@@ -318,17 +324,15 @@ export function createTarget(cfg) {
     const info = lc.setup(runId, signature, mode);
     const c = collections().find((x) => x.name === COLLECTION);
     const u = c && c.info && c.info.uuid && c.info.uuid.$binary ? c.info.uuid.$binary.base64 : null;
-    if (!u) {
-      const msg = `database ${db}: the server did not report the UUID of collection ${COLLECTION}`;
-      exec.test.abort(msg);
-      throw msg;
-    }
+    if (!u) stop(`database ${db}: the server did not report the UUID of collection ${COLLECTION}`);
     info.collectionUUID = u;
     return info;
   }
 
-  function teardown(runId, owned, keep) {
-    return lc.teardown(runId, owned, keep);
+  // What batch() sends: the pack's byte image of the documents (lib/docs.js body()), which the
+  // module turns into BSON in Go; bench/ measures it.
+  function batchBody(nums, stamp) {
+    return docs.body(nums, stamp);
   }
 
   // One batch = one module call (lib/targets/outcome.js runs it and times it with its clock
@@ -337,7 +341,7 @@ export function createTarget(cfg) {
   function batch(op, nums, stamp) {
     const mop = OPS[op];
     if (!mop) throw new Error(`mongodb target: unknown operation ${op}`);
-    const body = docs.body(nums, stamp);
+    const body = batchBody(nums, stamp);
     const n = nums.length;
     return request(n, body, (tags) => {
       const r = client.write(mop, db, COLLECTION, body, wopts);
@@ -363,19 +367,13 @@ export function createTarget(cfg) {
 
   // key number -> stamp ("w") of the stored document.
   function readStamps(nums) {
-    const found = new Map();
-    for (let i = 0; i < nums.length; i += READ_CHUNK) {
-      const ids = [];
-      for (let k = i; k < Math.min(nums.length, i + READ_CHUNK); k++) ids.push(keyName(nums[k]));
-      const r = client.find(db, COLLECTION, { _id: { $in: ids } }, { projection: { w: 1 }, timeoutMs });
+    return stampsInChunks(nums, READ_CHUNK, (chunk, out) => {
+      const r = client.find(db, COLLECTION, { _id: { $in: chunk.map(keyName) } }, { projection: { w: 1 }, timeoutMs });
       if (r.error) throw `cannot read back ${db}.${COLLECTION}: ${redact(r.error.message)}`;
-      for (const d of parse(r.docs)) found.set(Number(String(d._id).slice(1)), String(d.w));
-    }
-    return found;
+      for (const d of parse(r.docs)) out.set(Number(String(d._id).slice(1)), String(d.w));
+    });
   }
 
-  // What workloads may ask of this target (lib/capabilities.js).
-  const capabilities = { batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true };
-
-  return { name: 'mongodb', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, count, readStamps, teardown, client, database: () => db };
+  return { name: MONGODB.name, reasons: REASONS, distributed: MONGODB.distributed, capabilities: MONGODB.capabilities(cfg), bind, setup, batch, batchBody,
+    count, readStamps, teardown: lc.teardown, leftBehind: lc.leftBehind, client, database: () => db };
 }

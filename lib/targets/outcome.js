@@ -29,21 +29,30 @@
 //   log            the line printed the first time this VU meets the reason
 //   notes          [[key, line], …] more lines printed once per VU and key
 //   fatal          a one-line reason to stop the whole run once this batch is counted
-//   settle()       -> the answer's accounting, read after the clock stopped
+//   answered       the server itself answered a connection failure (PostgreSQL "too many
+//                  clients", "starting up"): it is there, so the give-up clock starts again
+//   settle(ms)     -> the answer's accounting, read after the clock stopped (ms: the batch's time)
+//
+// A database that answers no batch of a VU for GIVE_UP (every attempt failed with reason
+// connection) ends the run (issue 27): one line naming what was acknowledged before, that
+// verification did not run, and what is left on the server with the command that removes it
+// (the target's leftBehind()). A database back within GIVE_UP lets the run go on.
 //
 // A k6 VU has its own copy of this module, so the state below is per VU.
 import { sleep } from 'k6';
 import exec from 'k6/execution';
 import { recordBatch } from '../metrics.js';
 import { bodyBytes } from '../docs.js';
+import { durationMs } from '../parse.js';
+import { stop } from '../abort.js';
 
 // A refused connection fails in well under a millisecond: without a pause a VU would burn
 // through its share of the phase (and print a line per request) while the server restarts
 // or stays down. The pause doubles while connections keep failing, up to MAX, and is reset
 // by the first batch that gets an answer. It is outside the timed batch, which still counts
 // as failed.
-export const BACKOFF_MIN_S = 0.5;
-export const BACKOFF_MAX_S = 4;
+const BACKOFF_MIN_S = 0.5;
+const BACKOFF_MAX_S = 4;
 // Reasons that mean "no answer from the server" and so pause the VU.
 const PAUSING = new Set(['connection']);
 
@@ -71,9 +80,12 @@ function wireTime(responses) {
 
 // The runner of one VU over one target. Returns the operations workloads call, each
 // returning what recordBatch recorded: { n, ms, bytes, failed, byReason, failedIndexes, abort }.
-export function batchRunner(target) {
+export function batchRunner(target, cfg = {}) {
   const logged = {};
   let pause = 0;
+  const giveUpMs = cfg.GIVE_UP ? durationMs(cfg.GIVE_UP) : Infinity;
+  let downSince = null; // when the current run of unanswered batches began (epoch ms)
+  let acknowledged = 0; // documents this VU had acknowledged
 
   function logOnce(key, text) {
     if (logged[key]) return;
@@ -91,30 +103,47 @@ export function batchRunner(target) {
     const sent = req.send(tags);
     const clock = now() - t0;
     const wire = sent.responses ? wireTime(sent.responses) : null;
-    const a = sent.settle ? sent.settle() : sent;
+    const ms = wire === null ? clock : wire;
+    const a = sent.settle ? sent.settle(ms) : sent;
     const n = req.n;
     if (a.log) logOnce(a.fatal ? `fatal:${a.reason}` : a.reason, a.log);
     if (a.notes) for (const [key, line] of a.notes) logOnce(key, line);
     const failed = a.reason === undefined ? 0 : a.failed === undefined ? n : a.failed;
+    let giveUp = null;
     if (failed > 0 && PAUSING.has(a.reason)) {
-      pause = pause === 0 ? BACKOFF_MIN_S : Math.min(BACKOFF_MAX_S, pause * 2);
-      sleep(pause);
+      if (downSince === null || a.answered) downSince = startedAt;
+      const left = giveUpMs - (Date.now() - downSince);
+      if (left <= 0) giveUp = givingUp(a);
+      else {
+        pause = pause === 0 ? BACKOFF_MIN_S : Math.min(BACKOFF_MAX_S, pause * 2);
+        sleep(Math.min(pause, left / 1000));
+      }
     } else {
       pause = 0;
+      downSince = null;
     }
+    acknowledged += n - failed;
     const res = {
       n,
-      ms: wire === null ? clock : wire,
+      ms,
       bytes: a.bytes === undefined ? req.bytes : a.bytes,
       failed,
       byReason: failed === 0 ? {} : a.byReason || { [a.reason]: failed },
       failedIndexes: failed === 0 ? null : a.failedIndexes || null,
-      abort: a.fatal || null,
+      abort: a.fatal || giveUp,
     };
     recordBatch(tags, res, fresh, startedAt, recreated ? recreated(res) : 0);
     // The batch that revealed the fault is counted first.
-    if (res.abort) exec.test.abort(res.abort);
+    if (res.abort) stop(res.abort);
     return res;
+  }
+
+  // The line that ends a run whose database stopped answering.
+  function givingUp(a) {
+    const last = a.log ? a.log.replace(/^\[[^\]]*\] /, '') : a.reason;
+    return `${target.name} answered no batch of this VU for ${cfg.GIVE_UP} (GIVE_UP; last: ${last}): the run stops. `
+      + `Acknowledged before: ${acknowledged} documents by this VU, every VU's in the table above (docs ok); verification did not run; `
+      + `${target.leftBehind ? target.leftBehind() : 'the run\'s objects may be left on the server'}`;
   }
 
   return {

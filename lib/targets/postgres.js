@@ -1,25 +1,28 @@
 // PostgreSQL target: one table (key text primary key, doc jsonb not null) per run, named
 // k6wp_<RUN_ID> in PG_SCHEMA, written through xk6-sql. A batch is ONE statement that gets
 // the whole batch as one JSON text parameter and expands it server-side with
-// jsonb_array_elements (measured on a 2-core machine, k6 1.8.1 + xk6-sql 1.0.5, PostgreSQL 15,
-// upserts of 1000 jsonb rows: 27k rows/s, against 8k rows/s with two array parameters and unnest).
+// jsonb_array_elements: one parameter crosses the driver once, and the rows come out on the
+// server (two array parameters with unnest were measured much slower; bench/RESULTS.md).
 //   insert: INSERT … SELECT …            a duplicate key fails the statement (whole batch)
 //   upsert: INSERT … ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc
 // xk6-sql has no transactions; one statement is atomic, so a failed batch wrote nothing.
 import sql from 'k6/x/sql';
 import driver, * as driverModule from 'k6/x/sql/driver/postgres';
-import { durationMs, redact } from '../config.js';
-import { lifecycle, markerText, PROBE_TIMEOUT } from './lifecycle.js';
+import { durationMs, fail } from '../parse.js';
+import { redact } from '../urls.js';
+import { POSTGRES } from './postgres-knobs.js';
+import { lifecycle, markerText, probeTimeout } from './lifecycle.js';
 import { ACKNOWLEDGED, request } from './outcome.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
-import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { asciiBuffer, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
+import { stampsInChunks } from '../readback.js';
 import { useNative } from '../native.js';
 
 // bin/k6's driver module also brings the Go twins of the per-key loops (lib/native.js).
 useNative(driverModule);
 
-export const REASONS = ['unique_violation', 'cardinality_violation', 'timeout', 'connection', 'auth', 'undefined_table', 'other'];
+const REASONS = POSTGRES.reasons;
 
 // lib/pq sends connection-string keys it does not know as server settings at connect time,
 // which is how synchronous_commit reaches every pooled connection of every VU.
@@ -33,14 +36,19 @@ function connectionUrl(cfg) {
   return u + (u.includes('?') ? '&' : '?') + extra.join('&');
 }
 
-export function classify(message) {
+// message: the driver's error; ms: how long the statement took. At TIMEOUT lib/pq sends a
+// cancel request and the server answers 57014 "canceling statement due to user request" (or
+// the wrapper cuts the connection: "context deadline exceeded"); the same 57014 earlier is
+// someone else's cancel (pg_cancel_backend) or the server's statement_timeout.
+function classify(message, ms = 0, timeoutMs = Infinity) {
   const m = String(message);
   if (/duplicate key value violates unique constraint/.test(m)) return 'unique_violation';
   if (/cannot affect row a second time/.test(m)) return 'cardinality_violation';
-  if (/context deadline exceeded|canceling statement due to (user request|statement timeout)/.test(m)) return 'timeout';
+  if (/context deadline exceeded/.test(m)) return 'timeout';
+  if (/canceling statement due to (user request|statement timeout)/.test(m)) return ms >= timeoutMs ? 'timeout' : 'cancelled';
   if (/password authentication failed|no pg_hba.conf entry|role .* does not exist/.test(m)) return 'auth';
   if (/relation .* does not exist|schema .* does not exist/.test(m)) return 'undefined_table';
-  if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
+  if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|too many connections for|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
   return 'other';
 }
 
@@ -53,7 +61,7 @@ export function classify(message) {
 // count, the read-back's text[] parameter) pass strings and stay text. A PG_URL that sets
 // binary_parameters to anything but true keeps the text path: lib/pq would then send the
 // bytes as bytea text, which jsonb rejects.
-export function jsonbBinary(url) {
+function jsonbBinary(url) {
   const m = /[?&]binary_parameters=([^&]*)/.exec(url);
   return !m || ['1', 't', 'T', 'true', 'TRUE', 'True', 'yes', 'on'].includes(decodeURIComponent(m[1]));
 }
@@ -65,39 +73,28 @@ const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run
 
 const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
-export function createTarget(cfg) {
-  const db = sql.open(driver, connectionUrl(cfg), { max_open_conns: 1, max_idle_conns: 1 });
-  const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
-  const binary = jsonbBinary(cfg.PG_URL);
-  const bodyOpts = { lead: JSONB_VERSION };
-  // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (binary && writingVu()) docs.prepare({ count: cfg.BATCH_SIZE, maxKey: maxKeyOf(cfg), lead: JSONB_VERSION, stamps: ['l'] });
+// lib/pq checks its options (sslmode, …) when the pool is opened, in the init context: a bad
+// one is bad input, one line naming the knob (the URL itself is never shown).
+function open(cfg) {
+  try {
+    return sql.open(driver, connectionUrl(cfg), { max_open_conns: 1, max_idle_conns: 1 });
+  } catch (e) {
+    return fail(`PG_URL (value not shown) is not allowed: ${redact(String(e).split('\n')[0]).replace(/^GoError: /, '')}`);
+  }
+}
+
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/postgres-knobs.js.
+export const declaration = POSTGRES;
+
+// The primitives of lib/targets/lifecycle.js for the run's table (run: its names, set by the
+// target's bind()).
+function tablePrimitives(cfg, db, run) {
   const timeout = cfg.TIMEOUT;
-  let name = null;
-  let table = null;
-  let insertSql = null;
-  let upsertSql = null;
-
-  function bind(runId) {
-    if (table) return;
-    name = `k6wp_${runId}`;
-    table = `"${cfg.PG_SCHEMA}".${name}`;
-    const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e`;
-    insertSql = `INSERT INTO ${table} (key, doc) ${select}`;
-    upsertSql = `INSERT INTO ${table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
-  }
-
-  function one(query, ...args) {
-    const rows = db.queryWithTimeout(timeout, query, ...args);
-    return rows[0];
-  }
-
-  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
-  const probeTimeout = durationMs(timeout) < durationMs(PROBE_TIMEOUT) ? timeout : PROBE_TIMEOUT;
+  const probeWithin = probeTimeout(cfg);
   function probe() {
     let info;
     try {
-      info = db.queryWithTimeout(probeTimeout, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
+      info = db.queryWithTimeout(probeWithin, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
         current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync,
         current_setting('server_version') AS server_version`)[0];
     } catch (e) {
@@ -115,21 +112,39 @@ export function createTarget(cfg) {
   // two sessions create it at once, with a unique violation in the catalog).
   function create(marker) {
     const indexes = [];
-    for (let i = 0; i < cfg.PG_INDEXES; i++) indexes.push(`CREATE INDEX ${name}_${INDEX_FIELDS[i]} ON ${table} ((doc->>'${INDEX_FIELDS[i]}'));`);
+    for (let i = 0; i < cfg.PG_INDEXES; i++) indexes.push(`CREATE INDEX ${run.name}_${INDEX_FIELDS[i]} ON ${run.table} ((doc->>'${INDEX_FIELDS[i]}'));`);
     try {
-      db.execWithTimeout(timeout, `CREATE ${cfg.PG_TABLE === 'unlogged' ? 'UNLOGGED ' : ''}TABLE ${table} (key text PRIMARY KEY, doc jsonb NOT NULL);
-        COMMENT ON TABLE ${table} IS ${q(markerText(marker))}; ${indexes.join(' ')}`);
+      db.execWithTimeout(timeout, `CREATE ${cfg.PG_TABLE === 'unlogged' ? 'UNLOGGED ' : ''}TABLE ${run.table} (key text PRIMARY KEY, doc jsonb NOT NULL);
+        COMMENT ON TABLE ${run.table} IS ${q(markerText(marker))}; ${indexes.join(' ')}`);
       return 'created';
     } catch (e) {
-      if (/already exists|duplicate key value violates unique constraint "pg_(type|class)_/.test(String(e))) return 'exists';
+      const taken = takenName(String(e));
+      // A relation of the table's name: ours or not, lifecycle.js reads its marker. A type of
+      // that name without a relation (42710), or any other name the table needs: not ours.
+      if ((taken === run.name && /relation "/.test(String(e))) || /duplicate key value violates unique constraint "pg_(type|class)_/.test(String(e))) return 'exists';
+      if (taken) throw `${cfg.PG_SCHEMA}.${taken} already exists and was not created by this run (${whatNeeds(taken)}): refusing to touch it; choose another RUN_ID`;
       throw redact(e);
     }
+  }
+
+  // The name a CREATE found taken: relation "x" (42P07) or type "x" (42710), or null.
+  function takenName(message) {
+    const m = /(?:relation|type) "([^"]+)" already exists/.exec(message);
+    return m ? m[1] : null;
+  }
+
+  // Which of the run's objects needs a name: the table's row type, its primary key, an index.
+  function whatNeeds(taken) {
+    if (taken === run.name) return 'a type of this name; the run\'s table needs it for its row type';
+    if (taken === `${run.name}_pkey`) return 'the run\'s table needs it for its primary key';
+    const f = INDEX_FIELDS.find((x) => taken === `${run.name}_${x}`);
+    return f ? `the run's table needs it for its index on ${f} (PG_INDEXES)` : 'the run\'s table needs it';
   }
 
   // undefined: no such relation; null: no comment.
   function readMarker() {
     const rows = db.queryWithTimeout(timeout, `SELECT coalesce(obj_description(c.oid, 'pg_class'), '') AS marker
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, run.name);
     if (rows.length === 0) return undefined;
     return String(rows[0].marker) || null;
   }
@@ -142,7 +157,7 @@ export function createTarget(cfg) {
            FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
         (SELECT string_agg(pg_get_indexdef(i.indexrelid), ' | ' ORDER BY pg_get_indexdef(i.indexrelid)) FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary) AS pkey,
         (SELECT string_agg(pg_get_indexdef(i.indexrelid), ' | ' ORDER BY pg_get_indexdef(i.indexrelid)) FROM pg_index i WHERE i.indrelid = c.oid AND NOT i.indisprimary) AS indexes
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, name);
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`, cfg.PG_SCHEMA, run.name);
     if (rel.length === 0) return {};
     const r = rel[0];
     const fields = String(r.indexes || '').split(' | ').filter(Boolean).map((d) => {
@@ -172,8 +187,8 @@ export function createTarget(cfg) {
   // the check and the change are one transaction, under a lock on the table.
   function guarded(expected, action) {
     db.execWithTimeout(timeout, `DO $k6wp$ BEGIN
-      LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE;
-      IF coalesce(obj_description(${q(`${cfg.PG_SCHEMA}.${name}`)}::regclass, 'pg_class'), '') <> ${q(markerText(expected))} THEN
+      LOCK TABLE ${run.table} IN ACCESS EXCLUSIVE MODE;
+      IF coalesce(obj_description(${q(`${cfg.PG_SCHEMA}.${run.name}`)}::regclass, 'pg_class'), '') <> ${q(markerText(expected))} THEN
         RAISE EXCEPTION 'the table no longer carries the expected marker';
       END IF;
       ${action}
@@ -181,24 +196,54 @@ export function createTarget(cfg) {
   }
 
   function empty(marker, found) {
-    guarded(found, `TRUNCATE ${table}; COMMENT ON TABLE ${table} IS ${q(markerText(marker))};`);
+    guarded(found, `TRUNCATE ${run.table}; COMMENT ON TABLE ${run.table} IS ${q(markerText(marker))};`);
   }
 
   function mark(marker, found) {
-    guarded(found, `COMMENT ON TABLE ${table} IS ${q(markerText(marker))};`);
+    guarded(found, `COMMENT ON TABLE ${run.table} IS ${q(markerText(marker))};`);
   }
 
   function drop(marker) {
-    guarded(marker, `DROP TABLE ${table};`);
+    guarded(marker, `DROP TABLE ${run.table};`);
   }
 
-  const { setup, teardown } = lifecycle(cfg, {
+  return { probe, create, readMarker, shape, planned, empty, mark, drop };
+}
+
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+export function createTarget(cfg, prepared = {}) {
+  const db = open(cfg);
+  const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
+  const binary = jsonbBinary(cfg.PG_URL);
+  const bodyOpts = { lead: JSONB_VERSION };
+  // Body images built here, in the init context, not by the first timed batch of a VU.
+  if (binary && writingVu()) docs.prepareFor(prepared, { lead: JSONB_VERSION });
+  const timeout = cfg.TIMEOUT;
+  const timeoutMs = durationMs(timeout);
+  // The run's table, named by bind().
+  const run = { name: null, table: null, insertSql: null, upsertSql: null };
+
+  function bind(runId) {
+    if (run.table) return;
+    run.name = `k6wp_${runId}`;
+    run.table = `"${cfg.PG_SCHEMA}".${run.name}`;
+    const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e`;
+    run.insertSql = `INSERT INTO ${run.table} (key, doc) ${select}`;
+    run.upsertSql = `INSERT INTO ${run.table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
+  }
+
+  function one(query, ...args) {
+    const rows = db.queryWithTimeout(timeout, query, ...args);
+    return rows[0];
+  }
+
+  const { setup, teardown, leftBehind } = lifecycle(cfg, Object.assign({
     bind,
-    get what() { return `table ${cfg.PG_SCHEMA}.${name}`; },
-    get objects() { return [`table ${cfg.PG_SCHEMA}.${name}`]; },
-    get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${table}'`; },
-    probe, create, readMarker, shape, planned, empty, mark, drop,
-  });
+    get what() { return `table ${cfg.PG_SCHEMA}.${run.name}`; },
+    get objects() { return [`table ${cfg.PG_SCHEMA}.${run.name}`]; },
+    get runId() { return run.name.slice(5); },
+    get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
+  }, tablePrimitives(cfg, db, run)));
 
   // The batch parameter: binary jsonb bytes (a Uint8Array over the image docs.body() patched),
   // or the JSON text where no byte path applies.
@@ -213,43 +258,38 @@ export function createTarget(cfg) {
   // worked out in settle(), after the clock.
   function batch(op, nums, stamp) {
     const body = batchBody(nums, stamp);
-    const query = op === 'insert' ? insertSql : upsertSql;
+    const query = op === 'insert' ? run.insertSql : run.upsertSql;
     const n = nums.length;
     return request(n, body, (tags) => {
       try {
         db.execWithTimeout(timeout, query, body);
         return ACKNOWLEDGED;
       } catch (e) {
-        return { settle: () => failure(e, n, tags) };
+        return { settle: (ms) => failure(e, n, tags, ms) };
       }
     });
   }
 
-  function failure(e, n, tags) {
-    const message = redact(e);
-    const reason = classify(message);
-    return { reason, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${message}`,
+  function failure(e, n, tags, ms) {
+    const message = redact(String(e).replace(/^GoError: /, ''));
+    const reason = classify(message, ms, timeoutMs);
+    // A SQLSTATE in the message: the server answered (too many clients, starting up, …).
+    return { reason, answered: /\((SQLSTATE )?[0-9A-Z]{5}\)/.test(message), log: `[${tags.phase}] batch of ${n} failed (${reason}): ${message}`,
       fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null };
   }
 
   function count() {
-    return Number(one(`SELECT count(*)::int8 AS n FROM ${table}`).n);
+    return Number(one(`SELECT count(*)::int8 AS n FROM ${run.table}`).n);
   }
 
   // key number -> stamp ("w") of the stored document.
   function readStamps(nums) {
-    const out = new Map();
-    for (let i = 0; i < nums.length; i += 5000) {
-      const chunk = nums.slice(i, i + 5000);
-      const rows = db.queryWithTimeout(timeout, `SELECT key, doc->>'w' AS w FROM ${table} WHERE key = ANY($1::text[])`,
+    return stampsInChunks(nums, 5000, (chunk, out) => {
+      const rows = db.queryWithTimeout(timeout, `SELECT key, doc->>'w' AS w FROM ${run.table} WHERE key = ANY($1::text[])`,
         `{${chunk.map(keyName).join(',')}}`);
       for (const r of rows) out.set(Number(String(r.key).slice(1)), String(r.w));
-    }
-    return out;
+    });
   }
 
-  // What workloads may ask of this target (lib/capabilities.js).
-  const capabilities = { batch: ['insert', 'upsert'], count: true, readback: true };
-
-  return { name: 'postgres', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown };
+  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind };
 }

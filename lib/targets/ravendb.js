@@ -12,25 +12,26 @@
 //           duplicate id fails the whole batch with 409 ConcurrencyException, nothing is stored.
 import http from 'k6/http';
 import { sleep } from 'k6';
-import { durationMs } from '../config.js';
-import { lifecycle, PROBE_TIMEOUT } from './lifecycle.js';
+import { durationMs } from '../parse.js';
+import { RAVENDB } from './ravendb-knobs.js';
+import { completeOrUndo, lifecycle, probeTimeout } from './lifecycle.js';
 import { committedFromState, placementProblem } from './ravendb-answers.js';
 import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
-import { asciiBuffer, maxKeyOf, writingVu } from '../bytes.js';
+import { stampsInChunks } from '../readback.js';
+import { asciiBuffer, writingVu } from '../bytes.js';
 
-export const MARKER_ID = 'k6wp/marker';
-export const MARKER_COLLECTION = 'K6wpMarkers';
-export const INDEX_NAME = 'K6wp/ByFields';
-export const REASONS = ['conflict', 'connection', 'timeout', 'http_400', 'http_402', 'http_403', 'http_404', 'http_408',
-  'http_413', 'http_429', 'http_500', 'http_502', 'http_503', 'http_other'];
+const MARKER_ID = 'k6wp/marker';
+const MARKER_COLLECTION = 'K6wpMarkers';
+const INDEX_NAME = 'K6wp/ByFields';
+const REASONS = RAVENDB.reasons;
 const STATUS_REASONS = new Set(REASONS.filter((r) => r.startsWith('http_')).map((r) => Number(r.slice(5))));
 const READ_CHUNK = 100; // ids per GET /docs (the URL stays a few KB)
 
 // waitForIndexesTimeout is a .NET TimeSpan: [d.]hh:mm:ss[.fffffff].
-export function timeSpan(ms) {
+function timeSpan(ms) {
   const two = (n) => String(n).padStart(2, '0');
   const whole = Math.floor(ms / 1000);
   const frac = ms - whole * 1000;
@@ -67,34 +68,144 @@ function range(from, to) {
   return out;
 }
 
-export function createTarget(cfg) {
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/ravendb-knobs.js.
+export const declaration = RAVENDB;
+
+// The run's database is gone: the run stops once the batch that found out is counted.
+function gone(run, res) {
+  return dbMissing(res) ? `RavenDB database ${run.db} does not exist any more (deleted during the run?): ${errorText(res)}` : null;
+}
+
+// The primitives of lib/targets/lifecycle.js for the run's database (run: its names, set by
+// the target's bind()).
+function databasePrimitives(cfg, run) {
   const base = cfg.RAVEN_URL.replace(/\/$/, '');
   const collection = cfg.RAVEN_COLLECTION;
-  const docs = createDocs(cfg, { keyField: null, extra: `,"@metadata":{"@collection":"${collection}"}`, toBytes: asciiBuffer });
+  const adminParams = { headers: { 'Content-Type': 'application/json' }, timeout: '60s' };
+  const probeWithin = probeTimeout(cfg);
+
+  function createDatabase() {
+    return http.put(`${base}/admin/databases?name=${run.db}&replicationFactor=1`, JSON.stringify({ DatabaseName: run.db }), adminParams);
+  }
+
+  function deleteDatabase() {
+    const body = JSON.stringify({ DatabaseNames: [run.db], HardDelete: true, FromNodes: null, TimeToWaitForConfirmation: null });
+    return http.request('DELETE', `${base}/admin/databases`, body, adminParams);
+  }
+
+  function probe() {
+    const v = http.get(`${base}/build/version`, { timeout: probeWithin, tags: { name: 'GET /build/version' } });
+    if (v.status === 0) throw `RAVEN_URL=${base}: cannot reach RavenDB within ${probeWithin}: ${v.error}`;
+    if (v.status !== 200) throw `RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`;
+    let build;
+    try { build = JSON.parse(/** @type {string} */ (v.body)); } catch (_) { build = null; }
+    if (!build || !(build.FullVersion || build.ProductVersion)) throw `RAVEN_URL=${base} does not look like RavenDB: GET /build/version answered ${String(v.body).slice(0, 200)}`;
+    return markTestEndpoint({
+      version: `RavenDB ${build.FullVersion || build.ProductVersion}`,
+      serverVersion: `RavenDB ${build.FullVersion || build.ProductVersion} (build ${build.BuildVersion}, ${build.CommitHash})`,
+    }, v.headers);
+  }
+
+  function indexFields() {
+    return INDEX_FIELDS.slice(0, cfg.RAVEN_INDEXES);
+  }
+
+  // PUT /admin/databases: 201 = this call made it; 409 = the name is taken. Then the index
+  // and the marker document last; whatever fails after the 201 deletes the database again.
+  function create(marker) {
+    const created = createDatabase();
+    if (created.status === 409) return 'exists';
+    if (created.status !== 201) throw errorText(created);
+    return completeOrUndo(() => {
+      elsewhere(created);
+      if (cfg.RAVEN_INDEXES > 0) {
+        const fields = indexFields().map((f) => `d.${f}`).join(', ');
+        const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${collection} select new { ${fields} }`] }] };
+        const ix = http.put(`${run.dbUrl}/admin/indexes`, JSON.stringify(def), adminParams);
+        if (ix.status !== 201 && ix.status !== 200) throw `cannot create index ${INDEX_NAME}: ${errorText(ix)}`;
+      }
+      writeMarker(marker);
+    }, deleteDatabase);
+  }
+
+  // A database the cluster placed on another node than RAVEN_URL's is refused (and, since this
+  // call made it, deleted again): the pack sends every request to RAVEN_URL and does not follow
+  // the topology as the official clients do (docs/ravendb.md, "Clusters").
+  function elsewhere(created) {
+    let answer = null;
+    let tag = null;
+    try { answer = JSON.parse(/** @type {string} */ (created.body)); } catch (_) { return; }
+    const info = http.get(`${base}/cluster/node-info`, { timeout: probeWithin });
+    if (info.status === 200) { try { tag = JSON.parse(/** @type {string} */ (info.body)).NodeTag; } catch (_) { return; } }
+    const problem = placementProblem(answer, tag);
+    if (problem) throw `${problem}. k6-writepath sends every request to RAVEN_URL and does not follow the database topology: point RAVEN_URL at a node of the database group, or run against a single node (docs/ravendb.md)`;
+  }
+
+  function writeMarker(marker) {
+    const doc = JSON.stringify(Object.assign({ createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } }, marker));
+    const m = http.put(`${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, doc, adminParams);
+    if (m.status !== 201) throw `cannot write the marker document ${MARKER_ID}: ${errorText(m)}`;
+  }
+
+  // undefined: no such database; null: no marker document.
+  function readMarker() {
+    const r = http.get(`${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, adminParams);
+    if (r.status === 200) return (JSON.parse(/** @type {string} */ (r.body)).Results || [])[0] || null;
+    if (dbMissing(r)) return undefined;
+    if (r.status === 404) return null;
+    throw `cannot read ${MARKER_ID} in ${run.db}: ${errorText(r)}`;
+  }
+
+  // The database's static indexes: our map index's fields, and any other index by name.
+  function shape() {
+    const r = http.get(`${run.dbUrl}/indexes`, adminParams);
+    if (r.status !== 200) throw `cannot read the indexes of ${run.db}: ${errorText(r)}`;
+    const out = [];
+    for (const ix of JSON.parse(/** @type {string} */ (r.body)).Results || []) {
+      const m = ix.Name === INDEX_NAME && (ix.Maps || []).length === 1 ? /^from d in docs\.(\w+) select new \{ (.*) \}$/.exec(ix.Maps[0]) : null;
+      if (m) out.push(`${m[2].split(', ').map((f) => f.replace(/^d\./, '')).join('+')} (collection ${m[1]})`);
+      else out.push(`index ${ix.Name}`);
+    }
+    return { RAVEN_INDEXES: out.length ? out.sort().join(', ') : '0' };
+  }
+
+  function planned() {
+    return { RAVEN_INDEXES: cfg.RAVEN_INDEXES ? `${indexFields().join('+')} (collection ${collection})` : '0' };
+  }
+
+  // Emptying = deleting and creating the database again (the marker proved it is this
+  // run's). The deletion may still be pending on the server for a moment, hence the retries;
+  // a database someone else made in between is never taken (create() says 'exists').
+  function empty(marker) {
+    drop();
+    let made = 'exists';
+    for (let t = 0; t < 20 && (made = create(marker)) === 'exists'; t++) sleep(0.5);
+    if (made !== 'created') throw `database ${run.db} could not be created again after emptying it`;
+  }
+
+  // The marker document replaced (lifecycle.js read it just before).
+  function mark(marker) {
+    writeMarker(marker);
+  }
+
+  function drop() {
+    const d = deleteDatabase();
+    if (d.status !== 200) throw errorText(d);
+  }
+
+  return { probe, create, readMarker, shape, planned, empty, mark, drop };
+}
+
+// The requests of the batch runner (lib/targets/outcome.js): bulk inserts and bulk_docs
+// batches, their bodies, and how their answers are counted.
+function requests(cfg, run, docs, prepared) {
   const json = { 'Content-Type': 'application/json' };
   const bulkParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_insert' } };
   if (cfg.RAVEN_GZIP) bulkParams.compression = 'gzip'; // never deflate: RavenDB would parse the bytes as JSON
   const batchParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_docs' } };
   const opIdParams = { timeout: cfg.TIMEOUT, tags: { name: 'next-operation-id' } };
-  const adminParams = { headers: json, timeout: '60s' };
   // How each operation writes the "ChangeVector" of a command.
   const changeVector = { bulk: '', upsert: '"ChangeVector":null,', insert: '"ChangeVector":"",' };
-  const probeTimeout = durationMs(cfg.TIMEOUT) < durationMs(PROBE_TIMEOUT) ? cfg.TIMEOUT : PROBE_TIMEOUT;
-  let db = null;
-  let dbUrl = null;
-  let batchQuery = '';
-
-  function bind(runId) {
-    if (db) return;
-    db = `k6wp_${runId}`;
-    dbUrl = `${base}/databases/${db}`;
-    if (cfg.RAVEN_WAIT_FOR_INDEXES) batchQuery = `?waitForIndexesTimeout=${timeSpan(durationMs(cfg.RAVEN_WAIT_FOR_INDEXES))}`;
-  }
-
-  // The run's database is gone: the run stops once the batch that found out is counted.
-  function gone(res) {
-    return dbMissing(res) ? `RavenDB database ${db} does not exist any more (deleted during the run?): ${errorText(res)}` : null;
-  }
 
   // One command per document, {"Id":"K7",<cv>"Type":"PUT","Document":{…}}, as the envelope
   // of docs.commands()/rangeBody().
@@ -116,15 +227,14 @@ export function createTarget(cfg) {
     return docs.body(nums, stamp, op === 'bulk' ? { envelope: envelopes[op] } : { envelope: envelopes[op], wrap: COMMANDS });
   }
 
-  // Body images built here, in the init context, not by the first timed batch of a VU: bulk
-  // insert (E4, E1 with LOAD_OP=bulk), E1's load with LOAD_OP=insert, and the upserts of E1's
-  // overwrite and mixed batches.
+  // Body images built here, in the init context, not by the first timed batch of a VU: one
+  // set per operation the plan uses (bulk insert: the command array; insert and upsert: the
+  // bulk_docs body around it).
   if (writingVu()) {
-    const count = cfg.BATCH_SIZE;
-    const maxKey = maxKeyOf(cfg);
-    docs.prepare({ count, maxKey, envelope: envelopes.bulk, stamps: cfg.LOAD_OP === 'bulk' ? ['b', 'l'] : ['b'] });
-    if (cfg.LOAD_OP !== 'bulk') docs.prepare({ count, maxKey, envelope: envelopes.insert, wrap: COMMANDS, stamps: ['l'] });
-    docs.prepare({ count, maxKey, envelope: envelopes.upsert, wrap: COMMANDS });
+    for (const op of Object.keys(prepared.writes || {})) {
+      docs.prepareFor({ batchSize: prepared.batchSize, maxKey: prepared.maxKey, writes: { [op]: prepared.writes[op] } },
+        op === 'bulk' ? { envelope: envelopes.bulk } : { envelope: envelopes[op], wrap: COMMANDS });
+    }
   }
 
   // After a failed bulk insert: how many documents of the array did the server commit? Polls
@@ -132,7 +242,7 @@ export function createTarget(cfg) {
   function committedByOperation(opId) {
     let st = null;
     for (let t = 0; t < 30; t++) {
-      const r = http.get(`${dbUrl}/operations/state?id=${opId}`, { timeout: '10s', tags: { name: 'operations/state' } });
+      const r = http.get(`${run.dbUrl}/operations/state?id=${opId}`, { timeout: '10s', tags: { name: 'operations/state' } });
       if (r.status === 404) return { known: true, processed: 0, text: 'operation not found (the server never started it)' };
       if (r.status !== 200) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
       st = JSON.parse(/** @type {string} */ (r.body));
@@ -146,20 +256,20 @@ export function createTarget(cfg) {
   // clients also fetch it once per bulk insert), then ONE request with the whole array.
   function bulkInsert(nums, stamp) {
     const n = nums.length;
-    const idRes = http.get(`${dbUrl}/operations/next-operation-id`, opIdParams);
+    const idRes = http.get(`${run.dbUrl}/operations/next-operation-id`, opIdParams);
     if (idRes.status !== 200) {
       const reason = classify(idRes);
       // Nothing was sent: the answer to the id request is the batch's.
-      return { n, bytes: 0, send: (tags) => ({ responses: [idRes], reason, fatal: gone(idRes),
+      return { n, bytes: 0, send: (tags) => ({ responses: [idRes], reason, fatal: gone(run, idRes),
         log: `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(idRes)}` }) };
     }
     const opId = JSON.parse(/** @type {string} */ (idRes.body)).Id;
     const body = batchBody('bulk', nums, stamp);
     return request(n, body, (tags) => {
-      const res = http.post(`${dbUrl}/bulk_insert?id=${opId}`, body, bulkParams);
+      const res = http.post(`${run.dbUrl}/bulk_insert?id=${opId}`, body, bulkParams);
       if (res.status === 201) return { responses: [res] };
       const reason = classify(res);
-      const fatal = gone(res);
+      const fatal = gone(run, res);
       if (fatal) return { responses: [res], reason, fatal, log: `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}` };
       return { responses: [res], settle: () => committedPart(res, reason, opId, n, tags) };
     });
@@ -181,10 +291,10 @@ export function createTarget(cfg) {
     const n = nums.length;
     const body = batchBody(op, nums, stamp);
     return request(n, body, (tags) => {
-      const res = http.post(`${dbUrl}/bulk_docs${batchQuery}`, body, batchParams);
+      const res = http.post(`${run.dbUrl}/bulk_docs${run.batchQuery}`, body, batchParams);
       if (res.status === 201) return { responses: [res] };
       const reason = classify(res);
-      return { responses: [res], reason, fatal: gone(res),
+      return { responses: [res], reason, fatal: gone(run, res),
         log: `[${tags.phase}] ${op} batch of ${n} documents failed (${reason}), none stored: ${errorText(res)}` };
     });
   }
@@ -195,132 +305,37 @@ export function createTarget(cfg) {
     throw new Error(`ravendb target: unknown operation ${op}`);
   }
 
+  return { batch, batchBody };
+}
+
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+export function createTarget(cfg, prepared = {}) {
+  const base = cfg.RAVEN_URL.replace(/\/$/, '');
+  const collection = cfg.RAVEN_COLLECTION;
+  const docs = createDocs(cfg, { keyField: null, extra: `,"@metadata":{"@collection":"${collection}"}`, toBytes: asciiBuffer });
+  // The run's database, named by bind().
+  const run = { db: null, dbUrl: null, batchQuery: '' };
+
+  function bind(runId) {
+    if (run.db) return;
+    run.db = `k6wp_${runId}`;
+    run.dbUrl = `${base}/databases/${run.db}`;
+    if (cfg.RAVEN_WAIT_FOR_INDEXES) run.batchQuery = `?waitForIndexesTimeout=${timeSpan(durationMs(cfg.RAVEN_WAIT_FOR_INDEXES))}`;
+  }
+
   function getJson(url, what) {
     const r = http.get(url, { timeout: '60s' });
-    if (r.status !== 200) throw new Error(`${what}: ${gone(r) || errorText(r)}`);
+    if (r.status !== 200) throw new Error(`${what}: ${gone(run, r) || errorText(r)}`);
     return JSON.parse(/** @type {string} */ (r.body));
   }
 
-  function createDatabase() {
-    return http.put(`${base}/admin/databases?name=${db}&replicationFactor=1`, JSON.stringify({ DatabaseName: db }), adminParams);
-  }
-
-  function deleteDatabase() {
-    const body = JSON.stringify({ DatabaseNames: [db], HardDelete: true, FromNodes: null, TimeToWaitForConfirmation: null });
-    return http.request('DELETE', `${base}/admin/databases`, body, adminParams);
-  }
-
-  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
-  function probe() {
-    const v = http.get(`${base}/build/version`, { timeout: probeTimeout, tags: { name: 'GET /build/version' } });
-    if (v.status === 0) throw `RAVEN_URL=${base}: cannot reach RavenDB within ${probeTimeout}: ${v.error}`;
-    if (v.status !== 200) throw `RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`;
-    let build;
-    try { build = JSON.parse(/** @type {string} */ (v.body)); } catch (_) { build = null; }
-    if (!build || !(build.FullVersion || build.ProductVersion)) throw `RAVEN_URL=${base} does not look like RavenDB: GET /build/version answered ${String(v.body).slice(0, 200)}`;
-    return markTestEndpoint({
-      version: `RavenDB ${build.FullVersion || build.ProductVersion}`,
-      serverVersion: `RavenDB ${build.FullVersion || build.ProductVersion} (build ${build.BuildVersion}, ${build.CommitHash})`,
-    }, v.headers);
-  }
-
-  function indexFields() {
-    return INDEX_FIELDS.slice(0, cfg.RAVEN_INDEXES);
-  }
-
-  // PUT /admin/databases: 201 = this call made it; 409 = the name is taken. Then the index
-  // and the marker document last; whatever fails after the 201 deletes the database again.
-  function create(marker) {
-    const created = createDatabase();
-    if (created.status === 409) return 'exists';
-    if (created.status !== 201) throw errorText(created);
-    try {
-      elsewhere(created);
-      if (cfg.RAVEN_INDEXES > 0) {
-        const fields = indexFields().map((f) => `d.${f}`).join(', ');
-        const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${collection} select new { ${fields} }`] }] };
-        const ix = http.put(`${dbUrl}/admin/indexes`, JSON.stringify(def), adminParams);
-        if (ix.status !== 201 && ix.status !== 200) throw `cannot create index ${INDEX_NAME}: ${errorText(ix)}`;
-      }
-      writeMarker(marker);
-    } catch (e) {
-      deleteDatabase();
-      throw e;
-    }
-    return 'created';
-  }
-
-  // A database the cluster placed on another node than RAVEN_URL's is refused (and, since this
-  // call made it, deleted again): the pack sends every request to RAVEN_URL and does not follow
-  // the topology as the official clients do (docs/ravendb.md, "Clusters").
-  function elsewhere(created) {
-    let answer = null;
-    let tag = null;
-    try { answer = JSON.parse(/** @type {string} */ (created.body)); } catch (_) { return; }
-    const info = http.get(`${base}/cluster/node-info`, { timeout: probeTimeout });
-    if (info.status === 200) { try { tag = JSON.parse(/** @type {string} */ (info.body)).NodeTag; } catch (_) { return; } }
-    const problem = placementProblem(answer, tag);
-    if (problem) throw `${problem}. k6-writepath sends every request to RAVEN_URL and does not follow the database topology: point RAVEN_URL at a node of the database group, or run against a single node (docs/ravendb.md)`;
-  }
-
-  function writeMarker(marker) {
-    const doc = JSON.stringify(Object.assign({ createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } }, marker));
-    const m = http.put(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, doc, adminParams);
-    if (m.status !== 201) throw `cannot write the marker document ${MARKER_ID}: ${errorText(m)}`;
-  }
-
-  // undefined: no such database; null: no marker document.
-  function readMarker() {
-    const r = http.get(`${dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, adminParams);
-    if (r.status === 200) return (JSON.parse(/** @type {string} */ (r.body)).Results || [])[0] || null;
-    if (dbMissing(r)) return undefined;
-    if (r.status === 404) return null;
-    throw `cannot read ${MARKER_ID} in ${db}: ${errorText(r)}`;
-  }
-
-  // The database's static indexes: our map index's fields, and any other index by name.
-  function shape() {
-    const r = http.get(`${dbUrl}/indexes`, adminParams);
-    if (r.status !== 200) throw `cannot read the indexes of ${db}: ${errorText(r)}`;
-    const out = [];
-    for (const ix of JSON.parse(/** @type {string} */ (r.body)).Results || []) {
-      const m = ix.Name === INDEX_NAME && (ix.Maps || []).length === 1 ? /^from d in docs\.(\w+) select new \{ (.*) \}$/.exec(ix.Maps[0]) : null;
-      if (m) out.push(`${m[2].split(', ').map((f) => f.replace(/^d\./, '')).join('+')} (collection ${m[1]})`);
-      else out.push(`index ${ix.Name}`);
-    }
-    return { RAVEN_INDEXES: out.length ? out.sort().join(', ') : '0' };
-  }
-
-  function planned() {
-    return { RAVEN_INDEXES: cfg.RAVEN_INDEXES ? `${indexFields().join('+')} (collection ${collection})` : '0' };
-  }
-
-  // Emptying = deleting and creating the database again (the marker proved it is this
-  // run's). The deletion may still be pending on the server for a moment, hence the retries;
-  // a database someone else made in between is never taken (create() says 'exists').
-  function empty(marker) {
-    drop();
-    let made = 'exists';
-    for (let t = 0; t < 20 && (made = create(marker)) === 'exists'; t++) sleep(0.5);
-    if (made !== 'created') throw `database ${db} could not be created again after emptying it`;
-  }
-
-  // The marker document replaced (lifecycle.js read it just before).
-  function mark(marker) {
-    writeMarker(marker);
-  }
-
-  function drop() {
-    const d = deleteDatabase();
-    if (d.status !== 200) throw errorText(d);
-  }
-
-  const { setup, teardown } = lifecycle(cfg, {
+  const { setup, teardown, leftBehind } = lifecycle(cfg, {
     bind,
-    get what() { return `RavenDB database ${db}`; },
-    get objects() { return [`database ${db}`]; },
-    get dropHint() { return `curl -X DELETE ${base}/admin/databases -H 'Content-Type: application/json' -d '{"DatabaseNames":["${db}"],"HardDelete":true}'`; },
-    probe, create, readMarker, shape, planned, empty, mark, drop,
+    get what() { return `RavenDB database ${run.db}`; },
+    get objects() { return [`database ${run.db}`]; },
+    get runId() { return run.db.slice(5); },
+    get dropHint() { return `curl -X DELETE ${base}/admin/databases -H 'Content-Type: application/json' -d '{"DatabaseNames":["${run.db}"],"HardDelete":true}'`; },
+    ...databasePrimitives(cfg, run),
     settings: () => ({
       collection,
       bulk_insert_gzip: cfg.RAVEN_GZIP,
@@ -330,28 +345,24 @@ export function createTarget(cfg) {
     }),
   });
 
+  const { batch, batchBody } = requests(cfg, run, docs, prepared);
+
   // Documents of the run's collection (the marker lives in another collection).
   function count() {
-    const stats = getJson(`${dbUrl}/collections/stats`, 'collections/stats');
+    const stats = getJson(`${run.dbUrl}/collections/stats`, 'collections/stats');
     return Number((stats.Collections || {})[collection] || 0);
   }
 
   // key number -> stamp ("w") of the stored document; missing keys are absent from the map.
   function readStamps(nums) {
-    const out = new Map();
-    for (let i = 0; i < nums.length; i += READ_CHUNK) {
-      const chunk = nums.slice(i, i + READ_CHUNK);
-      const r = http.get(`${dbUrl}/docs?${chunk.map((n) => `id=${keyName(n)}`).join('&')}`, { timeout: '60s' });
-      if (r.status === 404 && chunk.length === 1) continue; // one missing id answers 404
-      if (r.status !== 200) throw new Error(`read-back GET /docs: ${gone(r) || errorText(r)}`);
+    return stampsInChunks(nums, READ_CHUNK, (chunk, out) => {
+      const r = http.get(`${run.dbUrl}/docs?${chunk.map((n) => `id=${keyName(n)}`).join('&')}`, { timeout: '60s' });
+      if (r.status === 404 && chunk.length === 1) return; // one missing id answers 404
+      if (r.status !== 200) throw new Error(`read-back GET /docs: ${gone(run, r) || errorText(r)}`);
       const results = JSON.parse(/** @type {string} */ (r.body)).Results || [];
       for (let k = 0; k < chunk.length; k++) if (results[k]) out.set(chunk[k], String(results[k].w));
-    }
-    return out;
+    });
   }
 
-  // What workloads may ask of this target (lib/capabilities.js).
-  const capabilities = { batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null };
-
-  return { name: 'ravendb', reasons: REASONS, distributed: true, capabilities, bind, setup, batch, batchBody, count, readStamps, teardown };
+  return { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, capabilities: RAVENDB.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind };
 }

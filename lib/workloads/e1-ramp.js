@@ -14,11 +14,12 @@
 //                          holding a new version equals the documents the ramp acknowledged.
 // mixed needs keys that are new and existing at once and is not offered under a load model.
 import exec from 'k6/execution';
-import { fail } from '../config.js';
+import { fail } from '../parse.js';
+import { stop } from '../abort.js';
 import { loadBatchCount, loadBatchKeys } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
-import { verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, overwritesUnaccounted, rampKeysExhausted } from '../metrics.js';
+import { countOnly, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, overwritesUnaccounted, rampKeysExhausted } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { describeModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
 
@@ -28,7 +29,7 @@ function gcd(a, b) { while (b) [a, b] = [b, a % b]; return a; }
 
 // Position -> key number: key = (a·pos + c) mod DOCS with gcd(a, DOCS) = 1, a bijection on
 // 0 … DOCS-1. a < 2^20 keeps a·pos below 2^53 for DOCS up to 10^9.
-export function keyWalk(cfg) {
+function keyWalk(cfg) {
   const N = cfg.DOCS;
   if (cfg.RAMP_KEYS === 'sequential' || N < 3) return { a: 1, c: 0, N };
   const r = new Rng(cfg.SEED, 'ramp-keys');
@@ -40,7 +41,7 @@ export function keyWalk(cfg) {
 }
 export const keyAt = (w, pos) => (w.a * pos + w.c) % w.N;
 
-export function rampPlan(cfg, lm) {
+export function rampPlan(cfg, lm, ops) {
   // Without PHASES a load model ramps the load phase (inserts of fresh keys).
   if (cfg.phasesDefault) cfg.PHASES = ['load'];
   const phases = cfg.PHASES;
@@ -58,9 +59,16 @@ export function rampPlan(cfg, lm) {
   if (preload && lm.open && lm.maxIterations > capacity) {
     fail(`${knob} is not allowed with DOCS=${cfg.DOCS} and BATCH_SIZE=${B}: it can start up to ${lm.maxIterations} overwrite batches, and each key is overwritten at most once, so DOCS must be at least ${lm.maxIterations * B}`);
   }
+  // What the target prepares in init: the pre-load writes key ranges (stamp l); the ramped
+  // batches are key lists. A ramped load's keys grow with the schedule: images for the keys
+  // an open model can reach, or for DOCS keys (wider keys get theirs on first use).
+  const writes = preload ? { [ops.load]: ['l'] } : {};
+  if (!writes[ops[ramped]]) writes[ops[ramped]] = [];
+  const target = { batchSize: B, maxKey: preload || !lm.open ? cfg.DOCS : lm.maxIterations * B, writes };
   return {
-    lm, ramped, preload, capacity, walk: preload ? keyWalk(cfg) : null, ignore: preload && cfg.OVERWRITE_OP === 'ignore',
-    V: lm.V, B, L, O: 0, M: 0, newPer: 0, perVu: null, iterations: null,
+    target,
+    loadModel: lm, ramped, preload, capacity, walk: preload ? keyWalk(cfg) : null, ignore: preload && cfg.OVERWRITE_OP === 'ignore',
+    vus: lm.vus, batchSize: B, loadBatches: L, overwriteBatches: 0, mixedBatches: 0, newPerMixed: 0, perVu: null, iterations: null,
     expectedDocs: preload ? cfg.DOCS : null,
     // The pre-load runs in setup with one VU.
     setupTimeout: preload ? cfg.MAX_DURATION : undefined,
@@ -68,11 +76,11 @@ export function rampPlan(cfg, lm) {
 }
 
 export function scenarios(cfg, p) {
-  return rampScenario(NAME, cfg, p.lm);
+  return rampScenario(NAME, cfg, p.loadModel);
 }
 
 export function extraThresholds(cfg, p, reasons) {
-  const t = stageThresholds(p.lm, reasons, NAME);
+  const t = stageThresholds(p.loadModel, reasons, NAME);
   // Every acknowledged overwrite must be found (teardown subtracts what it finds).
   if (p.preload) t[M.overwritesUnaccounted] = ['count==0'];
   // No batch may go unwritten for lack of keys (a closed-model overwrite that used up DOCS).
@@ -84,31 +92,31 @@ export function extraThresholds(cfg, p, reasons) {
 export function prepare(db, cfg, p, ops) {
   if (!p.preload) return;
   const tags = { phase: 'load', op: ops.load, target: db.target.name };
-  for (let j = 0; j < p.L; j++) {
-    const keys = loadBatchKeys(j, cfg.DOCS, p.B);
+  for (let j = 0; j < p.loadBatches; j++) {
+    const keys = loadBatchKeys(j, cfg.DOCS, p.batchSize);
     const res = db.write(ops.load, keys, stampFor('load', j), tags, { fresh: keys.length });
-    if (res.failed > 0) exec.test.abort(`k6-writepath: the pre-load failed (${Object.entries(res.byReason).map(([r, c]) => `${r} ${c}`).join(', ')}): the ramped overwrite needs all DOCS=${cfg.DOCS} keys`);
+    if (res.failed > 0) stop(`k6-writepath: the pre-load failed (${Object.entries(res.byReason).map(([r, c]) => `${r} ${c}`).join(', ')}): the ramped overwrite needs all DOCS=${cfg.DOCS} keys`);
   }
 }
 
 export function iteration(db, cfg, p, state, ops) {
-  if (!state.tags) state.tags = p.lm.stages.map((_, s) => ({ phase: p.ramped, op: ops[p.ramped], target: db.target.name, stage: String(s + 1) }));
-  const { s, n } = rampPosition(p.lm, exec, Date.now());
+  if (!state.tags) state.tags = p.loadModel.stages.map((_, s) => ({ phase: p.ramped, op: ops[p.ramped], target: db.target.name, stage: String(s + 1) }));
+  const { s, n } = rampPosition(p.loadModel, exec, Date.now());
   const tags = state.tags[s];
-  const keys = new Array(p.B);
+  const keys = new Array(p.batchSize);
   let fresh;
   if (n < 0) { rampKeysExhausted.add(1, tags); return; }
   if (p.preload) {
-    if ((n + 1) * p.B > cfg.DOCS) { rampKeysExhausted.add(1, tags); return; }
-    for (let i = 0; i < p.B; i++) keys[i] = keyAt(p.walk, n * p.B + i);
+    if ((n + 1) * p.batchSize > cfg.DOCS) { rampKeysExhausted.add(1, tags); return; }
+    for (let i = 0; i < p.batchSize; i++) keys[i] = keyAt(p.walk, n * p.batchSize + i);
     fresh = 0;
   } else {
     // An array, not a key range: the adapters' byte-image path for consecutive keys builds its
     // images on a VU's first batch (seconds on a busy machine), and an open-model step that
     // brings in a fresh VU would drop iterations meanwhile; the string path costs the same
     // on every batch.
-    for (let i = 0; i < p.B; i++) keys[i] = n * p.B + i;
-    fresh = p.B;
+    for (let i = 0; i < p.batchSize; i++) keys[i] = n * p.batchSize + i;
+    fresh = p.batchSize;
   }
   const res = db.write(ops[p.ramped], keys, stampFor(p.ramped, n), tags, { fresh });
   // ArangoDB overwriteMode=ignore acknowledges documents it leaves alone: nothing to find.
@@ -116,14 +124,10 @@ export function iteration(db, cfg, p, state, ops) {
 }
 
 export function verify(target, cfg, p) {
+  if (!p.preload) return countOnly(target.count());
   const found = target.count();
   verifyFound.add(found);
   const rb = { checked: 0, stale: 0, missing: 0, examples: [] };
-  if (!p.preload) {
-    readbackChecked.add(0);
-    readbackStale.add(0);
-    return { expected: null, found, readback: rb };
-  }
   verifyExpected.add(cfg.DOCS);
   verifyMismatch.add(Math.abs(found - cfg.DOCS));
   // Every key: the pre-load version, or the version of the one ramp batch that chose it
@@ -139,7 +143,7 @@ export function verify(target, cfg, p) {
       const pos = start + i;
       const got = stamps.get(keys[i]);
       rb.checked++;
-      const mine = stampFor('overwrite', Math.floor(pos / p.B));
+      const mine = stampFor('overwrite', Math.floor(pos / p.batchSize));
       if (got === undefined) rb.missing++;
       else if (got === mine && !p.ignore) overwritten++;
       else if (got !== stampFor('load', 0)) {
@@ -158,13 +162,13 @@ export function verify(target, cfg, p) {
 // The workload line of a ramped E1 (insert-vs-overwrite.js describe()).
 export function describeLine(cfg, p) {
   const keys = p.preload ? ` · overwrites ${p.ramped === 'overwrite' ? cfg.RAMP_KEYS : ''} keys of ${cfg.DOCS} pre-loaded` : ' · fresh keys';
-  return `workload: ${describeModel(p.lm)} · ${p.ramped} phase ramps · batches of ${p.B} · ${cfg.DOC_SHAPE} documents${keys} · seed ${cfg.SEED}`;
+  return `workload: ${describeModel(p.loadModel)} · ${p.ramped} phase ramps · batches of ${p.batchSize} · ${cfg.DOC_SHAPE} documents${keys} · seed ${cfg.SEED}`;
 }
 
 // The per-stage section and, for a ramped overwrite, its own verification: every acknowledged
 // overwrite found (overwrites_unaccounted) and no batch left without keys (ramp_keys_exhausted).
 export function sections(data, { plan: p, target }) {
-  const out = stageSection(data, { lm: p.lm, B: p.B, reasons: target.reasons, name: NAME, note: `phase ${p.ramped}` });
+  const out = stageSection(data, { model: p.loadModel, batchSize: p.batchSize, reasons: target.reasons, name: NAME, note: `phase ${p.ramped}` });
   if (p.preload) {
     const un = data.metrics[M.overwritesUnaccounted] ? data.metrics[M.overwritesUnaccounted].values.count : null;
     const ex = data.metrics[M.rampKeysExhausted] ? data.metrics[M.rampKeysExhausted].values.count : 0;

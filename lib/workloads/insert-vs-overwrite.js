@@ -7,14 +7,15 @@
 // overwrites a key that is not loaded yet). This module knows nothing about databases: the
 // target adapter does the writing.
 import exec from 'k6/execution';
-import { fail } from '../config.js';
+import { fail } from '../parse.js';
+import { stop } from '../abort.js';
 import { keyList } from '../native.js';
 import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
 import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined } from '../metrics.js';
 import { ackOf, judge, noteOutcome } from '../readback.js';
-import { loadModel } from '../load-model.js';
+import { fixedScenario, loadModel } from '../load-model.js';
 import * as ramp from './e1-ramp.js';
 
 export const EXPERIMENT = 'insert-vs-overwrite';
@@ -23,7 +24,7 @@ export const PHASES = ['load', 'overwrite', 'mixed'];
 // STAGES / RATE_STAGES: the last phase ramps instead (lib/workloads/e1-ramp.js).
 export function plan(cfg) {
   const lm = loadModel(cfg);
-  if (lm) return ramp.rampPlan(cfg, lm);
+  if (lm) return ramp.rampPlan(cfg, lm, opsFor(cfg));
   if (cfg.RAMP_KEYS !== 'random') fail(`RAMP_KEYS=${cfg.RAMP_KEYS} is not allowed without STAGES or RATE_STAGES: the fixed plan picks keys with KEY_DIST`);
   const runs = (p) => cfg.PHASES.includes(p);
   const V = cfg.VUS;
@@ -48,34 +49,32 @@ export function plan(cfg) {
   for (let v = 0; v < V; v++) perVu.push([vuBatchCount(L, V, v), vuBatchCount(O, V, v), vuBatchCount(Mx, V, v)]);
   const iterations = Math.max(...perVu.map((c) => c[0] + c[1] + c[2]));
   const expectedDocs = (runs('load') ? cfg.DOCS : 0) + Mx * newPer;
-  return { V, B, L, O, M: Mx, newPer, perVu, iterations, expectedDocs };
+  // What the target prepares in init (lib/targets/*.js createTarget): batches of B keys, every
+  // key below DOCS + the mixed batches' fresh keys; the load phase writes key ranges stamped l.
+  const ops = opsFor(cfg);
+  const target = { batchSize: B, maxKey: cfg.DOCS + Mx * newPer, writes: {} };
+  if (L > 0) target.writes[ops.load] = ['l'];
+  for (const [n, op] of [[O, ops.overwrite], [Mx, ops.mixed]]) if (n > 0 && !target.writes[op]) target.writes[op] = [];
+  return { vus: V, batchSize: B, loadBatches: L, overwriteBatches: O, mixedBatches: Mx, newPerMixed: newPer, perVu, iterations, expectedDocs, target };
 }
 
 export function scenarios(cfg, p) {
-  if (p.lm) return ramp.scenarios(cfg, p);
-  return {
-    [EXPERIMENT]: {
-      executor: 'per-vu-iterations',
-      vus: p.V,
-      iterations: Math.max(1, p.iterations),
-      maxDuration: cfg.MAX_DURATION,
-      gracefulStop: '30s',
-    },
-  };
+  if (p.loadModel) return ramp.scenarios(cfg, p);
+  return fixedScenario(EXPERIMENT, cfg, p.vus, Math.max(1, p.iterations));
 }
 
 // The keys of overwrite or mixed batch j, recomputable anywhere from (SEED, phase, j): the
 // fresh keys of a mixed batch first, then distinct keys VU j % V loaded, drawn by
 // BatchPicker (lib/keys.js: pickDistinct + OwnedKeys.at without a method call per key).
 export function batchKeys(cfg, p, phase, j, pickers) {
-  const v = j % p.V;
+  const v = j % p.vus;
   let picker = pickers[v];
-  if (!picker) picker = pickers[v] = new BatchPicker(cfg, new OwnedKeys(cfg.DOCS, p.B, p.V, v));
-  const fresh = phase === 'mixed' ? p.newPer : 0;
-  const keys = keyList(p.B);
-  const first = cfg.DOCS + j * p.newPer;
+  if (!picker) picker = pickers[v] = new BatchPicker(cfg, new OwnedKeys(cfg.DOCS, p.batchSize, p.vus, v));
+  const fresh = phase === 'mixed' ? p.newPerMixed : 0;
+  const keys = keyList(p.batchSize);
+  const first = cfg.DOCS + j * p.newPerMixed;
   for (let t = 0; t < fresh; t++) keys[t] = first + t;
-  picker.fill(p.B - fresh, new Rng(cfg.SEED, phase, j), keys, fresh);
+  picker.fill(p.batchSize - fresh, new Rng(cfg.SEED, phase, j), keys, fresh);
   return { keys, fresh };
 }
 
@@ -91,10 +90,10 @@ export function opsFor(cfg) {
 export function needs(cfg, p) {
   const ops = opsFor(cfg);
   const out = ['count'];
-  if (p.L > 0) out.push(`batch:${ops.load}`);
-  if (p.O > 0) out.push(`batch:${ops.overwrite}`);
-  if (p.M > 0) out.push(`batch:${ops.mixed}`);
-  if (p.O + p.M > 0 && cfg.READBACK > 0) out.push('readback');
+  if (p.loadBatches > 0) out.push(`batch:${ops.load}`);
+  if (p.overwriteBatches > 0) out.push(`batch:${ops.overwrite}`);
+  if (p.mixedBatches > 0) out.push(`batch:${ops.mixed}`);
+  if (p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0) out.push('readback');
   return out;
 }
 
@@ -102,45 +101,45 @@ export function needs(cfg, p) {
 // its load model, lib/workloads/e1-ramp.js).
 export function describe(cfg, p) {
   return {
-    line: p.lm ? ramp.describeLine(cfg, p) : `workload: ${p.V} VUs · batches of ${p.B} · ${cfg.DOC_SHAPE} documents · keys ${cfg.KEY_DIST} · seed ${cfg.SEED}`,
-    plan: { vus: p.V, batch_size: p.B, load_batches: p.L, overwrite_batches: p.O, mixed_batches: p.M, new_keys_per_mixed_batch: p.newPer, expected_docs: p.expectedDocs },
-    plannedBatches: p.L + p.O + p.M,
+    line: p.loadModel ? ramp.describeLine(cfg, p) : `workload: ${p.vus} VUs · batches of ${p.batchSize} · ${cfg.DOC_SHAPE} documents · keys ${cfg.KEY_DIST} · seed ${cfg.SEED}`,
+    plan: { vus: p.vus, batch_size: p.batchSize, load_batches: p.loadBatches, overwrite_batches: p.overwriteBatches, mixed_batches: p.mixedBatches, new_keys_per_mixed_batch: p.newPerMixed, expected_docs: p.expectedDocs },
+    plannedBatches: p.loadBatches + p.overwriteBatches + p.mixedBatches,
     // What the read-back covers (lib/report.js): null when nothing is overwritten or READBACK=0.
-    readback: p.lm ? (p.preload ? 'every pre-loaded key (teardown)' : null)
-      : p.O + p.M > 0 && cfg.READBACK > 0 ? `up to ${cfg.READBACK} overwritten keys (each VU its own, after its last batch)` : null,
+    readback: p.loadModel ? (p.preload ? 'every pre-loaded key (teardown)' : null)
+      : p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0 ? `up to ${cfg.READBACK} overwritten keys (each VU its own, after its last batch)` : null,
   };
 }
 
 export function extraThresholds(cfg, p, reasons) {
-  return p.lm ? ramp.extraThresholds(cfg, p, reasons) : {};
+  return p.loadModel ? ramp.extraThresholds(cfg, p, reasons) : {};
 }
 
 export function prepare(db, cfg, p) {
-  if (p.lm) ramp.prepare(db, cfg, p, opsFor(cfg));
+  if (p.loadModel) ramp.prepare(db, cfg, p, opsFor(cfg));
 }
 
 // A ramped run reports per stage (lib/workloads/e1-ramp.js); the fixed plan has no sections.
 export function sections(data, meta) {
-  return meta.plan.lm ? ramp.sections(data, meta) : {};
+  return meta.plan.loadModel ? ramp.sections(data, meta) : {};
 }
 
 // One iteration of a VU: the next batch of its plan.
 export function iteration(db, cfg, p, state) {
   if (!state.ops) state.ops = opsFor(cfg);
-  if (p.lm) return ramp.iteration(db, cfg, p, state, state.ops);
+  if (p.loadModel) return ramp.iteration(db, cfg, p, state, state.ops);
   const v = exec.vu.idInTest - 1;
   const iter = exec.vu.iterationInScenario;
   let i = iter;
   // idInTest is global across --execution-segment instances (one scenario: 1..VUS split
   // among the instances), so VU v owns the same batches whichever instance runs it.
-  if (!p.perVu[v]) fail(`VU ${v + 1} is outside VUS=${p.V}: this workload must be the test's only scenario`);
+  if (!p.perVu[v]) fail(`VU ${v + 1} is outside VUS=${p.vus}: this workload must be the test's only scenario`);
   const [nl, no, nm] = p.perVu[v];
   let phase; let j;
-  if (i < nl) { phase = 'load'; j = v + p.V * i; } else if ((i -= nl) < no) { phase = 'overwrite'; j = v + p.V * i; } else if ((i -= no) < nm) { phase = 'mixed'; j = v + p.V * i; } else return;
+  if (i < nl) { phase = 'load'; j = v + p.vus * i; } else if ((i -= nl) < no) { phase = 'overwrite'; j = v + p.vus * i; } else if ((i -= no) < nm) { phase = 'mixed'; j = v + p.vus * i; } else return;
 
   let keys; let fresh;
   if (phase === 'load') {
-    keys = loadBatchKeys(j, cfg.DOCS, p.B);
+    keys = loadBatchKeys(j, cfg.DOCS, p.batchSize);
     fresh = keys.length;
   } else {
     ({ keys, fresh } = batchKeys(cfg, p, phase, j, state.pickers || (state.pickers = {})));
@@ -157,7 +156,7 @@ export function iteration(db, cfg, p, state) {
     noteOutcome(state.ledger || (state.ledger = new Map()), phase, j, res);
     if (phase === 'load') noteAbsent(state.absent || (state.absent = new Set()), keys, res);
   }
-  if (iter === nl + no + nm - 1 && p.O + p.M > 0 && cfg.READBACK > 0) readBack(db.target, cfg, p, v, state);
+  if (iter === nl + no + nm - 1 && p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0) readBack(db.target, cfg, p, v, state);
 }
 
 
@@ -190,11 +189,11 @@ function created(absent, keys, fresh, res) {
 // failed later batch as a writer would report damage that did not happen.
 export function readBack(target, cfg, p, v, state) {
   const mine = [];
-  for (let j = v; j < p.O; j += p.V) mine.push(['overwrite', j]);
-  for (let j = v; j < p.M; j += p.V) mine.push(['mixed', j]);
-  const total = mine.length * p.B;
+  for (let j = v; j < p.overwriteBatches; j += p.vus) mine.push(['overwrite', j]);
+  for (let j = v; j < p.mixedBatches; j += p.vus) mine.push(['mixed', j]);
+  const total = mine.length * p.batchSize;
   // READBACK keys in all, split among the VUs like their batches.
-  const want = Math.min(total, vuBatchCount(Math.min(cfg.READBACK, (p.O + p.M) * p.B), p.V, v));
+  const want = Math.min(total, vuBatchCount(Math.min(cfg.READBACK, (p.overwriteBatches + p.mixedBatches) * p.batchSize), p.vus, v));
   if (want === 0) return null;
   const pickers = state.pickers || (state.pickers = {});
   const ledger = state.ledger || new Map();
@@ -215,7 +214,7 @@ export function readBack(target, cfg, p, v, state) {
       w = [];
       // A loaded key's first writer is its load batch (floor(k / B), document k % B); a
       // fresh key of a mixed batch has no earlier writer.
-      if (k < cfg.DOCS) { const lj = Math.floor(k / p.B); w.push({ stamp: stampFor('load', lj), ack: ackOf(ledger, 'load', lj, k % p.B), ignore: ops.load === 'ignore', by: 'l' }); }
+      if (k < cfg.DOCS) { const lj = Math.floor(k / p.batchSize); w.push({ stamp: stampFor('load', lj), ack: ackOf(ledger, 'load', lj, k % p.batchSize), ignore: ops.load === 'ignore', by: 'l' }); }
       sample.set(k, w);
     }
     return w;
@@ -227,14 +226,14 @@ export function readBack(target, cfg, p, v, state) {
   let cached = 0;
   let next = 0;
   for (let b = 0; b < mine.length && next < chosen.length; b++) {
-    const lo = b * p.B; const hi = lo + p.B;
+    const lo = b * p.batchSize; const hi = lo + p.batchSize;
     if (chosen[next] >= hi) continue;
     const keys = batchKeys(cfg, p, mine[b][0], mine[b][1], pickers).keys;
     if (cached + keys.length <= CACHE_KEYS) { cache.set(b, keys); cached += keys.length; }
     for (; next < chosen.length && chosen[next] < hi; next++) writersOf(keys[chosen[next] - lo]);
   }
   const sampled = new KeySet(sample.keys());
-  const at = new Int32Array(p.B);
+  const at = new Int32Array(p.batchSize);
   for (let b = 0; b < mine.length; b++) {
     const [phase, j] = mine[b];
     const keys = cache.get(b) || batchKeys(cfg, p, phase, j, pickers).keys;
@@ -253,7 +252,7 @@ export function readBack(target, cfg, p, v, state) {
   } catch (e) {
     // Did not run is not OK: the run fails (exit 108) and teardown still deals with the objects.
     verifyError.add(1);
-    exec.test.abort(`verification did not run to its end: ${String(e).split('\n')[0].replace(/^(Error: )+/, '')}`);
+    stop(`verification did not run to its end: ${String(e).split('\n')[0].replace(/^(Error: )+/, '')}`);
     return null;
   }
   const counts = { ok: 0, excused: 0, unacknowledged: 0, undetermined: 0, missing: 0, stale: 0 };
@@ -280,7 +279,7 @@ export function readBack(target, cfg, p, v, state) {
 // count against the acknowledged ones). The read-back of overwritten keys was done by the VUs
 // (readBack above).
 export function verify(target, cfg, p) {
-  if (p.lm) return ramp.verify(target, cfg, p);
+  if (p.loadModel) return ramp.verify(target, cfg, p);
   const found = target.count();
   verifyFound.add(found);
   verifyExpected.add(p.expectedDocs);

@@ -5,9 +5,9 @@
 // Knobs: docs/configuration.md, docs/arangodb.md. Thresholds: thresholds/arangodb/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
-import { createTarget } from '../../lib/targets/arangodb.js';
+import * as target from '../../lib/targets/arangodb.js';
 
-const e = experiment(workload, createTarget, __ENV, { target: 'arangodb' });
+const e = experiment(workload, target, __ENV);
 
 export const options = e.options;
 export const setup = e.setup;

@@ -5,11 +5,9 @@
 import { experiment } from '../../lib/experiment.js';
 import { KNOBS } from '../../lib/config.js';
 import * as workload from '../../lib/workloads/bulk-insert.js';
-import { createTarget } from '../../lib/targets/mongodb.js';
+import * as target from '../../lib/targets/mongodb.js';
 
-const e = experiment(workload, createTarget, __ENV, {
-  target: 'mongodb',
-  required: ['MONGO_URL'],
+const e = experiment(workload, target, __ENV, {
   configure(cfg) {
     // E4's document shape and pool, as on RavenDB (KNOBS.<knob>.defaults).
     for (const k of ['DOC_SHAPE', 'DOC_POOL']) if (!__ENV[k]) cfg[k] = KNOBS[k].defaults['ravendb/bulk-insert'];

@@ -6,9 +6,9 @@
 // Thresholds: thresholds/mongodb/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
-import { createTarget } from '../../lib/targets/mongodb.js';
+import * as target from '../../lib/targets/mongodb.js';
 
-const e = experiment(workload, createTarget, __ENV, { target: 'mongodb', required: ['MONGO_URL'] });
+const e = experiment(workload, target, __ENV);
 
 export const options = e.options;
 export const setup = e.setup;

@@ -5,9 +5,9 @@
 // Knobs: docs/configuration.md. Thresholds: thresholds/postgres/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
-import { createTarget } from '../../lib/targets/postgres.js';
+import * as target from '../../lib/targets/postgres.js';
 
-const e = experiment(workload, createTarget, __ENV, { target: 'postgres', required: ['PG_URL'] });
+const e = experiment(workload, target, __ENV);
 
 export const options = e.options;
 export const setup = e.setup;

@@ -7,10 +7,9 @@
 import { experiment } from '../../lib/experiment.js';
 import { KNOBS } from '../../lib/config.js';
 import * as workload from '../../lib/workloads/bulk-insert.js';
-import { createTarget } from '../../lib/targets/ravendb.js';
+import * as target from '../../lib/targets/ravendb.js';
 
-const e = experiment(workload, createTarget, __ENV, {
-  target: 'ravendb',
+const e = experiment(workload, target, __ENV, {
   configure(cfg) {
     // This scenario's own defaults live with the knobs (KNOBS.<knob>.defaults), so the README table shows them.
     for (const k of ['DOC_SHAPE', 'DOC_POOL']) if (!__ENV[k]) cfg[k] = KNOBS[k].defaults['ravendb/bulk-insert'];

@@ -5,9 +5,9 @@
 // Knobs: docs/configuration.md. Thresholds: thresholds/ravendb/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
-import { createTarget } from '../../lib/targets/ravendb.js';
+import * as target from '../../lib/targets/ravendb.js';
 
-const e = experiment(workload, createTarget, __ENV, { target: 'ravendb' });
+const e = experiment(workload, target, __ENV);
 
 export const options = e.options;
 export const setup = e.setup;

@@ -111,3 +111,24 @@ export async function psql(pgUrl, query) {
   if (code !== 0) throw new Error(`psql failed: ${err}`);
   return out.trim();
 }
+
+// A psql session that stays open: for holding a lock while a run waits on it.
+export function psqlSession(url) {
+  const u = new URL(url);
+  const child = spawn('psql', ['-h', u.hostname, '-p', u.port, '-U', decodeURIComponent(u.username), '-d', u.pathname.slice(1), '-Atq', '-v', 'ON_ERROR_STOP=1'],
+    { env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { err += d; });
+  const until = (token) => new Promise((resolve, reject) => {
+    const t = setInterval(() => {
+      if (out.includes(token)) { clearInterval(t); resolve(); }
+      if (err || child.exitCode !== null) { clearInterval(t); reject(new Error(`psql: ${err}`)); }
+    }, 20);
+  });
+  return {
+    async run(sql, token) { child.stdin.write(`${sql}\nSELECT '${token}';\n`); await until(token); return out; },
+    close() { child.stdin.end('\\q\n'); return new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r))); },
+  };
+}

@@ -10,7 +10,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import { KNOBS, durationMs, urlProblem } from '../../lib/config.js';
+import { KNOBS } from '../../lib/config.js';
+import { durationMs } from '../../lib/parse.js';
+import { urlProblem } from '../../lib/urls.js';
 import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 
@@ -96,8 +98,8 @@ after(async () => {
   assert.equal(left, '', `tables written by rejected runs: ${left}`);
 });
 
-// Knobs with scope 'wrapper' are read by scripts/run or make, not by k6 (test/integration/run-knobs.test.mjs).
-const knobs = Object.entries(KNOBS).filter(([, spec]) => (!spec.target || spec.target === TARGET) && spec.scope !== 'wrapper');
+// Knobs declared wrapper: true are read by scripts/run or make, not by k6 (test/integration/run-knobs.test.mjs).
+const knobs = Object.entries(KNOBS).filter(([, spec]) => (!spec.target || spec.target === TARGET) && !spec.wrapper);
 
 test('the table covers every knob of this target', () => {
   const covered = knobs.filter(([name, spec]) => badValues(name, spec).length > 0 || spec.type === 'secret').map(([n]) => n);
@@ -281,8 +283,11 @@ test('--http-debug (prints Authorization headers and login bodies) is refused wi
   const runId = uniqueRunId('bad');
   runIds.push(runId);
   const r = await runK6(scenario, { PG_URL, DOCS: '400', BATCH_SIZE: '100' }, { runId, args: ['--http-debug=full'], timeoutMs: 60000 });
-  assert.equal(r.code, 107, r.stderr);
-  assert.match(r.stderr, /k6-writepath: --http-debug=full is not allowed: it prints credentials .* set ALLOW_HTTP_DEBUG=1/);
+  // Refused in setup, where k6 shows a script its flags: one line, no stack, exit 108.
+  assert.equal(r.code, 108, r.stderr);
+  const errors = r.stderr.split('\n').filter((l) => /level=error/.test(l));
+  assert.equal(errors.length, 1, r.stderr);
+  assert.match(errors[0], /msg="test aborted: k6-writepath: --http-debug=full is not allowed: it prints credentials .* set ALLOW_HTTP_DEBUG=1 to accept that"$/);
   const allowed = await runK6(scenario, { PG_URL, DOCS: '400', BATCH_SIZE: '100', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1', ALLOW_HTTP_DEBUG: '1' }, { args: ['--http-debug'], timeoutMs: 120000 });
   assert.equal(allowed.code, 0, allowed.stderr);
 });
@@ -338,7 +343,8 @@ test('--http-debug on ArangoDB reveals credentials (checked), so it is refused u
   const knobs = { ARANGO_URL: srv.url, ARANGO_PASSWORD: PASSWORD, INFLUX_URL: undefined, DOCS: '200', BATCH_SIZE: '100', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1' };
   try {
     const refused = await runK6(e1, knobs, { args: ['--http-debug=full'], timeoutMs: 60000 });
-    assert.equal(refused.code, 107, refused.stderr);
+    assert.equal(refused.code, 108, refused.stderr);
+    assert.match(refused.stderr, /level=error msg="test aborted: k6-writepath: --http-debug=full is not allowed: [^\n]*ALLOW_HTTP_DEBUG=1 to accept that"\n/);
     assert.ok(!(refused.stdout + refused.stderr).includes(basic) && !(refused.stdout + refused.stderr).includes(PASSWORD));
     const headers = await runK6(e1, { ...knobs, ALLOW_HTTP_DEBUG: '1' }, { args: ['--http-debug'], timeoutMs: 120000 });
     assert.equal(headers.code, 0, headers.stderr);

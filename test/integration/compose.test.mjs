@@ -10,7 +10,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { KNOBS, parseKnob } from '../../lib/config.js';
+import { KNOBS } from '../../lib/config.js';
+import { parseKnob } from '../../lib/parse.js';
 import { repoRoot } from '../helpers/testserver.mjs';
 import { k6Bin, localEnv, uniqueRunId } from '../helpers/k6.mjs';
 
@@ -199,7 +200,7 @@ test('Grafana: anonymous read-only Viewer, admin password from the environment',
 test('k6 has every knob of lib/config.js: service URLs and credentials set, everything else passed through', () => {
   const env = base.services.k6.environment;
   for (const [name, spec] of Object.entries(KNOBS)) {
-    if (spec.scope === 'wrapper') continue; // read by scripts/run or make on the host, not by k6
+    if (spec.wrapper) continue; // read by scripts/run or make on the host, not by k6
     assert.ok(name in env, `k6's environment lacks ${name} (add it to docker-compose.yml)`);
     if (spec.type === 'secret') assert.ok(env[name], `${name} (a credential) is set for k6`);
     if (env[name]) assert.doesNotThrow(() => parseKnob(name, env[name], spec), `${name}=${env[name]} is valid`);

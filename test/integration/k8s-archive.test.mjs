@@ -60,8 +60,8 @@ test('archives are built with their TestRun\'s knobs and run them: instance + ve
   // The same archive with other knobs at run time: refused before anything is written.
   const other = uniqueRunId('k8sx');
   const bad = await runK6(rel(e1), { PG_URL }, { runId: other, args: [...argumentsOf(path.join(manifests, 'testrun-e1-postgres.yaml')), '-e', `RUN_ID=${other}`, '-e', 'VUS=2'] });
-  assert.equal(bad.code, 107, `${bad.stdout}\n${bad.stderr}`);
-  assert.match(bad.stderr, /the run's scenarios differ from what the knobs plan \(insert-vs-overwrite\.vus=3 instead of 2\): a k6 archive built with other -e values/);
+  assert.equal(bad.code, 108, `${bad.stdout}\n${bad.stderr}`);
+  assert.match(bad.stderr, /test aborted: k6-writepath: the run's scenarios differ from what the knobs plan \(insert-vs-overwrite\.vus=3 instead of 2\): a k6 archive built with other -e values/);
   assert.equal(await psql(PG_URL, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${other}'`), '0');
 });
 

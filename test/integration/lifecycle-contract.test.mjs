@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { localEnv, markerFor, psql, startK6, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { localEnv, markerFor, psql, psqlSession as session, startK6, runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startTestServer, testServerBinary } from '../helpers/testserver.mjs';
 import { startPrivateMongo } from '../helpers/mongoprivate.mjs';
 import { closeMongo, failPoint, mongo } from '../helpers/mongo.mjs';
@@ -34,27 +34,6 @@ const shared = localEnv().PG_URL;
 const pgDb = `k6wp_contract_${process.pid}`;
 const pgUrl = (() => { const u = new URL(shared); u.pathname = `/${pgDb}`; return u.toString(); })();
 const q = (s) => psql(pgUrl, s);
-
-// A psql session that stays open: for holding a lock while a run waits on it.
-function session(url) {
-  const u = new URL(url);
-  const child = spawn('psql', ['-h', u.hostname, '-p', u.port, '-U', decodeURIComponent(u.username), '-d', u.pathname.slice(1), '-Atq', '-v', 'ON_ERROR_STOP=1'],
-    { env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { err += d; });
-  const until = (token) => new Promise((resolve, reject) => {
-    const t = setInterval(() => {
-      if (out.includes(token)) { clearInterval(t); resolve(); }
-      if (err || child.exitCode !== null) { clearInterval(t); reject(new Error(`psql: ${err}`)); }
-    }, 20);
-  });
-  return {
-    async run(sql, token) { child.stdin.write(`${sql}\nSELECT '${token}';\n`); await until(token); return out; },
-    close() { child.stdin.end('\\q\n'); return new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r))); },
-  };
-}
 
 const pg = {
   name: 'postgres',

@@ -40,10 +40,14 @@ test('open model, ramped upsert on a pre-loaded table: every key holds the pre-l
   const s = r.summary;
   assert.ok(s, explain(r));
   // Whether a busy machine let k6 start every batch on schedule is not asserted: a dropped
-  // batch is counted and fails the run's dropped_iterations threshold (exit 99), never silently.
+  // batch is counted and said (per stage, in total, in the table), never silent. The E1 file
+  // of PostgreSQL sets no dropped_iterations_max, so drops do not fail this run (the bulk-insert
+  // and capacity files do: test/integration/ravendb-open-model.test.mjs).
   const dropped = s.stages.reduce((a, x) => a + x.dropped_iterations, 0);
-  assert.equal(r.code, dropped > 0 ? 99 : 0, explain(r));
-  assert.deepEqual(s.thresholds.filter((t) => !t.ok).map((t) => t.metric), dropped > 0 ? ['dropped_iterations'] : []);
+  assert.equal(r.code, 0, explain(r));
+  assert.deepEqual(s.thresholds.filter((t) => !t.ok).map((t) => t.metric), []);
+  assert.equal(s.dropped_iterations, dropped);
+  if (dropped > 0) assert.match(r.stdout, new RegExp(`dropped iterations: ${dropped} batches k6 could not start on schedule`));
   const [load, over] = s.phases;
   assert.equal(load.docs_ok, 12000, 'the pre-load');
   assert.equal(load.batches, 120);

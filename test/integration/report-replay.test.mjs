@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runK6 } from '../helpers/k6.mjs';
+import { CORE_KNOBS } from '../../lib/knobs.js';
+import { TARGETS } from '../../lib/targets/index.js';
 
 const arangobench = (set = '') => runK6('test/integration/fixtures/replay-summary-arangobench.js',
   { ARANGO_URL: 'http://127.0.0.1:1', ARANGOBENCH_CASE: 'crud', VUS: '3', STAGES: '1s:1,1s:3', RUN_ID: 'replay_ab_crud', REPLAY_SET: set });
@@ -113,11 +115,40 @@ const GOLDEN_CASES = {
   'ravendb-e1-fixed': ['replay-summary-ravendb-e1.js', 'fixed-raven-e1', { RAVEN_URL: 'http://127.0.0.1:1', DOCS: '3000', BATCH_SIZE: '300', VUS: '2', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2' }],
   'ravendb-bulk-ramped': ['replay-summary-ravendb-bulk.js', 'ramped-raven-bulk', { RAVEN_URL: 'http://127.0.0.1:1', STAGES: '1s:1,1s:2', BATCH_SIZE: '200' }],
 };
-// [case or '*', output file, (text) -> text]: what changed on purpose since the recording.
-// Empty since the goldens were rewritten (GOLDEN_WRITE=1) with issue 26's n=1 ratio lines and
+// [case or '*', output file, (text, golden folder) -> text]: what changed on purpose since the
+// goldens were written. They were rewritten (GOLDEN_WRITE=1) with issue 26's n=1 ratio lines and
 // stage clock, issue 27's RUN_SECRET in the config, and report.html naming what failed first
-// with the experiment's answer before the phase table (issue 25 item 6).
-const MEANT = [];
+// with the experiment's answer before the phase table (issue 25 item 6); since then:
+const MEANT = [
+  // Issue 27: GIVE_UP, the time a database may give no answer before the run stops.
+  ['*', 'summary.json', (text) => text.replace('\n    "TIMEOUT": ', '\n    "GIVE_UP": "60s",\n    "TIMEOUT": ')],
+  // Issue 25: report.html says what the run wrote with the workload's own describe() line
+  // (the text report's), no longer E1's line for every workload.
+  ['*', 'report.html', (text, dir) => {
+    const line = readFileSync(path.join(dir, 'summary.txt'), 'utf8').split('\n').find((l) => l.startsWith('workload: '));
+    const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+    return text.replace(/\nworkload: [^\n]*<br>\n/, `\n${esc(line)}<br>\n`);
+  }],
+  // Issue 25: targets declare their knobs (lib/targets/<db>-knobs.js) and lib/config.js reads
+  // them after the run's and workloads' knobs: summary.json's config lists the same keys
+  // and values, the target's knobs after the others.
+  ['*', 'summary.json', (text) => {
+    // (on the text: k6's JSON.stringify indents nested objects its own way)
+    const lines = text.split('\n');
+    const from = lines.indexOf('  "config": {') + 1;
+    const to = lines.indexOf('  },', from);
+    const entries = [];
+    for (const line of lines.slice(from, to)) {
+      if (/^ {4}"/.test(line)) entries.push({ key: /^ {4}"([^"]+)"/.exec(line)[1], lines: [line] });
+      else entries[entries.length - 1].lines.push(line);
+    }
+    const declared = new Set(TARGETS.flatMap((x) => Object.keys(x.knobs)));
+    const lastCore = entries.reduce((at, e, i) => (CORE_KNOBS[e.key] ? i : at), -1);
+    const order = [...entries.slice(0, lastCore + 1).filter((e) => !declared.has(e.key)), ...entries.filter((e) => declared.has(e.key)), ...entries.slice(lastCore + 1).filter((e) => !declared.has(e.key))];
+    const body = order.flatMap((e, i) => e.lines.map((l, j) => (j === e.lines.length - 1 ? l.replace(/,$/, '') + (i < order.length - 1 ? ',' : '') : l)));
+    return [...lines.slice(0, from), ...body, ...lines.slice(to)].join('\n');
+  }],
+];
 
 for (const [name, [fixture, data, env]] of Object.entries(GOLDEN_CASES)) {
   test(`byte-identical report of a recorded run: ${name}`, async () => {
@@ -133,7 +164,7 @@ for (const [name, [fixture, data, env]] of Object.entries(GOLDEN_CASES)) {
         continue;
       }
       let want = readFileSync(path.join(dir, out), 'utf8');
-      for (const [c, o, change] of MEANT) if ((c === '*' || c === name) && o === out) want = change(want);
+      for (const [c, o, change] of MEANT) if ((c === '*' || c === name) && o === out) want = change(want, dir);
       assert.ok(got === want, `${name}/${out} differs from the recorded output:\n${firstDifference(got, want)}`);
     }
   });

@@ -153,3 +153,21 @@ test('scripts/run refuses its own bad knobs with one line and exit 107, from -e 
   const r3 = run([scenario], { RUN_ID: 'Bad-Id', RESULTS_DIR: dir });
   assert.equal(r3.status, 107);
 });
+
+test('scripts/run reads the targets\' declared knobs as k6 does: a misspelt target knob is refused (107, value not shown), a declared one reaches the run', { timeout: 180000 }, () => {
+  // A misspelling of PG_INDEXES (lib/targets/postgres-knobs.js), given with -e and from the environment.
+  for (const [args, extra] of [[['-e', 'PG_INDEXE=Canary-77'], {}], [[], { PG_INDEXE: 'Canary-77' }]]) {
+    const r = run([scenario, '-q', ...small, ...args], extra);
+    assert.equal(r.status, 107, r.stdout + r.stderr);
+    assert.match(r.stdout + r.stderr, /PG_INDEXE is not a knob of k6-writepath: did you mean PG_INDEXES\?/);
+    assert.ok(!(r.stdout + r.stderr).includes('Canary-77'));
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-knobs-'));
+  const id = runId('pi');
+  const ok = run([scenario, '-q', ...small, '-e', 'PG_INDEXES=2', '-e', `RESULTS_DIR=${dir}`, '-e', `RUN_ID=${id}`]);
+  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+  const summary = JSON.parse(file(path.join(dir, id), 'summary.json'));
+  assert.equal(summary.config.PG_INDEXES, 2);
+  assert.equal(summary.server.settings.PG_INDEXES, 'f0+f1', 'read back from the table');
+  assert.equal(summary.config.PG_URL, '(set, not shown)');
+});

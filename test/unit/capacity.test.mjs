@@ -132,7 +132,7 @@ test('load models: open = one constant-arrival-rate scenario per stage, batch nu
   assert.equal(sc['x-s2'].rate, 3);
   assert.equal(loadModel({ VUS: 2, MAX_VUS: 100 }), null, 'no knob: the fixed plan');
   const closed = loadModel({ STAGES: '1s:1,1s:4', VUS: 2, MAX_VUS: 100 });
-  assert.equal(closed.V, 4);
+  assert.equal(closed.vus, 4);
   assert.throws(() => loadModel({ STAGES: '1s:1', RATE_STAGES: '1s:2', VUS: 2, MAX_VUS: 100 }), /choose one load model/);
 });
 

@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { KNOBS, KNOWN_ENV, loadConfig, parseKnob, publicConfig, redact, suspectKnob } from '../../lib/config.js';
+import { KNOBS, KNOWN_ENV, loadConfig, publicConfig, suspectKnob } from '../../lib/config.js';
+import { parseKnob } from '../../lib/parse.js';
+import { redact } from '../../lib/urls.js';
+import { TARGETS } from '../../lib/targets/index.js';
 import { frozenOptionsDiffer } from '../../lib/guards.js';
 
 const base = { target: 'postgres', experiment: 'insert-vs-overwrite', phases: ['load', 'overwrite', 'mixed'] };
@@ -112,7 +115,7 @@ test('KNOWN_ENV lists every variable the compose files, make fragments and scrip
     for (const m of text.matchAll(/\$\{?([A-Z][A-Za-z0-9_]*)/g)) used.add(m[1]);
   }
   const flagged = [...used].filter((n) => suspectKnob(n) !== null);
-  assert.deepEqual(flagged, [], 'add these to KNOWN_ENV in lib/config.js (or make them knobs)');
+  assert.deepEqual(flagged, [], 'add these to CORE_ENV in lib/knobs.js or a target\'s otherEnv (or make them knobs)');
 });
 
 test('URLs: scheme, credentials, host, IPv6, port, path, key=value strings', () => {
@@ -195,7 +198,7 @@ test('options frozen with other knobs (k6 archive, --vus) are recognised', () =>
 test('editDistance with a bound agrees with the full distance wherever the bound matters', async () => {
   // suspectKnob asks editDistance(name, knob, limit) (early exit: every init context of a run
   // checks the whole shell environment against every knob); its answer must be the same.
-  const { editDistance } = await import('../../lib/config.js');
+  const { editDistance } = await import('../../lib/env-names.js');
   const words = ['', 'a', 'ab', 'ba', 'abc', 'DOCS', 'DCOS', 'SEED', 'SEDE', 'PG_URL', 'PGURL', 'BATCH_SIZE', 'BATCHSIZE', 'BACTH_SIZE', 'KEY_DIST', 'KYE_DIST', 'RAVEN_URL', 'RAVN_URL', 'ARANGO_PASSWORD', 'TIMEOUT', 'TIME_OUT'];
   assert.equal(editDistance('BATCH_SIZE', 'BACTH_SIZE'), 1, 'a swap of neighbours is one edit');
   assert.equal(editDistance('DOCS', 'SEED'), 4);
@@ -214,7 +217,7 @@ test('editDistance with a bound agrees with the full distance wherever the bound
 test('suspectKnob\'s shortcuts (lookups, character-class filter) give the answers of the plain search', async () => {
   // The plain search, as suspectKnob did it before its shortcuts: first knob by squashed
   // spelling, then by prefix, then the closest within the limit (first on ties).
-  const { editDistance } = await import('../../lib/config.js');
+  const { editDistance } = await import('../../lib/env-names.js');
   const names = Object.keys(KNOBS);
   const plain = (name) => {
     if (KNOBS[name] || KNOWN_ENV.includes(name) || /^K6_/.test(name)) return null;
@@ -232,7 +235,7 @@ test('suspectKnob\'s shortcuts (lookups, character-class filter) give the answer
       if (d <= limit && d < bestD) { best = k; bestD = d; }
     }
     if (best) return best;
-    return /^(PG|ARANGO|RAVEN|INFLUX|MONGO)_/.test(name) ? '' : null;
+    return ['INFLUX_', ...TARGETS.map((x) => x.prefix)].some((p) => name.startsWith(p)) ? '' : null;
   };
   const alpha = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789';
   let seed = 7;

@@ -22,6 +22,9 @@ test('every knob has exactly one scope, and the plan knobs are derived from the 
   for (const k of ['RUN_ID', 'TIMEOUT', 'KEEP', 'DISTRIBUTED', 'PG_URL', 'ARANGO_PASSWORD', 'RAVEN_GZIP']) assert.ok(!PLAN_KNOBS.includes(k), k);
   assert.deepEqual(knobScope('PG_INDEXES'), { scope: 'target:postgres', plan: true });
   assert.deepEqual(knobScope('REQUESTS'), { scope: 'workload', plan: true });
+  // What scripts/run and make read, and where reports go, decide nothing written (issue 25:
+  // they were counted as workload knobs, so a k6 binary's path was part of the plan).
+  for (const k of ['K6', 'K6_REPORTER_URL', 'WP_INFLUX', 'WP_PG_PORT', 'WP_INFLUX_PORT']) assert.deepEqual(knobScope(k), { scope: 'run', plan: false }, k);
 });
 
 test('the plan signature changes with the arrival rate and the VU ceiling, not with run knobs', () => {

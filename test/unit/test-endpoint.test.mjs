@@ -35,7 +35,7 @@ function summary(target) {
     setup_data: { runId: 'r1', target },
   };
 }
-const meta = { cfg: { DOC_SHAPE: 'e1', KEY_DIST: 'uniform', SEED: 1, VUS: 2, BATCH_SIZE: 1000 }, plan: { V: 2, B: 1000, L: 2, O: 0, M: 0, newPer: 0, expectedDocs: 2000 }, phases: ['load'], target: 'ravendb', experiment: 'insert-vs-overwrite', reasons: [], ops: { load: 'insert' } };
+const meta = { cfg: { DOC_SHAPE: 'e1', KEY_DIST: 'uniform', SEED: 1, VUS: 2, BATCH_SIZE: 1000 }, plan: { vus: 2, batchSize: 1000, loadBatches: 2, overwriteBatches: 0, mixedBatches: 0, newPerMixed: 0, expectedDocs: 2000 }, phases: ['load'], target: 'ravendb', experiment: 'insert-vs-overwrite', reasons: [], ops: { load: 'insert' } };
 
 test('text table, summary.json, junit.xml and report.html of a test-server run all say TEST ENDPOINT', () => {
   const target = markTestEndpoint({ version: 'RavenDB 7.1.2', serverVersion: 'RavenDB 7.1.2 (build 71, k6wpath)', settings: {} }, { 'X-K6wp-Test-Endpoint': 'ravendb-testserver' });

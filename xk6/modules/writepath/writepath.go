@@ -25,6 +25,8 @@ import (
 	"sort"
 
 	"github.com/grafana/sobek"
+	"go.k6.io/k6/errext"
+	"go.k6.io/k6/errext/exitcodes"
 	"go.k6.io/k6/js/modules"
 )
 
@@ -39,6 +41,7 @@ func Named(vu modules.VU) map[string]any {
 		"writepathFillUniform": m.fillUniform,
 		"writepathPatchKeys":   m.patchKeys,
 		"writepathMatchKeys":   m.matchKeys,
+		"writepathAbort":       m.abort,
 		"writepathVersion":     1,
 	}
 }
@@ -199,4 +202,32 @@ func (m *instance) matchKeys(c sobek.FunctionCall) sobek.Value {
 		}
 	}
 	return m.rt.ToValue(found)
+}
+
+// abort(message) ends the test run as k6/execution's test.abort does (exit code 108, teardown
+// and handleSummary still run), but its reason keeps to the one line it is given. k6 v1.8.1
+// rewrites the reason of an abort raised in a VU's iteration into sobek's error text, which
+// appends the JavaScript frame the interrupt met (go.k6.io/k6 internal/js/runner.go,
+// runIteration: v.Reason = x.Error()); it does so only for an *errext.InterruptError, so this
+// reason is another type that errors.As still takes for one (lib/executor/helpers.go
+// handleInterrupt) and that names the exit code itself (errext.HasExitCode). lib/abort.js uses
+// it where the binary has it; stock k6 keeps test.abort and its frame.
+func (m *instance) abort(c sobek.FunctionCall) sobek.Value {
+	m.rt.Interrupt(&lineAbort{reason: errext.AbortTest + ": " + c.Argument(0).String()})
+	return sobek.Undefined()
+}
+
+type lineAbort struct{ reason string }
+
+func (a *lineAbort) Error() string                   { return a.reason }
+func (a *lineAbort) ExitCode() exitcodes.ExitCode    { return exitcodes.ScriptAborted }
+func (a *lineAbort) AbortReason() errext.AbortReason { return errext.AbortedByScriptAbort }
+
+// As lets errors.As see an *errext.InterruptError: k6 ends the run for those.
+func (a *lineAbort) As(target any) bool {
+	if t, ok := target.(**errext.InterruptError); ok {
+		*t = &errext.InterruptError{Reason: a.reason}
+		return true
+	}
+	return false
 }

@@ -1,0 +1,76 @@
+// The knobs of the run and of the workloads, on every target: what is written (scope
+// workload, part of the plan unless plan: false) and how a run is named, bounded, checked
+// and reported (scope run, never part of the plan). Each database declares its own knobs
+// next to its code (lib/targets/<db>-knobs.js, listed by lib/targets/index.js); lib/config.js
+// composes both. A declaration: type (int, number, enum, bool, duration, url, string,
+// secret, list) with its bounds (min/max, values, pattern + allowed, schemes…), default,
+// scope, plan, required, wrapper (read by scripts/run or make, not by k6), defaults per
+// scenario, and doc (the line of docs/configuration.md's table, which a test keeps in step).
+export const CORE_KNOBS = {
+  // What a run writes (scope workload, part of the plan) and how it is named, bounded and
+  // checked (scope run); docs/configuration.md lists them by scope.
+  RUN_ID:       { type: 'string', scope: 'run', pattern: /^[a-z0-9][a-z0-9_]{0,31}$/, allowed: '1-32 characters a-z 0-9 _ (starting with a letter or digit)', doc: 'Names this run: results/<RUN_ID>/, the testid tag, and every object the run creates (k6wp_<RUN_ID>…). Default: generated from the clock.' },
+  PHASES:       { type: 'list', doc: 'Phases to run, in this order, from the experiment\'s list (insert-vs-overwrite: load,overwrite,mixed).' },
+  DOCS:         { type: 'int', min: 1, max: 1e9, default: 20000, doc: 'Documents written by the load phase (exact count).' },
+  BATCH_SIZE:   { type: 'int', min: 1, max: 100000, default: 1000, doc: 'Documents per batch request/statement (E1 used 10000).' },
+  VUS:          { type: 'int', min: 1, max: 1000, default: 2, doc: 'Virtual users (concurrent clients).' },
+  OVERWRITE_BATCHES: { type: 'int', min: 0, max: 1e7, default: 20, doc: 'Batches in the overwrite phase; each upserts BATCH_SIZE existing keys (E1: 100 for ArangoDB, 50 for PostgreSQL).' },
+  MIXED_BATCHES: { type: 'int', min: 0, max: 1e7, default: 10, doc: 'Batches in the mixed phase.' },
+  MIXED_NEW_PERCENT: { type: 'int', min: 0, max: 100, default: 50, doc: 'Share of new keys in each mixed batch, in percent; the rest overwrite existing keys.' },
+  MIXED_OP:     { type: 'enum', values: ['upsert', 'insert'], default: 'upsert', doc: 'Operation of the mixed phase. insert shows what E1\'s client faced without overwrite: every existing key in a batch is a failed document (PostgreSQL fails the whole statement).' },
+  KEY_DIST:     { type: 'enum', values: ['uniform', 'zipfian', 'hotspot'], default: 'uniform', doc: 'How overwrite/mixed phases pick existing keys (always distinct within a batch).' },
+  ZIPF_THETA:   { type: 'number', min: 0.01, max: 0.999, default: 0.99, doc: 'Skew of KEY_DIST=zipfian (YCSB\'s default 0.99).' },
+  HOTSPOT_DATA_PERCENT: { type: 'int', min: 1, max: 99, default: 20, doc: 'KEY_DIST=hotspot: share of keys that are hot, in percent.' },
+  HOTSPOT_OPS_PERCENT: { type: 'int', min: 1, max: 99, default: 80, doc: 'KEY_DIST=hotspot: share of picks that go to hot keys, in percent.' },
+  DOC_SHAPE:    { type: 'enum', values: ['e1', 'complexity', 'random-shapes', 'user'], default: 'e1', defaults: { 'ravendb/bulk-insert': 'user' }, doc: 'Document generator: e1 = E1\'s non-compressible number-string payload; complexity = COMPLEXITY string attributes (arangobench); random-shapes = COMPLEXITY attributes whose names differ in every document; user = realistic user records (names, email, address, dates; E4, scenarios/ravendb/bulk-insert.js uses it by default).' },
+  DOC_BYTES:    { type: 'int', min: 100, max: 1000000, default: 1200, doc: 'DOC_SHAPE=e1: approximate size of one document in bytes (E1: ~1200).' },
+  COMPLEXITY:   { type: 'int', min: 1, max: 10000, default: 10, doc: 'DOC_SHAPE=complexity|random-shapes: attributes per document (E3: 100, 1000, 10000).' },
+  DOC_POOL:     { type: 'int', min: 1, max: 100000, default: 1024, defaults: { 'ravendb/bulk-insert': 10000 }, doc: 'Distinct payloads pre-generated per VU (outside the timed path); documents reuse them with their own key and stamp.' },
+  SEED:         { type: 'int', min: 0, max: 4294967295, default: 1, doc: 'Seed of every random choice (keys, payloads): same seed, same documents.' },
+  THRESHOLDS:   { type: 'string', scope: 'run', pattern: /^[^\0]+$/, allowed: 'a path to a JSON file', doc: 'Threshold file, relative to the repository root or absolute. Default: thresholds/<target>/<experiment>.json.' },
+  RESULTS_DIR:  { type: 'string', scope: 'run', pattern: /^[^\0]+$/, allowed: 'a directory path', default: 'results', doc: 'Where results/<RUN_ID>/ is written, relative to the directory k6 runs in.' },
+  READBACK:     { type: 'int', scope: 'run', min: 0, max: 1e8, default: 1000, doc: 'Overwritten keys read back (each VU its own, after its last batch) to check they hold the last acknowledged version (0 = none).' },
+  GIVE_UP:      { type: 'duration', scope: 'run', min: '1s', max: '24h', default: '60s', doc: 'A database that gives no answer to any batch of a VU for this long (every attempt failed with reason connection and no word from the server: refused, reset, unreachable; a server that answers too many connections or starting up is there) ends the run with one line, exit 108, naming what was acknowledged before, that verification did not run, and the objects left behind with how to remove them. A database back within this time lets the run go on. A server that accepts connections but never answers is bounded by TIMEOUT per batch instead.' },
+  TIMEOUT:      { type: 'duration', scope: 'run', min: '100ms', max: '24h', default: '60s', doc: 'Timeout of one batch request/statement; a batch that takes longer counts as failed (reason timeout).' },
+  MAX_DURATION: { type: 'duration', scope: 'run', min: '1s', max: '720h', default: '30m', doc: 'Upper bound on the whole write scenario (k6 maxDuration); unfinished batches are reported, not hidden.' },
+  REUSE:        { type: 'enum', scope: 'run', values: ['0', '1', 'recreate'], default: '0', doc: 'With an explicit RUN_ID whose objects already exist: 1 = empty and reuse them when their marker is exactly this pack\'s for this RUN_ID and their shape (table kind, indexes, collections, waitForSync…) matches this run\'s settings; recreate = the same, but drop and create them anew when the shape differs. Anything else is refused and never touched (docs/reliability.md).' },
+  RUN_SECRET:   { type: 'secret', scope: 'run', minLength: 16, doc: 'Proves that objects are this run\'s (docs/reliability.md, "What ours means"): every marker carries an HMAC made with it, which nobody without it can forge. Needed, the same everywhere, by REUSE (the value of the run that kept the objects) and by every instance and the verify step of a distributed run; scripts/run sets it from .run/run-secret (made once, mode 600) when it is not set. At least 16 characters; environment only, never printed.' },
+  KEEP:         { type: 'bool', scope: 'run', default: false, doc: 'Keep the run\'s table/collection/database after the run instead of dropping it.' },
+  // Reports (docs/results.md)
+  HTML_REPORTER: { type: 'enum', scope: 'run', values: ['builtin', 'k6-reporter', 'none'], default: 'builtin', doc: 'HTML report in results/<RUN_ID>/: builtin = report.html from our own code (offline, self-contained); k6-reporter = also k6-reporter.html from benc-uk/k6-reporter 3.0.4, imported by URL through scripts/run (needs internet; without it scripts/run warns and keeps the builtin report); none = no HTML.' },
+  WEB_DASHBOARD: { type: 'bool', scope: 'run', default: false, doc: 'scripts/run: also export k6\'s built-in web dashboard to results/<RUN_ID>/k6-dashboard.html (no port opened; k6 skips the export for runs shorter than about 3 x WEB_DASHBOARD_PERIOD).' },
+  WEB_DASHBOARD_PERIOD: { type: 'duration', scope: 'run', min: '100ms', max: '1h', default: '1s', doc: 'scripts/run with WEB_DASHBOARD=1: sampling period of the web dashboard export (k6 default 10s is too coarse for short runs).' },
+  K6_REPORTER_URL: { type: 'string', scope: 'run', pattern: /^(https:\/\/|file:\/\/\/)\S+$/, allowed: 'an https:// or file:/// URL (k6 imports remote modules only over https and local ones as file:///absolute/path)', default: 'https://raw.githubusercontent.com/benc-uk/k6-reporter/3.0.4/dist/bundle.js', doc: 'scripts/run with HTML_REPORTER=k6-reporter: where k6 imports benc-uk/k6-reporter from; offline machines point it at a local copy, e.g. file:///opt/k6-reporter/bundle.js (docs/results.md).' },
+  // Read by scripts/run and make up/down only (not by k6): declared here so that they are
+  // documented and validated in one place; loadConfig skips them.
+  REPEAT:       { type: 'int', scope: 'run', wrapper: true, min: 1, max: 99, default: 1, doc: 'scripts/run: run the scenario this many times, one after another, each repetition a run of its own (RUN_ID <RUN_ID>_rNN, its own objects and folder results/<RUN_ID>/<RUN_ID>_rNN/), then the aggregate in results/<RUN_ID>/: per phase and figure the median, min – max and a distribution-free 95 % interval (from 6 repetitions on; docs/results.md).' },
+  HISTORY:      { type: 'string', scope: 'run', wrapper: true, pattern: /^[^\0]+$/, allowed: 'a file path, or 0', doc: 'scripts/run: the history file every run\'s headline figures (docs/s, p50, p99 per phase) are appended to, for scripts/history analyze (Apache Otava\'s change points; docs/results.md). Default: <RESULTS_DIR>/history.csv; 0 = do not append.' },
+  WP_INFLUX:    { type: 'bool', scope: 'run', wrapper: true, default: true, doc: 'scripts/run: 0 = do not stream to INFLUX_URL even when it is set.' },
+  K6:           { type: 'string', scope: 'run', wrapper: true, pattern: /^\S+$/, allowed: 'path of a k6 binary', default: 'bin/k6', doc: 'scripts/run, scripts/compare: the k6 binary to run (e.g. a stock k6 for the ArangoDB/RavenDB scenarios: bin/k6-stock).' },
+  WP_PG_PORT:   { type: 'int', scope: 'run', wrapper: true, min: 1024, max: 65535, default: 17432, doc: 'make up/down/test: port of the private PostgreSQL on 127.0.0.1 (environment only, read by scripts/services.sh).' },
+  WP_INFLUX_PORT: { type: 'int', scope: 'run', wrapper: true, min: 1024, max: 65533, default: 17086, doc: 'make up/down/test: port of the private InfluxDB on 127.0.0.1 (its RPC port is this + 2; environment only, read by scripts/services.sh).' },
+  // Guards and scale-out (docs/reliability.md, docs/scale-out.md)
+  DISTRIBUTED:  { type: 'enum', scope: 'run', values: ['0', '1', 'verify'], default: '0', doc: 'Several k6 instances share one run (--execution-segment, k6-operator): 1 = this process is one instance (needs an explicit RUN_ID, the same on every instance; setup creates or joins the run\'s objects; teardown neither verifies nor drops); verify = after all instances: verify the union and drop the objects (scripts/verify-distributed). 0 = a single process.' },
+  INFLUX_URL:   { type: 'url', scope: 'run', schemes: ['http', 'https'], path: true, allowed: 'http(s)://host:port/<database> without credentials (those go in K6_INFLUXDB_USERNAME/K6_INFLUXDB_PASSWORD)', doc: 'scripts/run: InfluxDB 1.x to stream the metrics to (make up writes one to .run/env; WP_INFLUX=0 turns it off). Checked before the run; an InfluxDB that does not answer is said in one line and the run goes on without it.' },
+  MEMORY_BUDGET_MB: { type: 'int', scope: 'run', min: 16, max: 1048576, default: 2048, doc: 'Client memory the workload may plan for, in MiB: every VU holds DOC_POOL documents and builds BATCH_SIZE documents per batch; a run whose estimate (VUs x (pool + 3 x batch)) exceeds it is refused before anything is written.' },
+  IGNORE_ENV:   { type: 'list', scope: 'run', itemPattern: /^[A-Za-z_][A-Za-z0-9_]*$/, allowed: 'comma-separated environment variable names', doc: 'Names of environment variables that look like a knob (close spelling, or the prefix of a family of knobs: INFLUX_ and each target\'s, e.g. PG_) but are meant for something else; without it such a name stops the run with "did you mean …".' },
+  ALLOW_HTTP_DEBUG: { type: 'bool', scope: 'run', default: false, doc: 'Allow k6 --http-debug: it prints every request\'s headers (ArangoDB Authorization: Basic, i.e. the password) and with =full the bodies (the JWT login body holds the password). Refused without this knob.' },
+  // arangobench (lib/workloads/arangobench.js): E3's cases, on any target offering them
+  ARANGOBENCH_CASE: { type: 'enum', values: ['document', 'crud', 'crud-append', 'crud-write-read', 'multi-collection', 'random-shapes', 'persistent-index'], default: 'document', doc: 'scenarios/arangodb/arangobench.js: which E3/arangobench test case to run.' },
+  REQUESTS:     { type: 'int', min: 1, max: 1e9, default: 10000, doc: 'scenarios/arangodb/arangobench.js: total operations (exact), like arangobench --requests.' },
+  // Load models (lib/load-model.js; docs/load-models.md), all targets
+  STAGES:       { type: 'string', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*)*$/, allowed: 'comma-separated duration:VUs pairs such as 10s:1,10s:2,10s:4', doc: 'Closed model: ramping-vus stages (duration:target VUs, each held as a step); results per stage. insert-vs-overwrite: the last phase of PHASES ramps (a load phase before it is a pre-load of DOCS in setup). scenarios/ravendb/bulk-insert.js uses 10s:1,10s:2,10s:4 when neither STAGES nor RATE_STAGES is set. Unset: the fixed plan.' },
+  RATE_STAGES:  { type: 'string', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*)*$/, allowed: 'comma-separated duration:batches-per-second pairs such as 10s:20,10s:40', doc: 'Open model: stages of duration:batches per second (one k6 constant-arrival-rate scenario per stage), started whether or not earlier batches finished; iterations k6 could not start for lack of a free VU are counted as dropped_iterations (per stage and in total; threshold key dropped_iterations_max). Same phases as STAGES; VUS VUs are pre-allocated, up to MAX_VUS.' },
+  MAX_VUS:      { type: 'int', min: 1, max: 10000, default: 100, doc: 'RATE_STAGES (open model): the most VUs k6 may use to keep the arrival rate.' },
+  RAMP_KEYS:    { type: 'enum', values: ['random', 'sequential'], default: 'random', doc: 'insert-vs-overwrite with STAGES/RATE_STAGES and PHASES=load,overwrite: order in which the ramped overwrite walks the pre-loaded keys (random = a seeded permutation, sequential = key order); each key is overwritten at most once, so every key can be read back exactly.' },
+};
+
+// Environment names that are not knobs but legitimately sit next to them: the pack's own
+// variables of scripts/run, make and compose (each target declares the names of its own
+// servers' settings, lib/targets/<db>-knobs.js); test/unit/config.test.mjs keeps the lists in
+// step with the files that use them.
+export const CORE_ENV = ['INSTANCES', 'PWD', 'K6', 'K6_REPORTER_URL', 'WP_INFLUX', 'WP_PG_PORT', 'WP_INFLUX_PORT', 'WP_ARANGO_PORT', 'WP_RAVEN_PORT', 'WP_GRAFANA_PORT', 'WP_MEMORY_BUDGET', 'GRAFANA_ADMIN_PASSWORD'];
+
+// Names with these prefixes look like knobs of the pack (besides each target's own prefix):
+// an unknown one is refused with the list of its family.
+export const CORE_PREFIXES = ['INFLUX_'];

@@ -1,0 +1,80 @@
+// Values of knobs: one parser per declared type (lib/knobs.js, lib/targets/<db>-knobs.js), and
+// the one-line refusal. A bad value stops the run with one line that names the knob, the
+// value and what is allowed (exit 107 in k6's init context); a secret's value is never shown.
+import { redact, urlProblem } from './urls.js';
+
+export const DURATION_RE = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
+
+/** @returns {never} */
+export function fail(message) {
+  // A string, not an Error: k6 then prints the one line without a stack trace.
+  throw `k6-writepath: ${message}`;
+}
+
+export function bad(name, raw, allowed) {
+  fail(`${name}=${JSON.stringify(raw)} is not allowed: ${allowed}`);
+}
+
+export function durationMs(s) {
+  const units = { ms: 1, s: 1000, m: 60000, h: 3600000 };
+  let total = 0;
+  for (const m of String(s).matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += parseFloat(m[1]) * units[m[2]];
+  return total;
+}
+
+export function parseKnob(name, raw, spec) {
+  switch (spec.type) {
+    case 'int': {
+      const allowed = `a whole number from ${spec.min} to ${spec.max}`;
+      if (!/^-?\d+$/.test(raw.trim())) bad(name, raw, allowed);
+      const n = Number(raw);
+      if (!Number.isSafeInteger(n) || n < spec.min || n > spec.max) bad(name, raw, allowed);
+      return n;
+    }
+    case 'number': {
+      const allowed = `a number from ${spec.min} to ${spec.max}`;
+      if (!/^-?\d+(\.\d+)?$/.test(raw.trim())) bad(name, raw, allowed);
+      const n = Number(raw);
+      if (n < spec.min || n > spec.max) bad(name, raw, allowed);
+      return n;
+    }
+    case 'enum':
+      if (!spec.values.includes(raw)) bad(name, raw, `one of ${spec.values.join(', ')}`);
+      return raw;
+    case 'bool':
+      if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+      if (['0', 'false', 'no', ''].includes(raw.toLowerCase())) return false;
+      return bad(name, raw, 'one of 1, 0, true, false');
+    case 'duration': {
+      const allowed = spec.min ? `a duration from ${spec.min} to ${spec.max} such as 500ms, 60s, 5m, 1h30m` : 'a positive duration such as 500ms, 60s, 5m, 1h30m';
+      if (!DURATION_RE.test(raw) || durationMs(raw) <= 0) bad(name, raw, allowed);
+      if (spec.min && (durationMs(raw) < durationMs(spec.min) || durationMs(raw) > durationMs(spec.max))) bad(name, raw, allowed);
+      return raw;
+    }
+    case 'url': {
+      const why = urlProblem(raw, spec);
+      if (why) bad(name, redact(raw), `${spec.allowed} (${why})`);
+      return raw;
+    }
+    case 'string':
+      if (!spec.pattern.test(raw)) bad(name, spec.redact ? redact(raw) : raw, spec.allowed);
+      return raw;
+    case 'secret':
+      if (!raw) fail(`${name} is empty: set it in the environment`);
+      if (spec.minLength && raw.length < spec.minLength) fail(`${name} (value not shown) is not allowed: at least ${spec.minLength} characters`);
+      // The value is never shown, not even redacted: a malformed URL may put part of the
+      // password where the host or port should be.
+      if (spec.url) {
+        const why = urlProblem(raw, spec.url);
+        if (why) fail(`${name} (value not shown) is not allowed: a ${spec.url.schemes.join(':// or ')}:// URL${spec.url.example ? ` such as ${spec.url.example}` : ''}; ${why}`);
+      }
+      return raw;
+    case 'list': {
+      const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      if (spec.itemPattern && !items.every((x) => spec.itemPattern.test(x))) bad(name, raw, spec.allowed);
+      return items;
+    }
+    default:
+      throw new Error(`unknown knob type ${spec.type}`);
+  }
+}

@@ -1,0 +1,66 @@
+// The URL rules of the url and secret knobs, and the redaction of anything that may hold a
+// password before it reaches a log line.
+
+// Removes passwords from a URL-ish string before it reaches a log line. The user info of a
+// URL ends at the LAST "@" before the path (as Go's net/url reads it), so a password may hold
+// "@", ":" or (malformed, refused by urlProblem, but still redacted) a space; password=
+// values may be quoted ('a b') as in libpq key=value strings.
+export function redact(text) {
+  return String(text)
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*):[^/?#]*@(?=[^@/?#\s]*(?:[/?#\s"'\\]|$))/gi, '$1$2:***@')
+    .replace(/(password\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^&\s"']+)/gi, '$1***');
+}
+
+// Why a URL knob's value is not acceptable, or null. The rules follow what the clients do
+// with it: Go's net/url (lib/pq, k6/http, k6's InfluxDB output) takes the user info up to
+// the last "@" of the authority, accepts only these characters in it, and needs a port from
+// 1 to 65535 and an IPv6 address in brackets.
+// hosts: 'many' accepts a comma-separated host list (MongoDB's seed lists: h1:27017,h2:27017;
+// https://www.mongodb.com/docs/manual/reference/connection-string/).
+export function urlProblem(raw, { schemes, credentials = false, path = false, hosts = 'one' }) {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/.exec(raw);
+  if (!m) {
+    if (/^\s*\w+\s*=/.test(raw)) return 'a key=value connection string is not accepted, only a URL';
+    return `not a URL of the form ${schemes[0]}://host:port`;
+  }
+  const [, scheme, authority, pathPart, query, fragment] = m;
+  if (!schemes.includes(scheme.toLowerCase())) return `scheme ${scheme}:// is not allowed, only ${schemes.map((x) => `${x}://`).join(' or ')}`;
+  const at = authority.lastIndexOf('@');
+  const userinfo = at >= 0 ? authority.slice(0, at) : null;
+  const hostport = authority.slice(at + 1);
+  if (userinfo !== null) {
+    if (!credentials) return 'credentials in the URL are not accepted here';
+    if (!/^[A-Za-z0-9\-._~!$&'()*+,;=:@]*(%[0-9A-Fa-f]{2}[A-Za-z0-9\-._~!$&'()*+,;=:@]*)*$/.test(userinfo)) {
+      return 'the user or password holds a character that must be percent-encoded (space, %, /, ?, #, …: encodeURIComponent)';
+    }
+  }
+  if (hosts === 'many' && hostport.includes(',')) {
+    for (const one of hostport.split(',')) {
+      const why = urlProblem(`${scheme}://${one}/`, { schemes, credentials: false, path: false });
+      if (why) return why;
+    }
+    return lateParts(pathPart, query, fragment, { path, credentials });
+  }
+  const hp = /^(\[[^\]]*\]|[^:[\]]*)(?::([^:]*))?$/.exec(hostport);
+  if (!hp) return 'the host is malformed (an IPv6 address goes in brackets: [::1]:5432)';
+  const [, host, port] = hp;
+  if (host.startsWith('[')) {
+    const ip6 = host.slice(1, -1).replace(/%25[A-Za-z0-9._~-]+$/, '');
+    if (!/^[0-9A-Fa-f:.]+$/.test(ip6) || !ip6.includes(':') || (ip6.match(/::/g) || []).length > 1 || /:::/.test(ip6)
+        || ip6.split(':').some((g) => g.length > 4 && !/^\d+\.\d+\.\d+\.\d+$/.test(g))) return `the IPv6 address ${host} is malformed`;
+  } else if (host === '' ? !credentials : !/^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$/.test(host)) {
+    return host === '' ? 'the host is missing' : 'the host name is malformed';
+  }
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) return 'the port must be a number from 1 to 65535';
+  if (scheme.toLowerCase() === 'mongodb+srv' && port !== undefined) return 'a mongodb+srv:// URL names one host without a port (the DNS SRV record lists the servers)';
+  return lateParts(pathPart, query, fragment, { path, credentials });
+}
+
+// The parts after the authority: path, query, fragment.
+function lateParts(pathPart, query, fragment, { path, credentials }) {
+  if (path === false && pathPart !== '' && pathPart !== '/') return 'a path is not accepted here';
+  if (path === false && query) return 'a query is not accepted here';
+  if (path === true && credentials === false && !/^\/[^/]+\/?$/.test(pathPart)) return 'the path must name the database: /<database>';
+  if (fragment !== undefined) return 'a #fragment is not accepted';
+  return null;
+}
