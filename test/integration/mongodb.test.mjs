@@ -59,7 +59,7 @@ test('the stored documents are the generator\'s, with the same types; write conc
     assert.equal(await coll.countDocuments(), 6000);
     assert.deepEqual((await coll.listIndexes().toArray()).map((i) => i.name).sort(), ['_id_', 'f0_1', 'f1_1', 'f2_1']);
     // The generator, as the run configured it (lib/docs.js with the run's knobs).
-    const cfg = loadConfig({ DOCS: '6000', BATCH_SIZE: '500' }, { target: 'mongodb', experiment: 'insert-vs-overwrite', phases: ['load', 'overwrite', 'mixed'] });
+    const cfg = loadConfig({ MONGO_URL: URL_, DOCS: '6000', BATCH_SIZE: '500' }, { target: 'mongodb', experiment: 'insert-vs-overwrite', phases: ['load', 'overwrite', 'mixed'] });
     const gen = createDocs(cfg, { keyField: '_id' });
     // A load document is the one its batch's byte body held (a key range: lib/docs.js rangeBody).
     const loadDoc = (n) => {
