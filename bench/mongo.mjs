@@ -1,6 +1,6 @@
 // The MongoDB rows of `make bench` (bench/README.md), also runnable alone:
 //   node bench/mongo.mjs          (prints its section of RESULTS.md; writes nothing)
-// On the benchmark's own mongod (scripts/mongo-private.sh, port BENCH_MONGO_PORT, default 17498,
+// On the benchmark's own mongod (scripts/mongo-private.sh, port BENCH_MONGO_PORT, default 17496,
 // data in .run/bench/mongo, started and stopped here), interleaved per repetition:
 //   1. the pack: scenarios/mongodb/insert-vs-overwrite.js, PHASES=load,overwrite,mixed, batches
 //      of 1000, 2 VUs, BENCH_MONGO_DOCS loaded, BENCH_MONGO_BATCHES overwrite batches (uniform
@@ -69,7 +69,7 @@ function windowShare(samples, clock) {
 export async function mongoBench({ reps = Number(env.BENCH_REPS || 3), seconds = Number(env.BENCH_PGBENCH_SECONDS || 10) } = {}) {
   const DOCS = Number(env.BENCH_MONGO_DOCS || 100000);
   const BATCHES = Number(env.BENCH_MONGO_BATCHES || 300);
-  const server = new MongoServer('bench/mongo', Number(env.BENCH_MONGO_PORT || 17498), { cacheGB: 0.5 });
+  const server = new MongoServer('bench/mongo', Number(env.BENCH_MONGO_PORT || 17496), { cacheGB: 0.5 });
   server.init();
   if (server.running()) server.stop(30);
   const mongod = server.start();
