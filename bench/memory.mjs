@@ -23,7 +23,7 @@
 //   profile   the Go heap of k6 (--profiling-enabled, pprof after a forced GC) while 1 and then
 //             BENCH_MEM_PROFILE_VUS (20) VUs run E1 against a slow API test server: the live
 //             heap each added VU holds, by what allocated it.
-// Knobs: BENCH_MEM_PG_PORT (17498): the memory runs' own PostgreSQL (scripts/pg-private.sh,
+// Knobs: BENCH_MEM_PG_PORT (17497): the memory runs' own PostgreSQL (scripts/pg-private.sh,
 // max_connections 300 for 200 VUs with a connection each), started and stopped here.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
@@ -87,7 +87,7 @@ const arangoServer = (extra = []) => testServer('arangodb', ['-no-auth', ...extr
 
 // The memory runs' own PostgreSQL: defaults but max_connections (the pack opens one
 // connection per VU, the plain script too). Started by pgUp(), stopped by pgDown().
-const pgServer = new PgServer('bench/memory-postgres', Number(env.BENCH_MEM_PG_PORT || 17498), { db: 'bench' });
+const pgServer = new PgServer('bench/memory-postgres', Number(env.BENCH_MEM_PG_PORT || 17497), { db: 'bench' });
 const stopOnSignal = (sig) => { pgDown(); process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[sig]); };
 export function pgUp() {
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) if (!process.listeners(sig).includes(stopOnSignal)) process.on(sig, stopOnSignal);
@@ -391,7 +391,7 @@ export function resultsSection({ perVu: rows, profile: prof, estimate: est }) {
       goal.push(`${target} at ${vus} VUs: ${f1(r.ratioString.med, 2)}× the plain script with a string body (${okText(r.ratioString.med <= 1.2)}), ${f1(r.ratioBytes.med, 2)}× with a bytes body (${okText(r.ratioBytes.med <= 1.2)})`);
     }
   }
-  const at200 = rows.filter((x) => x.vus === 200).map((x) => `${x.target} ${f1(x.clients.pack.peak.med, 0)} MiB (${okText(x.clients.pack.peak.max <= 3072)})`);
+  const at200 = rows.filter((x) => x.vus === 200).map((x) => `${x.target} ${f1(x.clients.pack.peak.max, 0)} MiB (${okText(x.clients.pack.peak.max <= 3072)})`);
   const ran = est.filter((x) => x.measured);
   const off = ran.filter((x) => Math.abs(x.estimate / x.measured - 1) > 0.3);
   const worst = ran.reduce((w, x) => (Math.abs(x.estimate / x.measured - 1) > Math.abs(w.estimate / w.measured - 1) ? x : w), ran[0]);
