@@ -30,7 +30,11 @@ export const MEMORY_MODEL = {
   // of the statement's time), `fixed` MiB per VU (k6's response objects and per-request
   // state), `answer` bytes per document of a batch's answer kept as text (ArangoDB lists
   // every document).
-  TRANSPORT: { http: { copy: 1, fixed: 0.8, answer: 60 }, sql: { copy: 0.6, fixed: 0.3, answer: 0 } },
+  // driver (MongoDB, k6/x/writepath/mongodb): NOT measured by bench/memory.mjs, read from the
+  // module (xk6/modules/mongodb): while a batch is sent it holds the BSON documents made from
+  // the body and the driver's wire message, each about the body's size (copy 2), garbage once
+  // the call returns; fixed and answer as sql (the answer is per-operation counts, no documents).
+  TRANSPORT: { http: { copy: 1, fixed: 0.8, answer: 60 }, sql: { copy: 0.6, fixed: 0.3, answer: 0 }, driver: { copy: 2, fixed: 0.3, answer: 0 } },
 };
 
 const MIB = 1048576;
@@ -46,7 +50,7 @@ export function docBytes(cfg) {
 
 // The estimate for `vus` VUs of a run writing batches of batchSize documents of docBytes each:
 //   formats    request formats one VU sends (bodies it holds): 0 when it writes single documents;
-//   transport  'http' (k6 keeps a copy of every request body) or 'sql';
+//   transport  'http' (k6 keeps a copy of every request body), 'sql' or 'driver' (MongoDB's module);
 //   strings    bodies are text built per batch (no byte path for the shape);
 //   marks      bytes of overwrite marks per VU; setupBodies: bodies the setup context builds.
 // -> { mib, perVuMib, baseMib, live: { runtime, bodies, transport, answer, marks } (MiB per VU) }
