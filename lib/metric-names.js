@@ -28,5 +28,9 @@ export const M = {
   counterLost: 'writepath_counter_lost',        // Counter (teardown): acknowledged increments a counter does not hold; tag counter
   counterPhantom: 'writepath_counter_phantom',  // Counter (teardown): increments a counter holds beyond acknowledged + undetermined; tag counter
   countersChecked: 'writepath_counters_checked', // Gauge (teardown): counters read back against the ledgers
+  ledgerAcked: 'writepath_ledger_acknowledged',     // Counter (teardown): increments the stored ledgers hold acknowledged
+  ledgerFailed: 'writepath_ledger_failed',          // Counter (teardown): increments the stored ledgers hold reported not applied
+  ledgerUndetermined: 'writepath_ledger_undetermined', // Counter (teardown): increments without an answer (timeout, connection): applied or not
+  countersSum: 'writepath_counters_sum',            // Gauge (teardown): the sum of the counters read back (all start at 0)
   ledgerUnstored: 'writepath_ledger_unstored',  // Counter: + increments begun (VUs), - increments in the stored ledgers (teardown); > 0 = a VU's ledger is missing
 };

@@ -38,6 +38,10 @@ export const counterLost = new Counter(M.counterLost);
 export const counterPhantom = new Counter(M.counterPhantom);
 export const countersChecked = new Gauge(M.countersChecked);
 export const ledgerUnstored = new Counter(M.ledgerUnstored);
+export const ledgerAcked = new Counter(M.ledgerAcked);
+export const ledgerFailed = new Counter(M.ledgerFailed);
+export const ledgerUndetermined = new Counter(M.ledgerUndetermined);
+export const countersSum = new Gauge(M.countersSum);
 
 
 // A verification that counts and reads nothing back (bulk insert, a ramped load or

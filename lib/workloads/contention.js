@@ -16,13 +16,13 @@
 // iteration in which it stores its ledger (k6 hands the same VU instances to later scenarios);
 // teardown reads every ledger and every counter and holds acked <= n <= acked + undetermined.
 import exec from 'k6/execution';
-import { fail } from '../parse.js';
+import { durationMs, fail } from '../parse.js';
 import { keyName } from '../keys.js';
 import { Rng } from '../rand.js';
-import { Ledger, sumLedgers, verifyCounters } from '../ledger.js';
+import { Ledger, ledgerLine, sumLedgers, verifyCounters } from '../ledger.js';
 import { isUndetermined, RETRYABLE } from '../targets/increments.js';
 import { describeModel, loadModel, rampPosition, rampScenario, stageRows, stageThresholds } from '../load-model.js';
-import { counterLost, counterPhantom, countersChecked, incrementsRetried, ledgerUnstored, rampKeysExhausted, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
+import { counterLost, counterPhantom, countersChecked, countersSum, incrementsRetried, ledgerAcked, ledgerFailed, ledgerUndetermined, ledgerUnstored, rampKeysExhausted, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { fmt } from '../format.js';
 
@@ -84,9 +84,12 @@ export function scenarios(cfg, p) {
     sc.gracefulStop = GRACE;
     if (sc.gracefulRampDown) sc.gracefulRampDown = GRACE;
   }
+  // One ledger write per VU, bounded by TIMEOUT; the scenario lasts a second longer so that the
+  // write's own timeout, not k6, ends a slow one (and k6 takes no maxDuration under 1 s).
+  const ledgerMs = Math.max(durationMs(cfg.TIMEOUT), 1000) + 1000;
   load[LEDGER_SCENARIO] = {
     executor: 'per-vu-iterations', vus: p.maxVUs, iterations: 1,
-    startTime: `${p.ledgerStart}ms`, maxDuration: cfg.TIMEOUT, gracefulStop: cfg.TIMEOUT,
+    startTime: `${p.ledgerStart}ms`, maxDuration: `${ledgerMs}ms`, gracefulStop: `${ledgerMs}ms`,
   };
   return load;
 }
@@ -220,6 +223,12 @@ export function verify(target, cfg, p) {
   const values = target.readCounters(nums);
   const v = verifyCounters(totals, values, p.size);
   countersChecked.add(v.checked);
+  // The ledgers' totals and the counters' sum: how many increments had no answer, and how
+  // many of those the database applied (the sum minus the acknowledged, when no counter is off).
+  ledgerAcked.add(v.acked);
+  ledgerFailed.add(v.failed);
+  ledgerUndetermined.add(v.undetermined);
+  countersSum.add(v.found);
   verifyExpected.add(p.size);
   verifyFound.add(p.size - v.missing);
   verifyMismatch.add(v.missing);
@@ -254,6 +263,8 @@ export function contentionRows(data, p, reasons) {
     return {
       step: i + 1, hot_keys: st.set.keys, spread: st.set.spread, load: st.load, model: r.model,
       ops: r.batches, increments_ok: r.docs_ok, increments_failed: r.docs_failed, failed_by_reason: r.failed_by_reason,
+      // (of the failed: those without an answer, which the database may have applied)
+      increments_undetermined: Object.entries(r.failed_by_reason || {}).reduce((a, [k, c]) => a + (isUndetermined(k) ? c : 0), 0),
       retries: count(`${M.retries}{stage:${i + 1}}`), retries_by_reason: retries,
       wall_s: r.wall_s, ops_per_s: r.batches_per_s, increments_per_s: r.docs_per_s,
       op_ms: { median: r.batch_ms.median, p90: r.batch_ms.p90, p99: r.batch_ms.p99, max: r.batch_ms.max },
@@ -289,12 +300,17 @@ export function sections(data, { plan: p, target }) {
     increments_lost: lost ? lost.count : 0,
     increments_phantom: phantom ? phantom.count : 0,
     ledger_unstored: unstored ? unstored.count : null,
+    increments_acknowledged: metric(M.ledgerAcked) ? metric(M.ledgerAcked).count : null,
+    increments_failed: metric(M.ledgerFailed) ? metric(M.ledgerFailed).count : null,
+    increments_undetermined: metric(M.ledgerUndetermined) ? metric(M.ledgerUndetermined).count : null,
+    counters_sum: metric(M.countersSum) ? metric(M.countersSum).value : null,
   };
   const ok = verification.counters_checked !== null && verification.increments_lost === 0 && verification.increments_phantom === 0 && verification.ledger_unstored === 0;
   lines.push(verification.counters_checked === null
     ? 'counters: not verified (teardown did not run)'
     : `counters: ${verification.counters_checked} read back against the VUs' ledgers: lost ${verification.increments_lost}, phantom ${verification.increments_phantom}` +
       `${verification.ledger_unstored ? `, ${verification.ledger_unstored} increments in ledgers that were not stored` : ''} — ${ok ? 'OK' : 'FAILED'}`);
+  if (verification.increments_acknowledged !== null && verification.counters_checked !== null) lines.push(ledgerLine(verification));
   // The counters are this workload's verification: summary.json's verdict (verification.ok,
   // read by compare and the HTML report) holds only when they held too.
   const verdict = data.metrics[M.verifyFound] ? { counters_ok: ok, holds: ok } : {};

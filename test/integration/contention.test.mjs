@@ -65,7 +65,7 @@ test('PostgreSQL: 24 VUs on 1 and 3 counters (single and batches of 2): every co
 // the row to write in NEW or returns OLD). The table comes from a first run (KEEP=1), so that
 // the trigger is in place before the measured run reuses it (REUSE=1 empties the table; the
 // trigger stays). -> { r: the measured run, hits: Map counter -> times the fault fired }
-async function withFault(name, every, action, env, stages) {
+async function withFault(name, every, action, env, stages, inspect = null) {
   const runId = uniqueRunId(`ctn${name[0]}`);
   const table = `k6wp_${runId}`;
   const first = await runK6(PG, { ...env, STAGES: '1s:1' }, { runId });
@@ -86,6 +86,8 @@ async function withFault(name, every, action, env, stages) {
     const r = await runK6(PG, { ...env, STAGES: stages, REUSE: '1' }, { runId, args: ['--out', `influxdb=${localEnv().INFLUX_URL}`, '--tag', `testid=${runId}`] });
     const hits = new Map((await psql(pgUrl, `SELECT key, count(*) FROM hits_${runId} GROUP BY key`)).split('\n').filter(Boolean)
       .map((l) => l.split('|')).map(([k, n]) => [k, Number(n)]));
+    // inspect(table): what the test reads from the database before the table goes (r.extra).
+    if (inspect) r.extra = await inspect(table);
     return { r, hits, runId, fromMs };
   } finally {
     await psql(pgUrl, `DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS hits_${runId}; DROP SEQUENCE IF EXISTS seq_${runId}; DROP FUNCTION IF EXISTS fault_${runId}()`);
@@ -274,4 +276,31 @@ test('PostgreSQL: a trigger that applies every 5th counter update twice is caugh
   assert.ok(total > 0);
   assert.deepEqual([r.summary.verification.increments_phantom, r.summary.verification.increments_lost, r.summary.verification.counters_ok], [total, 0, false]);
   for (const [key, n] of doubled) assert.match(r.stdout + r.stderr, new RegExp(`counter ${key} holds \\d+; acknowledged \\d+, undetermined 0: ${n} phantom`));
+});
+
+test('PostgreSQL: increments that time out are undetermined, neither failed nor lost: every counter holds between acknowledged and acknowledged + undetermined', async () => {
+  // Every 4th counter update sleeps 1 s inside its statement; TIMEOUT=200ms gives up on it
+  // (and on the statements queued behind its row lock): the pack cannot know whether they
+  // were applied. Failed increments are allowed by this run's thresholds, so the verdict is
+  // the counters'.
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'k6wp-thr-')), 'contention.json');
+  writeFileSync(file, JSON.stringify({ phases: { contention: { batch_p99_ms: 100000, failed_docs_max: 1000000 } }, verify: true }));
+  const { r, runId } = await withFault('slow_some', 4, 'PERFORM pg_sleep(1);',
+    { PG_URL: pgUrl, HOT_KEYS: '2', SPREAD_KEYS: '0', KEEP: '1', TIMEOUT: '200ms', THRESHOLDS: file }, '2s:4', async (table) => {
+      return Number(await psql(pgUrl, `SELECT sum((doc->>'n')::int8) FROM ${table} WHERE key LIKE 'K%'`));
+    });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const rows = rowsOf(r);
+  const v = r.summary.verification;
+  const undetermined = sum(rows, (x) => x.increments_undetermined);
+  assert.ok(undetermined > 0, `some increments timed out: ${JSON.stringify(rows.map((x) => x.failed_by_reason))}`);
+  assert.equal(undetermined, sum(rows, (x) => (x.failed_by_reason || {}).timeout || 0), 'the undetermined increments of the steps are their timeouts');
+  assert.deepEqual([v.increments_acknowledged, v.increments_failed, v.increments_undetermined], [sum(rows, (x) => x.increments_ok), 0, undetermined]);
+  // The database's own sum, read before the table was dropped, is the one the run reported.
+  assert.equal(v.counters_sum, r.extra, `${runId}: counters' sum in the database`);
+  assert.ok(v.counters_sum >= v.increments_acknowledged && v.counters_sum <= v.increments_acknowledged + undetermined, JSON.stringify(v));
+  assert.deepEqual([v.increments_lost, v.increments_phantom, v.counters_ok, v.ok, r.summary.passed], [0, 0, true, true, true]);
+  const applied = v.counters_sum - v.increments_acknowledged;
+  assert.ok(r.stdout.split('\n').includes(`increments in the ledgers: ${v.increments_acknowledged} acknowledged, 0 failed (not applied), ${undetermined} undetermined (no answer) — ${applied} of them applied, ${undetermined - applied} not`), r.stdout);
+  assert.match(readFileSync(path.join(r.dir, 'report.html'), 'utf8'), new RegExp(`<p>increments in the ledgers: ${v.increments_acknowledged} acknowledged, 0 failed`));
 });
