@@ -33,8 +33,8 @@ bin/%-testserver: $(SERVER_SOURCES)
 	@if [ -d test/servers/$* ]; then cd test/servers && $(GO_BUILD) -o ../../bin/$*-testserver ./$*; \
 	 else echo "make: no test server for $* yet (test/servers/$*)"; fi
 
-## private PostgreSQL + InfluxDB under .run/ (no Docker); URLs in .run/env
-up:
+## private PostgreSQL + InfluxDB + mongod under .run/ (no Docker); URLs in .run/env
+up: bin/k6
 	@scripts/services.sh up
 ## stop exactly what `make up` started
 down:

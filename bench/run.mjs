@@ -7,12 +7,14 @@
 //   BENCH_PG_BATCHES=300 (k6 overwrite batches)  BENCH_PGBENCH_SECONDS=10
 //   BENCH_MEM_SMALL=200000  BENCH_MEM_LARGE=2000000 (documents of the memory runs)
 //   BENCH_PG_PORT=17499 (the benchmark's own PostgreSQL, started and stopped by this script)
+//   BENCH_MONGO_PORT=17498 BENCH_MONGO_DOCS=100000 BENCH_MONGO_BATCHES=300 (the MongoDB floor: bench/mongo.mjs)
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import path from 'node:path';
 
 import { PgServer } from '../scripts/pg-private.mjs';
+import { mongoBench, mongoSection } from './mongo.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const env = process.env;
@@ -259,6 +261,7 @@ try {
 } finally {
   stopPg();
 }
+const mongo = await mongoBench({ reps: REPS, seconds: PGBENCH_SECONDS });
 const micro = await microBench();
 const loadAfter = loadavg();
 
@@ -299,6 +302,7 @@ const lines = [
   `Goals: overwrite docs/s ≥ 0.95 of pgbench: ${fmt(pg.packVsPgbench.med, 2)} (${ok(pg.packVsPgbench.med >= 0.95)}${by(pg.packVsPgbench.med, 0.95)}). k6 ≤ 15 % of the CPU in the overwrite phase: ${fmt(pg.packPhaseShare.med * 100, 1)} % (${ok(pg.packPhaseShare.med <= 0.15)}${over(pg.packPhaseShare.med, 0.15)}). k6 ≤ 20 % over the whole run: ${fmt(pg.packShare.med * 100, 1)} % (${ok(pg.packShare.med <= 0.2)}${over(pg.packShare.med, 0.2)}).`, '',
   `CPU per overwrite batch of 1000 documents in the phase window: k6 ${ms(pg.packMsPerBatch, 1)} ms, PostgreSQL ${ms(pg.serverMsPerBatch, 1)} ms; the floor's k6 ${ms(pg.floorMsPerBatch, 1)} ms per batch (whole run, including its init). The difference is the pack's own work per batch; the next section splits it.`, '',
   `Load phase of the same runs: docs/s over the phase's wall time ÷ docs/s its batch times allow (2 VUs back to back) = ${ms(pg.loadAgreement, 2)} (1.00 = no time outside the batches; the remainder is the client's work between batches).`, '',
+  ...mongoSection(mongo),
   '## Memory (PostgreSQL E1: load, 20 overwrite and 10 mixed batches, BATCH_SIZE=10000, 2 VUs)', '',
   '| documents | k6 peak RSS |', '|---:|---:|',
   ...mem.map((m) => `| ${fmt(m.docs)} | ${fmt(m.mb)} MB |`), '',

@@ -109,12 +109,12 @@ export function runK6(env, args, logFile, procsFiles = []) {
   });
 }
 
-// One cell's k6 run of scenarios/postgres/insert-vs-overwrite.js (E1 and E2 both go through the
-// pack's own scenario): the driver's environment plus `knobs`, k6's JSON points (for the phase
+// One cell's k6 run of the pack's own scenario (scenarios/postgres/insert-vs-overwrite.js by
+// default; E2's MongoDB cells: scenarios/mongodb/insert-vs-overwrite.js): the driver's environment plus `knobs`, k6's JSON points (for the phase
 // windows) and InfluxDB when one answers. Fills cell.k6_exit, wall_s and load1_end, calls
 // stopped() as soon as k6 exits (the CPU sampler's last sample) and returns the summary.json the
 // run left in resultsDir/runId/.
-export async function runScenario(cell, { knobs, runId, resultsDir, cellDir, jsonOut, procsFiles = [], stopped = () => {} }) {
+export async function runScenario(cell, { knobs, runId, resultsDir, cellDir, jsonOut, procsFiles = [], stopped = () => {}, scenario = 'scenarios/postgres/insert-vs-overwrite.js' }) {
   const influx = influxUrl();
   const env = {
     ...process.env,
@@ -128,7 +128,7 @@ export async function runScenario(cell, { knobs, runId, resultsDir, cellDir, jso
   mkdirSync(path.join(resultsDir, runId), { recursive: true });
   const t0 = Date.now();
   const outs = ['--out', `json=${jsonOut}`, ...(influx ? ['--out', `influxdb=${influx}`] : [])];
-  cell.k6_exit = await runK6(env, ['--quiet', ...outs, '--tag', `testid=${runId}`, 'scenarios/postgres/insert-vs-overwrite.js'], path.join(cellDir, 'k6.log'), procsFiles);
+  cell.k6_exit = await runK6(env, ['--quiet', ...outs, '--tag', `testid=${runId}`, scenario], path.join(cellDir, 'k6.log'), procsFiles);
   stopped();
   cell.wall_s = (Date.now() - t0) / 1000;
   cell.load1_end = load1();

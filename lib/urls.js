@@ -15,7 +15,9 @@ export function redact(text) {
 // with it: Go's net/url (lib/pq, k6/http, k6's InfluxDB output) takes the user info up to
 // the last "@" of the authority, accepts only these characters in it, and needs a port from
 // 1 to 65535 and an IPv6 address in brackets.
-export function urlProblem(raw, { schemes, credentials = false, path = false }) {
+// hosts: 'many' accepts a comma-separated host list (MongoDB's seed lists: h1:27017,h2:27017;
+// https://www.mongodb.com/docs/manual/reference/connection-string/).
+export function urlProblem(raw, { schemes, credentials = false, path = false, hosts = 'one' }) {
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/.exec(raw);
   if (!m) {
     if (/^\s*\w+\s*=/.test(raw)) return 'a key=value connection string is not accepted, only a URL';
@@ -32,6 +34,13 @@ export function urlProblem(raw, { schemes, credentials = false, path = false }) 
       return 'the user or password holds a character that must be percent-encoded (space, %, /, ?, #, …: encodeURIComponent)';
     }
   }
+  if (hosts === 'many' && hostport.includes(',')) {
+    for (const one of hostport.split(',')) {
+      const why = urlProblem(`${scheme}://${one}/`, { schemes, credentials: false, path: false });
+      if (why) return why;
+    }
+    return lateParts(pathPart, query, fragment, { path, credentials });
+  }
   const hp = /^(\[[^\]]*\]|[^:[\]]*)(?::([^:]*))?$/.exec(hostport);
   if (!hp) return 'the host is malformed (an IPv6 address goes in brackets: [::1]:5432)';
   const [, host, port] = hp;
@@ -43,6 +52,12 @@ export function urlProblem(raw, { schemes, credentials = false, path = false }) 
     return host === '' ? 'the host is missing' : 'the host name is malformed';
   }
   if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) return 'the port must be a number from 1 to 65535';
+  if (scheme.toLowerCase() === 'mongodb+srv' && port !== undefined) return 'a mongodb+srv:// URL names one host without a port (the DNS SRV record lists the servers)';
+  return lateParts(pathPart, query, fragment, { path, credentials });
+}
+
+// The parts after the authority: path, query, fragment.
+function lateParts(pathPart, query, fragment, { path, credentials }) {
   if (path === false && pathPart !== '' && pathPart !== '/') return 'a path is not accepted here';
   if (path === false && query) return 'a query is not accepted here';
   if (path === true && credentials === false && !/^\/[^/]+\/?$/.test(pathPart)) return 'the path must name the database: /<database>';

@@ -44,6 +44,11 @@ export const OPS = {
     upsert: ['scenarios/ravendb/insert-vs-overwrite.js', { PHASES: 'load,overwrite' }, 'overwrite'],
     bulk: ['scenarios/ravendb/bulk-insert.js', {}, 'bulk', 'thresholds/ravendb/capacity-bulk.json'],
   },
+  mongodb: {
+    insert: ['scenarios/mongodb/insert-vs-overwrite.js', { PHASES: 'load' }, 'load'],
+    upsert: ['scenarios/mongodb/insert-vs-overwrite.js', { PHASES: 'load,overwrite' }, 'overwrite'],
+    bulk: ['scenarios/mongodb/bulk-insert.js', {}, 'bulk', 'thresholds/mongodb/capacity-bulk.json'],
+  },
 };
 
 function bad(msg) {

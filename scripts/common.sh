@@ -41,7 +41,7 @@ wp_check_run_id() {
 # keeps this list in step), any name ending in PASSWORD, PASSWD, SECRET or TOKEN, and any value
 # holding a URL with credentials (scheme://user[:password]@…: a password typed as the user
 # name is still a password).
-WP_SECRET_KNOBS='PG_URL ARANGO_PASSWORD RUN_SECRET'
+WP_SECRET_KNOBS='PG_URL ARANGO_PASSWORD RUN_SECRET MONGO_URL'
 # wp_cli_secret <k6 run args…>: the name of the first -e/--env value that is a secret, or nothing.
 wp_cli_secret() {
   local a name value

@@ -73,7 +73,7 @@ const int = (name, v, min, max) => {
 };
 
 export function parseArgs(argv) {
-  const o = { specs: [], env: [], perRun: {}, labels: {}, testEndpoints: new Set(), arangoTestserver: false, out: null, repeat: 1, warmup: 0, alpha: ALPHA, gate: false, baseline: null, metrics: null, tolerance: null, paired: false };
+  const o = { specs: [], env: [], perRun: {}, labels: {}, testEndpoints: new Set(), arangoTestserver: false, ravenTestserver: false, out: null, repeat: 1, warmup: 0, alpha: ALPHA, gate: false, baseline: null, metrics: null, tolerance: null, paired: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => { if (i + 1 >= argv.length) refuse(`${a} needs a value`); return argv[++i]; };
@@ -94,6 +94,7 @@ export function parseArgs(argv) {
     } else if (a === '--test-endpoint') {
       const v = next(); if (!/^[A-H]$/.test(v)) refuse('--test-endpoint: expected a run letter A-H'); o.testEndpoints.add(v);
     } else if (a === '--arango-testserver') o.arangoTestserver = true;
+    else if (a === '--raven-testserver') o.ravenTestserver = true;
     else if (a === '--out') o.out = next();
     else if (a === '--repeat') o.repeat = int('--repeat', next(), 1, 99);
     else if (a === '--warmup') o.warmup = int('--warmup', next(), 0, 9);
@@ -133,14 +134,15 @@ export function parseArgs(argv) {
   return o;
 }
 
-async function startArangoTestserver() {
-  const bin = path.join(root, 'bin', 'arangodb-testserver');
-  if (!existsSync(bin)) refuse('--arango-testserver: bin/arangodb-testserver is missing (make testservers)');
-  const proc = spawn(bin, ['-addr', '127.0.0.1:0', '-no-auth'], { stdio: ['ignore', 'pipe', 'inherit'] });
+// An API test server of the project (bin/<db>-testserver) on a port the OS picks.
+async function startTestserver(db, option, extra = []) {
+  const bin = path.join(root, 'bin', `${db}-testserver`);
+  if (!existsSync(bin)) refuse(`${option}: bin/${db}-testserver is missing (make testservers)`);
+  const proc = spawn(bin, ['-addr', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
   const rl = readline.createInterface({ input: proc.stdout });
   const url = await new Promise((resolve, reject) => {
-    rl.once('line', (l) => { const m = /listening on (http:\/\/\S+)/.exec(l); if (m) resolve(m[1]); else reject(new CompareError(`arangodb-testserver said: ${l}`)); });
-    proc.once('exit', (c) => reject(new CompareError(`arangodb-testserver exited with ${c}`)));
+    rl.once('line', (l) => { const m = /listening on (http:\/\/\S+)/.exec(l); if (m) resolve(m[1]); else reject(new CompareError(`${db}-testserver said: ${l}`)); });
+    proc.once('exit', (c) => reject(new CompareError(`${db}-testserver exited with ${c}`)));
   });
   rl.on('line', () => {});
   return { url, stop: () => proc.kill('SIGTERM') };
@@ -171,6 +173,7 @@ const usage = `usage: scripts/compare [options] SIDE SIDE [SIDE…]
   --label A=name      column name (default: the target)
   --test-endpoint B   label side B as a test endpoint (runs against a project test server)
   --arango-testserver run ArangoDB scenarios against bin/arangodb-testserver (labelled TEST ENDPOINT)
+  --raven-testserver  run RavenDB scenarios against bin/ravendb-testserver (labelled TEST ENDPOINT)
   --out DIR           where compare.txt/.json/.svg (and the runs made now) go (default results/cmp_<time>)
 gate (exit 99: a regression beyond the tolerance is significant; 107: bad input, or the gate cannot
 detect its tolerance; 0 otherwise):
@@ -184,6 +187,7 @@ examples:
   COMPARE_B_PG_URL='postgres://u:…@db16:5432/x' scripts/compare --label A=pg15 --label B=pg16 --repeat 5 scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
   scripts/compare results/run_a1,results/run_a2,results/run_a3 results/repeated_b
   scripts/compare --gate --baseline results/baseline --repeat 5 --max-regression 10% scenarios/postgres/insert-vs-overwrite.js
+  scripts/compare --arango-testserver --raven-testserver scenarios/{postgres,mongodb,arangodb,ravendb}/insert-vs-overwrite.js
 `;
 
 // ---- outputs ---------------------------------------------------------------------------------
@@ -362,6 +366,7 @@ export async function main(argv) {
     if (base) precheckGate(o, base, sides[1].scenario ? o.repeat : sides[1].runs.length, gatedFigures(sideFigures(base.map((r) => r.summary)), o.metrics).length);
   }
   let arango = null;
+  let raven = null;
   const order = runOrder(sides.filter((s) => s.scenario).map((s) => s.letter), o.repeat, o.warmup);
   try {
     for (const [step, run] of order.entries()) {
@@ -381,8 +386,13 @@ export async function main(argv) {
       knobs.delete('RESULTS_DIR'); knobs.delete('REPEAT');
       let testEndpoint = o.testEndpoints.has(run.letter);
       if (o.arangoTestserver && /scenarios\/arangodb\//.test(s.spec)) {
-        arango ||= await startArangoTestserver();
+        arango ||= await startTestserver('arangodb', '--arango-testserver', ['-no-auth']);
         env.ARANGO_URL = arango.url;
+        testEndpoint = true;
+      }
+      if (o.ravenTestserver && /scenarios\/ravendb\//.test(s.spec)) {
+        raven ||= await startTestserver('ravendb', '--raven-testserver');
+        env.RAVEN_URL = raven.url;
         testEndpoint = true;
       }
       const runId = `${cmpId}_${run.letter.toLowerCase()}${run.warmup ? 'w' : ''}${String(run.index).padStart(2, '0')}`.slice(0, 32);
@@ -402,6 +412,7 @@ export async function main(argv) {
     }
   } finally {
     if (arango) arango.stop();
+    if (raven) raven.stop();
   }
   for (const s of sides) {
     s.testEndpoint = s.runs.some((r) => r.testEndpoint);

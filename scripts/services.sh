@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Private PostgreSQL and InfluxDB 1.x for k6-writepath, without Docker.
+# Private PostgreSQL, InfluxDB 1.x and mongod for k6-writepath, without Docker.
 #
 #   scripts/services.sh up      install (apt-get) if missing, start, wait, write .run/env
 #   scripts/services.sh down    stop exactly what "up" started (pid files under .run/)
@@ -10,19 +10,27 @@
 # (32768-60999), so an outgoing connection cannot hold them by chance. Knobs (environment):
 #   WP_PG_PORT      default 17432   PostgreSQL port on 127.0.0.1
 #   WP_INFLUX_PORT  default 17086   InfluxDB HTTP port on 127.0.0.1 (RPC port = this + 2)
+#   WP_MONGO_PORT   default 17017   mongod port on 127.0.0.1
+#   WP_MONGO_CACHE_GB default 0.5   mongod --wiredTigerCacheSizeGB (0.25 to 1024; MongoDB's own
+#                                   default would be half of (RAM - 1 GB), too much for a laptop)
 # What `up` leaves running it says in its last line: both servers listen on 127.0.0.1 only;
 # PostgreSQL asks for the random password in .run/pg/password (mode 600, also in .run/env);
-# InfluxDB has no authentication (any local user can read and write its metrics).
+# InfluxDB has no authentication (any local user can read and write its metrics); mongod asks
+# for the random password in .run/mongo/password (mode 600, also in .run/env).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run="$root/.run"
 pg_port=${WP_PG_PORT:-17432}
 influx_port=${WP_INFLUX_PORT:-17086}
+mongo_port=${WP_MONGO_PORT:-17017}
+mongo_cache=${WP_MONGO_CACHE_GB:-0.5}
 
 die() { echo "services: $*" >&2; exit 1; }
 # shellcheck source=scripts/pg-private.sh
 . "$root/scripts/pg-private.sh"
+# shellcheck source=scripts/mongo-private.sh
+. "$root/scripts/mongo-private.sh"
 
 check_port_knob() { # name value
   [[ "$2" =~ ^[0-9]+$ ]] && (( $2 >= 1024 && $2 <= 65533 )) ||
@@ -30,6 +38,9 @@ check_port_knob() { # name value
 }
 check_port_knob WP_PG_PORT "$pg_port"
 check_port_knob WP_INFLUX_PORT "$influx_port"
+check_port_knob WP_MONGO_PORT "$mongo_port"
+[[ "$mongo_cache" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v c="$mongo_cache" 'BEGIN { exit !(c >= 0.25 && c <= 1024) }' ||
+  { echo "services: WP_MONGO_CACHE_GB=$mongo_cache is not allowed: a number of GB from 0.25 to 1024 (mongod --wiredTigerCacheSizeGB)" >&2; exit 107; }
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # A port another program listens on: one line before anything starts (a port held otherwise,
@@ -127,6 +138,27 @@ influx_down() {
   rm -f "$pidf"
 }
 
+# mongod: scripts/mongo-private.sh (shared with the tests' and the experiments' own servers),
+# data in .run/mongo; the port it runs on is kept in .run/mongo/port for write_env.
+mongo_up() {
+  local dir; dir=$(wp_mongo_dir mongo)
+  if [ -n "$(wp_mongo_pid "$dir")" ]; then return 0; fi
+  check_port_free WP_MONGO_PORT "$mongo_port"
+  wp_mongo_init "$dir"
+  if ! ( wp_mongo_start "$dir" "$mongo_port" "$mongo_cache" ); then
+    # mongod: "Failed to set up listener" … "Address already in use" (a port held otherwise,
+    # e.g. by a TIME-WAIT socket)
+    grep -q 'Address already in use' "$dir/mongod.log" 2>/dev/null && [ -z "$(wp_mongo_pid "$dir")" ] &&
+      die "$(wp_port_unusable WP_MONGO_PORT "$mongo_port" "$mongo_port" "mongod could not bind it")"
+    exit 1
+  fi
+  echo "$mongo_port" > "$dir/port"
+}
+
+mongo_down() {
+  wp_mongo_stop "$run/mongo"
+}
+
 write_env() {
   # Ports of the servers actually running (an earlier `up` may have used other WP_*_PORTs):
   # line 4 of postmaster.pid is PostgreSQL's port; InfluxDB's is in the config we wrote.
@@ -137,15 +169,17 @@ write_env() {
 # Written by scripts/services.sh up: the private services of this checkout.
 PG_URL=$(wp_pg_url "$run/pg" "$pg_port" writepath)
 INFLUX_URL=http://127.0.0.1:$influx_port/k6
+MONGO_URL=$(wp_mongo_url "$run/mongo" "$(cat "$run/mongo/port")")
 ENV
 }
 
 case "${1:-}" in
   up)     command -v curl >/dev/null || apt_install curl ca-certificates
-          pg_up; influx_up; write_env
-          echo "services: left running until \`make down\`: PostgreSQL on 127.0.0.1:$pg_port (password in .run/pg/password, mode 600), InfluxDB on 127.0.0.1:$influx_port (no authentication: any local user can read and write its metrics); URLs in .run/env" ;;
-  down)   influx_down; pg_down; echo "services: stopped" ;;
+          pg_up; influx_up; mongo_up; write_env
+          echo "services: left running until \`make down\`: PostgreSQL on 127.0.0.1:$pg_port (password in .run/pg/password, mode 600), InfluxDB on 127.0.0.1:$influx_port (no authentication: any local user can read and write its metrics), mongod $WP_MONGO_VERSION on 127.0.0.1:$(cat "$run/mongo/port") (user $WP_MONGO_USER, password in .run/mongo/password, mode 600); URLs in .run/env" ;;
+  down)   mongo_down; influx_down; pg_down; echo "services: stopped" ;;
   status) pid_alive "$run/pg/data/postmaster.pid" && echo "postgresql: running on $pg_port" || echo "postgresql: stopped"
-          pid_alive "$run/influxdb/influxd.pid" && echo "influxdb: running on $influx_port" || echo "influxdb: stopped" ;;
+          pid_alive "$run/influxdb/influxd.pid" && echo "influxdb: running on $influx_port" || echo "influxdb: stopped"
+          [ -n "$(wp_mongo_pid "$run/mongo")" ] && echo "mongod: running on $(cat "$run/mongo/port")" || echo "mongod: stopped" ;;
   *)      die "usage: scripts/services.sh up|down|status" ;;
 esac

@@ -18,7 +18,7 @@ import (
 )
 
 var (
-	secretKnobs = map[string]bool{"PG_URL": true, "ARANGO_PASSWORD": true, "RUN_SECRET": true}
+	secretKnobs = map[string]bool{"PG_URL": true, "ARANGO_PASSWORD": true, "RUN_SECRET": true, "MONGO_URL": true}
 	secretName  = regexp.MustCompile(`(PASSWORD|PASSWD|SECRET|TOKEN)$`)
 	credURL     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@`)
 	envPair     = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=(.*)$`)

@@ -1,5 +1,6 @@
 // Command k6 is k6 v1.8.1 with xk6-sql and a PostgreSQL driver compiled in (the driver's
-// module also exports the pack's per-key loops in Go: xk6/modules/writepath).
+// module also exports the pack's per-key loops in Go: xk6/modules/writepath), and the pack's
+// MongoDB module k6/x/writepath/mongodb on the official Go driver (xk6/modules/mongodb).
 //
 // It is what `xk6 build v1.8.1 --with github.com/grafana/xk6-sql@v1.0.5
 // --with github.com/grafana/xk6-sql-driver-postgres` produces, built with plain
@@ -14,6 +15,7 @@ import (
 	_ "github.com/grafana/xk6-sql"
 
 	_ "github.com/k6-writepath/k6-writepath/xk6/driver/postgres"
+	_ "github.com/k6-writepath/k6-writepath/xk6/modules/mongodb"
 )
 
 func main() {

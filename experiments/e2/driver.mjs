@@ -1,6 +1,8 @@
 // make experiment-e2: E2's tuning matrix (PostgreSQL upserts tuned for throughput) on a
 // private PostgreSQL that this driver starts with each cell's server settings, through the
-// pack's own scenario (scenarios/postgres/insert-vs-overwrite.js). docs/experiment-e2.md.
+// pack's own scenario (scenarios/postgres/insert-vs-overwrite.js), and the baseline the post is
+// named after, MongoDB, on a private mongod (scenarios/mongodb/insert-vs-overwrite.js), side by
+// side, E2_REPS times interleaved. docs/experiment-e2.md.
 //
 // One cell = one configuration of experiments/e2/cells.mjs × one batch size: a fresh server
 // start with the cell's settings inside a cgroup that only counts (CPU time, block I/O; no
@@ -14,7 +16,8 @@ import path from 'node:path';
 import { cpus } from 'node:os';
 import { createCgroup, createCpuGroup } from '../ram/cgroup.mjs';
 import { PgServer } from '../../scripts/pg-private.mjs';
-import { CELLS, CELL_NAMES } from './cells.mjs';
+import { MongoServer } from '../../scripts/mongo-private.mjs';
+import { ALL_CELLS, CELL_NAMES } from './cells.mjs';
 import { renderE2 } from './report.mjs';
 import { counterAt, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
@@ -31,6 +34,9 @@ const KNOBS = {
   DOC_BYTES:      packIntKnob('DOC_BYTES', 1200, 'approximate size of one row\'s jsonb document'),
   SEED:           packIntKnob('SEED', 1, 'seed of keys and payloads'),
   E2_PG_PORT:     { min: 1024, max: 65533, def: 17542, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
+  E2_MONGO_PORT:  { min: 1024, max: 65535, def: 17543, doc: 'port of the experiment\'s own mongod on 127.0.0.1' },
+  E2_MONGO_CACHE_MB: { min: 256, max: 1048576, def: 1024, doc: 'WiredTiger cache of the experiment\'s mongod, MiB (as E2_SHARED_BUFFERS_MB; MongoDB\'s own default is half of (RAM - 1 GB))' },
+  E2_REPS:        { min: 1, max: 20, def: 1, doc: 'repetitions of the whole matrix, interleaved (every cell once, then again): ratios per repetition, shown with their spread' },
 };
 
 function list(env, name, def, allowed, check) {
@@ -56,17 +62,56 @@ function readKnobs(env) {
   const out = env.E2_OUT || path.join('results', 'experiment-e2', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_'));
   k.E2_OUT = path.resolve(repoRoot, out);
   k.E2_REPORT = env.E2_REPORT ? path.resolve(repoRoot, env.E2_REPORT) : path.join(k.E2_OUT, 'report.md');
+  if (k.E2_MONGO_PORT === k.E2_PG_PORT) die(`E2_MONGO_PORT=${k.E2_MONGO_PORT} is not allowed: another port than E2_PG_PORT`);
   return k;
+}
+
+// The phases of one cell's run, with CPU cut at each phase's window (server cgroup, k6 cgroup,
+// the whole machine), from the polled samples.
+async function phasesOf(summary, samples, jsonOut) {
+  const windows = await phaseWindows(jsonOut);
+  const ncpu = cpus().length;
+  return summary.phases.map((ph) => {
+    const w = windows[ph.phase];
+    const d = (f) => (w ? counterAt(samples, w.end, f) - counterAt(samples, w.start, f) : null);
+    const wallS = w ? (w.end - w.start) / 1000 : null;
+    const serverS = d('cpuNs') / 1e9;
+    const clientS = d('clientNs') / 1e9;
+    const machineJ = d('machineTotal');
+    // /proc/stat jiffies of all CPUs: busy share × CPUs × wall = CPU-seconds used by anyone.
+    const machineS = machineJ ? d('machineBusy') / machineJ * ncpu * wallS : null;
+    return {
+      phase: ph.phase, batches: ph.batches, docs_ok: ph.docs_ok, docs_failed: ph.docs_failed, batch_ms: ph.batch_ms,
+      wall_s: wallS, rows_per_s: wallS ? ph.docs_ok / wallS : null,
+      server_cpu_s: serverS, client_cpu_s: clientS,
+      server_cores: wallS ? serverS / wallS : null, client_cores: wallS ? clientS / wallS : null,
+      client_share: serverS + clientS > 0 ? clientS / (serverS + clientS) : null,
+      others_cores: machineS === null ? null : Math.max(0, machineS - serverS - clientS) / wallS,
+      sync_write_mib: d('writeBytes') / (1024 * 1024),
+    };
+  });
+}
+
+// The knobs every cell's k6 run gets (E2's workload), plus the cell's own.
+function workloadKnobs(k, batch, def) {
+  return {
+    PHASES: 'load,mixed',
+    VUS: String(k.E2_VUS),
+    DOCS: String(k.E2_DOCS), DOC_BYTES: String(k.DOC_BYTES), BATCH_SIZE: String(batch), SEED: String(k.SEED),
+    MIXED_BATCHES: String(k.E2_UPSERTS / batch), MIXED_NEW_PERCENT: String(k.E2_NEW_PERCENT), MIXED_OP: 'upsert',
+    ...Object.fromEntries(Object.entries(def.pack).map(([n, v]) => [n, String(v)])),
+    THRESHOLDS: `thresholds/${def.target}/experiment-e2.json`,
+  };
 }
 
 function sharedBuffersOf(k, cell) { return cell.bigBuffers ? k.E2_SHARED_BUFFERS_MB : 128; } // 128 MB: PostgreSQL's default
 
-async function runCell(k, server, def, batch, stamp) {
-  const id = `${def.name}-b${batch}`;
+async function runCell(k, server, def, batch, stamp, rep) {
+  const id = `${def.name}-b${batch}${k.E2_REPS > 1 ? `-r${rep}` : ''}`;
   const cellDir = path.join(k.E2_OUT, id);
   mkdirSync(cellDir, { recursive: true });
-  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}`.slice(0, 32);
-  const cell = { config: def.name, batch_size: batch, run_id: runId, pack: def.pack, server_settings: def.server };
+  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}${k.E2_REPS > 1 ? `_${rep}` : ''}`.slice(0, 32);
+  const cell = { config: def.name, target: 'postgres', batch_size: batch, rep, run_id: runId, pack: def.pack, server_settings: def.server };
   const cg = createCgroup(`k6wp_e2_${k.E2_PG_PORT}`, null, server.dir);
   const client = createCpuGroup(`k6wp_e2_${k.E2_PG_PORT}_k6`);
   try {
@@ -85,12 +130,7 @@ async function runCell(k, server, def, batch, stamp) {
     const timer = setInterval(poll, POLL_MS);
     const knobs = {
       PG_URL: server.url(),
-      PHASES: 'load,mixed',
-      VUS: String(k.E2_VUS),
-      DOCS: String(k.E2_DOCS), DOC_BYTES: String(k.DOC_BYTES), BATCH_SIZE: String(batch), SEED: String(k.SEED),
-      MIXED_BATCHES: String(k.E2_UPSERTS / batch), MIXED_NEW_PERCENT: String(k.E2_NEW_PERCENT), MIXED_OP: 'upsert',
-      ...Object.fromEntries(Object.entries(def.pack).map(([n, v]) => [n, String(v)])),
-      THRESHOLDS: 'thresholds/postgres/experiment-e2.json',
+      ...workloadKnobs(k, batch, def),
       KEEP: '1', // the driver checks the table's persistence and indexes, then drops it
     };
     process.stdout.write(`${TOOL}: ${def.name} batch=${batch}: k6 run ${runId} … `);
@@ -99,27 +139,7 @@ async function runCell(k, server, def, batch, stamp) {
       stopped: () => { clearInterval(timer); poll(); } });
     cell.server = summary.server;
     cell.verification = summary.verification;
-    const windows = await phaseWindows(jsonOut);
-    const ncpu = cpus().length;
-    cell.phases = summary.phases.map((ph) => {
-      const w = windows[ph.phase];
-      const d = (f) => (w ? counterAt(samples, w.end, f) - counterAt(samples, w.start, f) : null);
-      const wallS = w ? (w.end - w.start) / 1000 : null;
-      const serverS = d('cpuNs') / 1e9;
-      const clientS = d('clientNs') / 1e9;
-      const machineJ = d('machineTotal');
-      // /proc/stat jiffies of all CPUs: busy share × CPUs × wall = CPU-seconds used by anyone.
-      const machineS = machineJ ? d('machineBusy') / machineJ * ncpu * wallS : null;
-      return {
-        phase: ph.phase, batches: ph.batches, docs_ok: ph.docs_ok, docs_failed: ph.docs_failed, batch_ms: ph.batch_ms,
-        wall_s: wallS, rows_per_s: wallS ? ph.docs_ok / wallS : null,
-        server_cpu_s: serverS, client_cpu_s: clientS,
-        server_cores: wallS ? serverS / wallS : null, client_cores: wallS ? clientS / wallS : null,
-        client_share: serverS + clientS > 0 ? clientS / (serverS + clientS) : null,
-        others_cores: machineS === null ? null : Math.max(0, machineS - serverS - clientS) / wallS,
-        sync_write_mib: d('writeBytes') / (1024 * 1024),
-      };
-    });
+    cell.phases = await phasesOf(summary, samples, jsonOut);
     const table = `public.k6wp_${runId}`;
     const [persistence, indexes] = server.psql(`select c.relpersistence, (select count(*) from pg_index i where i.indrelid = c.oid and not i.indisprimary) from pg_class c where c.oid = '${table}'::regclass`).split('|');
     cell.table = { persistence: persistence === 'u' ? 'unlogged' : persistence === 'p' ? 'logged' : persistence, secondary_indexes: Number(indexes) };
@@ -134,34 +154,93 @@ async function runCell(k, server, def, batch, stamp) {
   return cell;
 }
 
+// One MongoDB cell: the driver's mongod started fresh inside the counting cgroup (a cold cache,
+// as the PostgreSQL cells get), one k6 run of the MongoDB scenario, the settings as the run
+// read them back from the server (indexes, write concern, WiredTiger cache), mongod stopped.
+async function runMongoCell(k, server, def, batch, stamp, rep) {
+  const id = `${def.name}-b${batch}${k.E2_REPS > 1 ? `-r${rep}` : ''}`;
+  const cellDir = path.join(k.E2_OUT, id);
+  mkdirSync(cellDir, { recursive: true });
+  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}${k.E2_REPS > 1 ? `_${rep}` : ''}`.slice(0, 32);
+  const cell = { config: def.name, target: 'mongodb', batch_size: batch, rep, run_id: runId, pack: def.pack, server_settings: [`wiredTigerCacheSizeGB=${k.E2_MONGO_CACHE_MB / 1024}`] };
+  const cg = createCgroup(`k6wp_e2_${k.E2_MONGO_PORT}`, null, server.dir);
+  const client = createCpuGroup(`k6wp_e2_${k.E2_MONGO_PORT}_k6`);
+  try {
+    const pid = server.start([], cg.procsFiles());
+    if (!cg.contains(pid)) throw new Error(`mongod ${pid} is not in cgroup k6wp_e2_${k.E2_MONGO_PORT}`);
+    cell.machine = machineFacts(cg);
+    const jsonOut = path.join(cellDir, 'k6-points.json');
+    const samples = [];
+    const poll = () => { const m = machineCpu(); samples.push({ t: Date.now(), ...cg.sample(), clientNs: client.cpuNs(), machineBusy: m.busy, machineTotal: m.total }); };
+    poll();
+    const timer = setInterval(poll, POLL_MS);
+    const knobs = { MONGO_URL: server.url(), ...workloadKnobs(k, batch, def) };
+    process.stdout.write(`${TOOL}: ${def.name} batch=${batch}${k.E2_REPS > 1 ? ` rep ${rep}` : ''}: k6 run ${runId} … `);
+    cell.load1_start = load1();
+    const summary = await runScenario(cell, { knobs, runId, resultsDir: path.join(k.E2_OUT, 'k6'), cellDir, jsonOut, procsFiles: client.procsFiles(),
+      scenario: 'scenarios/mongodb/insert-vs-overwrite.js', stopped: () => { clearInterval(timer); poll(); } });
+    cell.server = summary.server;
+    cell.verification = summary.verification;
+    cell.phases = await phasesOf(summary, samples, jsonOut);
+    const st = (summary.server && summary.server.settings) || {};
+    cell.server_in_force = { wiredtiger_cache: st.wiredtiger_cache, journal_commit_interval_ms: st.journal_commit_interval_ms, server_default_write_concern: st.server_default_write_concern };
+    // As the run found them on the server (lib/targets/mongodb.js reads them back).
+    cell.table = { secondary_indexes: st.MONGO_INDEXES === undefined ? null : st.MONGO_INDEXES === '0' ? 0 : st.MONGO_INDEXES.split('+').length, write_concern: st.write_concern };
+  } catch (e) {
+    cell.error = String(e.message || e);
+    console.log(`failed: ${cell.error}`);
+  } finally {
+    server.stop(120);
+    cell.cgroups_removed = cg.destroy() && client.destroy();
+  }
+  return cell;
+}
+
 async function main() {
   const k = readKnobs(process.env);
   const refuse = dieWith(TOOL, 1);
   if (process.getuid && process.getuid() !== 0) refuse('needs root: it creates cgroups to count the server\'s and the client\'s CPU time');
   if (!existsSync(path.join(repoRoot, 'bin', 'k6'))) refuse('bin/k6 is missing: run "make k6"');
-  takeLock(TOOL, 'E2_PG_PORT', k.E2_PG_PORT);
-  if (await portBusy(k.E2_PG_PORT)) refuse(`E2_PG_PORT=${k.E2_PG_PORT} is already in use by another program: choose a free port`);
+  const defs = k.E2_CELLS.map((n) => ALL_CELLS.find((c) => c.name === n));
+  const pgNeeded = defs.some((d) => d.target === 'postgres');
+  const mongoNeeded = defs.some((d) => d.target === 'mongodb');
+  if (pgNeeded) {
+    takeLock(TOOL, 'E2_PG_PORT', k.E2_PG_PORT);
+    if (await portBusy(k.E2_PG_PORT)) refuse(`E2_PG_PORT=${k.E2_PG_PORT} is already in use by another program: choose a free port`);
+  }
+  if (mongoNeeded) {
+    takeLock(TOOL, 'E2_MONGO_PORT', k.E2_MONGO_PORT);
+    if (await portBusy(k.E2_MONGO_PORT)) refuse(`E2_MONGO_PORT=${k.E2_MONGO_PORT} is already in use by another program: choose a free port`);
+  }
   mkdirSync(k.E2_OUT, { recursive: true });
-  const server = new PgServer(`${TOOL}/pg-${k.E2_PG_PORT}`, k.E2_PG_PORT, { db: 'writepath' });
-  server.init();
+  const server = pgNeeded ? new PgServer(`${TOOL}/pg-${k.E2_PG_PORT}`, k.E2_PG_PORT, { db: 'writepath' }) : null;
+  if (server) server.init();
+  const mongoServer = mongoNeeded ? new MongoServer(`${TOOL}/mongo-${k.E2_MONGO_PORT}`, k.E2_MONGO_PORT, { cacheGB: k.E2_MONGO_CACHE_MB / 1024 }) : null;
+  if (mongoServer) {
+    mongoServer.init();
+    if (mongoServer.running()) mongoServer.stop(60); // left by an interrupted earlier run of this port
+  }
   const stamp = stampNow();
-  console.log(`${TOOL}: cells ${k.E2_CELLS.join(',')} × batch sizes ${k.E2_BATCH_SIZES.join(',')}; E2_DOCS=${k.E2_DOCS} loaded, E2_UPSERTS=${k.E2_UPSERTS} upserted (${k.E2_NEW_PERCENT}% new keys) by ${k.E2_VUS} clients; results in ${path.relative(repoRoot, k.E2_OUT)}`);
+  console.log(`${TOOL}: cells ${k.E2_CELLS.join(',')} × batch sizes ${k.E2_BATCH_SIZES.join(',')}${k.E2_REPS > 1 ? ` × ${k.E2_REPS} repetitions (interleaved)` : ''}; E2_DOCS=${k.E2_DOCS} loaded, E2_UPSERTS=${k.E2_UPSERTS} upserted (${k.E2_NEW_PERCENT}% new keys) by ${k.E2_VUS} clients; results in ${path.relative(repoRoot, k.E2_OUT)}`);
   const started = new Date();
   const cells = [];
   let interrupted = false;
   const onSignal = () => { interrupted = true; };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  for (const name of k.E2_CELLS) {
-    for (const batch of k.E2_BATCH_SIZES) {
-      if (interrupted) break;
-      cells.push(await runCell(k, server, CELLS.find((c) => c.name === name), batch, stamp));
+  for (let rep = 1; rep <= k.E2_REPS; rep++) {
+    for (const def of defs) {
+      for (const batch of k.E2_BATCH_SIZES) {
+        if (interrupted) break;
+        cells.push(def.target === 'mongodb' ? await runMongoCell(k, mongoServer, def, batch, stamp, rep) : await runCell(k, server, def, batch, stamp, rep));
+      }
     }
   }
   const knobs = Object.fromEntries(Object.keys(KNOBS).map((n) => [n, k[n]]));
   const result = {
     tool: `k6-writepath ${TOOL}`, started_at: started.toISOString(), finished_at: new Date().toISOString(),
     knobs: { ...knobs, E2_CELLS: k.E2_CELLS, E2_BATCH_SIZES: k.E2_BATCH_SIZES, PHASES: ['load', 'mixed'], MIXED_OP: 'upsert' },
+    mongo_version: mongoServer ? (cells.find((c) => c.target === 'mongodb' && c.server) || {}).server?.serverVersion || null : null,
     poll_ms: POLL_MS,
     machine: (cells.find((c) => c.machine) || {}).machine || null,
     cells: cells.map(({ machine: _m, ...rest }) => rest),
@@ -173,7 +252,7 @@ async function main() {
   if (process.env.E2_REPORT) writeFileSync(k.E2_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
   console.log(md);
   console.log(`${TOOL}: report ${path.relative(repoRoot, k.E2_REPORT)}, data ${path.relative(repoRoot, path.join(k.E2_OUT, 'experiment-e2.json'))}`);
-  const ok = cells.length === k.E2_CELLS.length * k.E2_BATCH_SIZES.length && cells.every((c) => !c.error && c.k6_exit === 0);
+  const ok = cells.length === k.E2_CELLS.length * k.E2_BATCH_SIZES.length * k.E2_REPS && cells.every((c) => !c.error && c.k6_exit === 0);
   process.exit(ok ? 0 : 1);
 }
 

@@ -1,4 +1,5 @@
-// make experiment-ram: E1 (insert vs. insert-with-overwrite) on a private PostgreSQL, once
+// make experiment-ram: E1 (insert vs. insert-with-overwrite) on a private PostgreSQL (or, with
+// RAM_TARGET=mongodb, a private mongod: scripts/mongo-private.sh), once
 // with a memory budget larger than the data ("fits") and once with data several times the
 // budget ("exceeds"), for 0 and N secondary indexes. docs/experiment-ram.md explains it.
 //
@@ -16,6 +17,7 @@ import { totalmem } from 'node:os';
 import path from 'node:path';
 import { capText, createCgroup, readCapProblem } from './cgroup.mjs';
 import { PgServer } from '../../scripts/pg-private.mjs';
+import { MongoServer } from '../../scripts/mongo-private.mjs';
 import { renderMarkdown } from './report.mjs';
 import { MB, counterAt, dieWith, load1, machineFacts, packIntKnob, phaseWindows, portBusy, readIntKnobs, readPackKnob, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
@@ -37,18 +39,31 @@ const KNOBS = {
   RAM_SHARED_BUFFERS_MB: { min: 1, max: 65536, def: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' },
   RAM_MIN_RATIO:     { min: 1, max: 1000, def: 3, doc: 'the estimated data must be at least this many times RAM_SMALL_MB' },
   RAM_PG_PORT:       { min: 1024, max: 65533, def: 17532, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
+  RAM_MONGO_PORT:    { min: 1024, max: 65535, def: 17533, doc: 'RAM_TARGET=mongodb: port of the experiment\'s own mongod on 127.0.0.1' },
+  RAM_WT_CACHE_MB:   { min: 256, max: 1048576, def: 256, doc: 'RAM_TARGET=mongodb: mongod\'s WiredTiger cache in both regimes, MiB (256 is its minimum)' },
   RAM_READ_IOPS:     { min: 0, max: 10000000, def: 0, doc: 'cap on the server\'s read operations per second on the data disk, 0 = none (E1\'s volume: 375)' },
   RAM_READ_MBPS:     { min: 0, max: 100000, def: 0, doc: 'cap on the server\'s read MB/s (10^6 bytes) on the data disk, 0 = none (E1\'s volume: 60)' },
 };
 
 const die = dieWith(TOOL);
 
+// The target's own parts: its server, its knobs, what must fit inside the budget next to the
+// data (PostgreSQL: shared_buffers and the backends; mongod: its WiredTiger cache and its own
+// memory, ~200 MiB measured on 6.0.5 with a 256 MiB cache).
+const TARGETS = {
+  postgres: { port: 'RAM_PG_PORT', cache: 'RAM_SHARED_BUFFERS_MB', base: 48, scenario: 'scenarios/postgres/insert-vs-overwrite.js', indexKnob: 'PG_INDEXES' },
+  mongodb: { port: 'RAM_MONGO_PORT', cache: 'RAM_WT_CACHE_MB', base: 200, scenario: 'scenarios/mongodb/insert-vs-overwrite.js', indexKnob: 'MONGO_INDEXES' },
+};
+
 function readKnobs(env) {
   const k = readIntKnobs(TOOL, KNOBS, env);
+  k.RAM_TARGET = env.RAM_TARGET === undefined || env.RAM_TARGET === '' ? 'postgres' : env.RAM_TARGET;
+  if (!TARGETS[k.RAM_TARGET]) die(`RAM_TARGET=${JSON.stringify(k.RAM_TARGET)} is not allowed: postgres or mongodb`);
+  const T = TARGETS[k.RAM_TARGET];
   const idx = env.RAM_INDEXES === undefined || env.RAM_INDEXES === '' ? '0,3' : env.RAM_INDEXES;
   k.RAM_INDEXES = idx.split(',').map((s) => s.trim());
   if (k.RAM_INDEXES.some((s) => !/^[0-9]$/.test(s)) || new Set(k.RAM_INDEXES).size !== k.RAM_INDEXES.length) {
-    die(`RAM_INDEXES=${JSON.stringify(idx)} is not allowed: a comma-separated list of distinct PG_INDEXES values from 0 to 9, e.g. 0,3`);
+    die(`RAM_INDEXES=${JSON.stringify(idx)} is not allowed: a comma-separated list of distinct index counts (PG_INDEXES / MONGO_INDEXES) from 0 to 9, e.g. 0,3`);
   }
   k.RAM_INDEXES = k.RAM_INDEXES.map(Number);
   const regimes = env.RAM_REGIMES === undefined || env.RAM_REGIMES === '' ? 'fits,exceeds' : env.RAM_REGIMES;
@@ -62,16 +77,16 @@ function readKnobs(env) {
   // enough to refuse budgets that would not make the regimes what they claim to be; the
   // report shows the real size measured after the load.
   k.estimatedDataMb = Math.ceil(k.DOCS * (k.DOC_BYTES + 380) / MB);
-  const headroom = k.RAM_SHARED_BUFFERS_MB + 48;
-  if (k.RAM_SMALL_MB < headroom) {
-    die(`RAM_SMALL_MB=${k.RAM_SMALL_MB} is not allowed: at least RAM_SHARED_BUFFERS_MB + 48 = ${headroom} (shared_buffers and the backends must fit, or the kernel OOM-kills the server)`);
+  const headroom = k[T.cache] + T.base;
+  if (k.RAM_REGIMES.includes('exceeds') && k.RAM_SMALL_MB < headroom) {
+    die(`RAM_SMALL_MB=${k.RAM_SMALL_MB} is not allowed: at least ${T.cache} + ${T.base} = ${headroom} (${k.RAM_TARGET === 'mongodb' ? 'the WiredTiger cache and mongod itself' : 'shared_buffers and the backends'} must fit, or the kernel OOM-kills the server)`);
   }
-  if (k.estimatedDataMb < k.RAM_MIN_RATIO * k.RAM_SMALL_MB) {
+  if (k.RAM_REGIMES.includes('exceeds') && k.estimatedDataMb < k.RAM_MIN_RATIO * k.RAM_SMALL_MB) {
     die(`RAM_SMALL_MB=${k.RAM_SMALL_MB} is not allowed with DOCS=${k.DOCS} and DOC_BYTES=${k.DOC_BYTES}: the data (~${k.estimatedDataMb} MiB) must be at least RAM_MIN_RATIO=${k.RAM_MIN_RATIO} times the budget; use at most ${Math.floor(k.estimatedDataMb / k.RAM_MIN_RATIO)} or raise DOCS`);
   }
-  const fitsNeed = 2 * k.estimatedDataMb + k.RAM_SHARED_BUFFERS_MB + 256;
-  if (k.RAM_LARGE_MB < fitsNeed) {
-    die(`RAM_LARGE_MB=${k.RAM_LARGE_MB} is not allowed with DOCS=${k.DOCS} and DOC_BYTES=${k.DOC_BYTES}: at least ${fitsNeed} (twice the ~${k.estimatedDataMb} MiB of data for table + WAL in page cache, shared_buffers, 256 MiB for the server)`);
+  const fitsNeed = 2 * k.estimatedDataMb + k[T.cache] + 256;
+  if (k.RAM_REGIMES.includes('fits') && k.RAM_LARGE_MB < fitsNeed) {
+    die(`RAM_LARGE_MB=${k.RAM_LARGE_MB} is not allowed with DOCS=${k.DOCS} and DOC_BYTES=${k.DOC_BYTES}: at least ${fitsNeed} (twice the ~${k.estimatedDataMb} MiB of data for ${k.RAM_TARGET === 'mongodb' ? 'collection + journal' : 'table + WAL'} in page cache, ${T.cache}, 256 MiB for the server)`);
   }
   if (k.RAM_LARGE_MB * MB > totalmem() * 0.8) {
     die(`RAM_LARGE_MB=${k.RAM_LARGE_MB} is not allowed: this machine has ${Math.floor(totalmem() / MB)} MiB; at most 80% of it (${Math.floor(totalmem() * 0.8 / MB)}), or lower DOCS`);
@@ -84,8 +99,10 @@ function readKnobs(env) {
 }
 
 async function runCell(k, server, indexes, regime, stamp) {
+  const T = TARGETS[k.RAM_TARGET];
+  const mongo = k.RAM_TARGET === 'mongodb';
   const budgetMb = regime === 'fits' ? k.RAM_LARGE_MB : k.RAM_SMALL_MB;
-  const cgName = `k6wp_ram_${k.RAM_PG_PORT}`;
+  const cgName = `k6wp_ram_${k[T.port]}`;
   const cg = createCgroup(cgName, budgetMb * MB, server.dir);
   const runId = `ram_${stamp}_i${indexes}_${regime}`.slice(0, 32);
   const cellDir = path.join(k.RAM_OUT, `i${indexes}-${regime}`);
@@ -99,10 +116,10 @@ async function runCell(k, server, indexes, regime, stamp) {
       cell.read_cap = { requested: k.readCap, in_force: inForce };
       if (inForce.iops !== k.readCap.iops || inForce.bps !== k.readCap.bps) throw new Error(`the read cap did not take: asked ${JSON.stringify(k.readCap)}, the kernel shows ${JSON.stringify(inForce)}`);
     }
-    pid = server.start(['max_connections=20', `shared_buffers=${k.RAM_SHARED_BUFFERS_MB}MB`, 'huge_pages=off'], cg.procsFiles());
-    if (!cg.contains(pid)) throw new Error(`postmaster ${pid} is not in cgroup ${cgName}`);
+    pid = mongo ? server.start([], cg.procsFiles()) : server.start(['max_connections=20', `shared_buffers=${k.RAM_SHARED_BUFFERS_MB}MB`, 'huge_pages=off'], cg.procsFiles());
+    if (!cg.contains(pid)) throw new Error(`${mongo ? 'mongod' : 'postmaster'} ${pid} is not in cgroup ${cgName}`);
     cell.postmaster_in_cgroup = true;
-    server.ensureDatabase();
+    if (!mongo) server.ensureDatabase();
     cell.machine = { ...machineFacts(cg), data_dir: server.data };
     cell.load1_start = load1();
     const jsonOut = path.join(cellDir, 'k6-points.json');
@@ -111,18 +128,18 @@ async function runCell(k, server, indexes, regime, stamp) {
     poll();
     const timer = setInterval(poll, POLL_MS);
     const knobs = {
-      PG_URL: server.url(),
+      ...(mongo ? { MONGO_URL: server.url() } : { PG_URL: server.url() }),
       PHASES: 'load,overwrite',
       VUS: '1',
       KEY_DIST: 'uniform',
       DOCS: String(k.DOCS), DOC_BYTES: String(k.DOC_BYTES), BATCH_SIZE: String(k.BATCH_SIZE),
-      OVERWRITE_BATCHES: String(k.OVERWRITE_BATCHES), SEED: String(k.SEED), PG_INDEXES: String(indexes),
+      OVERWRITE_BATCHES: String(k.OVERWRITE_BATCHES), SEED: String(k.SEED), [T.indexKnob]: String(indexes),
       TIMEOUT: k.TIMEOUT, MAX_DURATION: k.MAX_DURATION,
-      THRESHOLDS: 'thresholds/postgres/experiment-ram.json',
-      KEEP: '1', // the driver measures the table's size, then drops it
+      THRESHOLDS: `thresholds/${k.RAM_TARGET}/experiment-ram.json`,
+      KEEP: '1', // the driver measures the table's (collection's) size, then drops it
     };
     process.stdout.write(`experiment-ram: indexes=${indexes} regime=${regime} budget=${budgetMb} MiB: k6 run ${runId} … `);
-    const summary = await runScenario(cell, { knobs, runId, resultsDir: path.join(k.RAM_OUT, 'k6'), cellDir, jsonOut,
+    const summary = await runScenario(cell, { knobs, runId, resultsDir: path.join(k.RAM_OUT, 'k6'), cellDir, jsonOut, scenario: T.scenario,
       stopped: () => { clearInterval(timer); poll(); } });
     cell.server = summary.server;
     cell.verification = summary.verification;
@@ -148,17 +165,26 @@ async function runCell(k, server, indexes, regime, stamp) {
     const mem = cg.peak();
     cell.memory = { peak_mib: mem.peakBytes === null ? null : mem.peakBytes / MB, limit_hits: mem.limitHits,
       cache_mib_at_end: samples[samples.length - 1].cache / MB };
-    const table = `public.k6wp_${runId}`;
-    const sizes = server.psql(`select pg_relation_size('${table}'), pg_total_relation_size('${table}')`).split('|').map(Number);
-    cell.table_mib = sizes[0] / MB;
-    cell.table_total_mib = sizes[1] / MB;
-    server.psql(`drop table ${table}`);
+    if (mongo) {
+      // The collection as WiredTiger stores it (compressed, snappy by default) and its indexes.
+      const st = server.stats(`k6wp_${runId}`);
+      cell.table_mib = st.storage / MB;
+      cell.table_total_mib = (st.storage + st.indexes) / MB;
+      cell.data_uncompressed_mib = st.size / MB;
+      server.dropDatabase(`k6wp_${runId}`);
+    } else {
+      const table = `public.k6wp_${runId}`;
+      const sizes = server.psql(`select pg_relation_size('${table}'), pg_total_relation_size('${table}')`).split('|').map(Number);
+      cell.table_mib = sizes[0] / MB;
+      cell.table_total_mib = sizes[1] / MB;
+      server.psql(`drop table ${table}`);
+    }
     writeFileSync(path.join(cellDir, 'io-samples.json'), JSON.stringify(samples));
   } catch (e) {
     cell.error = String(e.message || e);
     console.log(`failed: ${cell.error}`);
   } finally {
-    server.stop('fast', 120);
+    if (mongo) server.stop(120); else server.stop('fast', 120);
     if (cell.read_cap) {
       try { cell.read_cap.after_removal = cg.clearReadCap(); } catch (e) { cell.read_cap.after_removal = String(e.message || e); }
     }
@@ -177,18 +203,23 @@ async function main() {
   const refuse = dieWith(TOOL, 1);
   if (process.getuid && process.getuid() !== 0) refuse('needs root: it creates a cgroup and writes its memory limit (run as root, or use the compose constrained profile)');
   if (!existsSync(path.join(repoRoot, 'bin', 'k6'))) refuse('bin/k6 is missing: run "make k6"');
-  takeLock(TOOL, 'RAM_PG_PORT', k.RAM_PG_PORT);
-  if (await portBusy(k.RAM_PG_PORT)) refuse(`RAM_PG_PORT=${k.RAM_PG_PORT} is already in use by another program: choose a free port`);
+  const T = TARGETS[k.RAM_TARGET];
+  const port = k[T.port];
+  takeLock(TOOL, T.port, port);
+  if (await portBusy(port)) refuse(`${T.port}=${port} is already in use by another program: choose a free port`);
   mkdirSync(k.RAM_OUT, { recursive: true });
-  const server = new PgServer(`${TOOL}/pg-${k.RAM_PG_PORT}`, k.RAM_PG_PORT, { db: 'writepath' });
+  const server = k.RAM_TARGET === 'mongodb'
+    ? new MongoServer(`${TOOL}/mongo-${port}`, port, { cacheGB: k.RAM_WT_CACHE_MB / 1024 })
+    : new PgServer(`${TOOL}/pg-${port}`, port, { db: 'writepath' });
   if (k.readCap.iops || k.readCap.bps) {
     const problem = readCapProblem(server.dir);
     if (problem) refuse(`RAM_READ_IOPS/RAM_READ_MBPS cannot apply: ${problem}`);
   }
   server.init();
+  if (k.RAM_TARGET === 'mongodb' && server.running()) server.stop(60); // left by an interrupted earlier run
   const stamp = stampNow();
   const cap = k.readCap.iops || k.readCap.bps ? `; read cap ${capText(k.readCap)} in both regimes` : '';
-  console.log(`experiment-ram: DOCS=${k.DOCS} DOC_BYTES=${k.DOC_BYTES} (~${k.estimatedDataMb} MiB) BATCH_SIZE=${k.BATCH_SIZE} OVERWRITE_BATCHES=${k.OVERWRITE_BATCHES}; budgets fits=${k.RAM_LARGE_MB} MiB exceeds=${k.RAM_SMALL_MB} MiB; shared_buffers=${k.RAM_SHARED_BUFFERS_MB} MiB; indexes ${k.RAM_INDEXES.join(',')}${cap}; results in ${path.relative(repoRoot, k.RAM_OUT)}`);
+  console.log(`experiment-ram: DOCS=${k.DOCS} DOC_BYTES=${k.DOC_BYTES} (~${k.estimatedDataMb} MiB) BATCH_SIZE=${k.BATCH_SIZE} OVERWRITE_BATCHES=${k.OVERWRITE_BATCHES}; budgets fits=${k.RAM_LARGE_MB} MiB exceeds=${k.RAM_SMALL_MB} MiB; ${k.RAM_TARGET === 'mongodb' ? `mongod, WiredTiger cache ${k.RAM_WT_CACHE_MB}` : `shared_buffers=${k.RAM_SHARED_BUFFERS_MB}`} MiB; indexes ${k.RAM_INDEXES.join(',')}${cap}; results in ${path.relative(repoRoot, k.RAM_OUT)}`);
   const started = new Date();
   const cells = [];
   let interrupted = false;
@@ -204,7 +235,7 @@ async function main() {
   const knobs = Object.fromEntries(Object.keys(KNOBS).map((n) => [n, k[n]]));
   const result = {
     tool: 'k6-writepath experiment-ram', started_at: started.toISOString(), finished_at: new Date().toISOString(),
-    knobs: { ...knobs, TIMEOUT: k.TIMEOUT, MAX_DURATION: k.MAX_DURATION, RAM_INDEXES: k.RAM_INDEXES, RAM_REGIMES: k.RAM_REGIMES, VUS: 1, KEY_DIST: 'uniform', PHASES: ['load', 'overwrite'] },
+    knobs: { ...knobs, RAM_TARGET: k.RAM_TARGET, TIMEOUT: k.TIMEOUT, MAX_DURATION: k.MAX_DURATION, RAM_INDEXES: k.RAM_INDEXES, RAM_REGIMES: k.RAM_REGIMES, VUS: 1, KEY_DIST: 'uniform', PHASES: ['load', 'overwrite'] },
     estimated_data_mib: k.estimatedDataMb, poll_ms: POLL_MS,
     machine: (cells.find((c) => c.machine) || {}).machine || null,
     cells: cells.map(({ machine: _m, ...rest }) => rest),

@@ -8,5 +8,6 @@
 import { POSTGRES } from './postgres-knobs.js';
 import { ARANGODB } from './arangodb-knobs.js';
 import { RAVENDB } from './ravendb-knobs.js';
+import { MONGODB } from './mongodb-knobs.js';
 
-export const TARGETS = [POSTGRES, ARANGODB, RAVENDB];
+export const TARGETS = [POSTGRES, ARANGODB, RAVENDB, MONGODB];

@@ -115,6 +115,26 @@ test('PostgreSQL upsert on a pre-loaded table: every step verified key by key, k
   assert.ok(existsSync(path.join(out, 'capacity.svg')));
 });
 
+test('MongoDB upsert on a pre-loaded collection: the capacity ladder on a real mongod, every step verified key by key', { timeout: 300000 }, async () => {
+  const env = localEnv();
+  const out = mkdtempSync(path.join(tmpdir(), 'k6wp-cap-'));
+  const r = await capacity(['-e', 'DOCS=20000', '-e', 'BATCH_SIZE=100'],
+    { MONGO_URL: env.MONGO_URL, CAPACITY_TARGET: 'mongodb', CAPACITY_OP: 'upsert', CAPACITY_START: '10', CAPACITY_MAX: '20', CAPACITY_WARMUP: '1s', CAPACITY_HOLD: '3s', CAPACITY_OUT: out, CAPACITY_ID: `tmg${process.pid}` });
+  assert.equal(r.code, 0, r.out);
+  const c = JSON.parse(readFileSync(path.join(out, 'capacity.json'), 'utf8'));
+  assert.equal(c.target, 'mongodb');
+  assert.ok(c.steps.length >= 1);
+  for (const s of c.steps) {
+    assert.equal(s.verified, true, `step ${s.n}`);
+    const sum = JSON.parse(readFileSync(path.join(out, 'steps', s.run_id, 'summary.json'), 'utf8'));
+    assert.equal(sum.target, 'mongodb');
+    assert.equal(sum.verification.found, 20000);
+    assert.equal(sum.verification.readback_checked, 20000);
+    assert.equal(sum.verification.readback_stale_or_missing, 0);
+  }
+  assert.match(r.out, /knee: (\d+ batches\/s = \d+ docs\/s|not reached|none)/);
+});
+
 test('compare: two capacity runs, both knees and the ratio, one chart', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-capcmp-'));
   const mk = (id, target, steps) => ({ tool: 'k6-writepath', kind: 'capacity', id, target, op: 'insert', slo_ms: 200, batch_size: 100, ladder: {}, steps });
@@ -153,7 +173,7 @@ test('bad ladders and SLOs are bad input: one line, exit 107, nothing run', asyn
     [{ CAPACITY_HOLD: '500ms' }, /CAPACITY_HOLD="500ms" is not allowed: a duration of at least 1s/],
     [{ CAPACITY_RESOLUTION: '0' }, /CAPACITY_RESOLUTION="0" is not allowed/],
     [{ CAPACITY_OP: 'merge' }, /CAPACITY_OP="merge" is not allowed with CAPACITY_TARGET=postgres: one of insert, upsert/],
-    [{ CAPACITY_TARGET: 'mongodb' }, /CAPACITY_TARGET="mongodb" is not allowed: one of postgres, arangodb, ravendb/],
+    [{ CAPACITY_TARGET: 'cassandra' }, /CAPACITY_TARGET="cassandra" is not allowed: one of postgres, arangodb, ravendb, mongodb/],
     [{ THRESHOLDS: 'thresholds/postgres/insert-vs-overwrite.json', CAPACITY_OP: 'upsert' }, null],
     [{ CAPACITY_OP: 'upsert', DOCS: '1000', CAPACITY_MAX: '100' }, /DOCS=1000 is not allowed with CAPACITY_MAX=100, BATCH_SIZE=100,/],
     [{ CAPACITY_REPEAT: '0' }, /CAPACITY_REPEAT="0" is not allowed: a whole number from 1 to 20/],

@@ -131,3 +131,25 @@ test('arangobench A/B, 3 runs each: E3 table (Complexity | Requests | Concurrenc
   assert.equal(other.stderr.trim().split('\n').pop(), 'scripts/compare: refusing to compare runs with different workload settings: ARANGOBENCH_CASE A="document" B="crud"; REQUESTS A=100 B=200; ops A={"run":"document"} B={"run":"crud"}');
   assert.equal(compare([a, b, '--out', path.join(dir, 'e3c')], dir).code, 0, 'the same two folders compare again');
 });
+
+// The same E1 workload on all four targets: PostgreSQL and MongoDB for real, ArangoDB and
+// RavenDB on the project's API test servers (labelled TEST ENDPOINT), one column each.
+test('all four targets side by side: PostgreSQL, MongoDB, and the ArangoDB and RavenDB test endpoints', { timeout: 300000 }, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
+  const scen = (db) => `scenarios/${db}/insert-vs-overwrite.js`;
+  const r = compare([...small, '--arango-testserver', '--raven-testserver', '--out', path.join(dir, 'four'), scen('postgres'), scen('mongodb'), scen('arangodb'), scen('ravendb')], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^phase\s+\| figure \| A median \(n\) \| B median \(n\) \| C median \(n\) \| D median \(n\) \|/m);
+  assert.match(r.stdout, /^A: postgres · postgres · /m);
+  assert.match(r.stdout, /^B: mongodb · mongodb · 6\.0\.5 \(MongoDB Community, standalone\)/m);
+  assert.match(r.stdout, /^C: arangodb \(TEST ENDPOINT\)/m);
+  assert.match(r.stdout, /^D: ravendb \(TEST ENDPOINT\)/m);
+  assert.equal(tableRows(r.stdout).length, 18, 'six figures of three phases');
+  const json = readJson(path.join(dir, 'four', 'compare.json'));
+  assert.deepEqual(json.sides.map((x) => [x.target, x.test_endpoint]), [['postgres', false], ['mongodb', false], ['arangodb', true], ['ravendb', true]]);
+  for (const side of json.sides) {
+    const s = readJson(path.join(side.runs[0].source, 'summary.json'));
+    assert.equal(s.verification.ok, true, `${side.label}: verified`);
+    assert.equal(s.verification.found, 2000 + 2 * 125, `${side.label}: the same documents on every target`);
+  }
+});

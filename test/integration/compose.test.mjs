@@ -17,7 +17,7 @@ import { k6Bin, localEnv, uniqueRunId } from '../helpers/k6.mjs';
 
 const BASE = 'docker-compose.yml';
 const CONSTRAINED = 'docker-compose.constrained.yml';
-const DATABASES = ['arangodb', 'ravendb', 'postgres', 'influxdb'];
+const DATABASES = ['arangodb', 'ravendb', 'postgres', 'mongodb', 'influxdb'];
 const TARGETS = readdirSync(path.join(repoRoot, 'scenarios')).filter((d) => statSync(path.join(repoRoot, 'scenarios', d)).isDirectory());
 
 function which(cmd) {
@@ -71,21 +71,21 @@ function mounts(svc) {
   });
 }
 
-test('scripts/compose-env.sh writes three random passwords and the run secret once, private, and never changes them', () => {
-  assert.deepEqual(Object.keys(passwords).sort(), ['ARANGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD', 'POSTGRES_PASSWORD', 'RUN_SECRET']);
+test('scripts/compose-env.sh writes four random passwords and the run secret once, private, and never changes them', () => {
+  assert.deepEqual(Object.keys(passwords).sort(), ['ARANGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD', 'MONGO_ROOT_PASSWORD', 'POSTGRES_PASSWORD', 'RUN_SECRET']);
   for (const v of Object.values(passwords)) assert.match(v, /^[0-9a-f]{32}$/);
-  assert.equal(new Set(Object.values(passwords)).size, 4);
+  assert.equal(new Set(Object.values(passwords)).size, 5);
   assert.equal(statSync(envFile).mode & 0o777, 0o600);
   const before = readFileSync(envFile, 'utf8');
   execFileSync(path.join(repoRoot, 'scripts/compose-env.sh'), [envFile], { stdio: 'pipe' });
   assert.equal(readFileSync(envFile, 'utf8'), before);
-  // A file holding one password (and something else, without a final newline) gets the other two.
+  // A file holding one password (and something else, without a final newline) gets the others.
   const partial = path.join(tmp, 'partial');
   writeFileSync(partial, 'POSTGRES_PASSWORD=mine\nWP_MEMORY_BUDGET=1G');
   execFileSync(path.join(repoRoot, 'scripts/compose-env.sh'), [partial], { stdio: 'pipe' });
   const lines = readFileSync(partial, 'utf8').trim().split('\n');
   assert.deepEqual(lines.slice(0, 2), ['POSTGRES_PASSWORD=mine', 'WP_MEMORY_BUDGET=1G']);
-  assert.deepEqual(lines.slice(2).map((l) => l.split('=')[0]), ['ARANGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD', 'RUN_SECRET']);
+  assert.deepEqual(lines.slice(2).map((l) => l.split('=')[0]), ['ARANGO_ROOT_PASSWORD', 'MONGO_ROOT_PASSWORD', 'GRAFANA_ADMIN_PASSWORD', 'RUN_SECRET']);
 });
 
 test('every password is required: without one, docker-compose config fails and names it', () => {
@@ -99,7 +99,7 @@ test('every password is required: without one, docker-compose config fails and n
 });
 
 test('the stack: every database, InfluxDB, Grafana and k6, each database with a health check', () => {
-  assert.deepEqual(Object.keys(base.services).sort(), ['arangodb', 'grafana', 'influxdb', 'k6', 'postgres', 'ravendb']);
+  assert.deepEqual(Object.keys(base.services).sort(), ['arangodb', 'grafana', 'influxdb', 'k6', 'mongodb', 'postgres', 'ravendb']);
   for (const name of DATABASES) {
     const hc = base.services[name].healthcheck;
     assert.ok(hc && Array.isArray(hc.test) && ['CMD', 'CMD-SHELL'].includes(hc.test[0]) && hc.test.length > 1, `${name} has a health check`);
@@ -109,6 +109,7 @@ test('the stack: every database, InfluxDB, Grafana and k6, each database with a 
   assert.match(base.services.arangodb.healthcheck.test.join(' '), /\/_api\/version/);
   assert.match(base.services.ravendb.healthcheck.test.join(' '), /\/build\/version/);
   assert.match(base.services.postgres.healthcheck.test.join(' '), /pg_isready.*-d writepath/);
+  assert.match(base.services.mongodb.healthcheck.test.join(' '), /mongosh .*-u root -p "\$\$?MONGO_INITDB_ROOT_PASSWORD" --authenticationDatabase admin .*buildInfo/);
   for (const db of DATABASES) {
     assert.equal(base.services.k6.depends_on?.[db]?.condition, 'service_healthy', `k6 waits until ${db} is healthy`);
   }
@@ -126,6 +127,9 @@ test('every image is pinned to a version (no latest, no missing tag), the same I
   assert.match(base.services.ravendb.image, /^ravendb\/ravendb:[67]\.\d+\.\d+-ubuntu/);
   assert.match(base.services.postgres.image, /^postgres:1[7-9]\.\d+/);
   assert.match(base.services.influxdb.image, /^influxdb:1\.\d+\.\d+/);
+  // The official image of the server version make up runs natively (scripts/mongo-private.sh).
+  const mongoPrivate = readFileSync(path.join(repoRoot, 'scripts/mongo-private.sh'), 'utf8');
+  assert.equal(base.services.mongodb.image, `mongo:${/^WP_MONGO_VERSION=(\S+)$/m.exec(mongoPrivate)[1]}-jammy`);
   const versions = path.join(repoRoot, 'grafana/VERSIONS');
   if (existsSync(versions)) {
     const v = Object.fromEntries(readFileSync(versions, 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')));
@@ -146,6 +150,7 @@ test('published ports listen on 127.0.0.1 only, at the ports the scenarios and `
   const services = readFileSync(path.join(repoRoot, 'scripts/services.sh'), 'utf8');
   assert.deepEqual(published('postgres'), [`${/WP_PG_PORT:-(\d+)/.exec(services)[1]}:5432`]);
   assert.deepEqual(published('influxdb'), [`${/WP_INFLUX_PORT:-(\d+)/.exec(services)[1]}:8086`]);
+  assert.deepEqual(published('mongodb'), [`${/WP_MONGO_PORT:-(\d+)/.exec(services)[1]}:27017`]);
   assert.deepEqual(published('grafana'), ['3000:3000']);
   assert.deepEqual(published('k6'), []);
   // The port variables work (a user whose 8529 is taken).
@@ -218,6 +223,15 @@ test('k6 has every knob of lib/config.js: service URLs and credentials set, ever
   assert.equal(pg.pathname, `/${base.services.postgres.environment.POSTGRES_DB}`);
   assert.equal(env.ARANGO_PASSWORD, passwords.ARANGO_ROOT_PASSWORD);
   assert.equal(env.ARANGO_USER, 'root');
+  // MongoDB: the image's root user (created with --auth on by its entrypoint), authenticated in admin.
+  const mongo = new URL(env.MONGO_URL);
+  assert.equal(mongo.protocol, 'mongodb:');
+  assert.equal(mongo.hostname, 'mongodb');
+  assert.equal(mongo.port, '27017');
+  assert.equal(mongo.username, base.services.mongodb.environment.MONGO_INITDB_ROOT_USERNAME);
+  assert.equal(decodeURIComponent(mongo.password), passwords.MONGO_ROOT_PASSWORD);
+  assert.equal(base.services.mongodb.environment.MONGO_INITDB_ROOT_PASSWORD, passwords.MONGO_ROOT_PASSWORD);
+  assert.equal(mongo.searchParams.get('authSource'), 'admin');
   // Pass-throughs are empty when the host sets nothing (= the knob's default) and carry the
   // host's value when it does, as a native run would see it.
   assert.equal(env.DOCS, '');
@@ -259,7 +273,7 @@ test('constrained: one memory budget for every database container, E1 cache caps
     const m = /^(\d+)([kmg])?b?$/i.exec(String(s));
     return Number(m[1]) * ({ k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] || '').toLowerCase()] || 1);
   };
-  for (const db of ['arangodb', 'postgres', 'ravendb']) {
+  for (const db of ['arangodb', 'postgres', 'ravendb', 'mongodb']) {
     const svc = constrained.services[db];
     assert.equal(bytes(svc.mem_limit), 1536 * 1024 ** 2, `${db} mem_limit follows WP_MEMORY_BUDGET`);
     assert.equal(bytes(svc.memswap_limit), bytes(svc.mem_limit), `${db} has no swap beyond the budget`);
@@ -279,6 +293,11 @@ test('constrained: one memory budget for every database container, E1 cache caps
   const caps = dflt0.services.arangodb.command.filter((o) => /(block-cache-size|total-write-buffer-size|cache\.size|query\.memory-limit)=/.test(o))
     .reduce((sum, o) => sum + Number(o.split('=')[1]), 0);
   assert.ok(caps <= bytes(dflt0.services.arangodb.mem_limit) / 2, `E1's caps (${caps} bytes) fit in half of the default budget`);
+  // mongod's one cache (WiredTiger) capped below the budget; the rest is page cache.
+  const mongoCmd = constrained.services.mongodb.command;
+  assert.deepEqual(mongoCmd.slice(0, 1), ['mongod']);
+  assert.equal(mongoCmd[mongoCmd.indexOf('--wiredTigerCacheSizeGB') + 1], '0.25');
+  assert.equal(base.services.mongodb.command[base.services.mongodb.command.indexOf('--wiredTigerCacheSizeGB') + 1], '0.5');
   const pg = constrained.services.postgres.command.join(' ');
   for (const s of ['shared_buffers=256MB', 'temp_buffers=64MB', 'work_mem=64MB']) assert.ok(pg.includes(s), `postgres gets E1's ${s}`);
   // Default budget when the variable is unset.

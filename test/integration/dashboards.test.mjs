@@ -1,7 +1,9 @@
 // Every query of every provisioned dashboard, with its variables and time range filled in as
 // Grafana would, returns data from a real run streamed into the real local InfluxDB.
 // The runs, all under one testid: E1 on PostgreSQL; the same with MIXED_OP=insert (documents
-// fail, reason unique_violation, k6 exits 99); a tiny open-model run (dropped_iterations).
+// fail, reason unique_violation, k6 exits 99); the same on MongoDB with ordered batches (target
+// mongodb: each mixed batch fails at its first existing key, e11000, the rest not_attempted);
+// a tiny open-model run (dropped_iterations).
 // The per-stage panels and the TEST ENDPOINT banner are checked with a second run under its own
 // testid: a ramped open-model E1 run against the RavenDB API test server with 503 bursts and a
 // fixed answer latency, so that it has stages, failed documents, dropped iterations and the
@@ -60,6 +62,11 @@ test('every dashboard panel and annotation returns data for a real run', { timeo
   const mixed = pg.summary.phases.find((p) => p.phase === 'mixed');
   assert.equal(mixed.docs_failed, 4 * 500, 'each mixed batch holds existing keys, so PostgreSQL fails the whole statement');
   assert.deepEqual(mixed.failed_by_reason, { unique_violation: 2000 });
+  const mongo = await runK6('scenarios/mongodb/insert-vs-overwrite.js', { ...workload, PG_URL: undefined, MONGO_URL: env.MONGO_URL, MIXED_OP: 'insert', MONGO_ORDERED: '1' },
+    { args: influx, runId: uniqueRunId('dashm') });
+  assert.equal(mongo.code, 99, mongo.stderr);
+  assert.deepEqual(mongo.summary.phases.find((p) => p.phase === 'mixed').failed_by_reason, { e11000: 4, not_attempted: 996 },
+    'an ordered batch stops at its first existing key (the 250 new ones come first)');
 
   const allFailedId = uniqueRunId('dashz');
   const allFailed = await runK6('scenarios/postgres/insert-vs-overwrite.js', { ...workload, DOCS: '1000', PHASES: 'load,mixed', MIXED_OP: 'insert', MIXED_NEW_PERCENT: '0', MIXED_BATCHES: '2' },
@@ -74,12 +81,12 @@ test('every dashboard panel and annotation returns data for a real run', { timeo
 
   for (const { file, dashboard } of loadDashboards()) {
     const vars = await resolveVars(dashboard, file, runId, range);
-    assert.deepEqual(vars.target, ['postgres']);
+    assert.deepEqual(vars.target, ['mongodb', 'postgres']);
     assert.deepEqual(vars.phase, ['load', 'mixed', 'overwrite']);
 
     for (const q of dashboardQueries(dashboard)) {
       if (rampedOrTestEndpoint(q) || contention(q)) {
-        // Fixed-plan E1 runs on PostgreSQL: no stage, no test endpoint, no contention, so these stay empty.
+        // Fixed-plan runs on PostgreSQL and MongoDB: no stage, no test endpoint, no contention, so these stay empty.
         const text = interpolate(q.query, vars, range);
         assert.deepEqual(seriesOf(await influxQuery(env.INFLUX_URL, text), text), [], `"${q.title}" is empty for fixed-plan database runs: ${text}`);
         continue;
@@ -98,12 +105,12 @@ test('every dashboard panel and annotation returns data for a real run', { timeo
     const rate = panel('Documents written per second, per phase and target');
     const rows = seriesOf(await influxQuery(env.INFLUX_URL, interpolate(rate.query, vars, range)), rate.query);
     const total = rows.reduce((s, ser) => s + ser.values.reduce((a, [, v]) => a + (v || 0) * INTERVAL_MS / 1000, 0), 0);
-    const okInSummary = [good, pg].reduce((t, r) => t + r.summary.phases.reduce((s, p) => s + p.docs_ok, 0), 0);
+    const okInSummary = [good, pg, mongo].reduce((t, r) => t + r.summary.phases.reduce((s, p) => s + p.docs_ok, 0), 0);
     assert.equal(Math.round(total), okInSummary, 'docs/s × window length adds up to the acknowledged documents');
     const failedPanel = panel('Failed documents by reason');
     const failed = seriesOf(await influxQuery(env.INFLUX_URL, interpolate(failedPanel.query, vars, range)), failedPanel.query);
-    assert.deepEqual(failed.map((s) => `${s.tags.reason}/${s.tags.phase}`), ['unique_violation/mixed']);
-    assert.equal(failed[0].values.reduce((a, [, v]) => a + (v || 0), 0), 2000);
+    const byReason = Object.fromEntries(failed.map((ser) => [`${ser.tags.reason}/${ser.tags.phase}/${ser.tags.target}`, ser.values.reduce((a, [, v]) => a + (v || 0), 0)]));
+    assert.deepEqual(byReason, { 'e11000/mixed/mongodb': 4, 'not_attempted/mixed/mongodb': 996, 'unique_violation/mixed/postgres': 2000 });
     // A phase in which every batch failed: its own run (own testid), docs/s shows 0, not nothing.
     const docsIn = dashboardQueries(dashboard).find((q) => q.title === 'Documents/s in $phase');
     const onlyFailed = { ...vars, testid: [allFailed.runId], phase: ['mixed'] };

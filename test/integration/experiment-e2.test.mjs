@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
-import { CELLS } from '../../experiments/e2/cells.mjs';
+import { ALL_CELLS as CELLS, COMPARISONS } from '../../experiments/e2/cells.mjs';
 import { freePort } from '../helpers/pgprivate.mjs';
 
 const DOCS = 4000;
@@ -37,7 +37,10 @@ const canCgroup = process.getuid && process.getuid() === 0 && existsSync('/sys/f
 
 test('experiment-e2: bad knobs stop the driver with one line naming them, exit 107', async () => {
   const cases = [
-    [{ E2_CELLS: 'defaults,turbo' }, /^experiment-e2: E2_CELLS="defaults,turbo" is not allowed: a comma-separated list of distinct cells from defaults, sync-off, unlogged, unlogged-2idx, unlogged-8idx, unlogged-tuned, logged-wal$/m],
+    [{ E2_CELLS: 'defaults,turbo' }, /^experiment-e2: E2_CELLS="defaults,turbo" is not allowed: a comma-separated list of distinct cells from defaults, sync-off, unlogged, unlogged-2idx, unlogged-8idx, unlogged-tuned, logged-wal, mongo-default, mongo-journaled, mongo-2idx, mongo-8idx$/m],
+    [{ E2_REPS: '0' }, /^experiment-e2: E2_REPS="0" is not allowed: a whole number from 1 to 20/m],
+    [{ E2_MONGO_CACHE_MB: '100' }, /^experiment-e2: E2_MONGO_CACHE_MB="100" is not allowed: a whole number from 256 to 1048576/m],
+    [{ E2_MONGO_PORT: '17542', E2_PG_PORT: '17542' }, /^experiment-e2: E2_MONGO_PORT=17542 is not allowed: another port than E2_PG_PORT$/m],
     [{ E2_BATCH_SIZES: '100,0' }, /^experiment-e2: E2_BATCH_SIZES="100,0" is not allowed: a comma-separated list of distinct batch sizes from 1 to 100000/m],
     [{ E2_UPSERTS: '1500', E2_BATCH_SIZES: '100,1000' }, /^experiment-e2: E2_UPSERTS=1500 is not allowed with E2_BATCH_SIZES=100,1000: a multiple of every batch size \(1000 does not divide it\)/m],
     [{ E2_VUS: 'two' }, /^experiment-e2: E2_VUS="two" is not allowed: a whole number from 1 to 16/m],
@@ -53,9 +56,10 @@ test('experiment-e2: bad knobs stop the driver with one line naming them, exit 1
 
 test('experiment-e2: the whole matrix, exact accounting, configurations as the server had them, CPU per cell, one run per port', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to count the server\'s and the client\'s CPU' }, async () => {
   const out = mkdtempSync(path.join(tmpdir(), 'k6wp-e2-'));
+  const MONGO_PORT = await freePort();
   const run = runDriver('experiment-e2', {
     E2_DOCS: String(DOCS), E2_UPSERTS: String(UPSERTS), E2_NEW_PERCENT: String(NEW_PERCENT), E2_BATCH_SIZES: BATCHES.join(','),
-    E2_SHARED_BUFFERS_MB: '48', E2_PG_PORT: String(PORT), E2_OUT: out,
+    E2_SHARED_BUFFERS_MB: '48', E2_PG_PORT: String(PORT), E2_MONGO_PORT: String(MONGO_PORT), E2_MONGO_CACHE_MB: '256', E2_OUT: out,
   });
   // A second run on the same port, of either experiment, is refused while the first holds it.
   const lock = path.join(repoRoot, '.run', `experiment-pg-${PORT}.lock`);
@@ -90,16 +94,23 @@ test('experiment-e2: the whole matrix, exact accounting, configurations as the s
     assert.equal(c.verification.expected, DOCS + UPSERTS * NEW_PERCENT / 100, name);
     assert.equal(c.verification.found, c.verification.expected, name);
     assert.equal(c.verification.readback_stale_or_missing, 0, name);
-    // The configuration is what the table and the server really had, not what was asked.
-    assert.equal(c.table.persistence, def.pack.PG_TABLE, name);
-    assert.equal(c.table.secondary_indexes, def.pack.PG_INDEXES, name);
-    assert.equal(c.server.settings.synchronous_commit, def.pack.PG_SYNC_COMMIT, name);
-    for (const s of def.server) {
-      const [n, v] = s.split('=');
-      assert.equal(c.server_in_force[n], v, `${name}: ${n}`);
+    // The configuration is what the table/collection and the server really had, not what was asked.
+    if (def.target === 'mongodb') {
+      assert.match(c.server.serverVersion, /^6\.0\.5 \(MongoDB Community, standalone\)$/, name);
+      assert.equal(c.table.secondary_indexes, def.pack.MONGO_INDEXES, name);
+      assert.equal(c.table.write_concern, def.pack.MONGO_J === 'true' ? '{j:true} (MONGO_W/MONGO_J)' : 'server default {w:1} (implicit: a standalone)', name);
+      assert.equal(c.server_in_force.wiredtiger_cache, '256MB', name);
+    } else {
+      assert.equal(c.table.persistence, def.pack.PG_TABLE, name);
+      assert.equal(c.table.secondary_indexes, def.pack.PG_INDEXES, name);
+      assert.equal(c.server.settings.synchronous_commit, def.pack.PG_SYNC_COMMIT, name);
+      for (const s of def.server) {
+        const [n, v] = s.split('=');
+        assert.equal(c.server_in_force[n], v, `${name}: ${n}`);
+      }
+      assert.equal(c.server_in_force.shared_buffers, def.bigBuffers ? '48MB' : '128MB', name);
+      if (!def.server.some((s) => s.startsWith('commit_delay='))) assert.equal(c.server_in_force.commit_delay, '0', name);
     }
-    assert.equal(c.server_in_force.shared_buffers, def.bigBuffers ? '48MB' : '128MB', name);
-    if (!def.server.some((s) => s.startsWith('commit_delay='))) assert.equal(c.server_in_force.commit_delay, '0', name);
     // Accounting: both sides used CPU in the window, the share is their ratio, the rate is rows over the window.
     assert.ok(up.server_cpu_s > 0 && up.client_cpu_s > 0, `${name}: server ${up.server_cpu_s} s, client ${up.client_cpu_s} s`);
     assert.ok(Math.abs(up.client_share - up.client_cpu_s / (up.client_cpu_s + up.server_cpu_s)) < 1e-9, name);
@@ -108,16 +119,33 @@ test('experiment-e2: the whole matrix, exact accounting, configurations as the s
   const md = readFileSync(path.join(out, 'report.md'), 'utf8');
   assert.match(md, /^During the upserts the rest of the machine used \d+\.\d\d of its \d+ cores on average/m);
   assert.match(md, /^\| configuration \| batch \| upserts\/s \| published \(E2\) \| upserts per server CPU-second \| load rows\/s \| server cores \| client cores \| client share \| others cores \| verified rows \| table, as the run found it \|$/m);
+  const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   for (const c of CELLS) {
+    const found = c.target === 'mongodb'
+      ? `collection, ${c.pack.MONGO_INDEXES} idx, write concern ${esc(c.pack.MONGO_J === 'true' ? '{j:true} (MONGO_W/MONGO_J)' : 'server default {w:1} (implicit: a standalone)')}`
+      : `${c.pack.PG_TABLE}, ${c.pack.PG_INDEXES} idx, synchronous_commit=${c.pack.PG_SYNC_COMMIT}`;
     for (const b of BATCHES) {
-      const row = new RegExp(`^\\| ${c.name} \\| ${b} \\| [\\d.]+ k \\| ${(c.published || '–').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\| [\\d.]+ k \\| [\\d.]+ k \\| [\\d.]+ \\| [\\d.]+ \\| \\d+%( \\(client-bound\\))? \\| [\\d.]+ \\| 6000 of 6000 \\| ${c.pack.PG_TABLE}, ${c.pack.PG_INDEXES} idx, synchronous_commit=${c.pack.PG_SYNC_COMMIT} \\|$`, 'm');
+      const row = new RegExp(`^\\| ${c.name} \\| ${b} \\| [\\d.]+ k \\| ${esc(c.published || '–')} \\| [\\d.]+ k \\| [\\d.]+ k \\| [\\d.]+ \\| [\\d.]+ \\| \\d+%( \\(client-bound\\))? \\| [\\d.]+ \\| 6000 of 6000 \\| ${found} \\|$`, 'm');
       assert.match(md, row);
+    }
+  }
+  // PostgreSQL and MongoDB side by side: one row per comparison and batch size, the ratio of
+  // the two upsert rates of the JSON, and no verdict from one repetition.
+  assert.match(md, /^## PostgreSQL vs MongoDB: the post's 2–3×$/m);
+  const up = (name, b) => res.cells.find((x) => x.config === name && x.batch_size === b).phases.find((p) => p.phase === 'mixed').rows_per_s;
+  for (const cmp of COMPARISONS) {
+    for (const b of BATCHES) {
+      const ratio = (up(cmp.pg, b) / up(cmp.mongo, b)).toFixed(2);
+      assert.match(md, new RegExp(`^\\| ${cmp.pg} vs ${cmp.mongo}: .* \\| ${b} \\| [\\d.]+ k \\| [\\d.]+ k \\| ${ratio}× \\| [^|]*\\(n = 1: too few repetitions for a verdict; E2_REPS=3 or more\\) \\| [\\d.]+ / [\\d.]+ \\| \\d+% / \\d+% \\|$`, 'm'));
     }
   }
   // Nothing left behind: no cgroup of this port, no server, no lock.
   for (const d of ['/sys/fs/cgroup/memory', '/sys/fs/cgroup/blkio', '/sys/fs/cgroup/cpuacct', '/sys/fs/cgroup']) {
-    if (existsSync(d)) assert.deepEqual(readdirSync(d).filter((n) => n.startsWith(`k6wp_e2_${PORT}`)), [], d);
+    if (existsSync(d)) assert.deepEqual(readdirSync(d).filter((n) => n.startsWith(`k6wp_e2_${PORT}`) || n.startsWith(`k6wp_e2_${MONGO_PORT}`)), [], d);
   }
+  const mongoDir = path.join(repoRoot, '.run', 'experiment-e2', `mongo-${MONGO_PORT}`);
+  assert.equal(existsSync(path.join(mongoDir, 'mongod.pid')), false, 'mongod stopped');
+  rmSync(mongoDir, { recursive: true, force: true });
   const dataDir = path.join(repoRoot, '.run', 'experiment-e2', `pg-${PORT}`);
   assert.equal(existsSync(path.join(dataDir, 'data', 'postmaster.pid')), false);
   assert.equal(existsSync(lock), false);

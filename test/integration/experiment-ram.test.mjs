@@ -145,3 +145,44 @@ test('experiment-ram: two regimes x two index variants, ratios, reads, exact cou
   rmSync(dataDir, { recursive: true, force: true });
   if (target) rmSync(target, { recursive: true, force: true });
 });
+
+// RAM_TARGET=mongodb: the same driver puts a private mongod (scripts/mongo-private.sh) in the
+// memory-limited cgroup. One cell (fits) at a small scale: mongod itself needs ~200 MiB next to
+// its smallest WiredTiger cache (256 MiB), so an "exceeds" regime needs ~1 M documents.
+test('experiment-ram on MongoDB: mongod in the memory-limited cgroup, exact counts, the collection\'s size from the server, nothing left behind', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to put the server in a memory-limited cgroup' }, async () => {
+  const bad = await runDriver({ RAM_TARGET: 'cassandra' });
+  assert.equal(bad.code, 107);
+  assert.match(bad.out, /^experiment-ram: RAM_TARGET="cassandra" is not allowed: postgres or mongodb$/m);
+  const out = mkdtempSync(path.join(tmpdir(), 'k6wp-ram-mongo-'));
+  const mongoPort = await freePort();
+  const r = await runDriver({
+    RAM_TARGET: 'mongodb', RAM_REGIMES: 'fits', RAM_INDEXES: '1', DOCS: '20000', BATCH_SIZE: '1000', OVERWRITE_BATCHES: '4',
+    RAM_LARGE_MB: '700', RAM_MONGO_PORT: String(mongoPort), RAM_OUT: out, WP_INFLUX: '0',
+  });
+  assert.equal(r.code, 0, r.out);
+  const res = JSON.parse(readFileSync(path.join(out, 'experiment-ram.json'), 'utf8'));
+  assert.equal(res.knobs.RAM_TARGET, 'mongodb');
+  assert.equal(res.cells.length, 1);
+  const c = res.cells[0];
+  assert.equal(c.error, undefined, JSON.stringify(c));
+  assert.equal(c.postmaster_in_cgroup, true, 'mongod ran inside the cgroup');
+  assert.equal(c.cgroup_removed, true);
+  assert.equal(c.budget_mib, 700);
+  assert.match(c.server.serverVersion, /^6\.0\.5 \(MongoDB Community, standalone\)$/);
+  assert.equal(c.server.settings.MONGO_INDEXES, 'f0');
+  assert.deepEqual(c.phases.map((p) => [p.phase, p.docs_ok, p.docs_failed]), [['load', 20000, 0], ['overwrite', 4000, 0]]);
+  assert.equal(c.verification.found, 20000);
+  assert.equal(c.verification.readback_stale_or_missing, 0);
+  assert.ok(c.table_mib > 0 && c.table_total_mib > c.table_mib && c.data_uncompressed_mib > 20, JSON.stringify(c));
+  assert.ok(c.memory.peak_mib === null || c.memory.peak_mib <= 700, `peak ${c.memory.peak_mib} MiB within the budget`);
+  const md = readFileSync(path.join(out, 'report.md'), 'utf8');
+  assert.match(md, /^# experiment-ram: E1 on MongoDB, data in memory vs\. data several times the memory budget$/m);
+  assert.match(md, /^- memory budget: cgroup v\d memory limit on mongod \(started inside the group; page cache counts against it\): fits = 700 MiB/m);
+  assert.match(md, /^\| this run: MongoDB, indexes=1, fits \|/m);
+  const cg = (d) => existsSync(d) && readdirSync(d).some((n) => n.startsWith(`k6wp_ram_${mongoPort}`));
+  assert.equal(cg('/sys/fs/cgroup/memory') || cg('/sys/fs/cgroup/blkio') || cg('/sys/fs/cgroup/cpuacct') || cg('/sys/fs/cgroup'), false);
+  const dataDir = path.join(repoRoot, '.run', 'experiment-ram', `mongo-${mongoPort}`);
+  assert.equal(existsSync(path.join(dataDir, 'mongod.pid')), false, 'mongod stopped');
+  rmSync(out, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});

@@ -1,5 +1,6 @@
 // The lifecycle contract (lib/targets/lifecycle.js, docs/reliability.md "What ours means"),
-// run against every target: PostgreSQL for real, ArangoDB and RavenDB on their API test
+// run against every target: PostgreSQL and MongoDB for real (MongoDB on a mongod of this
+// file's own, whose fail points slow its batches down), ArangoDB and RavenDB on their API test
 // servers. Each row is one hostile situation; every target must end it the same way:
 //   - a foreign object whose marker merely looks like ours    refused, untouched, not dropped
 //   - an object with this run's marker but another shape       refused naming the difference
@@ -19,6 +20,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { localEnv, markerFor, psql, psqlSession as session, startK6, runK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startTestServer, testServerBinary } from '../helpers/testserver.mjs';
+import { startPrivateMongo } from '../helpers/mongoprivate.mjs';
+import { closeMongo, failPoint, mongo } from '../helpers/mongo.mjs';
 
 const E1 = (t) => `scenarios/${t}/insert-vs-overwrite.js`;
 const small = { DOCS: '2000', BATCH_SIZE: '250', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2' };
@@ -149,23 +152,70 @@ function raven(server) {
   };
 }
 
-let arangoServer; let ravenServer;
+// ---- MongoDB: a mongod of this file's own (its fail points hold the pack's batches) -------
+function mongoTarget(server) {
+  const db = async (runId) => (await mongo(server.url)).db(`k6wp_${runId}`);
+  const meta = async (runId, marker) => {
+    if (marker === null) return;
+    await (await db(runId)).collection('k6wp_meta').insertOne(typeof marker === 'string' ? { _id: 'owner', note: marker } : { _id: 'owner', ...marker });
+  };
+  return {
+    name: 'mongodb',
+    noun: (runId) => `database k6wp_${runId}`,
+    env: () => ({ MONGO_URL: server.url }),
+    async foreign(runId, marker) {
+      await (await db(runId)).collection('docs').insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: `K${i}`, mine: i })));
+      await meta(runId, marker);
+    },
+    // This run's marker, but an index the plan does not have.
+    async otherShape(runId, marker) {
+      const d = await db(runId);
+      await d.collection('docs').insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: `K${i}`, mine: i })));
+      await d.collection('docs').createIndex({ mine: 1 });
+      await meta(runId, marker);
+    },
+    async fingerprint(runId) {
+      const d = await db(runId);
+      const cols = (await d.listCollections().toArray()).map((c) => c.name).sort();
+      if (cols.length === 0) return 'absent';
+      const out = [];
+      for (const c of cols) {
+        const docs = await d.collection(c).find({}).sort({ _id: 1 }).toArray();
+        const idx = (await d.collection(c).listIndexes().toArray()).map((i) => i.name).sort();
+        out.push(`${c}=${json(docs)} indexes=${idx.join('+')}`);
+      }
+      return out.join(' ');
+    },
+    async remove(runId) { await (await db(runId)).dropDatabase(); },
+    async dropNow(runId) { await (await db(runId)).dropDatabase(); },
+    // The pack's inserts (appName k6-writepath) take ms each from now on, the tests' own do not.
+    async slow(ms) { await failPoint(server.url, 'alwaysOn', { failCommands: ['insert'], blockConnection: true, blockTimeMS: ms }); },
+    async fast() { await failPoint(server.url, 'off'); },
+    dropReason: 'collection_gone',
+    gone: /the run's collection disappeared during the run .*(Collection UUID does not match that specified|collection dropped\. UUID [0-9a-f-]+)/,
+  };
+}
+
+let arangoServer; let ravenServer; let mongoServer;
 const targets = [];
 before(async () => {
   await psql(shared, `DROP DATABASE IF EXISTS ${pgDb}`);
   await psql(shared, `CREATE DATABASE ${pgDb}`);
   arangoServer = await startTestServer('arangodb', ['-no-auth']);
   ravenServer = await startTestServer('ravendb');
-  targets.push(pg, arango(arangoServer), raven(ravenServer));
+  mongoServer = await startPrivateMongo({ name: 'mongo-contract', testCommands: true });
+  targets.push(pg, arango(arangoServer), raven(ravenServer), mongoTarget(mongoServer));
 });
 after(async () => {
+  await closeMongo();
+  if (mongoServer) mongoServer.stop();
   await psql(shared, `DROP DATABASE IF EXISTS ${pgDb} WITH (FORCE)`);
   await arangoServer.stop();
   await ravenServer.stop();
 });
 
 const each = (title, fn) => {
-  for (const name of ['postgres', 'arangodb', 'ravendb']) {
+  for (const name of ['postgres', 'arangodb', 'ravendb', 'mongodb']) {
     test(`${name}: ${title}`, async () => fn(targets.find((t) => t.name === name)));
   }
 };
@@ -178,6 +228,7 @@ each('a foreign object whose marker only looks like ours is refused with REUSE=1
   for (const [i, marker] of looksLike.entries()) {
     const runId = uniqueRunId(`cf${i}`);
     await t.foreign(runId, t.name === 'postgres' ? marker : (i === 0 ? marker : JSON.parse(marker)));
+    // MongoDB's refusal names what it found in the marker document (no tool field: "no marker"-like).
     const before = await t.fingerprint(runId);
     const r = await runK6(E1(t.name), { ...t.env(), ...small, REUSE: '1' }, { runId });
     assert.equal(r.code, 108, explain(r));
@@ -198,7 +249,7 @@ each('an object with this run\'s marker but another shape is refused with REUSE=
   const r = await runK6(E1(t.name), { ...t.env(), ...small, REUSE: '1' }, { runId });
   assert.equal(r.code, 108, explain(r));
   assert.equal(errorLines(r).length, 1, r.stderr);
-  const diff = { postgres: /columns is id integer, v text there, the plan says key text not null, doc jsonb not null/, arangodb: /collections is missing k6wp_\w+ there, the plan says k6wp_\w+/, ravendb: /RAVEN_INDEXES is index Users\/ByMine there, the plan says 0/ }[t.name];
+  const diff = { postgres: /columns is id integer, v text there, the plan says key text not null, doc jsonb not null/, arangodb: /collections is missing k6wp_\w+ there, the plan says k6wp_\w+/, ravendb: /RAVEN_INDEXES is index Users\/ByMine there, the plan says 0/, mongodb: /MONGO_INDEXES is other index: mine_1 \{\\?"mine\\?":1\} there, the plan says 0/ }[t.name];
   assert.match(errorLines(r)[0], new RegExp(`${t.noun(runId)} was made for RUN_ID=${runId} with other settings \\(.*`));
   assert.match(errorLines(r)[0], diff);
   assert.equal(await t.fingerprint(runId), before, 'untouched');
@@ -231,7 +282,7 @@ each('a marker forged from what the pack prints, without the run\'s secret: REUS
 
 each('REUSE with other settings is refused; REUSE=recreate recreates; the report shows the object as it is', async (t) => {
   const runId = uniqueRunId('cr');
-  const kn = { postgres: ['PG_INDEXES', '2', 'f0+f1'], arangodb: ['ARANGO_INDEXES', '2', 'f0+f1'], ravendb: ['RAVEN_INDEXES', '2', 'f0+f1 (collection Users)'] }[t.name];
+  const kn = { postgres: ['PG_INDEXES', '2', 'f0+f1'], arangodb: ['ARANGO_INDEXES', '2', 'f0+f1'], ravendb: ['RAVEN_INDEXES', '2', 'f0+f1 (collection Users)'], mongodb: ['MONGO_INDEXES', '2', 'f0+f1'] }[t.name];
   const first = await runK6(E1(t.name), { ...t.env(), ...small, [kn[0]]: kn[1], KEEP: '1' }, { runId });
   assert.equal(first.code, 0, explain(first));
   assert.equal(first.summary.server.settings[kn[0]], kn[2], 'read back from the server');
@@ -261,6 +312,12 @@ each('a second run with the same RUN_ID while the first runs, with or without RE
     first = startK6(E1(t.name), { ...env, PHASES: 'load', DOCS: '100000', BATCH_SIZE: '1000' }, { runId });
     await first.waitFor(/writing to table/);
     release = await t.hold(runId);
+  } else if (t.name === 'mongodb') {
+    // The server holds each of the pack's inserts 150 ms (its own fail point).
+    await t.slow(150);
+    first = startK6(E1(t.name), { ...env, PHASES: 'load', DOCS: '8000', BATCH_SIZE: '100', VUS: '1' }, { runId });
+    await first.waitFor(/writing to database/);
+    release = () => t.fast();
   } else {
     // A test server that answers slowly keeps the first run busy while the second starts.
     server = await startTestServer(t.name, [...(t.name === 'arangodb' ? ['-no-auth'] : []), '-latency-ms', '150']);
@@ -272,12 +329,13 @@ each('a second run with the same RUN_ID while the first runs, with or without RE
   // The same RUN_ID and REUSE=1 (docs/reliability.md): the first one's marker says running, so
   // the second refuses instead of emptying what the first still writes to.
   const reuse = await runK6(E1(t.name), { ...env, ...small, REUSE: '1' }, { runId });
-  if (release) await release();
+  if (release && t.name !== 'mongodb') await release();
   assert.equal(second.code, 108, explain(second));
   assert.equal(errorLines(second).length, 1, second.stderr);
   assert.match(errorLines(second)[0], /already exists \(made by k6-writepath for RUN_ID=\w+: kept by an earlier run, or in use by a running one\)/);
   assert.equal(reuse.code, 108, explain(reuse));
   assert.equal(errorLines(reuse).length, 1, reuse.stderr);
+  if (release && t.name === 'mongodb') await release();
   assert.match(errorLines(reuse)[0], /is in use by another process with RUN_ID=\w+ \(its marker says running; .*\): REUSE=1 empties only objects a finished run kept; .*drop it yourself once you have looked at it: /);
   const r = await first.done;
   assert.equal(r.code, 0, `the first run must not notice the second: ${explain(r)}`);
@@ -296,6 +354,17 @@ each('the run\'s object dropped during the run: the batch that found out is coun
     await run.waitFor(/writing to table/);
     const release = await t.hold(runId);
     await release(true);
+  } else if (t.name === 'mongodb') {
+    await t.slow(100);
+    try {
+      run = startK6(E1(t.name), { ...env, PHASES: 'load', DOCS: '8000', BATCH_SIZE: '100', VUS: '1' }, { runId });
+      await run.waitFor(/writing to database/);
+      await new Promise((res) => setTimeout(res, 500));
+      await t.dropNow(runId);
+      await run.done;
+    } finally {
+      await t.fast();
+    }
   } else {
     server = await startTestServer(t.name, [...(t.name === 'arangodb' ? ['-no-auth'] : []), '-latency-ms', '100']);
     env = t.name === 'arangodb' ? { ARANGO_URL: server.url } : { RAVEN_URL: server.url };
@@ -310,8 +379,13 @@ each('the run\'s object dropped during the run: the batch that found out is coun
   assert.equal(aborted.length, 1, r.stderr);
   assert.match(aborted[0], t.gone);
   const load = r.summary.phases.find((p) => p.phase === 'load');
-  assert.ok(load.docs_failed >= (t.name === 'postgres' ? 1000 : 100), `the revealing batch is counted: ${json(load)}`);
-  assert.equal(load.docs_failed % (t.name === 'postgres' ? 1000 : 100), 0, 'whole batches');
+  if (t.name === 'mongodb') {
+    // Counted per document: a drop inside a batch leaves the operations before it written.
+    assert.ok(load.docs_failed >= 1, `the revealing batch is counted: ${json(load)}`);
+  } else {
+    assert.ok(load.docs_failed >= (t.name === 'postgres' ? 1000 : 100), `the revealing batch is counted: ${json(load)}`);
+    assert.equal(load.docs_failed % (t.name === 'postgres' ? 1000 : 100), 0, 'whole batches');
+  }
   if (t.dropReason) assert.ok(load.failed_by_reason[t.dropReason] >= 1, json(load.failed_by_reason));
   assert.equal(load.batches * (t.name === 'postgres' ? 1000 : 100), load.docs_ok + load.docs_failed, 'every batch sent is counted');
   if (server) await server.stop();

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { k6Bin, localEnv, psql, uniqueRunId } from '../helpers/k6.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
+import { closeMongo, databases, dropDatabase, mongo } from '../helpers/mongo.mjs';
 import { KNOBS } from '../../lib/config.js';
 
 const env = localEnv();
@@ -50,7 +51,7 @@ function verifyStep(scenario, runId, knobs, extraEnv = {}) {
 const readJson = (runId, f) => JSON.parse(readFileSync(path.join(resultsDir, runId, f), 'utf8'));
 const tableExists = async (runId) => (await psql(env.PG_URL, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`)) === '1';
 
-after(() => rmSync(resultsDir, { recursive: true, force: true }));
+after(async () => { rmSync(resultsDir, { recursive: true, force: true }); await closeMongo(); });
 
 test('E1 on PostgreSQL as 3 segmented k6 processes: the union is exact, read-back holds, the merged table adds up', async () => {
   const runId = uniqueRunId('so');
@@ -111,6 +112,33 @@ test('E1 on PostgreSQL as 3 segmented k6 processes: the union is exact, read-bac
     assert.match(readFileSync(path.join(resultsDir, runId, 'merged-summary.txt'), 'utf8'), /thresholds \(whole run\): all \d+ passed/);
   } finally {
     await psql(env.PG_URL, `DROP TABLE IF EXISTS k6wp_${runId}`);
+  }
+});
+
+test('E1 on MongoDB as 3 segmented k6 processes: they join one database, the union is exact, verify drops it', async () => {
+  const runId = uniqueRunId('som');
+  const scenario = 'scenarios/mongodb/insert-vs-overwrite.js';
+  const knobs = { ...E1_KNOBS }; // MONGO_URL: .run/env, read by scripts/run and verify-distributed
+  try {
+    const results = await Promise.all([1, 2, 3].map((i) => instance(scenario, i, runId, knobs)));
+    results.forEach((r, i) => assert.equal(r.code, 0, `instance ${i + 1}:\n${r.out}`));
+    const parts = [1, 2, 3].map((i) => readJson(runId, `instance-${i}-summary.json`));
+    const docs = Number(E1_KNOBS.DOCS);
+    const expected = docs + Number(E1_KNOBS.MIXED_BATCHES) * Number(E1_KNOBS.BATCH_SIZE) * Number(E1_KNOBS.MIXED_NEW_PERCENT) / 100;
+    const coll = (await mongo(env.MONGO_URL)).db(`k6wp_${runId}`).collection('docs');
+    assert.equal(await coll.countDocuments(), expected, 'the database\'s own count');
+    assert.equal(await coll.countDocuments({ w: 'l' }) + await coll.countDocuments({ w: { $ne: 'l' } }), expected);
+    for (const s of parts) assert.ok(s.phases.every((p) => p.docs_failed === 0), JSON.stringify(s.phases));
+    assert.equal(parts.reduce((a, s) => a + s.phases.find((p) => p.phase === 'load').docs_ok, 0), docs, 'no overlap, no gap');
+    const v = await verifyStep(scenario, runId, knobs);
+    assert.equal(v.code, 0, v.out);
+    assert.match(v.out, new RegExp(`teardown found ${expected} documents \\(the plan writes ${expected}\\)`));
+    assert.ok(!(await databases(env.MONGO_URL)).includes(`k6wp_${runId}`), 'the verify step drops the database');
+    const merged = readJson(runId, 'merged-summary.json');
+    assert.equal(merged.verification.ok, true);
+    assert.equal(merged.verification.readback_stale, 0);
+  } finally {
+    await dropDatabase(env.MONGO_URL, `k6wp_${runId}`);
   }
 });
 

@@ -55,3 +55,12 @@ test('the PostgreSQL scenario on a stock k6: refused at init (exit 107), naming 
   assert.match(r.stderr, /unknown modules \[\\"k6\/x\/sql\\", \\"k6\/x\/sql\/driver\/postgres\\"\]/);
   assert.equal(r.summary, null, 'nothing ran');
 });
+
+test('the MongoDB scenarios on a stock k6: refused at init (exit 107), naming the pack\'s module', { timeout: 60000 }, async () => {
+  for (const scenario of ['scenarios/mongodb/insert-vs-overwrite.js', 'scenarios/mongodb/bulk-insert.js']) {
+    const r = await runK6(scenario, { MONGO_URL: 'mongodb://u:p@127.0.0.1:1/', K6_AUTO_EXTENSION_RESOLUTION: 'false' }, { k6: stock });
+    assert.equal(r.code, 107, out(r));
+    assert.match(r.stderr, /unknown modules \[\\"k6\/x\/writepath\/mongodb\\"\]/);
+    assert.equal(r.summary, null, 'nothing ran');
+  }
+});

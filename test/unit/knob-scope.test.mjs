@@ -12,7 +12,7 @@ const e3 = { target: 'arangodb', experiment: 'arangobench', phases: ['run'] };
 test('every knob has exactly one scope, and the plan knobs are derived from the scopes', () => {
   for (const name of Object.keys(KNOBS)) {
     const s = knobScope(name);
-    assert.match(s.scope, /^(run|workload|target:(postgres|arangodb|ravendb))$/, name);
+    assert.match(s.scope, /^(run|workload|target:(postgres|arangodb|ravendb|mongodb))$/, name);
     if (s.scope === 'workload') assert.equal(s.plan, true, `${name}: a workload knob is part of the plan`);
     if (s.scope === 'run') assert.equal(s.plan, false, `${name}: a run knob is not`);
   }

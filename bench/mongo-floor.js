@@ -1,0 +1,87 @@
+// The MongoDB floor (bench/README.md): what k6 + the pack's MongoDB module + the Go driver cost
+// when the generator costs nothing. 2 VUs (BENCH_VUS) send the pack's own overwrite call
+// (client.write('replace', …): a bulkWrite of ReplaceOne upserts, the collection's UUID on every
+// command, as lib/targets/mongodb.js sends it) for BENCH_SECONDS, each batch one of
+// FLOOR_BATCHES byte bodies pre-built in the init context (1000 scattered existing keys each,
+// e1 documents of ~1.2 KB, built by lib/docs.js as the pack builds them), cycled: no JavaScript
+// work per batch but picking the next one. setup() fills its own database k6wp_bench_floor with
+// DOCS documents (not timed); teardown drops it. Prints rows/s over the batches' own window.
+//   MONGO_URL=mongodb://… DOCS=100000 bin/k6 run bench/mongo-floor.js
+import * as mongodb from 'k6/x/writepath/mongodb';
+import { Counter, Gauge } from 'k6/metrics';
+import { loadConfig } from '../lib/config.js';
+import { createDocs } from '../lib/docs.js';
+import { asciiBuffer } from '../lib/bytes.js';
+import { keyRange } from '../lib/keys.js';
+
+const url = __ENV.MONGO_URL;
+if (!url) throw 'MONGO_URL is not set';
+const ndocs = Number(__ENV.DOCS || 100000);
+const vus = Number(__ENV.BENCH_VUS || 2);
+const seconds = Number(__ENV.BENCH_SECONDS || 10);
+const nBatches = Number(__ENV.FLOOR_BATCHES || 20);
+const B = 1000;
+const DB = 'k6wp_bench_floor';
+const rows = new Counter('floor_rows');
+const clock = new Gauge('floor_clock');
+
+const cfg = loadConfig(Object.assign({ DOCS: String(ndocs) }, __ENV), { target: 'mongodb', experiment: 'mongo-floor', phases: ['bench'] });
+const client = mongodb.connect(url, { appName: 'k6-writepath-floor' });
+const docs = createDocs(cfg, { keyField: '_id', toBytes: asciiBuffer });
+
+// Pre-built bodies: batch b of this VU holds keys (start + g*stride) mod ndocs, distinct within
+// a batch (stride coprime with ndocs), as bench/pg-floor.js picks them.
+const bodies = [];
+if (__VU > 0) {
+  const stride = [7919, 7927, 7933].find((p) => ndocs % p !== 0);
+  for (let b = 0; b < nBatches; b++) {
+    const start = ((__VU * 104729) + b * 15485863) % ndocs;
+    const keys = new Array(B);
+    for (let g = 0; g < B; g++) keys[g] = (start + g * stride) % ndocs;
+    bodies.push(docs.body(keys, 'f').slice(0));
+  }
+}
+
+export const options = {
+  scenarios: { floor: { executor: 'constant-vus', vus, duration: `${seconds}s`, gracefulStop: '30s' } },
+  summaryTrendStats: ['med'],
+  setupTimeout: '300s',
+};
+
+function must(r, what) {
+  if (r.error) throw `${what}: ${r.error.message}`;
+  return r;
+}
+
+export function setup() {
+  must(client.command(DB, { dropDatabase: 1 }), 'dropDatabase');
+  must(client.command(DB, { create: 'docs' }), 'create');
+  for (let s = 0; s < ndocs; s += B) {
+    const r = client.write('insert', DB, 'docs', docs.body(keyRange(s, Math.min(B, ndocs - s)), 'l'), { timeoutMs: 60000 });
+    if (r.error || r.errors) throw `prefill: ${JSON.stringify(r.error || r.errors[0])}`;
+  }
+  const info = JSON.parse(must(client.command(DB, { listCollections: 1, filter: { name: 'docs' } }), 'listCollections').reply);
+  return { uuid: info.cursor.firstBatch[0].info.uuid.$binary.base64 };
+}
+
+let i = 0;
+let opts = null;
+export default function (data) {
+  if (!opts) opts = { ordered: false, timeoutMs: 60000, collectionUUID: data.uuid };
+  clock.add(Date.now());
+  const r = client.write('replace', DB, 'docs', bodies[i++ % bodies.length], opts);
+  clock.add(Date.now());
+  if (r.error || r.errors) throw `floor batch failed: ${JSON.stringify(r.error || r.errors[0])}`;
+  rows.add(B);
+}
+
+export function teardown() {
+  client.command(DB, { dropDatabase: 1 });
+}
+
+export function handleSummary(data) {
+  const n = data.metrics.floor_rows ? data.metrics.floor_rows.values.count : 0;
+  const c = data.metrics.floor_clock ? data.metrics.floor_clock.values : null;
+  const s = c ? (c.max - c.min) / 1000 : seconds;
+  return { stdout: `${JSON.stringify({ rows: n, seconds: s, rows_per_s: n / s })}\n` };
+}

@@ -1,0 +1,152 @@
+// The MongoDB rows of `make bench` (bench/README.md), also runnable alone:
+//   node bench/mongo.mjs          (prints its section of RESULTS.md; writes nothing)
+// On the benchmark's own mongod (scripts/mongo-private.sh, port BENCH_MONGO_PORT, default 17498,
+// data in .run/bench/mongo, started and stopped here), interleaved per repetition:
+//   1. the pack: scenarios/mongodb/insert-vs-overwrite.js, PHASES=load,overwrite,mixed, batches
+//      of 1000, 2 VUs, BENCH_MONGO_DOCS loaded, BENCH_MONGO_BATCHES overwrite batches (uniform
+//      random existing keys) and as many mixed batches with 50 % new keys (E2's upsert workload);
+//   2. the floor: bench/mongo-floor.js, the same module call with constant pre-built batches.
+// Measured: overwrite docs/s vs. the floor's (goal ≥ 0.8, per repetition); the CPU of k6 and of
+// mongod sampled from /proc every 100 ms and cut at the phases' first batch start and last
+// batch end (writepath_phase_clock): k6's share in the mixed (E2 upsert) phase (goal ≤ 20 %).
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MongoServer } from '../scripts/mongo-private.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+const k6 = path.join(root, 'bin', 'k6');
+const HZ = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+const log = (s) => process.stderr.write(`${s}\n`);
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+export const spread = (xs) => { const v = xs.filter((x) => Number.isFinite(x)); return v.length ? { med: median(v), min: Math.min(...v), max: Math.max(...v) } : { med: NaN, min: NaN, max: NaN }; };
+const fmt = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? '-' : Number(x).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
+const ms = (sp, d = 0, scale = 1) => (Number.isFinite(sp.med) ? `${fmt(sp.med * scale, d)} (${fmt(sp.min * scale, d)}–${fmt(sp.max * scale, d)})` : '-');
+
+// utime + stime of a process and its threads (and its reaped children), in seconds.
+function cpuOf(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / HZ;
+  } catch { return null; }
+}
+function at(samples, t, field) {
+  let i = samples.findIndex((s) => s.t >= t);
+  if (i < 0) i = samples.length - 1;
+  if (i === 0) return samples[0][field];
+  const a = samples[i - 1]; const b = samples[i];
+  return b.t === a.t ? b[field] : a[field] + (b[field] - a[field]) * Math.min(1, Math.max(0, (t - a.t) / (b.t - a.t)));
+}
+
+// Runs k6 with `args`; samples k6's and mongod's CPU every 100 ms. Returns { code, out, err, samples }.
+function k6Run(args, extraEnv, mongod) {
+  return new Promise((resolve) => {
+    const child = spawn(k6, args, { cwd: root, env: { ...env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false', ...extraEnv } });
+    const samples = [];
+    const timer = setInterval(() => {
+      const a = cpuOf(child.pid); const b = cpuOf(mongod);
+      if (a !== null && b !== null) samples.push({ t: Date.now(), k6: a, server: b });
+    }, 100);
+    let out = ''; let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
+    child.on('close', (code) => { clearInterval(timer); resolve({ code, out, err, samples }); });
+  });
+}
+
+function windowShare(samples, clock) {
+  if (!clock || samples.length < 2 || !(clock.max > clock.min)) return { share: NaN, k6: NaN, server: NaN, seconds: NaN };
+  const k = at(samples, clock.max, 'k6') - at(samples, clock.min, 'k6');
+  const s = at(samples, clock.max, 'server') - at(samples, clock.min, 'server');
+  return { share: k / (k + s), k6: k, server: s, seconds: (clock.max - clock.min) / 1000 };
+}
+
+export async function mongoBench({ reps = Number(env.BENCH_REPS || 3), seconds = Number(env.BENCH_PGBENCH_SECONDS || 10) } = {}) {
+  const DOCS = Number(env.BENCH_MONGO_DOCS || 100000);
+  const BATCHES = Number(env.BENCH_MONGO_BATCHES || 300);
+  const server = new MongoServer('bench/mongo', Number(env.BENCH_MONGO_PORT || 17498), { cacheGB: 0.5 });
+  server.init();
+  if (server.running()) server.stop(30);
+  const mongod = server.start();
+  const stop = () => { try { server.stop(); log(`bench: stopped its mongod on 127.0.0.1:${server.port}`); } catch (e) { log(`bench: could not stop its mongod: ${e.message}`); } };
+  const onSignal = (sig) => { stop(); process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[sig]); };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, onSignal);
+  const url = server.url();
+  const rows = [];
+  let version = null;
+  try {
+    for (let rep = 0; rep < reps; rep++) {
+      const row = {};
+      // 1. The pack.
+      const resultsDir = mkdtempSync(path.join(tmpdir(), 'k6wp-bench-'));
+      const runId = `benchmongo${process.pid}_${rep}`;
+      mkdirSync(path.join(resultsDir, runId));
+      const exportFile = path.join(resultsDir, 'export.json');
+      const r = await k6Run(['run', '--quiet', '--address=', `--summary-export=${exportFile}`, 'scenarios/mongodb/insert-vs-overwrite.js'], {
+        MONGO_URL: url, RUN_ID: runId, RESULTS_DIR: resultsDir, PWD: root, PHASES: 'load,overwrite,mixed', DOCS: String(DOCS),
+        BATCH_SIZE: '1000', VUS: '2', OVERWRITE_BATCHES: String(BATCHES), MIXED_BATCHES: String(BATCHES), MIXED_NEW_PERCENT: '50', READBACK: '200' }, mongod);
+      if (r.code !== 0) throw new Error(`the pack's MongoDB run failed (${r.code}):\n${r.err.slice(-2000)}`);
+      const summary = JSON.parse(readFileSync(path.join(resultsDir, runId, 'summary.json'), 'utf8'));
+      if (!summary.verification || summary.verification.ok !== true) throw new Error(`verification of the k6 run failed: ${JSON.stringify(summary.verification)}`);
+      version = summary.server.serverVersion;
+      const metrics = JSON.parse(readFileSync(exportFile, 'utf8')).metrics || {};
+      const phase = (p) => summary.phases.find((x) => x.phase === p);
+      row.pack = phase('overwrite').docs_per_s;
+      row.mixed = phase('mixed').docs_per_s;
+      const ow = windowShare(r.samples, metrics['writepath_phase_clock{phase:overwrite}']);
+      const mx = windowShare(r.samples, metrics['writepath_phase_clock{phase:mixed}']);
+      row.overwriteShare = ow.share;
+      row.mixedShare = mx.share;
+      row.packMsPerBatch = ow.k6 * 1000 / BATCHES;
+      row.serverMsPerBatch = ow.server * 1000 / BATCHES;
+      row.mixedServerMsPerDoc = mx.server * 1000 / (BATCHES * 1000);
+      log(`mongo pack rep ${rep + 1}: overwrite ${fmt(row.pack)} docs/s (k6 ${(ow.share * 100).toFixed(1)} % of CPU), mixed ${fmt(row.mixed)} docs/s (k6 ${(mx.share * 100).toFixed(1)} %)`);
+      // 2. The floor: the same call with constant pre-built batches.
+      const f = await k6Run(['run', '--quiet', '--address=', 'bench/mongo-floor.js'], {
+        MONGO_URL: url, DOCS: String(DOCS), BENCH_VUS: '2', BENCH_SECONDS: String(seconds) }, mongod);
+      const line = f.out.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+      if (f.code !== 0 || !line) throw new Error(`bench/mongo-floor.js failed (${f.code}):\n${f.err.slice(-2000)}`);
+      const fj = JSON.parse(line);
+      row.floor = fj.rows_per_s;
+      const fw = f.samples.length > 1 ? windowShare(f.samples, { min: f.samples[0].t, max: f.samples.at(-1).t }) : { share: NaN };
+      row.floorShare = fw.share;
+      log(`mongo floor rep ${rep + 1}: ${fmt(row.floor)} rows/s (k6 ${(fw.share * 100).toFixed(1)} % of CPU, whole run incl. its prefill)`);
+      row.packVsFloor = row.pack / row.floor;
+      rows.push(row);
+    }
+  } finally {
+    stop();
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.removeListener(sig, onSignal);
+  }
+  const col = (k) => spread(rows.map((x) => x[k]));
+  return {
+    version, reps: rows, docs: DOCS, batches: BATCHES, seconds,
+    pack: col('pack'), mixed: col('mixed'), floor: col('floor'), packVsFloor: col('packVsFloor'),
+    overwriteShare: col('overwriteShare'), mixedShare: col('mixedShare'), floorShare: col('floorShare'),
+    packMsPerBatch: col('packMsPerBatch'), serverMsPerBatch: col('serverMsPerBatch'), mixedServerMsPerDoc: col('mixedServerMsPerDoc'),
+  };
+}
+
+// The section of RESULTS.md.
+export function mongoSection(m) {
+  const ok = (c) => (c ? 'met' : '**missed**');
+  return [
+    `## MongoDB floor (batches of 1000, 2 VUs, collection of ${fmt(m.docs)} documents, mongod ${m.version || '?'})`, '',
+    '| client | docs/s | ratio to the floor | k6 share of CPU (k6 ÷ (k6 + mongod)) |', '|---|---:|---:|---:|',
+    `| k6-writepath overwrite phase (scenarios/mongodb/insert-vs-overwrite.js, ${m.batches} batches of ReplaceOne upserts, random existing keys, byte image → BSON in Go) | ${ms(m.pack)} | ${ms(m.packVsFloor, 2)} | ${ms(m.overwriteShare, 1, 100)} % (phase window) |`,
+    `| the same run's mixed phase = E2's upsert workload (${m.batches} batches, 50 % new keys) | ${ms(m.mixed)} | | ${ms(m.mixedShare, 1, 100)} % (phase window) |`,
+    `| MongoDB floor: the same module call with constant pre-built batches (bench/mongo-floor.js, ${m.seconds} s) | ${ms(m.floor)} | 1.00 | ${ms(m.floorShare, 1, 100)} % (whole run, incl. its prefill) |`, '',
+    `Goals: MongoDB batches ≥ 0.80 of the floor: ${fmt(m.packVsFloor.med, 2)} (${ok(m.packVsFloor.med >= 0.8)}). k6 ≤ 20 % of the CPU in the E2 upsert phase: ${fmt(m.mixedShare.med * 100, 1)} % (${ok(m.mixedShare.med <= 0.2)}).`, '',
+    `CPU per overwrite batch of 1000 documents in the phase window: k6 ${ms(m.packMsPerBatch, 1)} ms, mongod ${ms(m.serverMsPerBatch, 1)} ms; mongod per upserted document in the E2 phase ${ms(m.mixedServerMsPerDoc, 3)} ms. Both processes' CPU from /proc/<pid>/stat (mongod's threads included) sampled every 100 ms, interpolated at the phase's first batch start and last batch end (writepath_phase_clock).`, '',
+  ];
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const m = await mongoBench();
+  process.stdout.write(`${mongoSection(m).join('\n')}\n`);
+}

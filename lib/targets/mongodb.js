@@ -1,0 +1,379 @@
+// MongoDB target: one database k6wp_<RUN_ID> per run, documents in its collection `docs` with
+// _id "K<n>", the marker in `k6wp_meta`, written through the pack's k6 module
+// k6/x/writepath/mongodb (xk6/modules/mongodb, on the official Go driver). docs/mongodb.md says
+// what is sent and what comes back.
+//   insert  insertMany, unordered unless MONGO_ORDERED: a duplicate _id fails that document
+//           (11000), the others are written
+//   upsert  bulkWrite of ReplaceOne({_id}, doc, upsert)
+//   merge   bulkWrite of UpdateOne({_id}, {$set: doc}, upsert)
+//   ignore  bulkWrite of UpdateOne({_id}, {$setOnInsert: doc}, upsert)
+//   bulk    (E4) unordered insertMany of a key range
+// The module converts the pack's byte image (lib/docs.js body()) to BSON in Go and answers per
+// operation; this file counts per document.
+import * as mongodb from 'k6/x/writepath/mongodb';
+import { durationMs } from '../parse.js';
+import { redact } from '../urls.js';
+import { stop } from '../abort.js';
+import { MONGODB } from './mongodb-knobs.js';
+import { lifecycle, probeTimeout } from './lifecycle.js';
+import { ACKNOWLEDGED, request } from './outcome.js';
+import { createDocs, INDEX_FIELDS } from '../docs.js';
+import { keyName } from '../keys.js';
+import { stampsInChunks } from '../readback.js';
+import { asciiBuffer, writingVu } from '../bytes.js';
+import { useNative } from '../native.js';
+
+// bin/k6's MongoDB module also brings the Go twins of the per-key loops (lib/native.js).
+useNative(mongodb);
+
+export const COLLECTION = 'docs';
+export const META = 'k6wp_meta';
+export const MARKER_ID = 'owner';
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/mongodb-knobs.js.
+export const declaration = MONGODB;
+const REASONS = MONGODB.reasons;
+// The module's operation for each of the pack's.
+const OPS = { insert: 'insert', bulk: 'insert', upsert: 'replace', merge: 'merge', ignore: 'ignore' };
+const READ_CHUNK = 5000;
+
+// A failed operation's reason, from the server's code (mongodb/mongo src/mongo/base/error_codes.yml).
+// The collection is gone: 361 CollectionUUIDMismatch for the operations after a drop (every
+// write carries the collection's UUID), or 175 QueryPlanKilled "collection dropped. UUID …" for
+// the upsert whose plan was running when the drop came (recorded on mongod 6.0.5; raised in
+// mongodb/mongo src/mongo/db/exec/requires_collection_stage.cpp when the plan restores).
+export function writeErrorReason(code) {
+  if (code === 11000) return 'e11000';
+  if (code === 112) return 'write_conflict';
+  if (code === 361 || code === 175) return 'collection_gone';
+  return 'write_error';
+}
+
+// The reason of a whole batch the server did not answer per operation (the module's error kinds).
+export function errorReason(e) {
+  if (!e) return null;
+  if (e.kind === 'auth' || e.kind === 'unauthorized') return 'auth';
+  if (e.kind === 'timeout' || e.kind === 'cancelled') return 'timeout';
+  if (e.kind === 'connection') return 'connection';
+  if (e.kind === 'server') return e.code === 112 ? 'write_conflict' : e.code === 361 || e.code === 175 || e.code === 26 ? 'collection_gone' : 'server_error';
+  return 'other';
+}
+
+const FATAL = {
+  auth: 'MONGO_URL: the server refused the credentials or the permission',
+  collection_gone: 'the run\'s collection disappeared during the run (dropped, or dropped and recreated by someone else); nothing was written into a collection the run did not create',
+};
+
+// The write concern the knobs ask for, as the module takes it ({} = the server's default).
+export function writeConcern(cfg) {
+  const wc = {};
+  if (cfg.MONGO_W !== 'default') wc.w = /^\d+$/.test(cfg.MONGO_W) ? Number(cfg.MONGO_W) : cfg.MONGO_W;
+  if (cfg.MONGO_J !== 'default') wc.j = cfg.MONGO_J === 'true';
+  return wc;
+}
+
+function wcText(wc) {
+  const parts = [];
+  if (wc.w !== undefined) parts.push(`w:${typeof wc.w === 'string' ? `"${wc.w}"` : wc.w}`);
+  if (wc.j !== undefined) parts.push(`j:${wc.j}`);
+  if (wc.wtimeout !== undefined) parts.push(`wtimeout:${wc.wtimeout}`);
+  return `{${parts.join(', ')}}`;
+}
+
+// The per-document outcome of one batch from the module's result: reasons by count, and the
+// indexes of the failed documents in the batch.
+export function account(r, n) {
+  const e = r.error ? errorReason(r.error) : r.writeConcernError ? 'write_concern' : null;
+  if (e) return { failed: n, byReason: { [e]: n }, failedIndexes: null, reason: e };
+  if (!r.errors || r.errors.length === 0) return { failed: 0, byReason: {}, failedIndexes: null, reason: null };
+  const byReason = {};
+  const failedIndexes = [];
+  for (const we of r.errors) {
+    const reason = writeErrorReason(we.code);
+    byReason[reason] = (byReason[reason] || 0) + 1;
+    failedIndexes.push(we.index);
+  }
+  if (r.notAttempted > 0) {
+    byReason.not_attempted = r.notAttempted;
+    for (let i = n - r.notAttempted; i < n; i++) failedIndexes.push(i);
+  }
+  return { failed: failedIndexes.length, byReason, failedIndexes, reason: writeErrorReason(r.errors[0].code) };
+}
+
+// A refused command: its message is the whole text (lifecycle.js shows String(e)).
+class CommandError extends Error {
+  constructor(message, code, kind) {
+    super(message);
+    this.code = code;
+    this.kind = kind;
+  }
+
+  toString() { return this.message; }
+}
+
+function parse(text) {
+  return text ? JSON.parse(text) : null;
+}
+
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+export function createTarget(cfg, prepared = {}) {
+  if (typeof mongodb.connect !== 'function' || mongodb.apiVersion !== 1) {
+    throw 'k6-writepath: the MongoDB scenarios need bin/k6 (its module k6/x/writepath/mongodb, apiVersion 1): run them with bin/k6 (make k6)';
+  }
+  const timeoutMs = durationMs(cfg.TIMEOUT);
+  const probeMs = durationMs(probeTimeout(cfg));
+  let client;
+  try {
+    // Without a server to send to (down, restarting), a batch waits for one at most probeMs
+    // (the driver's default is 30 s), then fails (connection) and the VU backs off.
+    client = mongodb.connect(cfg.MONGO_URL, { appName: 'k6-writepath', serverSelectionTimeoutMs: probeMs, connectTimeoutMs: probeMs });
+  } catch (e) {
+    // The module never shows the password; the URL's shape was checked by lib/config.js.
+    throw `k6-writepath: MONGO_URL (value not shown) is not allowed: ${redact(e)}`;
+  }
+  const docs = createDocs(cfg, { keyField: '_id', toBytes: asciiBuffer });
+  // Body images built here, in the init context, not by the first timed batch of a VU.
+  if (writingVu()) docs.prepareFor(prepared);
+  const wc = writeConcern(cfg);
+  let db = null;
+  let uuid = null; // the docs collection's UUID (base64), once setup read it
+  let wopts = null;
+
+  function bind(runId, info) {
+    if (!db) db = `k6wp_${runId}`;
+    if (info && info.collectionUUID && uuid !== info.collectionUUID) {
+      uuid = info.collectionUUID;
+      wopts = null;
+    }
+    if (!wopts) wopts = Object.assign({ ordered: cfg.MONGO_ORDERED, timeoutMs, collectionUUID: uuid || '' }, wc);
+  }
+
+  // One command; throws a one-line string (redacted) when the server refuses it.
+  function command(database, cmd, ms = timeoutMs) {
+    const r = client.command(database, cmd, { timeoutMs: ms });
+    if (r.error) throw new CommandError(redact(r.error.message), r.error.code, r.error.kind);
+    return parse(r.reply);
+  }
+
+  // A command whose refusal is reported instead of stopping the run (facts for the report
+  // that a user without the privilege cannot read).
+  function fact(cmd) {
+    try {
+      return command('admin', cmd, probeMs);
+    } catch (e) {
+      return { unreadable: `${e.message}` };
+    }
+  }
+
+  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
+  function probe() {
+    let build;
+    try {
+      build = command('admin', { buildInfo: 1 }, probeMs);
+    } catch (e) {
+      throw e.kind === 'auth' ? `MONGO_URL: authentication failed: ${e.message}` : `MONGO_URL: cannot reach MongoDB: ${e.message}`;
+    }
+    const hello = fact({ hello: 1 });
+    const status = fact({ serverStatus: 1, repl: 0, metrics: 0, locks: 0, opcounters: 0, network: 0, connections: 0 });
+    const opts = fact({ getCmdLineOpts: 1 });
+    const rw = fact({ getDefaultRWConcern: 1 });
+    const topology = hello.unreadable ? `unknown (${hello.unreadable})` : hello.msg === 'isdbgrid' ? 'sharded (mongos)' : hello.setName ? `replica set ${hello.setName}` : 'standalone';
+    const storage = status.storageEngine || {};
+    const cache = status.wiredTiger && status.wiredTiger.cache ? status.wiredTiger.cache['maximum bytes configured'] : undefined;
+    const journal = opts.parsed && opts.parsed.storage && opts.parsed.storage.journal ? opts.parsed.storage.journal.commitIntervalMs : undefined;
+    // A standalone answers getDefaultRWConcern with 51300 "not supported on standalone nodes"
+    // (mongod 6.0.5); its default is then the implicit {w:1} ("Implicit Default Write Concern",
+    // https://www.mongodb.com/docs/manual/reference/write-concern/).
+    const serverDefault = rw.unreadable
+      ? (topology === 'standalone' && /51300|not supported on standalone/.test(rw.unreadable) ? '{w:1} (implicit: a standalone)' : `unreadable (${rw.unreadable})`)
+      : `${wcText(rw.defaultWriteConcern || {})} (${rw.defaultWriteConcernSource || 'implicit'})`;
+    return {
+      version: `MongoDB ${build.version} (git ${String(build.gitVersion || '').slice(0, 12)}; ${build.allocator || '?'}; ${topology})`,
+      serverVersion: `${build.version} (MongoDB ${(build.modules || []).includes('enterprise') ? 'Enterprise' : 'Community'}, ${topology})`,
+      settings: {
+        topology,
+        storage_engine: storage.name ? `${storage.name}${storage.persistent === false ? ' (in memory)' : ''}` : `unreadable (${status.unreadable || 'no storageEngine'})`,
+        wiredtiger_cache: cache !== undefined ? `${Math.round(Number(cache) / 1048576)}MB` : '(not reported)',
+        journal_commit_interval_ms: journal !== undefined ? String(journal) : opts.unreadable ? `unreadable (${opts.unreadable})` : '100 (default)',
+        server_default_write_concern: serverDefault,
+        // What an acknowledgement of this run means: the knobs' concern, or the server's default.
+        write_concern: Object.keys(wc).length ? `${wcText(wc)} (MONGO_W/MONGO_J)` : `server default ${serverDefault}`,
+        ordered: String(cfg.MONGO_ORDERED),
+      },
+    };
+  }
+
+  function collections() {
+    const r = command(db, { listCollections: 1, nameOnly: false });
+    return r.cursor.firstBatch;
+  }
+
+  function dropDatabase() {
+    command(db, { dropDatabase: 1 });
+  }
+
+  function markerDoc(marker) {
+    return JSON.stringify([Object.assign({ _id: MARKER_ID }, marker, { createdAt: new Date().toISOString() })]);
+  }
+
+  // Writes the marker with the run's own write concern: a concern the server cannot satisfy
+  // stops the run here, before any document.
+  function writeMarker(marker, op) {
+    const r = client.write(op, db, META, markerDoc(marker), Object.assign({ ordered: true, timeoutMs }, wc));
+    const why = r.error || r.writeConcernError || (r.errors && r.errors[0]);
+    if (why) throw `the marker document was not acknowledged with write concern ${wcText(wc)}: ${redact(why.message)}`;
+  }
+
+  // The name is taken when the database holds any collection; else `create` of docs
+  // (48 NamespaceExists: someone was faster). Then indexes, and the marker last.
+  function create(marker) {
+    if (collections().length > 0) return 'exists';
+    try {
+      command(db, { create: COLLECTION });
+    } catch (e) {
+      if (e.code === 48) return 'exists';
+      throw `${e.message} (the user needs the right to create databases)`;
+    }
+    try {
+      if (cfg.MONGO_INDEXES > 0) {
+        command(db, { createIndexes: COLLECTION, indexes: INDEX_FIELDS.slice(0, cfg.MONGO_INDEXES).map((f) => ({ key: { [f]: 1 }, name: `${f}_1` })) });
+      }
+      writeMarker(marker, 'insert');
+    } catch (e) {
+      try { dropDatabase(); } catch (_) { /* the error below says what matters */ }
+      throw String(e);
+    }
+    return 'created';
+  }
+
+  // undefined: no such database (no collection in it); null: no marker document.
+  function readMarker() {
+    if (collections().length === 0) return undefined;
+    const r = client.find(db, META, { _id: MARKER_ID }, { timeoutMs, projection: { _id: 0, createdAt: 0 } });
+    if (r.error) throw `cannot read the marker of database ${db}: ${redact(r.error.message)}`;
+    const found = parse(r.docs);
+    return found.length ? found[0] : null;
+  }
+
+  // The docs collection as it is: kind and options, the secondary indexes by field.
+  function shape() {
+    const c = collections().find((x) => x.name === COLLECTION);
+    if (!c) return {};
+    const options = Object.assign({}, c.options || {});
+    const idx = command(db, { listIndexes: COLLECTION }).cursor.firstBatch;
+    const fields = idx.filter((i) => i.name !== '_id_').map((i) => {
+      const keys = Object.keys(i.key || {});
+      const plain = keys.length === 1 && i.key[keys[0]] === 1 && !i.unique && !i.sparse && !i.partialFilterExpression && INDEX_FIELDS.includes(keys[0]);
+      return plain ? keys[0] : `other index: ${i.name} ${JSON.stringify(i.key)}`;
+    }).sort();
+    return {
+      kind: c.type === 'collection' ? 'collection' : String(c.type),
+      options: Object.keys(options).length ? JSON.stringify(options) : '(none)',
+      MONGO_INDEXES: fields.length ? fields.join('+') : '0',
+    };
+  }
+
+  function planned() {
+    return {
+      kind: 'collection',
+      options: '(none)',
+      MONGO_INDEXES: cfg.MONGO_INDEXES ? INDEX_FIELDS.slice(0, cfg.MONGO_INDEXES).slice().sort().join('+') : '0',
+    };
+  }
+
+  // Replace the marker document `found` by `marker` in one step: an update whose filter is the
+  // whole expected marker matches only while the document still carries it (a single-document
+  // write is atomic in MongoDB). Fields a marker lacks (proof, state of an old marker) match
+  // only where the document lacks them too ({field: null}). Throws unless it matched.
+  function claim(marker, found) {
+    const q = { _id: MARKER_ID };
+    for (const k of ['tool', 'run', 'token', 'plan', 'proof', 'state']) q[k] = found[k] === undefined ? null : found[k];
+    const u = Object.assign({ _id: MARKER_ID }, marker, { createdAt: new Date().toISOString() });
+    const r = command(db, { update: META, updates: [{ q, u }], ordered: true, ...(Object.keys(wc).length ? { writeConcern: wc } : {}) });
+    if (r.writeErrors && r.writeErrors.length) throw `cannot replace the marker: ${r.writeErrors[0].errmsg}`;
+    if (Number(r.n) !== 1) throw 'the database no longer carries the expected marker';
+  }
+
+  // Empty: the marker claimed first (only while it is the one found), then every document deleted.
+  function empty(marker, found) {
+    claim(marker, found);
+    command(db, { delete: COLLECTION, deletes: [{ q: {}, limit: 0 }] });
+  }
+
+  function mark(marker, found) {
+    claim(marker, found);
+  }
+
+  // Drop: the marker claimed as "dropping" (only while it is this run's), then the database.
+  function drop(marker) {
+    claim(Object.assign({}, marker, { state: 'dropping' }), marker);
+    dropDatabase();
+  }
+
+  const lc = lifecycle(cfg, {
+    bind,
+    get what() { return `database ${db}`; },
+    get objects() { return [`database ${db}`, `collection ${db}.${COLLECTION}`]; },
+    get runId() { return db.slice(5); },
+    get dropHint() { return `mongosh "$MONGO_URL" --eval 'db.getSiblingDB("${db}").dropDatabase()'`; },
+    probe, create, readMarker, shape, planned, empty, mark, drop,
+  });
+
+  // The lifecycle's setup, plus the docs collection's UUID for every write (docs/mongodb.md:
+  // a dropped collection is never recreated by a write).
+  function setup(runId, signature, mode) {
+    const info = lc.setup(runId, signature, mode);
+    const c = collections().find((x) => x.name === COLLECTION);
+    const u = c && c.info && c.info.uuid && c.info.uuid.$binary ? c.info.uuid.$binary.base64 : null;
+    if (!u) stop(`database ${db}: the server did not report the UUID of collection ${COLLECTION}`);
+    info.collectionUUID = u;
+    return info;
+  }
+
+  // What batch() sends: the pack's byte image of the documents (lib/docs.js body()), which the
+  // module turns into BSON in Go; bench/ measures it.
+  function batchBody(nums, stamp) {
+    return docs.body(nums, stamp);
+  }
+
+  // One batch = one module call (lib/targets/outcome.js runs it and times it with its clock
+  // around send(): the call converts the body to BSON in Go, ~1 ms per 1000 documents, and
+  // sends one bulk write). What failed is worked out in settle(), after the clock.
+  function batch(op, nums, stamp) {
+    const mop = OPS[op];
+    if (!mop) throw new Error(`mongodb target: unknown operation ${op}`);
+    const body = batchBody(nums, stamp);
+    const n = nums.length;
+    return request(n, body, (tags) => {
+      const r = client.write(mop, db, COLLECTION, body, wopts);
+      if (!r.error && !r.writeConcernError && !r.errors) return ACKNOWLEDGED;
+      return { settle: () => failure(r, n, tags) };
+    });
+  }
+
+  function failure(r, n, tags) {
+    const a = account(r, n);
+    const why = r.error || r.writeConcernError || r.errors[0];
+    const fatal = Object.keys(a.byReason).find((x) => FATAL[x]);
+    return { reason: a.reason, failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes,
+      log: `[${tags.phase}] batch of ${n}: ${a.failed} failed (${Object.entries(a.byReason).map(([k, v]) => `${k} ${v}`).join(', ')}): ${redact(why.message)}`,
+      fatal: fatal ? `${FATAL[fatal]}: ${redact(why.message)}` : null };
+  }
+
+  function count() {
+    const r = client.count(db, COLLECTION, {}, { timeoutMs });
+    if (r.error) throw `cannot count the documents of ${db}.${COLLECTION}: ${redact(r.error.message)}`;
+    return Number(r.count);
+  }
+
+  // key number -> stamp ("w") of the stored document.
+  function readStamps(nums) {
+    return stampsInChunks(nums, READ_CHUNK, (chunk, out) => {
+      const r = client.find(db, COLLECTION, { _id: { $in: chunk.map(keyName) } }, { projection: { w: 1 }, timeoutMs });
+      if (r.error) throw `cannot read back ${db}.${COLLECTION}: ${redact(r.error.message)}`;
+      for (const d of parse(r.docs)) out.set(Number(String(d._id).slice(1)), String(d.w));
+    });
+  }
+
+  return { name: MONGODB.name, reasons: REASONS, distributed: MONGODB.distributed, capabilities: MONGODB.capabilities(cfg), bind, setup, batch, batchBody,
+    count, readStamps, teardown: lc.teardown, leftBehind: lc.leftBehind, client, database: () => db };
+}

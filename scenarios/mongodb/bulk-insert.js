@@ -1,0 +1,21 @@
+// E4's workload on MongoDB: bulk insert (unordered insertMany) of realistic user documents by
+// ramping VUs; docs/s and MB/s per stage (docs/mongodb.md).
+//   scripts/run scenarios/mongodb/bulk-insert.js -e STAGES=30s:4,30s:8 -e BATCH_SIZE=5000
+// Needs bin/k6. Knobs: docs/configuration.md. Thresholds: thresholds/mongodb/bulk-insert.json.
+import { experiment } from '../../lib/experiment.js';
+import { KNOBS } from '../../lib/config.js';
+import * as workload from '../../lib/workloads/bulk-insert.js';
+import * as target from '../../lib/targets/mongodb.js';
+
+const e = experiment(workload, target, __ENV, {
+  configure(cfg) {
+    // E4's document shape and pool, as on RavenDB (KNOBS.<knob>.defaults).
+    for (const k of ['DOC_SHAPE', 'DOC_POOL']) if (!__ENV[k]) cfg[k] = KNOBS[k].defaults['ravendb/bulk-insert'];
+  },
+});
+
+export const options = e.options;
+export const setup = e.setup;
+export default e.run;
+export const teardown = e.teardown;
+export const handleSummary = e.handleSummary;

@@ -1,0 +1,17 @@
+// E1 on MongoDB: insertMany vs. bulkWrite of ReplaceOne upserts (docs/mongodb.md).
+//   make up                        (a private mongod 6.0.5; MONGO_URL in .run/env)
+//   scripts/run scenarios/mongodb/insert-vs-overwrite.js -e DOCS=100000
+//   MONGO_URL=mongodb://… bin/k6 run scenarios/mongodb/insert-vs-overwrite.js
+// Needs bin/k6 (its module k6/x/writepath/mongodb). Knobs: docs/configuration.md.
+// Thresholds: thresholds/mongodb/insert-vs-overwrite.json.
+import { experiment } from '../../lib/experiment.js';
+import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
+import * as target from '../../lib/targets/mongodb.js';
+
+const e = experiment(workload, target, __ENV);
+
+export const options = e.options;
+export const setup = e.setup;
+export default e.run;
+export const teardown = e.teardown;
+export const handleSummary = e.handleSummary;
