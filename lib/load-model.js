@@ -95,7 +95,7 @@ export function rampScenario(name, cfg, lm) {
 }
 
 // 0-based stage of a batch that starts `elapsedMs` after the scenario started.
-function stageIndex(lm, elapsedMs) {
+export function stageIndex(lm, elapsedMs) {
   let s = 0;
   while (s < lm.ends.length - 1 && elapsedMs >= lm.ends[s]) s++;
   return s;

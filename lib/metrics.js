@@ -34,6 +34,7 @@ export const readbackUnacknowledged = new Counter(M.readbackUnacknowledged);
 export const readbackUndetermined = new Counter(M.readbackUndetermined);
 // The contention workload's retries and ledger verification (lib/workloads/contention.js).
 export const incrementsRetried = new Counter(M.retries);
+export const serverConflicts = new Counter(M.serverConflicts);
 export const counterLost = new Counter(M.counterLost);
 export const counterPhantom = new Counter(M.counterPhantom);
 export const countersChecked = new Gauge(M.countersChecked);

@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { influxQuery, localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { influxQuery, localEnv, psql, runK6, startK6, uniqueRunId } from '../helpers/k6.mjs';
+import { closeMongo, mongo } from '../helpers/mongo.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 import { dashboardQueries, interpolate, loadDashboards } from '../helpers/grafana.mjs';
 
@@ -303,4 +304,75 @@ test('PostgreSQL: increments that time out are undetermined, neither failed nor 
   const applied = v.counters_sum - v.increments_acknowledged;
   assert.ok(r.stdout.split('\n').includes(`increments in the ledgers: ${v.increments_acknowledged} acknowledged, 0 failed (not applied), ${undetermined} undetermined (no answer) — ${applied} of them applied, ${undetermined - applied} not`), r.stdout);
   assert.match(readFileSync(path.join(r.dir, 'report.html'), 'utf8'), new RegExp(`<p>increments in the ledgers: ${v.increments_acknowledged} acknowledged, 0 failed`));
+});
+
+// ---- MongoDB (the mongod of `make up`, bin/k6's module; the database's view through the
+// official Node.js driver) ----------------------------------------------------------------
+const MONGO = 'scenarios/mongodb/contention.js';
+const writeConflicts = async (url) => (await (await mongo(url)).db('admin').command({ serverStatus: 1 })).metrics.operation.writeConflicts;
+
+test('MongoDB: 16 VUs $inc-upsert 1 and 3 counters (single and batches of 2): every counter exact; conflicts the server retried counted per step', async () => {
+  const url = localEnv().MONGO_URL;
+  try {
+    for (const [hot, batch] of [['1,3', '1'], ['3', '2']]) {
+      const runId = uniqueRunId('ctnm');
+      const before = await writeConflicts(url);
+      const r = await runK6(MONGO, { MONGO_URL: url, STAGES: '2s:16', HOT_KEYS: hot, SPREAD_KEYS: '0', BATCH_SIZE: batch, KEEP: '1' }, { runId });
+      const after = await writeConflicts(url);
+      const coll = (await mongo(url)).db(`k6wp_${runId}`).collection('docs');
+      try {
+        assert.equal(r.code, 0, r.stdout + r.stderr);
+        const rows = rowsOf(r);
+        assert.equal(rows.length, hot.split(',').length);
+        const acked = sum(rows, (x) => x.increments_ok);
+        assert.equal(acked, sum(rows, (x) => x.ops) * Number(batch));
+        assert.equal(sum(rows, (x) => x.increments_failed), 0);
+        // The database itself, read by another client: the counters hold the acknowledged increments.
+        const counters = await coll.find({ _id: /^K/ }).toArray();
+        assert.equal(counters.length, 3);
+        assert.equal(counters.reduce((a, d) => a + d.n, 0), acked);
+        const v = r.summary.verification;
+        assert.deepEqual([v.counters_checked, v.increments_lost, v.increments_phantom, v.ledger_unstored, v.increments_acknowledged, v.counters_sum, v.ok],
+          [3, 0, 0, 0, acked, acked, true]);
+        // One ledger per VU that wrote (the sampler's VU keeps none).
+        assert.equal(await coll.countDocuments({ _id: /^L/ }), 16);
+        // Write conflicts the server retried itself: a count per step (server-wide, sampled
+        // during the load only), never more than the server counted over the whole run.
+        assert.ok(rows.every((x) => Number.isInteger(x.server_conflicts)), JSON.stringify(rows));
+        assert.ok(sum(rows, (x) => x.server_conflicts) <= after - before, `${sum(rows, (x) => x.server_conflicts)} > ${after - before}`);
+        assert.match(r.stdout, /\(conflicts the server retried itself: serverStatus metrics\.operation\.writeConflicts, server-wide/);
+      } finally {
+        await coll.db.dropDatabase();
+      }
+    }
+  } finally {
+    await closeMongo();
+  }
+});
+
+test('MongoDB: a foreign writer that takes 5 increments from K0 and adds 3 to K1 during the run is caught per counter (exit 99)', async () => {
+  const url = localEnv().MONGO_URL;
+  const runId = uniqueRunId('ctnf');
+  const run = startK6(MONGO, { MONGO_URL: url, STAGES: '3s:4', HOT_KEYS: '2', SPREAD_KEYS: '0' }, { runId });
+  try {
+    await run.waitFor(/writing to database/);
+    const coll = (await mongo(url)).db(`k6wp_${runId}`).collection('docs');
+    // Each change once its counter exists (setup creates them before the load).
+    for (const [id, inc, times] of [['K0', -1, 5], ['K1', 1, 3]]) {
+      for (let done = 0; done < times;) {
+        done += (await coll.updateOne({ _id: id }, { $inc: { n: inc } })).matchedCount;
+        if (done < times) await new Promise((res) => setTimeout(res, 20));
+      }
+    }
+    const r = await run.done;
+    assert.equal(r.code, 99, r.stdout + r.stderr);
+    const v = r.summary.verification;
+    assert.deepEqual([v.increments_lost, v.increments_phantom, v.counters_ok, v.ok, r.summary.passed], [5, 3, false, false, false]);
+    const out = r.stdout + r.stderr;
+    assert.match(out, /counter K0 holds \d+; acknowledged \d+, undetermined 0: 5 lost/);
+    assert.match(out, /counter K1 holds \d+; acknowledged \d+, undetermined 0: 3 phantom/);
+    assert.match(out, /counters: 2 read back against the VUs' ledgers: lost 5, phantom 3 — FAILED/);
+  } finally {
+    await closeMongo();
+  }
 });
