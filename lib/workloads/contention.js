@@ -22,7 +22,7 @@ import { keyName } from '../keys.js';
 import { Rng } from '../rand.js';
 import { Ledger, ledgerLine, sumLedgers, verifyCounters } from '../ledger.js';
 import { isUndetermined, RETRYABLE } from '../targets/increments.js';
-import { describeModel, loadModel, rampPosition, rampScenario, stageIndex, stageRows, stageThresholds } from '../load-model.js';
+import { describeModel, loadModel, rampPosition, rampScenario, splitOverStages, stageRows, stageThresholds } from '../load-model.js';
 import { counterLost, counterPhantom, countersChecked, serverConflicts, countersSum, incrementsRetried, ledgerAcked, ledgerFailed, ledgerUndetermined, ledgerUnstored, rampKeysExhausted, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { fmt } from '../format.js';
@@ -213,18 +213,19 @@ export function iteration(db, cfg, p, state) {
   settle(state.ledger, counters, res);
 }
 
-// One sample of the server's own conflict count; its growth since the last sample belongs to
-// the step the interval between them lies in (samples are taken at every step's end, so an
-// interval never spans two steps but for scheduling jitter: its midpoint decides). A sample
-// that fails is skipped (the next one carries the growth).
+// One sample of the server's own conflict count. Its growth since the last sample is shared
+// among the steps the interval between the two overlaps, in proportion to the overlap (samples
+// are due at every step's end, so an interval spans two steps only by as much as the sampler
+// woke late). A sample that fails is skipped (the next one carries the growth).
 function sample(target, p, state) {
   const at = Date.now() - exec.scenario.startTime;
   let now = null;
   try { now = target.serverConflicts(); } catch (e) { if (!state.sampleError) console.warn(`k6-writepath: cannot read the server's conflict count: ${String(e).split('\n')[0]}`); state.sampleError = true; }
   if (now !== null) {
     if (state.conflicts !== undefined && now > state.conflicts) {
-      const s = stageIndex(p.loadModel, (state.sampledAt + at) / 2);
-      serverConflicts.add(now - state.conflicts, { phase: 'contention', target: target.name, stage: String(s + 1), hot_keys: String(p.steps[s].set.keys) });
+      splitOverStages(p.loadModel, state.sampledAt, at, now - state.conflicts).forEach((c, s) => {
+        if (c > 0) serverConflicts.add(c, { phase: 'contention', target: target.name, stage: String(s + 1), hot_keys: String(p.steps[s].set.keys) });
+      });
     }
     state.conflicts = now;
     state.sampledAt = at;
