@@ -359,10 +359,12 @@ test('MongoDB: a foreign writer that takes 5 increments from K0 and adds 3 to K1
     const coll = (await mongo(url)).db(`k6wp_${runId}`).collection('docs');
     // Each change once its counter exists (setup creates them before the load).
     for (const [id, inc, times] of [['K0', -1, 5], ['K1', 1, 3]]) {
-      for (let done = 0; done < times;) {
+      let done = 0;
+      for (let tries = 0; done < times && tries < 500; tries++) {
         done += (await coll.updateOne({ _id: id }, { $inc: { n: inc } })).matchedCount;
         if (done < times) await new Promise((res) => setTimeout(res, 20));
       }
+      assert.equal(done, times, `the foreign writer changed ${id} ${times} times`);
     }
     const r = await run.done;
     assert.equal(r.code, 99, r.stdout + r.stderr);
