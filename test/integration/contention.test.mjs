@@ -317,7 +317,9 @@ test('MongoDB: 16 VUs $inc-upsert 1 and 3 counters (single and batches of 2): ev
     for (const [hot, batch] of [['1,3', '1'], ['3', '2']]) {
       const runId = uniqueRunId('ctnm');
       const before = await writeConflicts(url);
-      const r = await runK6(MONGO, { MONGO_URL: url, STAGES: '2s:16', HOT_KEYS: hot, SPREAD_KEYS: '0', BATCH_SIZE: batch, KEEP: '1' }, { runId });
+      const fromMs = Date.now();
+      const r = await runK6(MONGO, { MONGO_URL: url, STAGES: '2s:16', HOT_KEYS: hot, SPREAD_KEYS: '0', BATCH_SIZE: batch, KEEP: '1' },
+        { runId, args: ['--out', `influxdb=${localEnv().INFLUX_URL}`, '--tag', `testid=${runId}`] });
       const after = await writeConflicts(url);
       const coll = (await mongo(url)).db(`k6wp_${runId}`).collection('docs');
       try {
@@ -341,6 +343,11 @@ test('MongoDB: 16 VUs $inc-upsert 1 and 3 counters (single and batches of 2): ev
         assert.ok(rows.every((x) => Number.isInteger(x.server_conflicts)), JSON.stringify(rows));
         assert.ok(sum(rows, (x) => x.server_conflicts) <= after - before, `${sum(rows, (x) => x.server_conflicts)} > ${after - before}`);
         assert.match(r.stdout, /\(conflicts the server retried itself: serverStatus metrics\.operation\.writeConflicts, server-wide/);
+        // Grafana's conflicts panel shows the same server-retried conflicts per hot set.
+        const [, , server] = await panel('Conflicts by reason: retries and failed increments', runId, 'mongodb', fromMs);
+        const byHot = new Map();
+        for (const x of server) byHot.set(x.tags.hot_keys, (byHot.get(x.tags.hot_keys) || 0) + x.values.reduce((a, [, y]) => a + (y || 0), 0));
+        for (const row of rows) assert.equal(byHot.get(String(row.hot_keys)) || 0, row.server_conflicts, `hot ${row.hot_keys}: ${JSON.stringify([...byHot])}`);
       } finally {
         await coll.db.dropDatabase();
       }
