@@ -26,6 +26,7 @@ export const M = {
   // The contention workload (lib/workloads/contention.js, docs/contention.md)
   retries: 'writepath_retries',                 // Counter: requests resent within an operation after a "not applied, retry" answer; tag reason
   serverConflicts: 'writepath_server_conflicts', // Counter: conflicts the server resolved itself (MongoDB: write conflicts it retried), sampled from its own statistics; tag stage
+  serverSamples: 'writepath_server_samples', // Counter: samples of the server's conflict count that were read (0 with the capability = the count is unknown)
   counterLost: 'writepath_counter_lost',        // Counter (teardown): acknowledged increments a counter does not hold; tag counter
   counterPhantom: 'writepath_counter_phantom',  // Counter (teardown): increments a counter holds beyond acknowledged + undetermined; tag counter
   countersChecked: 'writepath_counters_checked', // Gauge (teardown): counters read back against the ledgers

@@ -35,6 +35,7 @@ export const readbackUndetermined = new Counter(M.readbackUndetermined);
 // The contention workload's retries and ledger verification (lib/workloads/contention.js).
 export const incrementsRetried = new Counter(M.retries);
 export const serverConflicts = new Counter(M.serverConflicts);
+export const serverSamples = new Counter(M.serverSamples);
 export const counterLost = new Counter(M.counterLost);
 export const counterPhantom = new Counter(M.counterPhantom);
 export const countersChecked = new Gauge(M.countersChecked);

@@ -23,7 +23,7 @@ import { Rng } from '../rand.js';
 import { Ledger, ledgerLine, sumLedgers, verifyCounters } from '../ledger.js';
 import { isUndetermined, RETRYABLE } from '../targets/increments.js';
 import { describeModel, loadModel, rampPosition, rampScenario, splitOverStages, stageRows, stageThresholds } from '../load-model.js';
-import { counterLost, counterPhantom, countersChecked, serverConflicts, countersSum, incrementsRetried, ledgerAcked, ledgerFailed, ledgerUndetermined, ledgerUnstored, rampKeysExhausted, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
+import { counterLost, counterPhantom, countersChecked, serverConflicts, serverSamples, countersSum, incrementsRetried, ledgerAcked, ledgerFailed, ledgerUndetermined, ledgerUnstored, rampKeysExhausted, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { fmt } from '../format.js';
 
@@ -222,6 +222,7 @@ function sample(target, p, state) {
   let now = null;
   try { now = target.serverConflicts(); } catch (e) { if (!state.sampleError) console.warn(`k6-writepath: cannot read the server's conflict count: ${String(e).split('\n')[0]}`); state.sampleError = true; }
   if (now !== null) {
+    serverSamples.add(1, { phase: 'contention', target: target.name });
     if (state.conflicts !== undefined && now > state.conflicts) {
       splitOverStages(p.loadModel, state.sampledAt, at, now - state.conflicts).forEach((c, s) => {
         if (c > 0) serverConflicts.add(c, { phase: 'contention', target: target.name, stage: String(s + 1), hot_keys: String(p.steps[s].set.keys) });
@@ -316,7 +317,10 @@ export function contentionRows(data, p, reasons, server = false) {
 }
 
 export function sections(data, { plan: p, target }) {
-  const rows = contentionRows(data, p, target.reasons, Boolean(target.capabilities.serverConflicts));
+  // The server's conflict count: kept by the target, and read at least twice (else unknown).
+  const samples = data.metrics[M.serverSamples] ? data.metrics[M.serverSamples].values.count : 0;
+  const server = Boolean(target.capabilities.serverConflicts) && samples >= 2;
+  const rows = contentionRows(data, p, target.reasons, server);
   const f = (x, d = 1) => (x === null || x === undefined ? '-' : fmt(x, d));
   const lines = ['', `contention (${p.B} distinct counter${p.B === 1 ? '' : 's'} per operation; ${describeModel(p.base)} per hot set; conflicts retried up to ${p.retries} times):`,
     `${'hot keys'.padEnd(16)}${(p.open ? 'rate' : 'VUs').padEnd(8)}${'ops'.padStart(9)}${'ops/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}${'retries'.padStart(9)}${'vs spread'.padStart(11)}${p.open ? 'dropped'.padStart(9) : ''}`];
@@ -330,7 +334,8 @@ export function sections(data, { plan: p, target }) {
     if (notes.length) lines.push(`  step ${r.step}: ${notes.join('; ')}`);
   }
   lines.push('(ops = operations, n of each row; vs spread = ops/s against the spread baseline at the same load, one run: no interval)');
-  if (target.capabilities.serverConflicts) lines.push(`(conflicts the server retried itself: ${target.capabilities.serverConflicts}, server-wide, sampled every ${SAMPLE_S} s and at each step's end)`);
+  if (server) lines.push(`(conflicts the server retried itself: ${target.capabilities.serverConflicts}, server-wide, sampled every ${SAMPLE_S} s and at each step's end)`);
+  else if (target.capabilities.serverConflicts) lines.push(`(conflicts the server retried itself: not known — ${target.capabilities.serverConflicts} could not be read; the log says why)`);
   const metric = (name) => (data.metrics[name] ? data.metrics[name].values : null);
   const lost = metric(M.counterLost); const phantom = metric(M.counterPhantom);
   const unstored = metric(M.ledgerUnstored); const checked = metric(M.countersChecked);

@@ -385,3 +385,26 @@ test('MongoDB: a foreign writer that takes 5 increments from K0 and adds 3 to K1
     await closeMongo();
   }
 });
+
+test('MongoDB: a user who may not read serverStatus: counters still exact, the server-retried conflicts "not known", never shown as 0', async () => {
+  const url = localEnv().MONGO_URL;
+  const admin = (await mongo(url)).db('admin');
+  const user = `k6wp_ctn_${process.pid}`;
+  const pwd = `pw-${process.pid}-${Date.now()}`;
+  // Enough to create, write and drop its own database; no clusterMonitor (serverStatus).
+  await admin.command({ createUser: user, pwd, roles: ['readWriteAnyDatabase', 'dbAdminAnyDatabase'] });
+  try {
+    const u = new URL(url);
+    u.username = user;
+    u.password = pwd;
+    const r = await runK6(MONGO, { MONGO_URL: u.toString(), STAGES: '2s:4', HOT_KEYS: '1', SPREAD_KEYS: '0' });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.ok(rowsOf(r).every((x) => x.server_conflicts === null), JSON.stringify(rowsOf(r)));
+    assert.equal(r.summary.verification.ok, true);
+    assert.ok(r.stdout.includes('(conflicts the server retried itself: not known — serverStatus metrics.operation.writeConflicts could not be read; the log says why)'), r.stdout);
+    assert.match(r.stderr, /cannot read the server's conflict count: .*not authorized/i);
+  } finally {
+    await admin.command({ dropUser: user });
+    await closeMongo();
+  }
+});
