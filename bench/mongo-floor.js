@@ -2,7 +2,8 @@
 // when the generator costs nothing. 2 VUs (BENCH_VUS) send the pack's own overwrite call
 // (client.write('replace', …): a bulkWrite of ReplaceOne upserts, the collection's UUID on every
 // command, as lib/targets/mongodb.js sends it) for BENCH_SECONDS, each batch one of
-// FLOOR_BATCHES byte bodies pre-built in the init context (1000 scattered existing keys each,
+// FLOOR_BATCHES byte bodies pre-built in the init context (1000 scattered existing keys each, of
+// the VU's own block of keys,
 // e1 documents of ~1.2 KB, built by lib/docs.js as the pack builds them), cycled: no JavaScript
 // work per batch but picking the next one. setup() fills its own database k6wp_bench_floor with
 // DOCS documents (not timed); teardown drops it. Prints rows/s over the batches' own window.
@@ -29,15 +30,20 @@ const cfg = loadConfig(Object.assign({ DOCS: String(ndocs) }, __ENV), { target: 
 const client = mongodb.connect(url, { appName: 'k6-writepath-floor' });
 const docs = createDocs(cfg, { keyField: '_id', toBytes: asciiBuffer });
 
-// Pre-built bodies: batch b of this VU holds keys (start + g*stride) mod ndocs, distinct within
-// a batch (stride coprime with ndocs), as bench/pg-floor.js picks them.
+// Pre-built bodies: VU v (of vus) owns its own block of keys, [(v-1)·ndocs/vus, v·ndocs/vus),
+// as the pack's overwrite phase writes only keys the VU loaded itself: two VUs never update the
+// same document (a floor whose VUs collide on documents is slower than the pack, not a floor).
+// Batch b holds keys (start + g·stride) mod block, distinct within a batch (stride coprime
+// with the block), scattered like the pack's uniform picks.
 const bodies = [];
 if (__VU > 0) {
-  const stride = [7919, 7927, 7933].find((p) => ndocs % p !== 0);
+  const block = Math.floor(ndocs / vus);
+  const base = ((__VU - 1) % vus) * block;
+  const stride = [7919, 7927, 7933].find((p) => block % p !== 0);
   for (let b = 0; b < nBatches; b++) {
-    const start = ((__VU * 104729) + b * 15485863) % ndocs;
+    const start = (b * 15485863) % block;
     const keys = new Array(B);
-    for (let g = 0; g < B; g++) keys[g] = (start + g * stride) % ndocs;
+    for (let g = 0; g < B; g++) keys[g] = base + ((start + g * stride) % block);
     bodies.push(docs.body(keys, 'f').slice(0));
   }
 }
@@ -83,5 +89,6 @@ export function handleSummary(data) {
   const n = data.metrics.floor_rows ? data.metrics.floor_rows.values.count : 0;
   const c = data.metrics.floor_clock ? data.metrics.floor_clock.values : null;
   const s = c ? (c.max - c.min) / 1000 : seconds;
-  return { stdout: `${JSON.stringify({ rows: n, seconds: s, rows_per_s: n / s })}\n` };
+  // t0/t1: the batches' window (epoch ms), where bench/mongo.mjs cuts the CPU samples.
+  return { stdout: `${JSON.stringify({ rows: n, seconds: s, rows_per_s: n / s, t0: c ? c.min : null, t1: c ? c.max : null })}\n` };
 }

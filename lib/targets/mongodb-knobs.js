@@ -36,4 +36,8 @@ export const MONGODB = {
   capabilities: (_cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true, increment: true, serverConflicts: 'serverStatus metrics.operation.writeConflicts' }),
   // Instances of one run may share its database (docs/scale-out.md).
   distributed: true,
+  // What its VUs hold per batch (lib/memory.js): the module's driver transport (the body turned
+  // into BSON and the wire message while a batch is sent), one body per VU whatever the
+  // operation (every operation sends the same byte image, lib/targets/mongodb.js batchBody()).
+  memory: { transport: 'driver', formats: (ops) => (ops.length > 0 ? 1 : 0) },
 };
