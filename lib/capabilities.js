@@ -12,6 +12,8 @@
 //   readback:     readStamps(nums): the stamp each stored document carries
 //   increment:    increment(nums), createCounters(size), readCounters(nums), putLedger(id, text), readLedgers()
 //                 (the contention workload, lib/targets/increments.js)
+//   serverConflicts: where the server counts the conflicts it resolves itself (text), with
+//                 serverConflicts() -> that count; the contention workload samples it per step
 //   compression:  how the target compresses request bodies ('gzip'), or null (not a need: the
 //                 per-stage report says whether MB/s crossed the network as they are)
 //   unnamedFailures: true when an answer may count failed documents without naming them

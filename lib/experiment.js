@@ -95,7 +95,7 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
   const options = {
     scenarios: distributed === 'verify'
       ? { verify: { executor: 'shared-iterations', vus: 1, iterations: 1, maxDuration: '10s' } }
-      : workload.scenarios(cfg, plan),
+      : workload.scenarios(cfg, plan, tgt.capabilities),
     // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
     // (Declared first, so that a per-stage limit of the threshold file replaces the empty entry.)
     thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {},

@@ -12,7 +12,7 @@ export const CORE_KNOBS = {
   RUN_ID:       { type: 'string', scope: 'run', pattern: /^[a-z0-9][a-z0-9_]{0,31}$/, allowed: '1-32 characters a-z 0-9 _ (starting with a letter or digit)', doc: 'Names this run: results/<RUN_ID>/, the testid tag, and every object the run creates (k6wp_<RUN_ID>…). Default: generated from the clock.' },
   PHASES:       { type: 'list', doc: 'Phases to run, in this order, from the experiment\'s list (insert-vs-overwrite: load,overwrite,mixed).' },
   DOCS:         { type: 'int', min: 1, max: 1e9, default: 20000, doc: 'Documents written by the load phase (exact count).' },
-  BATCH_SIZE:   { type: 'int', min: 1, max: 100000, default: 1000, defaults: { 'postgres/contention': 1, 'arangodb/contention': 1, 'ravendb/contention': 1 }, doc: 'Documents per batch request/statement (E1 used 10000); contention: distinct counters per operation.' },
+  BATCH_SIZE:   { type: 'int', min: 1, max: 100000, default: 1000, defaults: { 'postgres/contention': 1, 'arangodb/contention': 1, 'ravendb/contention': 1, 'mongodb/contention': 1 }, doc: 'Documents per batch request/statement (E1 used 10000); contention: distinct counters per operation.' },
   VUS:          { type: 'int', min: 1, max: 1000, default: 2, doc: 'Virtual users (concurrent clients).' },
   OVERWRITE_BATCHES: { type: 'int', min: 0, max: 1e7, default: 20, doc: 'Batches in the overwrite phase; each upserts BATCH_SIZE existing keys (E1: 100 for ArangoDB, 50 for PostgreSQL).' },
   MIXED_BATCHES: { type: 'int', min: 0, max: 1e7, default: 10, doc: 'Batches in the mixed phase.' },

@@ -91,3 +91,12 @@ export function verifyCounters(totals, values, size) {
   out.bad.sort((x, y) => (y.lost + y.phantom) - (x.lost + x.phantom) || x.counter - y.counter);
   return out;
 }
+
+// The ledgers' totals: acknowledged, failed, undetermined; when every counter held, how many
+// of the undetermined increments the database applied (the counters' sum minus the acknowledged).
+export function ledgerLine(v) {
+  const held = v.increments_lost === 0 && v.increments_phantom === 0 && !v.ledger_unstored && v.counters_sum !== null;
+  const applied = held ? v.counters_sum - v.increments_acknowledged : null;
+  return `increments in the ledgers: ${v.increments_acknowledged} acknowledged, ${v.increments_failed} failed (not applied), ${v.increments_undetermined} undetermined (no answer)` +
+    `${v.increments_undetermined > 0 && held ? ` — ${applied} of them applied, ${v.increments_undetermined - applied} not` : ''}`;
+}

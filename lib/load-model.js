@@ -101,6 +101,25 @@ function stageIndex(lm, elapsedMs) {
   return s;
 }
 
+// A count (whole number) that grew over [fromMs, toMs] (ms from the start), shared among the
+// stages the interval overlaps in proportion to the overlap: whole numbers per stage that add
+// up to count (largest remainders first). Time past the last stage's end is the last stage's.
+export function splitOverStages(lm, fromMs, toMs, count) {
+  const ends = lm.ends;
+  const out = new Array(ends.length).fill(0);
+  const span = toMs - fromMs;
+  if (!(span > 0)) { out[stageIndex(lm, toMs)] = count; return out; }
+  const shares = ends.map((end, s) => {
+    const lo = Math.max(fromMs, s === 0 ? -Infinity : ends[s - 1]);
+    const hi = Math.min(toMs, s === ends.length - 1 ? Infinity : end);
+    return (Math.max(0, hi - lo) / span) * count;
+  });
+  let left = count;
+  shares.forEach((x, s) => { out[s] = Math.floor(x); left -= out[s]; });
+  shares.map((x, s) => [x - Math.floor(x), s]).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, left).forEach(([, s]) => { out[s]++; });
+  return out;
+}
+
 // Where the current iteration stands: { s: 0-based stage, n: batch number unique across the
 // run, or -1 when an open-model stage started more iterations than its budget (never
 // expected; the caller counts it instead of reusing another stage's numbers).

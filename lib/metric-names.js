@@ -27,8 +27,14 @@ export const M = {
   rampKeysExhausted: 'writepath_ramp_keys_exhausted', // Counter (ramped overwrite): batches that found no key left to overwrite
   // The contention workload (lib/workloads/contention.js, docs/contention.md)
   retries: 'writepath_retries',                 // Counter: requests resent within an operation after a "not applied, retry" answer; tag reason
+  serverConflicts: 'writepath_server_conflicts', // Counter: conflicts the server resolved itself (MongoDB: write conflicts it retried), sampled from its own statistics; tag stage
+  serverSamples: 'writepath_server_samples', // Counter: samples of the server's conflict count that were read (0 with the capability = the count is unknown)
   counterLost: 'writepath_counter_lost',        // Counter (teardown): acknowledged increments a counter does not hold; tag counter
   counterPhantom: 'writepath_counter_phantom',  // Counter (teardown): increments a counter holds beyond acknowledged + undetermined; tag counter
   countersChecked: 'writepath_counters_checked', // Gauge (teardown): counters read back against the ledgers
+  ledgerAcked: 'writepath_ledger_acknowledged',     // Counter (teardown): increments the stored ledgers hold acknowledged
+  ledgerFailed: 'writepath_ledger_failed',          // Counter (teardown): increments the stored ledgers hold reported not applied
+  ledgerUndetermined: 'writepath_ledger_undetermined', // Counter (teardown): increments without an answer (timeout, connection): applied or not
+  countersSum: 'writepath_counters_sum',            // Gauge (teardown): the sum of the counters read back (all start at 0)
   ledgerUnstored: 'writepath_ledger_unstored',  // Counter: + increments begun (VUs), - increments in the stored ledgers (teardown); > 0 = a VU's ledger is missing
 };

@@ -39,10 +39,16 @@ export const readbackUndetermined = new Counter(M.readbackUndetermined);
 export const readbackJudged = new Counter(M.readbackJudged);
 // The contention workload's retries and ledger verification (lib/workloads/contention.js).
 export const incrementsRetried = new Counter(M.retries);
+export const serverConflicts = new Counter(M.serverConflicts);
+export const serverSamples = new Counter(M.serverSamples);
 export const counterLost = new Counter(M.counterLost);
 export const counterPhantom = new Counter(M.counterPhantom);
 export const countersChecked = new Gauge(M.countersChecked);
 export const ledgerUnstored = new Counter(M.ledgerUnstored);
+export const ledgerAcked = new Counter(M.ledgerAcked);
+export const ledgerFailed = new Counter(M.ledgerFailed);
+export const ledgerUndetermined = new Counter(M.ledgerUndetermined);
+export const countersSum = new Gauge(M.countersSum);
 
 
 // A verification that counts and reads nothing back (bulk insert, a ramped load or

@@ -4,6 +4,7 @@
 import { groupedBars } from './svg-chart.js';
 import { fmt } from './format.js';
 import { settingsText, showObserved } from './report.js';
+import { ledgerLine } from './ledger.js';
 
 function esc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -141,21 +142,29 @@ function contentionHtml(json) {
   const open = json.load_model && json.load_model.model === 'open';
   const label = (x) => `${x.hot_keys}${x.spread ? ' (spread)' : ''}`;
   const reasons = (m) => Object.entries(m || {}).map(([r, n]) => `${r} ${n}`).join(', ');
+  // A target that counts the conflicts it retried itself (MongoDB): one more column.
+  const server = c.some((x) => x.server_conflicts !== null && x.server_conflicts !== undefined);
   const rows = c.map((x) => `<tr data-step="${x.step}"><th scope="row">${esc(label(x))}</th><td>${esc(x.load)}</td><td>${x.ops}</td><td>${fmt(x.ops_per_s, 0)}</td>` +
     `<td>${fmt(x.op_ms.median)}</td><td>${fmt(x.op_ms.p99)}</td>` +
     `<td class="${x.increments_failed ? 'bad' : ''}">${x.increments_failed}${x.increments_failed ? ` (${esc(reasons(x.failed_by_reason))})` : ''}</td>` +
-    `<td>${x.retries}${x.retries ? ` (${esc(reasons(x.retries_by_reason))})` : ''}</td><td>${x.vs_spread === null ? '-' : `${fmt(x.vs_spread, 2)}x`}</td></tr>`).join('\n');
+    `<td>${x.retries}${x.retries ? ` (${esc(reasons(x.retries_by_reason))})` : ''}</td>${server ? `<td>${x.server_conflicts ?? '-'}</td>` : ''}<td>${x.vs_spread === null ? '-' : `${fmt(x.vs_spread, 2)}x`}</td></tr>`).join('\n');
   const sets = [...new Set(c.map(label))];
   const loads = [...new Set(c.map((x) => x.load))];
   const chart = groupedBars({
     title: 'Increment operations per second by hot set', unit: 'ops/s', groups: sets,
     series: loads.map((l) => ({ name: `${open ? 'rate' : 'VUs'} ${l}`, values: sets.map((s) => { const x = c.find((y) => label(y) === s && y.load === l); return x ? x.ops_per_s : null; }) })),
   });
+  // Time per operation against contention: p50 and p99 of every step (hot set × load).
+  const latency = groupedBars({
+    title: 'Time per increment operation by step (hot set × load)', unit: 'ms', groups: c.map((x) => `${label(x)} × ${x.load}`),
+    series: [['p50', 'median'], ['p99', 'p99']].map(([name, k]) => ({ name, values: c.map((x) => (x.op_ms || {})[k] ?? null) })),
+  });
   const v = json.verification || {};
   return `\n<h2>Contention (${open ? 'open model' : 'closed model'} ${esc(json.load_model ? json.load_model.stages : '')} per hot set)</h2>
-<table id="contention"><thead><tr><th>hot keys</th><th>${open ? 'rate' : 'VUs'}</th><th>ops</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>failed increments</th><th>retries</th><th>vs spread</th></tr></thead><tbody>
+<table id="contention"><thead><tr><th>hot keys</th><th>${open ? 'rate' : 'VUs'}</th><th>ops</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>failed increments</th><th>retries</th>${server ? '<th>conflicts retried by the server</th>' : ''}<th>vs spread</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
 <figure>${chart}</figure>
-<p class="${v.counters_ok === false ? 'bad' : ''}">Counters read back against the VUs' ledgers: ${v.counters_checked ?? '-'}; lost increments ${v.increments_lost ?? '-'}, phantom ${v.increments_phantom ?? '-'}${v.counters_ok === undefined ? '' : v.counters_ok ? ' — OK' : ' — FAILED'}.</p>`;
+<figure>${latency}</figure>
+<p class="${v.counters_ok === false ? 'bad' : ''}">Counters read back against the VUs' ledgers: ${v.counters_checked ?? '-'}; lost increments ${v.increments_lost ?? '-'}, phantom ${v.increments_phantom ?? '-'}${v.counters_ok === undefined ? '' : v.counters_ok ? ' — OK' : ' — FAILED'}.</p>${v.increments_acknowledged === null || v.increments_acknowledged === undefined || v.counters_checked === null ? '' : `\n<p>${esc(ledgerLine(v))}.</p>`}`;
 }

@@ -260,10 +260,11 @@ export function dashboard() {
     { h: 8, w: 12, x: 12, y: 67 },
     [50, 99].map((n, i) => target('AB'[i], pct(n, CONTENTION, '"hot_keys", "target"'), `p${n} hot keys $tag_hot_keys $tag_target`)), { unit: 'ms', latency: true }));
   panels.push(timeseries('Conflicts by reason: retries and failed increments',
-    'Requests sent again after a "not applied, retry" answer (writepath_retries: ArangoDB errorNum 1200 write-write conflict / lock timeout, PostgreSQL deadlock or serialization failure), and increments that failed for good (writepath_docs_failed), per reason and hot-set size. Empty = no conflict.',
+    'Requests sent again after a "not applied, retry" answer (writepath_retries: ArangoDB errorNum 1200 write-write conflict / lock timeout, PostgreSQL deadlock or serialization failure), increments that failed for good (writepath_docs_failed), per reason and hot-set size, and conflicts the server retried itself (writepath_server_conflicts: MongoDB serverStatus metrics.operation.writeConflicts, server-wide, sampled every 0.5 s and at each step\'s end). Empty = no conflict.',
     { h: 8, w: 12, x: 0, y: 75 },
     [target('A', `SELECT sum("value") FROM "${M.retries}" WHERE ${CONTENTION} GROUP BY time($__interval), "reason", "hot_keys", "target" fill(none)`, 'retry $tag_reason (hot keys $tag_hot_keys, $tag_target)'),
-      target('B', `SELECT sum("value") FROM "${M.docsFailed}" WHERE ${CONTENTION} GROUP BY time($__interval), "reason", "hot_keys", "target" fill(none)`, 'failed $tag_reason (hot keys $tag_hot_keys, $tag_target)')],
+      target('B', `SELECT sum("value") FROM "${M.docsFailed}" WHERE ${CONTENTION} GROUP BY time($__interval), "reason", "hot_keys", "target" fill(none)`, 'failed $tag_reason (hot keys $tag_hot_keys, $tag_target)'),
+      target('C', `SELECT sum("value") FROM "${M.serverConflicts}" WHERE ${CONTENTION} GROUP BY time($__interval), "hot_keys", "target" fill(none)`, 'retried by the server (hot keys $tag_hot_keys, $tag_target)')],
     { bars: true, stack: true }));
   panels.push(table('Lost and phantom increments per counter',
     'Written by teardown after it read every counter back against the VUs\' ledgers: lost = acknowledged increments a counter does not hold, phantom = increments it holds beyond the acknowledged and undetermined ones. Any row fails the run (exit 99). Empty = every counter exact. Counters beyond the first 1000 with a discrepancy are summed under "(more)".',

@@ -13,8 +13,11 @@
 // The counter field, in every target.
 export const COUNTER_FIELD = 'n';
 
-// Reasons that leave an operation undetermined: the request may have been applied.
-const UNDETERMINED = new Set(['timeout', 'connection', 'unconfirmed']);
+// Reasons that leave an operation undetermined: the request may have been applied. MongoDB's
+// write_concern: applied on the server that answered, the concern not met (it may be rolled
+// back); its server_error: the command failed as a whole with a code that does not say
+// whether its operations ran (lib/targets/mongodb.js errorReason).
+const UNDETERMINED = new Set(['timeout', 'connection', 'unconfirmed', 'write_concern', 'server_error']);
 export const isUndetermined = (reason) => UNDETERMINED.has(reason);
 // Reasons that say the request was not applied and may simply be sent again: ArangoDB's
 // write-write conflict / lock timeout (errorNum 1200), PostgreSQL's deadlock (40P01) and

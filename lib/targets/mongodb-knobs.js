@@ -23,14 +23,17 @@ export const MONGODB = {
   //   not_attempted    documents of an ordered batch after its first failure: never sent to storage
   //   write_concern    the write was applied but the write concern was not satisfied (writeConcernError)
   //   write_error      any other per-document write error
+  //   unconfirmed      (contention) fewer counters matched or upserted than increments sent
   //   collection_gone  the run's collection was dropped (361 CollectionUUIDMismatch, 175 QueryPlanKilled, 26)
   //   server_error     the command failed as a whole with another server code
   //   timeout          TIMEOUT reached (the module's context deadline)
   //   connection       no server to send to (server selection failed, connection closed)
   //   auth             credentials or privileges refused
-  reasons: ['e11000', 'write_conflict', 'not_attempted', 'write_concern', 'write_error', 'collection_gone', 'server_error',
+  reasons: ['e11000', 'write_conflict', 'not_attempted', 'write_concern', 'write_error', 'unconfirmed', 'collection_gone', 'server_error',
     'timeout', 'connection', 'auth', 'other'],
-  capabilities: (_cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true }),
+  // serverConflicts: where the contention workload reads the write conflicts the server retried
+  // itself (lib/workloads/contention.js samples it during the load).
+  capabilities: (_cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true, increment: true, serverConflicts: 'serverStatus metrics.operation.writeConflicts' }),
   // Instances of one run may share its database (docs/scale-out.md).
   distributed: true,
   // What its VUs hold per batch (lib/memory.js): the module's driver transport (the body turned

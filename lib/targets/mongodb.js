@@ -17,6 +17,7 @@ import { stop } from '../abort.js';
 import { MONGODB } from './mongodb-knobs.js';
 import { lifecycle, probeTimeout } from './lifecycle.js';
 import { ACKNOWLEDGED, request } from './outcome.js';
+import { COUNTER_FIELD } from './increments.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
 import { stampsInChunks } from '../readback.js';
@@ -374,6 +375,82 @@ export function createTarget(cfg, prepared = {}) {
     });
   }
 
+  // --- the contention workload (lib/workloads/contention.js; docs/contention.md) ------------
+  // One operation = one bulk write of UpdateOne({_id: "K<n>"}, {$inc: {n: 1}}, upsert) per
+  // counter (the module's update(); distinct counters, ascending), with the run's write concern
+  // and the collection's UUID. Each UpdateOne is atomic on its document; outside a
+  // multi-document transaction the server retries a WiredTiger write conflict itself until it
+  // succeeds (docs/operations.md), so a conflict reaches the client only as time.
+  const INC = { $inc: { [COUNTER_FIELD]: 1 } };
+  function increment(nums) {
+    const n = nums.length;
+    return request(n, null, (tags) => {
+      const r = client.update(db, COLLECTION, nums, INC, Object.assign({}, wopts, { upsert: true, prefix: 'K' }));
+      if (!r.error && !r.writeConcernError && !r.errors && Number(r.matched) + Number(r.upserted) === n) return ACKNOWLEDGED;
+      return { settle: () => incrementFailure(r, n, tags) };
+    });
+  }
+
+  // What the ledger learns from a bulk write that did not acknowledge every increment: the
+  // refused UpdateOnes (write errors, by index) were not applied; a whole-command error, a
+  // write concern error (applied on this server, the concern not met) or fewer matched +
+  // upserted than sent leave the increments undetermined (lib/targets/increments.js).
+  function incrementFailure(r, n, tags) {
+    if (!r.error && !r.writeConcernError && !r.errors) {
+      return { reason: 'unconfirmed', failed: n, log: `[${tags.phase}] ${n} increments: the server matched ${r.matched} and upserted ${r.upserted}: counted undetermined` };
+    }
+    return failure(r, n, tags);
+  }
+
+  // The write conflicts the server retried itself since it started (serverStatus
+  // metrics.operation.writeConflicts; server-wide: every client's).
+  function serverConflicts() {
+    const r = command('admin', { serverStatus: 1, repl: 0, locks: 0, opcounters: 0, network: 0, connections: 0, wiredTiger: 0 }, probeMs);
+    const n = r && r.metrics && r.metrics.operation ? Number(r.metrics.operation.writeConflicts) : NaN;
+    if (!Number.isFinite(n)) throw 'serverStatus has no metrics.operation.writeConflicts';
+    return n;
+  }
+
+  // setup(): the counters K0 … K{size-1}, {n: 0}, unordered inserts of 10 000.
+  function createCounters(size) {
+    for (let i = 0; i < size; i += 10000) {
+      const docs = [];
+      for (let k = i; k < Math.min(size, i + 10000); k++) docs.push(`{"_id":"${keyName(k)}","${COUNTER_FIELD}":0}`);
+      const r = client.write('insert', db, COLLECTION, `[${docs.join(',')}]`, wopts);
+      const why = r.error || r.writeConcernError || (r.errors && r.errors[0]);
+      if (why) throw `k6-writepath: cannot create the counters in ${db}.${COLLECTION}: ${redact(why.message)}`;
+    }
+  }
+
+  function findByIds(ids, projection, each) {
+    for (let i = 0; i < ids.length; i += READ_CHUNK) {
+      const r = client.find(db, COLLECTION, { _id: { $in: ids.slice(i, i + READ_CHUNK) } }, { projection, timeoutMs });
+      if (r.error) throw `k6-writepath: cannot read documents of ${db}.${COLLECTION}: ${redact(r.error.message)}`;
+      for (const d of parse(r.docs)) each(d);
+    }
+  }
+
+  // key number -> n of the counter, for the counters that exist.
+  function readCounters(nums) {
+    const out = new Map();
+    findByIds(nums.map(keyName), { [COUNTER_FIELD]: 1 }, (d) => out.set(Number(String(d._id).slice(1)), Number(d[COUNTER_FIELD])));
+    return out;
+  }
+
+  // A VU's ledger (lib/ledger.js toJSON()) as the document L<vu> (ReplaceOne upsert).
+  function putLedger(id, ledger) {
+    const r = client.write('replace', db, COLLECTION, JSON.stringify([Object.assign({ _id: id }, ledger)]), wopts);
+    const why = r.error || r.writeConcernError || (r.errors && r.errors[0]);
+    if (why) throw new Error(`ledger ${id}: ${redact(why.message)}`);
+  }
+
+  function readLedgers(ids) {
+    const out = [];
+    findByIds(ids, null, (d) => { delete d._id; out.push(d); });
+    return out;
+  }
+
   return { name: MONGODB.name, reasons: REASONS, distributed: MONGODB.distributed, capabilities: MONGODB.capabilities(cfg), bind, setup, batch, batchBody,
-    count, readStamps, teardown: lc.teardown, leftBehind: lc.leftBehind, client, database: () => db };
+    count, readStamps, teardown: lc.teardown, leftBehind: lc.leftBehind, client, database: () => db,
+    increment, createCounters, readCounters, putLedger, readLedgers, serverConflicts };
 }

@@ -16,13 +16,14 @@
 // iteration in which it stores its ledger (k6 hands the same VU instances to later scenarios);
 // teardown reads every ledger and every counter and holds acked <= n <= acked + undetermined.
 import exec from 'k6/execution';
-import { fail } from '../parse.js';
+import { sleep } from 'k6';
+import { durationMs, fail } from '../parse.js';
 import { keyName } from '../keys.js';
 import { Rng } from '../rand.js';
-import { Ledger, sumLedgers, verifyCounters } from '../ledger.js';
+import { Ledger, ledgerLine, sumLedgers, verifyCounters } from '../ledger.js';
 import { isUndetermined, RETRYABLE } from '../targets/increments.js';
-import { describeModel, loadModel, rampPosition, rampScenario, stageRows, stageThresholds } from '../load-model.js';
-import { counterLost, counterPhantom, countersChecked, incrementsRetried, ledgerUnstored, rampKeysExhausted, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
+import { describeModel, loadModel, rampPosition, rampScenario, splitOverStages, stageRows, stageThresholds } from '../load-model.js';
+import { counterLost, counterPhantom, countersChecked, serverConflicts, serverSamples, countersSum, incrementsRetried, ledgerAcked, ledgerFailed, ledgerUndetermined, ledgerUnstored, rampKeysExhausted, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { fmt } from '../format.js';
 
@@ -36,6 +37,12 @@ export const GRACE = '2s';
 const GRACE_MS = 2000;
 // The ledger scenario: one iteration per VU, after the load and its grace.
 export const LEDGER_SCENARIO = 'ledger';
+// A target that counts the conflicts it resolves itself (capability serverConflicts: MongoDB
+// retries write conflicts inside the server) is sampled by one more VU through the load, every
+// SAMPLE_S and at the end of every step; each sample's growth goes to the step it was counted
+// in. The counts are server-wide (every client's).
+export const SAMPLER_SCENARIO = 'server';
+const SAMPLE_S = 0.5;
 // Per-counter lines of a failed verification in the log, and tagged samples for InfluxDB.
 const SHOW_BAD = 20;
 const TAG_BAD = 1000;
@@ -72,21 +79,28 @@ export function plan(cfg) {
     loadModel: lm, base, sets, steps, per, size, B, open, V: lm.V, maxVUs: lm.maxVUs,
     retries: cfg.CONFLICT_RETRIES,
     ledgerStart: end + GRACE_MS + 1000,
+    loadEnd: end,
     // The count verified is the counters' (ledgers are documents of the run too, not counted).
     expectedDocs: size,
     target: { batchSize: B, maxKey: size - 1, counters: size },
   };
 }
 
-export function scenarios(cfg, p) {
+// caps: the target's capabilities (serverConflicts adds the sampler's VU).
+export function scenarios(cfg, p, caps = {}) {
   const load = rampScenario(EXPERIMENT, cfg, p.loadModel);
+  const sampler = caps.serverConflicts ? 1 : 0;
+  if (sampler) load[SAMPLER_SCENARIO] = { executor: 'constant-vus', vus: 1, duration: `${p.loadEnd}ms`, gracefulStop: GRACE };
   for (const sc of Object.values(load)) {
     sc.gracefulStop = GRACE;
     if (sc.gracefulRampDown) sc.gracefulRampDown = GRACE;
   }
+  // One ledger write per VU, bounded by TIMEOUT; the scenario lasts a second longer so that the
+  // write's own timeout, not k6, ends a slow one (and k6 takes no maxDuration under 1 s).
+  const ledgerMs = Math.max(durationMs(cfg.TIMEOUT), 1000) + 1000;
   load[LEDGER_SCENARIO] = {
-    executor: 'per-vu-iterations', vus: p.maxVUs, iterations: 1,
-    startTime: `${p.ledgerStart}ms`, maxDuration: cfg.TIMEOUT, gracefulStop: cfg.TIMEOUT,
+    executor: 'per-vu-iterations', vus: p.maxVUs + sampler, iterations: 1,
+    startTime: `${p.ledgerStart}ms`, maxDuration: `${ledgerMs}ms`, gracefulStop: `${ledgerMs}ms`,
   };
   return load;
 }
@@ -116,6 +130,7 @@ export function extraThresholds(cfg, p, reasons) {
   const t = stageThresholds(p.loadModel, reasons, EXPERIMENT);
   for (let s = 1; s <= p.loadModel.stages.length; s++) {
     t[`${M.retries}{stage:${s}}`] = [];
+    t[`${M.serverConflicts}{stage:${s}}`] = [];
     for (const r of reasons) if (RETRYABLE.has(r)) t[`${M.retries}{stage:${s},reason:${r}}`] = [];
   }
   t[M.counterLost] = ['count==0'];
@@ -182,6 +197,7 @@ function retrying(req, max, tags) {
 
 export function iteration(db, cfg, p, state) {
   if (exec.scenario.name === LEDGER_SCENARIO) { storeLedger(db.target, state); return; }
+  if (exec.scenario.name === SAMPLER_SCENARIO) { sample(db.target, p, state); return; }
   if (!state.tags) {
     state.tags = p.steps.map((st, s) => ({ phase: 'contention', op: OP, target: db.target.name, stage: String(s + 1), hot_keys: String(st.set.keys) }));
     state.rng = new Rng(cfg.SEED, 'contention', exec.vu.idInTest);
@@ -195,6 +211,29 @@ export function iteration(db, cfg, p, state) {
   ledgerUnstored.add(counters.length);
   const res = db.run(tags, {}, () => retrying(db.target.increment(counters), p.retries, tags));
   settle(state.ledger, counters, res);
+}
+
+// One sample of the server's own conflict count. Its growth since the last sample is shared
+// among the steps the interval between the two overlaps, in proportion to the overlap (samples
+// are due at every step's end, so an interval spans two steps only by as much as the sampler
+// woke late). A sample that fails is skipped (the next one carries the growth).
+function sample(target, p, state) {
+  const at = Date.now() - exec.scenario.startTime;
+  let now = null;
+  try { now = target.serverConflicts(); } catch (e) { if (!state.sampleError) console.warn(`k6-writepath: cannot read the server's conflict count: ${String(e).split('\n')[0]}`); state.sampleError = true; }
+  if (now !== null) {
+    serverSamples.add(1, { phase: 'contention', target: target.name });
+    if (state.conflicts !== undefined && now > state.conflicts) {
+      splitOverStages(p.loadModel, state.sampledAt, at, now - state.conflicts).forEach((c, s) => {
+        if (c > 0) serverConflicts.add(c, { phase: 'contention', target: target.name, stage: String(s + 1), hot_keys: String(p.steps[s].set.keys) });
+      });
+    }
+    state.conflicts = now;
+    state.sampledAt = at;
+  }
+  // Next sample: SAMPLE_S on, or just after the current step ends if that is sooner.
+  const end = p.loadModel.ends.find((e) => e > at);
+  sleep(end === undefined ? SAMPLE_S : Math.min(SAMPLE_S, (end - at) / 1000 + 0.01));
 }
 
 function storeLedger(target, state) {
@@ -211,7 +250,7 @@ function storeLedger(target, state) {
 export function verify(target, cfg, p) {
   // VU ids of one process run 1 … the pool size (exec.vu.idInTest).
   const ids = [];
-  for (let v = 1; v <= p.maxVUs; v++) ids.push(`L${v}`);
+  for (let v = 1; v <= p.maxVUs + (target.capabilities.serverConflicts ? 1 : 0); v++) ids.push(`L${v}`);
   const stored = target.readLedgers(ids);
   const totals = sumLedgers(stored, p.size);
   ledgerUnstored.add(-totals.ops);
@@ -220,6 +259,12 @@ export function verify(target, cfg, p) {
   const values = target.readCounters(nums);
   const v = verifyCounters(totals, values, p.size);
   countersChecked.add(v.checked);
+  // The ledgers' totals and the counters' sum: how many increments had no answer, and how
+  // many of those the database applied (the sum minus the acknowledged, when no counter is off).
+  ledgerAcked.add(v.acked);
+  ledgerFailed.add(v.failed);
+  ledgerUndetermined.add(v.undetermined);
+  countersSum.add(v.found);
   verifyExpected.add(p.size);
   verifyFound.add(p.size - v.missing);
   verifyMismatch.add(v.missing);
@@ -240,7 +285,8 @@ export function verify(target, cfg, p) {
 
 // One row per step: hot set, load, operations, ops/s, increments/s, p50/p99, failures and
 // retries by reason, and the ratio of ops/s to the spread baseline at the same load.
-export function contentionRows(data, p, reasons) {
+// server: the target counts conflicts it resolves itself (capability serverConflicts).
+export function contentionRows(data, p, reasons, server = false) {
   const rows = stageRows(data, p.loadModel, reasons, EXPERIMENT);
   const count = (name) => (data.metrics[name] ? data.metrics[name].values.count || 0 : 0);
   const out = rows.map((r, i) => {
@@ -254,7 +300,10 @@ export function contentionRows(data, p, reasons) {
     return {
       step: i + 1, hot_keys: st.set.keys, spread: st.set.spread, load: st.load, model: r.model,
       ops: r.batches, increments_ok: r.docs_ok, increments_failed: r.docs_failed, failed_by_reason: r.failed_by_reason,
+      // (of the failed: those without an answer, which the database may have applied)
+      increments_undetermined: Object.entries(r.failed_by_reason || {}).reduce((a, [k, c]) => a + (isUndetermined(k) ? c : 0), 0),
       retries: count(`${M.retries}{stage:${i + 1}}`), retries_by_reason: retries,
+      server_conflicts: server ? count(`${M.serverConflicts}{stage:${i + 1}}`) : null,
       wall_s: r.wall_s, ops_per_s: r.batches_per_s, increments_per_s: r.docs_per_s,
       op_ms: { median: r.batch_ms.median, p90: r.batch_ms.p90, p99: r.batch_ms.p99, max: r.batch_ms.max },
       dropped_iterations: r.dropped_iterations,
@@ -268,7 +317,10 @@ export function contentionRows(data, p, reasons) {
 }
 
 export function sections(data, { plan: p, target }) {
-  const rows = contentionRows(data, p, target.reasons);
+  // The server's conflict count: kept by the target, and read at least twice (else unknown).
+  const samples = data.metrics[M.serverSamples] ? data.metrics[M.serverSamples].values.count : 0;
+  const server = Boolean(target.capabilities.serverConflicts) && samples >= 2;
+  const rows = contentionRows(data, p, target.reasons, server);
   const f = (x, d = 1) => (x === null || x === undefined ? '-' : fmt(x, d));
   const lines = ['', `contention (${p.B} distinct counter${p.B === 1 ? '' : 's'} per operation; ${describeModel(p.base)} per hot set; conflicts retried up to ${p.retries} times):`,
     `${'hot keys'.padEnd(16)}${(p.open ? 'rate' : 'VUs').padEnd(8)}${'ops'.padStart(9)}${'ops/s'.padStart(10)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}${'retries'.padStart(9)}${'vs spread'.padStart(11)}${p.open ? 'dropped'.padStart(9) : ''}`];
@@ -278,9 +330,12 @@ export function sections(data, { plan: p, target }) {
     const notes = [];
     if (r.increments_failed > 0) notes.push(`failed increments: ${Object.entries(r.failed_by_reason).map(([k, c]) => `${k} ${c}`).join(', ') || 'reason not listed'}`);
     if (r.retries > 0) notes.push(`retries: ${Object.entries(r.retries_by_reason).map(([k, c]) => `${k} ${c}`).join(', ')}`);
+    if (r.server_conflicts > 0) notes.push(`conflicts the server retried itself: ${r.server_conflicts}`);
     if (notes.length) lines.push(`  step ${r.step}: ${notes.join('; ')}`);
   }
   lines.push('(ops = operations, n of each row; vs spread = ops/s against the spread baseline at the same load, one run: no interval)');
+  if (server) lines.push(`(conflicts the server retried itself: ${target.capabilities.serverConflicts}, server-wide, sampled every ${SAMPLE_S} s and at each step's end)`);
+  else if (target.capabilities.serverConflicts) lines.push(`(conflicts the server retried itself: not known — ${target.capabilities.serverConflicts} could not be read; the log says why)`);
   const metric = (name) => (data.metrics[name] ? data.metrics[name].values : null);
   const lost = metric(M.counterLost); const phantom = metric(M.counterPhantom);
   const unstored = metric(M.ledgerUnstored); const checked = metric(M.countersChecked);
@@ -289,12 +344,17 @@ export function sections(data, { plan: p, target }) {
     increments_lost: lost ? lost.count : 0,
     increments_phantom: phantom ? phantom.count : 0,
     ledger_unstored: unstored ? unstored.count : null,
+    increments_acknowledged: metric(M.ledgerAcked) ? metric(M.ledgerAcked).count : null,
+    increments_failed: metric(M.ledgerFailed) ? metric(M.ledgerFailed).count : null,
+    increments_undetermined: metric(M.ledgerUndetermined) ? metric(M.ledgerUndetermined).count : null,
+    counters_sum: metric(M.countersSum) ? metric(M.countersSum).value : null,
   };
   const ok = verification.counters_checked !== null && verification.increments_lost === 0 && verification.increments_phantom === 0 && verification.ledger_unstored === 0;
   lines.push(verification.counters_checked === null
     ? 'counters: not verified (teardown did not run)'
     : `counters: ${verification.counters_checked} read back against the VUs' ledgers: lost ${verification.increments_lost}, phantom ${verification.increments_phantom}` +
       `${verification.ledger_unstored ? `, ${verification.ledger_unstored} increments in ledgers that were not stored` : ''} — ${ok ? 'OK' : 'FAILED'}`);
+  if (verification.increments_acknowledged !== null && verification.counters_checked !== null) lines.push(ledgerLine(verification));
   // The counters are this workload's verification: summary.json's verdict (verification.ok,
   // read by compare and the HTML report) holds only when they held too.
   const verdict = data.metrics[M.verifyFound] ? { counters_ok: ok, holds: ok } : {};

@@ -34,7 +34,11 @@ export const CONTENTION_METRICS = [
   ['batch_p50_ms', 'p50 ms', (x) => x.op_ms && x.op_ms.median, 1, 'lower'],
   ['batch_p99_ms', 'p99 ms', (x) => x.op_ms && x.op_ms.p99, 1, 'lower'],
   ['vs_spread', 'vs spread', (x) => (x.spread ? null : x.vs_spread), 2, 'higher'],
+  // Conflicts the server retried itself (MongoDB; null on targets that do not count them).
+  ['server_conflicts', 'server-retried conflicts', (x) => x.server_conflicts, 0, 'lower'],
 ];
+// A step has no such figure: the baseline's ratio to itself, a count the target does not keep.
+const noFigure = (key, x) => (key === 'vs_spread' && x.spread) || (key === 'server_conflicts' && typeof x.server_conflicts !== 'number');
 // "step 3: hot 1 × 32" — the row name of a contention step.
 export const stepName = (x) => `step ${x.step}: ${x.spread ? 'spread' : 'hot'} ${x.hot_keys} × ${x.load}`;
 const RATIO_STATS = ['average', 'median', 'p99'];
@@ -74,7 +78,7 @@ export function runFigures(summary) {
   }
   if (summary.e3) for (const [key, label, get, digits, better] of E3_METRICS) out.push({ phase: 'e3', key, label, digits, better, value: num(get(summary.e3)) });
   for (const x of summary.contention || []) {
-    for (const [key, label, get, digits, better] of CONTENTION_METRICS) if (!(key === 'vs_spread' && x.spread)) out.push({ phase: stepName(x), key, label, digits, better, value: num(get(x)) });
+    for (const [key, label, get, digits, better] of CONTENTION_METRICS) if (!noFigure(key, x)) out.push({ phase: stepName(x), key, label, digits, better, value: num(get(x)) });
   }
   return out;
 }
@@ -117,7 +121,7 @@ export function aggregate(reps, { runId, conf = CONFIDENCE } = {}) {
   const contention = first.contention ? first.contention.map((x, i) => {
     const metrics = {};
     for (const [key, , get] of CONTENTION_METRICS) {
-      if (key === 'vs_spread' && x.spread) continue;
+      if (noFigure(key, x)) continue;
       const values = done.map((r) => { const q = (r.summary.contention || [])[i]; return q ? num(get(q)) : null; });
       metrics[key] = { values, ...summarize(values, conf) };
     }

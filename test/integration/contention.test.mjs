@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { influxQuery, localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { influxQuery, localEnv, psql, runK6, startK6, uniqueRunId } from '../helpers/k6.mjs';
+import { closeMongo, mongo } from '../helpers/mongo.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 import { dashboardQueries, interpolate, loadDashboards } from '../helpers/grafana.mjs';
 
@@ -65,7 +66,7 @@ test('PostgreSQL: 24 VUs on 1 and 3 counters (single and batches of 2): every co
 // the row to write in NEW or returns OLD). The table comes from a first run (KEEP=1), so that
 // the trigger is in place before the measured run reuses it (REUSE=1 empties the table; the
 // trigger stays). -> { r: the measured run, hits: Map counter -> times the fault fired }
-async function withFault(name, every, action, env, stages) {
+async function withFault(name, every, action, env, stages, inspect = null) {
   const runId = uniqueRunId(`ctn${name[0]}`);
   const table = `k6wp_${runId}`;
   const first = await runK6(PG, { ...env, STAGES: '1s:1' }, { runId });
@@ -86,6 +87,8 @@ async function withFault(name, every, action, env, stages) {
     const r = await runK6(PG, { ...env, STAGES: stages, REUSE: '1' }, { runId, args: ['--out', `influxdb=${localEnv().INFLUX_URL}`, '--tag', `testid=${runId}`] });
     const hits = new Map((await psql(pgUrl, `SELECT key, count(*) FROM hits_${runId} GROUP BY key`)).split('\n').filter(Boolean)
       .map((l) => l.split('|')).map(([k, n]) => [k, Number(n)]));
+    // inspect(table): what the test reads from the database before the table goes (r.extra).
+    if (inspect) r.extra = await inspect(table);
     return { r, hits, runId, fromMs };
   } finally {
     await psql(pgUrl, `DROP TABLE IF EXISTS ${table}; DROP TABLE IF EXISTS hits_${runId}; DROP SEQUENCE IF EXISTS seq_${runId}; DROP FUNCTION IF EXISTS fault_${runId}()`);
@@ -274,4 +277,134 @@ test('PostgreSQL: a trigger that applies every 5th counter update twice is caugh
   assert.ok(total > 0);
   assert.deepEqual([r.summary.verification.increments_phantom, r.summary.verification.increments_lost, r.summary.verification.counters_ok], [total, 0, false]);
   for (const [key, n] of doubled) assert.match(r.stdout + r.stderr, new RegExp(`counter ${key} holds \\d+; acknowledged \\d+, undetermined 0: ${n} phantom`));
+});
+
+test('PostgreSQL: increments whose connection dies are undetermined, neither failed nor lost: every counter holds between acknowledged and acknowledged + undetermined', async () => {
+  // Every 4th counter update ends its own session inside the statement (the server closes the
+  // connection; the statement is rolled back): the client gets no answer and cannot know
+  // whether the increment was applied. No timing involved. Failed increments are allowed by
+  // this run's thresholds, so the verdict is the counters'.
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'k6wp-thr-')), 'contention.json');
+  writeFileSync(file, JSON.stringify({ phases: { contention: { batch_p99_ms: 100000, failed_docs_max: 1000000 } }, verify: true }));
+  const { r, runId } = await withFault('end_some', 4, 'PERFORM pg_terminate_backend(pg_backend_pid());',
+    { PG_URL: pgUrl, HOT_KEYS: '2', SPREAD_KEYS: '0', KEEP: '1', THRESHOLDS: file }, '2s:4', async (table) => {
+      return Number(await psql(pgUrl, `SELECT sum((doc->>'n')::int8) FROM ${table} WHERE key LIKE 'K%'`));
+    });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const rows = rowsOf(r);
+  const v = r.summary.verification;
+  const undetermined = sum(rows, (x) => x.increments_undetermined);
+  assert.ok(undetermined > 0, `some increments lost their connection: ${JSON.stringify(rows.map((x) => x.failed_by_reason))}`);
+  assert.equal(undetermined, sum(rows, (x) => (x.failed_by_reason || {}).connection || 0), 'the undetermined increments of the steps are those whose connection died');
+  assert.deepEqual([v.increments_acknowledged, v.increments_failed, v.increments_undetermined], [sum(rows, (x) => x.increments_ok), 0, undetermined]);
+  // The database's own sum, read before the table was dropped, is the one the run reported;
+  // the ended sessions' statements were rolled back, so it is the acknowledged increments.
+  assert.equal(v.counters_sum, r.extra, `${runId}: counters' sum in the database`);
+  assert.equal(v.counters_sum, v.increments_acknowledged);
+  assert.deepEqual([v.increments_lost, v.increments_phantom, v.counters_ok, v.ok, r.summary.passed], [0, 0, true, true, true]);
+  assert.ok(r.stdout.split('\n').includes(`increments in the ledgers: ${v.increments_acknowledged} acknowledged, 0 failed (not applied), ${undetermined} undetermined (no answer) — 0 of them applied, ${undetermined} not`), r.stdout);
+  assert.match(readFileSync(path.join(r.dir, 'report.html'), 'utf8'), new RegExp(`<p>increments in the ledgers: ${v.increments_acknowledged} acknowledged, 0 failed`));
+});
+
+// ---- MongoDB (the mongod of `make up`, bin/k6's module; the database's view through the
+// official Node.js driver) ----------------------------------------------------------------
+const MONGO = 'scenarios/mongodb/contention.js';
+const writeConflicts = async (url) => (await (await mongo(url)).db('admin').command({ serverStatus: 1 })).metrics.operation.writeConflicts;
+
+test('MongoDB: 16 VUs $inc-upsert 1 and 3 counters (single and batches of 2): every counter exact; conflicts the server retried counted per step', async () => {
+  const url = localEnv().MONGO_URL;
+  try {
+    for (const [hot, batch] of [['1,3', '1'], ['3', '2']]) {
+      const runId = uniqueRunId('ctnm');
+      const before = await writeConflicts(url);
+      const fromMs = Date.now();
+      const r = await runK6(MONGO, { MONGO_URL: url, STAGES: '2s:16', HOT_KEYS: hot, SPREAD_KEYS: '0', BATCH_SIZE: batch, KEEP: '1' },
+        { runId, args: ['--out', `influxdb=${localEnv().INFLUX_URL}`, '--tag', `testid=${runId}`] });
+      const after = await writeConflicts(url);
+      const coll = (await mongo(url)).db(`k6wp_${runId}`).collection('docs');
+      try {
+        assert.equal(r.code, 0, r.stdout + r.stderr);
+        const rows = rowsOf(r);
+        assert.equal(rows.length, hot.split(',').length);
+        const acked = sum(rows, (x) => x.increments_ok);
+        assert.equal(acked, sum(rows, (x) => x.ops) * Number(batch));
+        assert.equal(sum(rows, (x) => x.increments_failed), 0);
+        // The database itself, read by another client: the counters hold the acknowledged increments.
+        const counters = await coll.find({ _id: /^K/ }).toArray();
+        assert.equal(counters.length, 3);
+        assert.equal(counters.reduce((a, d) => a + d.n, 0), acked);
+        const v = r.summary.verification;
+        assert.deepEqual([v.counters_checked, v.increments_lost, v.increments_phantom, v.ledger_unstored, v.increments_acknowledged, v.counters_sum, v.ok],
+          [3, 0, 0, 0, acked, acked, true]);
+        // One ledger per VU that wrote (the sampler's VU keeps none).
+        assert.equal(await coll.countDocuments({ _id: /^L/ }), 16);
+        // Write conflicts the server retried itself: a count per step (server-wide, sampled
+        // during the load only), never more than the server counted over the whole run.
+        assert.ok(rows.every((x) => Number.isInteger(x.server_conflicts)), JSON.stringify(rows));
+        assert.ok(sum(rows, (x) => x.server_conflicts) <= after - before, `${sum(rows, (x) => x.server_conflicts)} > ${after - before}`);
+        assert.match(r.stdout, /\(conflicts the server retried itself: serverStatus metrics\.operation\.writeConflicts, server-wide/);
+        // Grafana's conflicts panel shows the same server-retried conflicts per hot set.
+        const [, , server] = await panel('Conflicts by reason: retries and failed increments', runId, 'mongodb', fromMs);
+        const byHot = new Map();
+        for (const x of server) byHot.set(x.tags.hot_keys, (byHot.get(x.tags.hot_keys) || 0) + x.values.reduce((a, [, y]) => a + (y || 0), 0));
+        for (const row of rows) assert.equal(byHot.get(String(row.hot_keys)) || 0, row.server_conflicts, `hot ${row.hot_keys}: ${JSON.stringify([...byHot])}`);
+      } finally {
+        await coll.db.dropDatabase();
+      }
+    }
+  } finally {
+    await closeMongo();
+  }
+});
+
+test('MongoDB: a foreign writer that takes 5 increments from K0 and adds 3 to K1 during the run is caught per counter (exit 99)', async () => {
+  const url = localEnv().MONGO_URL;
+  const runId = uniqueRunId('ctnf');
+  const run = startK6(MONGO, { MONGO_URL: url, STAGES: '3s:4', HOT_KEYS: '2', SPREAD_KEYS: '0' }, { runId });
+  try {
+    await run.waitFor(/writing to database/);
+    const coll = (await mongo(url)).db(`k6wp_${runId}`).collection('docs');
+    // Each change once its counter exists (setup creates them before the load).
+    for (const [id, inc, times] of [['K0', -1, 5], ['K1', 1, 3]]) {
+      let done = 0;
+      for (let tries = 0; done < times && tries < 500; tries++) {
+        done += (await coll.updateOne({ _id: id }, { $inc: { n: inc } })).matchedCount;
+        if (done < times) await new Promise((res) => setTimeout(res, 20));
+      }
+      assert.equal(done, times, `the foreign writer changed ${id} ${times} times`);
+    }
+    const r = await run.done;
+    assert.equal(r.code, 99, r.stdout + r.stderr);
+    const v = r.summary.verification;
+    assert.deepEqual([v.increments_lost, v.increments_phantom, v.counters_ok, v.ok, r.summary.passed], [5, 3, false, false, false]);
+    const out = r.stdout + r.stderr;
+    assert.match(out, /counter K0 holds \d+; acknowledged \d+, undetermined 0: 5 lost/);
+    assert.match(out, /counter K1 holds \d+; acknowledged \d+, undetermined 0: 3 phantom/);
+    assert.match(out, /counters: 2 read back against the VUs' ledgers: lost 5, phantom 3 — FAILED/);
+  } finally {
+    await closeMongo();
+  }
+});
+
+test('MongoDB: a user who may not read serverStatus: counters still exact, the server-retried conflicts "not known", never shown as 0', async () => {
+  const url = localEnv().MONGO_URL;
+  const admin = (await mongo(url)).db('admin');
+  const user = `k6wp_ctn_${process.pid}`;
+  const pwd = `pw-${process.pid}-${Date.now()}`;
+  // Enough to create, write and drop its own database; no clusterMonitor (serverStatus).
+  await admin.command({ createUser: user, pwd, roles: ['readWriteAnyDatabase', 'dbAdminAnyDatabase'] });
+  try {
+    const u = new URL(url);
+    u.username = user;
+    u.password = pwd;
+    const r = await runK6(MONGO, { MONGO_URL: u.toString(), STAGES: '2s:4', HOT_KEYS: '1', SPREAD_KEYS: '0' });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.ok(rowsOf(r).every((x) => x.server_conflicts === null), JSON.stringify(rowsOf(r)));
+    assert.equal(r.summary.verification.ok, true);
+    assert.ok(r.stdout.includes('(conflicts the server retried itself: not known — serverStatus metrics.operation.writeConflicts could not be read; the log says why)'), r.stdout);
+    assert.match(r.stderr, /cannot read the server's conflict count: .*not authorized/i);
+  } finally {
+    await admin.command({ dropUser: user });
+    await closeMongo();
+  }
 });

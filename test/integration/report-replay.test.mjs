@@ -169,7 +169,16 @@ test('contention: a row per step (hot set × load) with ops, ops/s, p50/p99, vs 
   assert.equal(s.contention[1].vs_spread, s.contention[1].ops_per_s / s.contention[5].ops_per_s);
   assert.deepEqual([s.verification.counters_checked, s.verification.increments_lost, s.verification.increments_phantom, s.verification.ledger_unstored, s.verification.counters_ok, s.verification.ok, s.passed], [100, 0, 0, 0, true, true, true]);
   assert.match(r.junit, /<testcase classname="postgres.contention" name="writepath_counter_lost count==0"\/>/);
-  assert.match(file(r, 'report.html'), /<table id="contention">/);
+  const html = file(r, 'report.html');
+  assert.match(html, /<table id="contention">/);
+  // The chart of time per operation: p50 and p99 of every step, the table's figures (bar
+  // labels as lib/svg-chart.js writes them: one decimal below 100 ms).
+  const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+  for (const x of s.contention) {
+    const step = `${x.hot_keys}${x.spread ? ' (spread)' : ''} × ${x.load}`;
+    assert.ok(html.includes(`<title>${step} · p50: ${fmt(x.op_ms.median)} ms</title>`), step);
+    assert.ok(html.includes(`<title>${step} · p99: ${fmt(x.op_ms.p99)} ms</title>`), step);
+  }
 });
 
 test('contention with lost increments: FAILED in the counters line, verification.ok and passed false, junit names the threshold', async () => {

@@ -229,6 +229,7 @@ test('the dashboard: a contention row with operations/s and raw p50/p99 per hot 
   const conflicts = q('Conflicts by reason: retries and failed increments');
   assert.match(conflicts[0], /FROM "writepath_retries" .*GROUP BY time\(\$__interval\), "reason", "hot_keys", "target"/);
   assert.match(conflicts[1], /FROM "writepath_docs_failed" .*"reason", "hot_keys"/);
+  assert.match(conflicts[2], /FROM "writepath_server_conflicts" .*GROUP BY time\(\$__interval\), "hot_keys", "target"/);
   const lost = q('Lost and phantom increments per counter');
   assert.match(lost[0], /sum\("value"\) AS "lost" FROM "writepath_counter_lost" .*GROUP BY "counter"/);
   assert.match(lost[1], /sum\("value"\) AS "phantom" FROM "writepath_counter_phantom" .*GROUP BY "counter"/);

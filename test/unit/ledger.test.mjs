@@ -2,7 +2,7 @@
 // verification acked <= n <= acked + undetermined, with lost and phantom increments per counter.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Ledger, sumLedgers, verifyCounters } from '../../lib/ledger.js';
+import { Ledger, ledgerLine, sumLedgers, verifyCounters } from '../../lib/ledger.js';
 
 const roundTrip = (l) => JSON.parse(JSON.stringify(l));
 
@@ -56,4 +56,13 @@ test('a counter that vanished is missing and its acknowledged increments lost', 
 test('a foreign document under a ledger key is refused, not summed', () => {
   assert.throws(() => sumLedgers([{ n: 5 }], 3), /not in the pack's format/);
   assert.throws(() => sumLedgers([{ v: 1, size: 3, ops: 1, c: [7], a: [1], f: [0], u: [0] }], 3), /outside 0…2/);
+});
+
+test('the ledgers\' line: undetermined increments split into applied and not only when every counter held', () => {
+  const v = { increments_acknowledged: 48, increments_failed: 2, increments_undetermined: 28, counters_sum: 51, increments_lost: 0, increments_phantom: 0, ledger_unstored: 0 };
+  assert.equal(ledgerLine(v), 'increments in the ledgers: 48 acknowledged, 2 failed (not applied), 28 undetermined (no answer) — 3 of them applied, 25 not');
+  // A counter off, or a ledger missing: the sum says nothing about the undetermined ones.
+  assert.equal(ledgerLine({ ...v, increments_lost: 4 }), 'increments in the ledgers: 48 acknowledged, 2 failed (not applied), 28 undetermined (no answer)');
+  assert.equal(ledgerLine({ ...v, ledger_unstored: 7 }), 'increments in the ledgers: 48 acknowledged, 2 failed (not applied), 28 undetermined (no answer)');
+  assert.equal(ledgerLine({ ...v, increments_undetermined: 0, counters_sum: 48 }), 'increments in the ledgers: 48 acknowledged, 2 failed (not applied), 0 undetermined (no answer)');
 });
