@@ -14,6 +14,8 @@
 //                 (the contention workload, lib/targets/increments.js)
 //   compression:  how the target compresses request bodies ('gzip'), or null (not a need: the
 //                 per-stage report says whether MB/s crossed the network as they are)
+//   unnamedFailures: true when an answer may count failed documents without naming them
+//                 (ArangoDB silent=true): the count is then held against a range (not a need)
 // A workload declares needs(cfg, plan) -> a list of the names below.
 
 const NAMES = {

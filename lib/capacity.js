@@ -140,7 +140,7 @@ export function capacityText(c) {
     `k6-writepath capacity · ${tep ? `${TEST_ENDPOINT} · ` : ''}${c.target} · ${c.op} · ${c.id}`,
     ...(tep ? [`${TEST_ENDPOINT}: a k6-writepath API test server answered, not a database; this knee tests the pack (a configured knee) and measures no database.`] : []),
     `question: highest arrival rate whose p99 batch time stays within ${c.slo_ms} ms with no failed writes and no dropped iterations, k6 below ${Math.round(CLIENT_CPU_SHARE * 100)} % of the machine's cores`,
-    `ladder: start ${c.ladder.start}/s ×${c.ladder.factor} up to ${c.ladder.max}/s, then bisection to ${Math.round(c.ladder.resolution * 100)} %, then the knee and the first failing rate run ${c.ladder.repeat || 1} times each; warm-up ${c.ladder.warmup}, measured ${c.ladder.hold} per step; batches of ${c.batch_size}`,
+    `ladder: start ${c.ladder.start}/s ×${c.ladder.factor} up to ${c.ladder.max}/s, then bisection to ${Math.round(c.ladder.resolution * 100)} %, then the rates around the knee ${c.ladder.repeat || 1} times each; warm-up ${c.ladder.warmup}, measured ${c.ladder.hold} per step; batches of ${c.batch_size}`,
     '',
     `${'step'.padEnd(6)}${'rate/s'.padStart(8)}${'docs/s'.padStart(10)}${'MB/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p90 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}${'failed'.padStart(8)}${'dropped'.padStart(9)}${'k6 cores'.padStart(10)}  verdict`,
   ];
@@ -151,6 +151,8 @@ export function capacityText(c) {
   lines.push('');
   if (k.rate === null) {
     lines.push(`knee: none — the first step (${c.ladder.start}/s) already ${describeLimit(k.limited_by)}`);
+  } else if (k.first_failing_rate === null && c.stopped) {
+    lines.push(`knee: not reached — every step up to ${k.rate} batches/s (${f(k.docs_per_s, 0)} docs/s) passed; the search stopped before ${c.stopped.rate}/s: ${c.stopped.text}`);
   } else if (k.first_failing_rate === null) {
     lines.push(`knee: not reached — every step up to ${k.rate} batches/s (${f(k.docs_per_s, 0)} docs/s) passed; raise CAPACITY_MAX`);
   } else {

@@ -21,6 +21,8 @@ export const M = {
   planRemaining: 'writepath_plan_remaining',     // Counter: + the planned batches (setup, single-process fixed plan), -1 per batch run; > 0 = the plan did not finish
   verifyError: 'writepath_verify_error',         // Gauge (teardown): 1 = the verification failed to run to its end
   verifyUnaccounted: 'writepath_verify_unaccounted', // Counter: + new documents acknowledged (per batch), - documents found (teardown)
+  verifyUnaccountedMax: 'writepath_verify_unaccounted_max', // Counter: the same with the most new documents a batch whose failures name no document may have written
+  readbackJudged: 'writepath_readback_judged',   // Counter, keys read back whose verdict was determined (checked - undetermined)
   overwritesUnaccounted: 'writepath_verify_overwrites_unaccounted', // Counter (ramped overwrite): + acknowledged overwrites, - keys found with their batch's version (teardown)
   rampKeysExhausted: 'writepath_ramp_keys_exhausted', // Counter (ramped overwrite): batches that found no key left to overwrite
   // The contention workload (lib/workloads/contention.js, docs/contention.md)

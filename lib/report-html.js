@@ -21,16 +21,18 @@ export function renderHtml(json, description = {}) {
   const settings = json.server && json.server.settings ? settingsText(json.server.settings) : '';
   const phases = json.phases || [];
   const failed = (json.thresholds || []).filter((t) => !t.ok);
-  const verdict = json.passed && (!json.verification.ran || json.verification.ok);
+  // passed holds the verification when it is a gate ("verify": false makes it information).
+  const verdict = json.passed;
   const verifyStep = (json.config || {}).DISTRIBUTED === 'verify';
   // What failed, named in the first line: the limits crossed (with what was observed) and a
   // verification that did not hold or did not run.
   const v0 = json.verification || { ran: false };
   const why = [
     ...failed.map((t) => `${t.metric} ${t.threshold}${showObserved(t)}`),
-    ...(!v0.ran ? [`verification did not run${v0.why ? `: ${v0.why}` : ''}`] : v0.ok === false ? [
+    ...(!v0.ran ? [`verification did not run${v0.why ? `: ${v0.why}` : ''}`] : v0.ok === false && v0.gate !== false ? [
       ...(v0.count_ok === false ? [`documents: expected ${v0.expected}, found ${v0.found}`] : []),
       ...(v0.readback_ok === false ? [`read-back: ${v0.readback_stale_or_missing} of ${v0.readback_checked} keys stale or missing`] : []),
+      ...(v0.readback_unjudged ? [`read-back: not judged (all ${v0.readback_checked} keys checked are undetermined)`] : []),
       ...(v0.counters_ok === false ? [`counters: ${v0.increments_lost} increments lost, ${v0.increments_phantom} phantom${v0.ledger_unstored ? `, ${v0.ledger_unstored} in ledgers not stored` : ''}`] : []),
     ] : []),
   ];
@@ -49,8 +51,8 @@ export function renderHtml(json, description = {}) {
     .map(([name, r]) => `<tr><th scope="row">${esc(name)}</th><td>${fmt(r.average, 2)}×</td><td>${fmt(r.median, 2)}×</td><td>${fmt(r.p99, 2)}×</td><td>${esc(ratioN(name))}</td></tr>`).join('\n');
   const v = json.verification || { ran: false };
   const verification = v.ran
-    ? `<p class="${v.count_ok ? 'ok' : 'bad'}">documents: expected ${v.expected}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged new documents: ${v.acknowledged_new})</p>
-${v.readback_none ? '<p class="ok">read-back: not part of this run</p>' : `<p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing${v.readback_excused ? `, ${v.readback_excused} excused (later batches to them failed)` : ''}${v.readback_unacknowledged ? `, ${v.readback_unacknowledged} hold a version reported failed` : ''} — ${v.readback_ok ? 'OK' : v.readback_ok === false ? 'FAILED' : v.readback_by_instances ? 'done by the instances' : 'not judged: the plan did not finish'}</p>`}`
+    ? `${v.gate === false ? '<p class="muted" id="not-a-gate">not a gate: "verify": false in the threshold file</p>\n' : ''}<p class="${v.count_ok ? 'ok' : 'bad'}">documents: expected ${v.expected}${v.expected_max !== undefined ? `–${v.expected_max}` : ''}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged new documents: ${v.acknowledged_new})</p>
+${v.readback_none ? '<p class="ok">read-back: not part of this run</p>' : `<p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing${v.readback_excused ? `, ${v.readback_excused} excused (later batches to them failed)` : ''}${v.readback_unacknowledged ? `, ${v.readback_unacknowledged} hold a version reported failed` : ''} — ${v.readback_ok ? 'OK' : v.readback_ok === false ? 'FAILED' : v.readback_unjudged ? 'NOT JUDGED: every key checked is undetermined' : v.readback_by_instances ? 'done by the instances' : 'not judged: the plan did not finish'}</p>`}`
     : `<p class="bad">verification did not run: ${esc(v.why || 'setup or teardown did not finish')}</p>`;
   const thresholds = (json.thresholds || []).map((t) => `<tr class="${t.ok ? 'ok' : 'bad'}"><td>${esc(t.metric)}</td><td>${esc(t.threshold)}</td><td>${fmt(t.observed, 3)}</td><td>${t.ok ? 'passed' : 'FAILED'}</td></tr>`).join('\n');
 

@@ -227,10 +227,11 @@ export function buildComparison(sides, o = { alpha: ALPHA }) {
     const t = cmp.figures.find((f) => f.phase === 'e3' && f.key === 'time_s');
     const ops = cmp.figures.find((f) => f.phase === 'e3' && f.key === 'ops_per_s');
     const cell = (st, d) => (st.n ? `${fmt(st.median, d)} (n=${st.n})` : '-');
-    const head = ['Complexity', 'Requests', 'Concurrency', ...sides.map((s) => `Time ${s.letter} (s)`), ...others.map((s) => `A/${s.letter}`), ...others.flatMap((s) => [`delta ${s.letter}`, 'p', '']), ...sides.map((s) => `ops/s ${s.letter}`)];
+    const pct = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
+    const head = ['Complexity', 'Requests', 'Concurrency', ...sides.map((s) => `Time ${s.letter} (s)`), ...others.map((s) => `A/${s.letter}`), ...others.flatMap((s) => [`delta ${s.letter}`, '95 % CI', 'p', '']), ...sides.map((s) => `ops/s ${s.letter}`)];
     const row = [String(x.complexity), String(x.requests), String(x.concurrency), ...sides.map((s) => cell(t.sides[s.letter], 2)),
       ...others.map((s) => fmt(t.sides[sides[0].letter].median / t.sides[s.letter].median, 2)),
-      ...others.flatMap((s) => { const c = t.vs[s.letter]; return [c.delta === null ? '-' : `${c.delta >= 0 ? '+' : ''}${(c.delta * 100).toFixed(1)} %`, c.p === null ? '-' : c.p.toFixed(3), c.note === 'n=1: no significance' ? c.note : c.significant ? (c.delta > 0 ? `${s.letter} slower` : `${s.letter} faster`) : c.note]; }),
+      ...others.flatMap((s) => { const c = t.vs[s.letter]; return [c.delta === null ? '-' : pct(c.delta), c.ci ? `${pct(c.ci.lo)} … ${pct(c.ci.hi)}` : '-', c.p === null ? '-' : c.p.toFixed(3), c.note === 'n=1: no significance' ? c.note : c.significant ? (c.delta > 0 ? `${s.letter} slower` : `${s.letter} faster`) : c.note]; }),
       ...sides.map((s) => cell(ops.sides[s.letter], 0))];
     lines.push(...align(head, [row], 0));
     for (const s of sides) for (const r of s.runs) {

@@ -23,4 +23,7 @@ export const POSTGRES = {
   capabilities: (_cfg) => ({ batch: ['insert', 'upsert'], count: true, readback: true, increment: true }),
   // Instances of one run may share its table (docs/scale-out.md).
   distributed: true,
+  // What its VUs hold per batch (lib/memory.js): sql requests, one body per request format of
+  // the operations a plan writes (every batch is the same binary jsonb parameter, whatever the statement).
+  memory: { transport: 'sql', formats: (ops) => (ops.length > 0 ? 1 : 0) },
 };

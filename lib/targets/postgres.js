@@ -249,12 +249,12 @@ export function createTarget(cfg, prepared = {}) {
     get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
   }, tablePrimitives(cfg, db, run)));
 
-  // The batch parameter: binary jsonb bytes (a Uint8Array over the image docs.body() patched),
-  // or the JSON text where no byte path applies.
+  // The batch parameter: binary jsonb bytes (a Uint8Array over the body docs.body() patched:
+  // xk6-sql passes it to lib/pq as a []byte, no copy), or the JSON text where no byte path applies.
   function batchBody(nums, stamp) {
     if (!binary) return docs.batch(nums, stamp);
     const b = docs.body(nums, stamp, bodyOpts);
-    return typeof b === 'string' ? b : new Uint8Array(b);
+    return typeof b === 'string' || b instanceof Uint8Array ? b : new Uint8Array(b);
   }
 
   // One batch = one statement (lib/targets/outcome.js runs it). send() is the statement call
@@ -338,6 +338,13 @@ export function createTarget(cfg, prepared = {}) {
     });
   }
 
-  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind,
+  // A VU done with its plan gives its connection back (issue 27): with more VUs than the
+  // server's max_connections, teardown — a connection of its own — must still get one to verify
+  // and drop the run's table.
+  function release() {
+    db.close();
+  }
+
+  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind,
     increment, createCounters, readCounters, putLedger, readLedgers };
 }

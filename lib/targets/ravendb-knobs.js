@@ -20,4 +20,8 @@ export const RAVENDB = {
   // compression: how request bodies travel (the per-stage report says so).
   capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, increment: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null }),
   distributed: true,
+  // What its VUs hold per batch (lib/memory.js): http requests, one body per request format of
+  // the operations a plan writes: the bulk insert command array, and bulk_docs (insert and
+  // upsert share one body, lib/targets/ravendb.js).
+  memory: { transport: 'http', formats: (ops) => (ops.includes('bulk') ? 1 : 0) + (ops.some((o) => o !== 'bulk') ? 1 : 0) },
 };

@@ -212,8 +212,11 @@ function requests(cfg, run, docs, prepared) {
 
   // One command per document, {"Id":"K7",<cv>"Type":"PUT","Document":{…}}, as the envelope
   // of docs.commands()/rangeBody().
+  // bulk_docs' insert and upsert commands differ only there: they share one body (mids: the
+  // change vector is rewritten when a VU moves from its load to its overwrite batches).
   const envelopes = {};
   for (const op in changeVector) envelopes[op] = { open: '{"Id":"', mid: `",${changeVector[op]}"Type":"PUT","Document":`, close: '}' };
+  envelopes.insert.mids = envelopes.upsert.mids = [envelopes.insert.mid, envelopes.upsert.mid];
   const COMMANDS = { open: '{"Commands":', close: '}' }; // the bulk_docs body around the array
 
   // The request body batch() sends for op, in the order of nums: the command array itself for
@@ -235,7 +238,7 @@ function requests(cfg, run, docs, prepared) {
   // bulk_docs body around it).
   if (writingVu()) {
     for (const op of Object.keys(prepared.writes || {})) {
-      docs.prepareFor({ batchSize: prepared.batchSize, maxKey: prepared.maxKey, writes: { [op]: prepared.writes[op] } },
+      docs.prepareFor({ ...prepared, writes: { [op]: prepared.writes[op] } },
         op === 'bulk' ? { envelope: envelopes.bulk } : { envelope: envelopes[op], wrap: COMMANDS });
     }
   }

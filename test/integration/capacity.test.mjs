@@ -4,6 +4,13 @@
 // within one step of the ladder; against the real PostgreSQL, every step must be verified
 // and accounted for (its speed is never asserted). Test servers are test doubles, never
 // something to benchmark.
+//
+// Never a test of the machine's speed: the SLO (2 s) and the wall past the configured knee
+// (4 s and more) are far from anything a busy machine adds to a 5–10 ms test-server answer
+// (p99 of 0.3 s seen at load 16 on 2 cores); with the former 200 ms SLO a step far below the
+// knee failed on such a machine. What holds whatever the load is asserted for every step: a
+// step above the knee never passes, the knee is never above the configured one, every step is
+// verified and accounted for, and every output says TEST ENDPOINT.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -24,6 +31,8 @@ function capacity(args, env = {}) {
 }
 
 const KNEE = 22; // batches/s the test servers are configured for
+const SLO_MS = 2000; // the p99 SLO of the searches below (their threshold file)
+const OVER_MS = 4000; // a write just past the knee waits this long (and longer further up): twice the SLO
 // 6, 12, 24 (past the knee), then bisection: 18, 21, 23 → stops when the last pass and the
 // first failure are at most 15 % of the rate apart.
 // Then the knee, the first failing rate and the lowest rate that never passed run twice.
@@ -31,10 +40,13 @@ const LADDER = { CAPACITY_START: '6', CAPACITY_FACTOR: '2', CAPACITY_MAX: '48', 
 
 for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_URL']]) {
   test(`${name} test server with its knee at ${KNEE} writes/s: the search finds it within one step`, { timeout: 300000 }, async () => {
-    const srv = await startTestServer(name, name === 'arangodb' ? ['-no-auth', '-load-knee-rps', String(KNEE)] : ['-load-knee-rps', String(KNEE)]);
+    const knee = ['-load-knee-rps', String(KNEE), '-load-over-ms', String(OVER_MS)];
+    const srv = await startTestServer(name, name === 'arangodb' ? ['-no-auth', ...knee] : knee);
     const out = mkdtempSync(path.join(tmpdir(), 'k6wp-cap-'));
+    const thresholds = path.join(out, 'slo.json');
+    writeFileSync(thresholds, JSON.stringify({ phases: { load: { batch_p99_ms: SLO_MS, failed_docs_max: 0, dropped_iterations_max: 0 } }, verify: true }));
     try {
-      const r = await capacity(['-e', `${urlKnob}=${srv.url}`, '-e', 'BATCH_SIZE=50', '-e', 'DOC_POOL=100'],
+      const r = await capacity(['-e', `${urlKnob}=${srv.url}`, '-e', 'BATCH_SIZE=50', '-e', 'DOC_POOL=100', '-e', `THRESHOLDS=${thresholds}`],
         { ...LADDER, CAPACITY_TARGET: name, CAPACITY_OP: 'insert', CAPACITY_OUT: out, CAPACITY_ID: `t${name.slice(0, 3)}${process.pid}` });
       assert.equal(r.code, 0, r.out);
       const c = JSON.parse(readFileSync(path.join(out, 'capacity.json'), 'utf8'));
@@ -55,11 +67,15 @@ for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_UR
         assert.equal(s.docs_ok, s.batches * 50);
         if (s.verdict === 'pass') {
           assert.equal(s.dropped_iterations, 0);
-          assert.ok(Math.abs(s.batches - s.rate * 3) <= 1, `step ${s.n}: ${s.batches} batches at ${s.rate}/s`);
+          // The measured stage ran at its rate for its hold (k6 starts rate x hold iterations;
+          // one may fall to either side of the edge, a few more on a stalled machine).
+          assert.ok(s.batches <= s.rate * 3 + 1 && s.batches >= Math.floor(s.rate * 3 * 0.8), `step ${s.n}: ${s.batches} batches at ${s.rate}/s`);
         }
-        // Deterministic away from the knee: well below it passes, above it fails.
+        // Past the knee the wall (>= 4 s) is far above the SLO: such a step never passes,
+        // however fast or slow the machine. Well below it, a step passes unless the machine
+        // stalled the client for seconds.
         if (s.rate > KNEE + 1) assert.equal(s.verdict, 'slo', `step ${s.n} at ${s.rate}/s`);
-        if (s.rate < KNEE - 2 * step) assert.equal(s.verdict, 'pass', `step ${s.n} at ${s.rate}/s`);
+        if (s.rate < KNEE - 2 * step) assert.equal(s.verdict, 'pass', `step ${s.n} at ${s.rate}/s: p99 ${s.batch_ms.p99} ms`);
         // Each step's own summary.json is kept next to capacity.json.
         assert.ok(existsSync(path.join(out, 'steps', s.run_id, 'summary.json')));
       }
@@ -69,7 +85,7 @@ for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_UR
       assert.equal(rates.filter((x) => x === k.rate).length, 2, 'the knee ran twice');
       assert.equal(rates.filter((x) => x === k.first_failing_rate).length, 2, 'the first failure ran twice');
       assert.equal(k.knee_runs.passed, 2);
-      assert.match(r.out, new RegExp(`knee: ${k.rate} batches/s = \\d+ docs/s at p99 [\\d.]+ ms \\(SLO 200 ms\\)`));
+      assert.match(r.out, new RegExp(`knee: ${k.rate} batches/s = \\d+ docs/s at p99 [\\d.]+ ms \\(SLO ${SLO_MS} ms\\)`));
       assert.match(r.out, new RegExp(`^  how sure: ${k.rate}/s passed 2 of 2, ${k.first_failing_rate}/s passed ${k.failing_runs.passed} of 2.*; the boundary lies between ${k.rate} and ${k.boundary.to} batches/s$`, 'm'));
       // A test server answered: every output of the search says so.
       assert.equal(c.test_endpoint, true);

@@ -111,7 +111,7 @@ test('arangobench A/B, 3 runs each: E3 table (Complexity | Requests | Concurrenc
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^workload: arangobench case crud · complexity 20 · 200 operations · 2 VUs · seed 1 \(identical in every run\)$/m);
   const lines = r.stdout.split('\n');
-  const at = lines.findIndex((l) => /^Complexity \| Requests \| Concurrency \|\s+Time A \(s\) \|\s+Time B \(s\) \|\s+A\/B \|\s+delta B \|\s+p \|\s+\|\s+ops\/s A \|\s+ops\/s B$/.test(l));
+  const at = lines.findIndex((l) => /^Complexity \| Requests \| Concurrency \|\s+Time A \(s\) \|\s+Time B \(s\) \|\s+A\/B \|\s+delta B \|\s+95 % CI \|\s+p \|\s+\|\s+ops\/s A \|\s+ops\/s B$/.test(l));
   assert.ok(at >= 0, r.stdout);
   const cells = lines[at + 2].split('|').map((c) => c.trim());
   assert.deepEqual(cells.slice(0, 3), ['20', '200', '2']);
@@ -122,8 +122,10 @@ test('arangobench A/B, 3 runs each: E3 table (Complexity | Requests | Concurrenc
   assert.equal(cells[4], `${med(times[1]).toFixed(2)} (n=3)`);
   assert.equal(cells[5], (med(times[0]) / med(times[1])).toFixed(2), 'A/B is the ratio of the median total times');
   const c = contrast(times[0], times[1]);
-  assert.equal(cells[7], c.p.toFixed(3), 'p: exact Mann–Whitney of the total times');
-  assert.equal(cells[8], c.significant ? (c.delta > 0 ? 'B slower' : 'B faster') : '~');
+  assert.equal(cells[6], `${c.delta >= 0 ? '+' : ''}${(c.delta * 100).toFixed(1)} %`, 'delta: the Hodges–Lehmann ratio of the total times');
+  assert.equal(cells[7], '-', '3 + 3 runs: no 95 % interval');
+  assert.equal(cells[8], c.p.toFixed(3), 'p: exact Mann–Whitney of the total times');
+  assert.equal(cells[9], c.significant ? (c.delta > 0 ? 'B slower' : 'B faster') : '~');
   // Runs whose REQUESTS, COMPLEXITY or case differ are refused.
   const a = json.sides[0].runs[0].source; const b = json.sides[1].runs[0].source;
   const other = compare(['-e', 'ARANGOBENCH_CASE=document', '-e', 'REQUESTS=100', '-e', 'COMPLEXITY=20', '-e', 'VUS=2', '--arango-testserver', '--out', path.join(dir, 'e3b'), e3, a], dir);
