@@ -47,6 +47,10 @@ const CONFIGS = [
 // be evaluated anew (other figures, other tolerances) over the same runs; blocks missing from an
 // interrupted run's blocks.json are made and appended.
 const REUSE = (env.BENCH_GATE_REUSE || '').split(',').filter(Boolean);
+// BENCH_GATE_STOP_AT=<ISO time>: no new block starts after it (on a shared machine, a bounded
+// share of it); the gates are evaluated over the blocks made, and the section says how many.
+const STOP_AT = env.BENCH_GATE_STOP_AT ? Date.parse(env.BENCH_GATE_STOP_AT) : Infinity;
+if (Number.isNaN(STOP_AT)) { process.stderr.write(`bench-gate: BENCH_GATE_STOP_AT=${JSON.stringify(env.BENCH_GATE_STOP_AT)} is not allowed: an ISO time such as 2026-11-25T03:10:00Z\n`); process.exit(107); }
 const log = (s) => process.stderr.write(`${s}\n`);
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
@@ -122,6 +126,7 @@ async function target(name) {
   // The blocks not yet recorded (all of them, or those after the reused ones).
   try {
     for (let b = blocks.length + 1; b <= BLOCKS; b++) {
+      if (Date.now() > STOP_AT) { log(`bench-gate ${name}: BENCH_GATE_STOP_AT passed: ${blocks.length} blocks of ${BLOCKS}`); break; }
       const before = load();
       const [A, A2, C] = block(path.join(dir, `block${String(b).padStart(2, '0')}`), sideKnobs, scenario, extraEnv);
       blocks.push({ A, A2, C, before, after: load() });
