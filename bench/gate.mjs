@@ -244,6 +244,16 @@ function section(targets, history) {
       const paa = r.rows.map((x) => x.paa.exit); const pab = r.rows.map((x) => x.pab.exit);
       L.push(`| ${r.cfg.name} | paired (signed-rank) | ${count(paa, (e) => e === 0)} / ${count(paa, (e) => e === 99)} / ${count(paa, (e) => e === 107)} of ${n} | ${count(pab, (e) => e === 99)} / ${count(pab, (e) => e === 0)} / ${count(pab, (e) => e === 107)} of ${n} | ${forced(r.rows, 'paa', 'pab')} | ${det(r.rows.map((x) => x.paa))} |`);
     }
+    // The comparisons themselves (scripts/compare, every figure row at α unadjusted): how often
+    // A against A again showed a significant difference, and the regression did.
+    const tables = t.blocks.map((_, bi) => path.join(OUT, t.name, `block${String(bi + 1).padStart(2, '0')}`, 'compare.json')).filter(existsSync).map((f) => JSON.parse(readFileSync(f, 'utf8')).table);
+    if (tables.length) {
+      const rows = tables.flat();
+      const sig = (letter) => rows.filter((r) => r.vs[letter] && r.vs[letter].significant).length;
+      const byFig = {};
+      for (const r of rows) (byFig[`${r.phase} ${r.label}`] ||= []).push(Boolean(r.vs.C && r.vs.C.significant));
+      L.push('', `\`scripts/compare\` of each block (${rows.length / tables.length} figure rows, each at α = 0.05 without adjustment): A against A again — ${sig('B')} of ${rows.length} rows significant (${pct(sig('B') / rows.length)}), every row \`~\` in ${tables.filter((tb) => tb.every((r) => !(r.vs.B && r.vs.B.significant))).length} of ${tables.length} blocks; A against the regression — ${sig('C')} of ${rows.length} rows significant; per figure, blocks where the regression was significant: ${Object.entries(byFig).map(([k, v]) => `${k} ${v.filter(Boolean).length}/${v.length}`).join(', ')}.`);
+    }
     // Block 1 as the commands print it: the comparison of the three sides, and the A/A and the
     // regression gate of the figures that can see the regression.
     const b1 = path.join(OUT, t.name, 'block01', 'compare.txt');
