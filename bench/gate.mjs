@@ -47,6 +47,10 @@ const CONFIGS = [
 // be evaluated anew (other figures, other tolerances) over the same runs; blocks missing from an
 // interrupted run's blocks.json are made and appended.
 const REUSE = (env.BENCH_GATE_REUSE || '').split(',').filter(Boolean);
+// BENCH_GATE_STOP_AT=<ISO time>: no new block starts after it (on a shared machine, a bounded
+// share of it); the gates are evaluated over the blocks made, and the section says how many.
+const STOP_AT = env.BENCH_GATE_STOP_AT ? Date.parse(env.BENCH_GATE_STOP_AT) : Infinity;
+if (Number.isNaN(STOP_AT)) { process.stderr.write(`bench-gate: BENCH_GATE_STOP_AT=${JSON.stringify(env.BENCH_GATE_STOP_AT)} is not allowed: an ISO time such as 2026-11-25T03:10:00Z\n`); process.exit(107); }
 const log = (s) => process.stderr.write(`${s}\n`);
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
@@ -122,6 +126,7 @@ async function target(name) {
   // The blocks not yet recorded (all of them, or those after the reused ones).
   try {
     for (let b = blocks.length + 1; b <= BLOCKS; b++) {
+      if (Date.now() > STOP_AT) { log(`bench-gate ${name}: BENCH_GATE_STOP_AT passed: ${blocks.length} blocks of ${BLOCKS}`); break; }
       const before = load();
       const [A, A2, C] = block(path.join(dir, `block${String(b).padStart(2, '0')}`), sideKnobs, scenario, extraEnv);
       blocks.push({ A, A2, C, before, after: load() });
@@ -139,7 +144,7 @@ function evaluate(name, dir, blocks, regression) {
       const gdir = path.join(dir, `gates${ci + 1}`, `b${bi + 1}`);
       const aa = gate(bl.A, bl.A2, cfg, path.join(gdir, 'aa'));
       const ab = gate(bl.A, bl.C, cfg, path.join(gdir, 'ab'));
-      return { aa, ab, paa: decide(bl.A, bl.A2, cfg, true), pab: decide(bl.A, bl.C, cfg, true), uaa: decide(bl.A, bl.A2, cfg, false) };
+      return { aa, ab, paa: decide(bl.A, bl.A2, cfg, true), pab: decide(bl.A, bl.C, cfg, true), uaa: decide(bl.A, bl.A2, cfg, false), uab: decide(bl.A, bl.C, cfg, false) };
     });
     return { cfg, rows };
   });
@@ -221,8 +226,8 @@ function section(targets, history) {
     const loads = t.blocks.map((b) => `${b.before}`);
     L.push(`### ${t.name === 'api' ? 'API test server with injected latency (TEST ENDPOINT)' : 'PostgreSQL'}`, '',
       `Regression: ${t.regression}. Its size in these runs (candidate/baseline − 1 of docs/s, median over the ${t.blocks.length} blocks): ${Object.entries(t.effect).map(([p, v]) => `${p} ${pct(median(v))}`).join(', ')}. Load average (1, 5, 15 min) at the first block ${loads[0]}, at the last ${t.blocks[t.blocks.length - 1].after}.`, '',
-      '| gated figures | design | A/A gates: passed / false alarm (99) / refused (107) | regression gates: detected (99) / passed / refused | smallest detectable regression per figure (median over blocks) |',
-      '|---|---|---|---|---|');
+      '| gated figures | design | A/A gates: passed / false alarm (99) / refused (107) | regression gates: detected (99) / passed / refused | the same runs decided without the refusal: A/A 99 · regression 99 | smallest detectable regression per figure (median over blocks) |',
+      '|---|---|---|---|---|---|');
     for (const r of t.results) {
       const n = r.rows.length;
       const count = (xs, f) => xs.filter(f).length;
@@ -231,10 +236,23 @@ function section(targets, history) {
         for (const row of rows) for (const x of row.rows) (by[`${x.phase} ${x.label}`] ||= []).push(x.detectable === Infinity || x.detectable === null ? Infinity : x.detectable);
         return Object.entries(by).map(([k, v]) => `${k} ${v.every((x) => x === Infinity) ? '∞' : pct(median(v.filter(Number.isFinite)))}`).join(', ');
       };
+      // What the gate would have said had it not refused: a flagged figure counts, 'cannot detect' does not.
+      const flagged = (dec) => dec.rows.some((x) => x.verdict === 'REGRESSION');
+      const forced = (rows, kaa, kab) => `${count(rows, (x) => flagged(x[kaa]))} · ${count(rows, (x) => flagged(x[kab]))} of ${n}`;
       const aa = r.rows.map((x) => x.aa.exit); const ab = r.rows.map((x) => x.ab.exit);
-      L.push(`| ${r.cfg.name} | unpaired (Mann–Whitney) | ${count(aa, (e) => e === 0)} / ${count(aa, (e) => e === 99)} / ${count(aa, (e) => e === 107)} of ${n} | ${count(ab, (e) => e === 99)} / ${count(ab, (e) => e === 0)} / ${count(ab, (e) => e === 107)} of ${n} | ${det(r.rows.map((x) => x.uaa))} |`);
+      L.push(`| ${r.cfg.name} | unpaired (Mann–Whitney) | ${count(aa, (e) => e === 0)} / ${count(aa, (e) => e === 99)} / ${count(aa, (e) => e === 107)} of ${n} | ${count(ab, (e) => e === 99)} / ${count(ab, (e) => e === 0)} / ${count(ab, (e) => e === 107)} of ${n} | ${forced(r.rows, 'uaa', 'uab')} | ${det(r.rows.map((x) => x.uaa))} |`);
       const paa = r.rows.map((x) => x.paa.exit); const pab = r.rows.map((x) => x.pab.exit);
-      L.push(`| ${r.cfg.name} | paired (signed-rank) | ${count(paa, (e) => e === 0)} / ${count(paa, (e) => e === 99)} / ${count(paa, (e) => e === 107)} of ${n} | ${count(pab, (e) => e === 99)} / ${count(pab, (e) => e === 0)} / ${count(pab, (e) => e === 107)} of ${n} | ${det(r.rows.map((x) => x.paa))} |`);
+      L.push(`| ${r.cfg.name} | paired (signed-rank) | ${count(paa, (e) => e === 0)} / ${count(paa, (e) => e === 99)} / ${count(paa, (e) => e === 107)} of ${n} | ${count(pab, (e) => e === 99)} / ${count(pab, (e) => e === 0)} / ${count(pab, (e) => e === 107)} of ${n} | ${forced(r.rows, 'paa', 'pab')} | ${det(r.rows.map((x) => x.paa))} |`);
+    }
+    // The comparisons themselves (scripts/compare, every figure row at α unadjusted): how often
+    // A against A again showed a significant difference, and the regression did.
+    const tables = t.blocks.map((_, bi) => path.join(OUT, t.name, `block${String(bi + 1).padStart(2, '0')}`, 'compare.json')).filter(existsSync).map((f) => JSON.parse(readFileSync(f, 'utf8')).table);
+    if (tables.length) {
+      const rows = tables.flat();
+      const sig = (letter) => rows.filter((r) => r.vs[letter] && r.vs[letter].significant).length;
+      const byFig = {};
+      for (const r of rows) (byFig[`${r.phase} ${r.label}`] ||= []).push(Boolean(r.vs.C && r.vs.C.significant));
+      L.push('', `\`scripts/compare\` of each block (${rows.length / tables.length} figure rows, each at α = 0.05 without adjustment): A against A again — ${sig('B')} of ${rows.length} rows significant (${pct(sig('B') / rows.length)}), every row \`~\` in ${tables.filter((tb) => tb.every((r) => !(r.vs.B && r.vs.B.significant))).length} of ${tables.length} blocks; A against the regression — ${sig('C')} of ${rows.length} rows significant; per figure, blocks where the regression was significant: ${Object.entries(byFig).map(([k, v]) => `${k} ${v.filter(Boolean).length}/${v.length}`).join(', ')}.`);
     }
     // Block 1 as the commands print it: the comparison of the three sides, and the A/A and the
     // regression gate of the figures that can see the regression.
