@@ -112,6 +112,8 @@ export async function mongoBench({ reps = Number(env.BENCH_REPS || 3), seconds =
       const line = f.out.trim().split('\n').filter((l) => l.startsWith('{')).pop();
       if (f.code !== 0 || !line) throw new Error(`bench/mongo-floor.js failed (${f.code}):\n${f.err.slice(-2000)}`);
       const fj = JSON.parse(line);
+      // Every floor write must change its document (a no-op replace costs mongod next to nothing).
+      if (fj.modified !== fj.rows) throw new Error(`bench/mongo-floor.js: ${fj.modified} of ${fj.rows} documents modified: the floor wrote no-op replaces`);
       row.floor = fj.rows_per_s;
       // Cut at the floor's batches (its prefill in setup() excluded).
       const fw = windowShare(f.samples, fj.t0 && fj.t1 ? { min: fj.t0, max: fj.t1 } : null);
