@@ -33,7 +33,8 @@ import { plan, batchKeys, readBack, PHASES } from '../lib/workloads/insert-vs-ov
 import { Rng } from '../lib/rand.js';
 
 const N = Number(__ENV.MICRO_BATCHES || 300);
-const env = Object.assign({ DOCS: '100000', VUS: '2', OVERWRITE_BATCHES: String(N), PHASES: 'load,overwrite', READBACK: '200' }, __ENV);
+// PG_URL: the PostgreSQL target's configuration requires one; nothing here connects.
+const env = Object.assign({ DOCS: '100000', VUS: '2', OVERWRITE_BATCHES: String(N), PHASES: 'load,overwrite', READBACK: '200', PG_URL: 'postgres://unused@127.0.0.1:1/unused' }, __ENV);
 const opts = { target: 'postgres', experiment: 'insert-vs-overwrite', phases: PHASES };
 const cfg = loadConfig(env, opts);
 const zcfg = loadConfig(Object.assign({}, env, { KEY_DIST: 'zipfian' }), opts);

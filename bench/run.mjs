@@ -6,6 +6,7 @@
 //   BENCH_REPS=3  BENCH_SECONDS=5 (HTTP run length)  BENCH_PG_DOCS=100000 (table size)
 //   BENCH_PG_BATCHES=300 (k6 overwrite batches)  BENCH_PGBENCH_SECONDS=10
 //   BENCH_MEM_SMALL=200000  BENCH_MEM_LARGE=2000000 (documents of the memory runs)
+//   (memory per VU, where it goes, the estimate: bench/memory.mjs, its own section; make bench runs both)
 //   BENCH_PG_PORT=17499 (the benchmark's own PostgreSQL, started and stopped by this script)
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import path from 'node:path';
 
 import { PgServer } from '../scripts/pg-private.mjs';
+import { keepSections } from './memory.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const env = process.env;
@@ -319,10 +321,8 @@ const lines = [
   `| reading one body image's text (1.2 MB) from a k6 SharedArray, per read (the once-per-process alternative to the line above; not used; ms) | ${ms(micro.shared_ms, 0)} | |`, '',
   `Reading: micro-keys times with the wall clock, so on a loaded machine every line is inflated by waiting for a CPU; compare the lines with each other (and the CPU per batch above for absolute cost). In JavaScript an overwrite batch costs k6 the key draw plus the byte body plus the statement; the key draw is ${fmt(micro.keys_ms.med / micro.bytes_ms.med, 1)}× the byte body, and ${fmt(100 * micro.sfc32_ms.med / micro.keys_ms.med, 0)} % of it is the sfc32 arithmetic alone, which no exact draw can skip in the interpreter (the keys must stay those recorded runs were verified with, bench/README.md). In Go both loops together cost ${fmt(micro.keys_go_ms.med + micro.bytes_go_ms.med, 3)} ms. A load batch's keys alone (${fmt(micro.load_keys_ms.med, 2)} ms) cost about as much as its byte body (${fmt(micro.bytes_load_ms.med, 2)} ms). The whole-run share adds the init of each writing VU (payload pool, images) and the read-back's key recomputation.`, '',
 ];
-// The section make bench-gate writes (bench/gate.mjs) stays as it is.
+// The sections bench/memory.mjs and make bench-gate (bench/gate.mjs) write stay as they are.
 const resultsFile = path.join(root, 'bench', 'RESULTS.md');
-const prev = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '';
-const gateAt = prev.indexOf('<!-- bench-gate -->'); const gateEnd = prev.indexOf('<!-- /bench-gate -->');
-if (gateAt >= 0 && gateEnd > gateAt) lines.push('', prev.slice(gateAt, gateEnd + '<!-- /bench-gate -->'.length), '');
+lines.push(...keepSections(existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '', ['bench-memory', 'bench-gate']));
 writeFileSync(resultsFile, lines.join('\n'));
 process.stdout.write(lines.join('\n'));

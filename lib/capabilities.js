@@ -10,8 +10,12 @@
 //   planIndexes:  indexes on the workload's own fields (plan.indexFields)
 //   count:        count() of the documents (and countAll() per collection with collections > 1)
 //   readback:     readStamps(nums): the stamp each stored document carries
+//   increment:    increment(nums), createCounters(size), readCounters(nums), putLedger(id, text), readLedgers()
+//                 (the contention workload, lib/targets/increments.js)
 //   compression:  how the target compresses request bodies ('gzip'), or null (not a need: the
 //                 per-stage report says whether MB/s crossed the network as they are)
+//   unnamedFailures: true when an answer may count failed documents without naming them
+//                 (ArangoDB silent=true): the count is then held against a range (not a need)
 // A workload declares needs(cfg, plan) -> a list of the names below.
 
 const NAMES = {
@@ -20,6 +24,7 @@ const NAMES = {
   planIndexes: 'indexes on the workload\'s own fields',
   count: 'a document count',
   readback: 'reading back stored documents',
+  increment: 'atomic increments of counter documents (increment, createCounters, readCounters, putLedger, readLedgers)',
 };
 
 // need: 'batch:<op>' | 'collections:<n>' | a key of NAMES.

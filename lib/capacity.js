@@ -151,6 +151,8 @@ export function capacityText(c) {
   lines.push('');
   if (k.rate === null) {
     lines.push(`knee: none — the first step (${c.ladder.start}/s) already ${describeLimit(k.limited_by)}`);
+  } else if (k.first_failing_rate === null && c.stopped) {
+    lines.push(`knee: not reached — every step up to ${k.rate} batches/s (${f(k.docs_per_s, 0)} docs/s) passed; the search stopped before ${c.stopped.rate}/s: ${c.stopped.text}`);
   } else if (k.first_failing_rate === null) {
     lines.push(`knee: not reached — every step up to ${k.rate} batches/s (${f(k.docs_per_s, 0)} docs/s) passed; raise CAPACITY_MAX`);
   } else {

@@ -6,8 +6,9 @@
 // (scripts/knobs-table.mjs; a test keeps the two in step).
 import { CORE_ENV, CORE_KNOBS, CORE_PREFIXES } from './knobs.js';
 import { TARGETS } from './targets/index.js';
-import { bad, durationMs, fail, parseKnob } from './parse.js';
+import { bad, durationMs, emptyIs, fail, parseKnob } from './parse.js';
 import { envNameChecker } from './env-names.js';
+import { typedCredentials, userinfoOf } from './urls.js';
 
 // The knob table of a pack made of these targets: the run's and workloads' knobs, then each
 // target's, each marked with the target that declared it.
@@ -78,16 +79,31 @@ export function newRunId(prefix = '') {
 // Knobs of other targets are ignored; a name that looks like a misspelt knob stops the run
 // (checkUnknownNames: "did you mean …").
 export function loadConfig(env, { target, experiment, phases, required = [] }) {
-  checkUnknownNames(env);
+  // Every init context of a run sees the same environment: k6's options pass (__VU 0) checks
+  // it before any VU starts, so the VUs' own init contexts skip the check and its lookups.
+  if (!(typeof __VU === 'number' && __VU > 0)) checkUnknownNames(env);
   const cfg = { target, experiment };
   for (const [name, spec] of Object.entries(KNOBS)) {
     if (!knobApplies(name, target)) continue;
     if (spec.wrapper) continue; // read by scripts/run or make, not by k6
     const raw = env[name];
+    if (raw === '' && emptyIs(spec) === 'refused') {
+      fail(`${name} is empty: give the server's URL, e.g. ${spec.default} (an empty value is refused, not read as the default: an unset variable would aim the run at whatever listens there)`);
+    }
     if (raw === undefined || raw === '') {
-      if (spec.required || required.includes(name)) fail(`${name} is not set: ${spec.doc}`);
-      cfg[name] = spec.default;
+      if (spec.required || required.includes(name)) fail(`${name} is ${raw === '' ? 'empty' : 'not set'}: ${spec.doc}`);
+      // A scenario may have its own default (spec.defaults['<target>/<experiment>']), e.g.
+      // E4's DOC_SHAPE=user or contention's BATCH_SIZE=1: applied here, so that every check
+      // below (memory, plan) sees the value the run will use.
+      const own = spec.defaults && spec.defaults[`${target}/${experiment}`];
+      cfg[name] = own !== undefined ? own : spec.default;
     } else {
+      // What was typed as a credential is hidden in every line the pack writes or relays,
+      // a server's message included (lib/urls.js redact), even a password typed as a user name.
+      if (spec.type === 'secret') {
+        const { user, password } = spec.url ? userinfoOf(raw) : { user: null, password: String(raw) };
+        typedCredentials({ secrets: [password], users: [user] });
+      }
       cfg[name] = parseKnob(name, String(raw), spec);
     }
   }
@@ -109,7 +125,6 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   if (cfg.THRESHOLDS === undefined) cfg.THRESHOLDS = `thresholds/${target}/${experiment}.json`;
   if (cfg.STAGES !== undefined && env.STAGES) checkStages('STAGES', cfg.STAGES, KNOBS.VUS.max, 'VUs');
   if (cfg.RATE_STAGES) checkStages('RATE_STAGES', cfg.RATE_STAGES, 100000, 'batches per second');
-  checkMemory(cfg);
   cfg.timeoutMs = durationMs(cfg.TIMEOUT);
   return cfg;
 }
@@ -126,29 +141,6 @@ function checkStages(name, text, cap, unit) {
     work += durationMs(duration) * Number(target);
   }
   if (work <= 0) bad(name, text, `at least one stage with a duration above 0 and a target of 1 or more ${unit}`);
-}
-
-// Approximate bytes of one document of the configured shape (lib/docs.js builds them).
-function docBytes(cfg) {
-  if (cfg.DOC_SHAPE === 'e1') return cfg.DOC_BYTES;
-  if (cfg.DOC_SHAPE === 'user') return 400;
-  return 40 + cfg.COMPLEXITY * 28; // "testN":"some test value" / "aN_i":"vi" attributes
-}
-
-// Client memory the plan needs, against MEMORY_BUDGET_MB: each VU keeps DOC_POOL documents
-// and holds about three copies of a batch while it is built and sent (the JSON text, the
-// engine's UTF-16 string, the request buffer).
-function checkMemory(cfg) {
-  const d = docBytes(cfg);
-  const stagePeak = cfg.STAGES ? Math.max(...cfg.STAGES.split(',').map((x) => Number(x.split(':')[1]))) : 0;
-  const vus = Math.max(cfg.VUS, cfg.RATE_STAGES ? cfg.MAX_VUS || 0 : stagePeak);
-  const vuKnob = cfg.RATE_STAGES && cfg.MAX_VUS >= cfg.VUS ? `MAX_VUS=${cfg.MAX_VUS}` : stagePeak > cfg.VUS ? `${stagePeak} VUs (STAGES)` : `VUS=${cfg.VUS}`;
-  const perVu = (cfg.DOC_SHAPE === 'e1' || cfg.DOC_SHAPE === 'user' ? cfg.DOC_POOL * d : 0) + 3 * cfg.BATCH_SIZE * d;
-  const mib = Math.ceil((vus * perVu) / 1048576);
-  if (mib > cfg.MEMORY_BUDGET_MB) {
-    const knobs = cfg.DOC_SHAPE === 'e1' ? `DOC_BYTES=${cfg.DOC_BYTES}` : cfg.DOC_SHAPE === 'user' ? 'DOC_SHAPE=user' : `COMPLEXITY=${cfg.COMPLEXITY}`;
-    bad('BATCH_SIZE', String(cfg.BATCH_SIZE), `with ${knobs}, DOC_POOL=${cfg.DOC_POOL} and ${vuKnob} the client needs about ${mib} MiB, more than MEMORY_BUDGET_MB=${cfg.MEMORY_BUDGET_MB}; lower BATCH_SIZE, the document size, DOC_POOL or the VUs, or raise MEMORY_BUDGET_MB`);
-  }
 }
 
 // What may be shown of the configuration (summary.json, logs): everything but secrets.

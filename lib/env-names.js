@@ -56,21 +56,26 @@ export function envNameChecker(knobs, { known = [], prefixes = [] } = {}) {
   const names = Object.keys(knobs);
   const knownSet = new Set(known);
   const prefixRe = prefixes.length ? new RegExp(`^(${prefixes.map((p) => p.replace(/[^A-Za-z0-9_]/g, '')).join('|')})`) : /$^/;
-  // suspectKnob()'s lookups, made once per init context: it runs for every environment name
-  // in every init context k6 runs (six for a 2-VU scenario), where a method call costs ~1 µs.
+  // suspectKnob()'s lookups, made on its first call in an init context: it runs for every
+  // environment name in every init context that checks them (loadConfig: k6's options pass,
+  // setup, teardown, the summary; not the VUs'), where a method call is not cheap. Made per
+  // VU, they would cost every VU memory it never uses (bench/memory.mjs "profile").
   //   the first knob of each squashed spelling (BATCHSIZE, TIME_OUT -> BATCH_SIZE, TIMEOUT);
   const squashedToKnob = new Map();
   //   the first knob that starts with a prefix of 5+ characters (PG_INDEX -> PG_INDEXES);
   const prefixToKnob = new Map();
   //   per knob: its characters as bits (charBits) and each of its characters' bit.
   const knobMask = []; const knobBits = [];
-  for (const k of names) {
-    const sq = k.replace(/[_-]/g, '');
-    if (!squashedToKnob.has(sq)) squashedToKnob.set(sq, k);
-    for (let n = 5; n <= k.length; n++) if (!prefixToKnob.has(k.slice(0, n))) prefixToKnob.set(k.slice(0, n), k);
-    const bits = charBits(k);
-    knobBits.push(bits);
-    knobMask.push(bits.reduce((m, b) => m | b, 0));
+  function lookups() {
+    if (knobBits.length === names.length) return;
+    for (const k of names) {
+      const sq = k.replace(/[_-]/g, '');
+      if (!squashedToKnob.has(sq)) squashedToKnob.set(sq, k);
+      for (let n = 5; n <= k.length; n++) if (!prefixToKnob.has(k.slice(0, n))) prefixToKnob.set(k.slice(0, n), k);
+      const bits = charBits(k);
+      knobBits.push(bits);
+      knobMask.push(bits.reduce((m, b) => m | b, 0));
+    }
   }
 
   // The knob an unknown environment name was probably meant to be, '' when it looks like a
@@ -81,6 +86,7 @@ export function envNameChecker(knobs, { known = [], prefixes = [] } = {}) {
     const upper = name.toUpperCase();
     if (knobs[upper]) return upper; // docs, batch_size
     if (!/^[A-Z][A-Z0-9_]*$/.test(name)) return null; // other lower/mixed case: not ours (RAVEN_License, …)
+    lookups();
     const same = squashedToKnob.get(name.replace(/[_-]/g, '')); // BATCHSIZE, TIME_OUT
     if (same) return same;
     const prefixOf = name.length >= 5 ? prefixToKnob.get(name) : undefined; // PG_INDEX, ARANGO_PASS

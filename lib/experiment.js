@@ -3,6 +3,7 @@
 // scenario file is just:  const e = experiment(workload, target, __ENV);  where target is a
 // target module (lib/targets/<db>.js: createTarget and its declaration).
 import { loadConfig, newRunId, planSignature, publicConfig } from './config.js';
+import { checkMemory } from './memory.js';
 import { fail } from './parse.js';
 import { stop } from './abort.js';
 import { frozenOptionsDiffer } from './guards.js';
@@ -10,7 +11,7 @@ import { k6Thresholds, parseThresholds } from './thresholds.js';
 import { buildReport, countBasis } from './report.js';
 import { refusal } from './capabilities.js';
 import { renderHtml } from './report-html.js';
-import { planRemaining, verifyError, verifyUnaccounted } from './metrics.js';
+import { planRemaining, verifyError, verifyUnaccounted, verifyUnaccountedMax } from './metrics.js';
 import { batchRunner } from './targets/outcome.js';
 import exec from 'k6/execution';
 
@@ -60,6 +61,9 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
   const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES });
   configure(cfg);
   const plan = workload.plan(cfg);
+  // The client memory the plan needs, against MEMORY_BUDGET_MB, before any VU holds a body
+  // (lib/memory.js: one line and exit 107 when it does not fit).
+  const memory = checkMemory(cfg, plan, declaration);
   // A target gets what it must prepare from the plan (batch size, largest key, operations in
   // use, collections), never the workload's knobs.
   const tgt = createTarget(cfg, plan.target);
@@ -95,7 +99,11 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
     // (Declared first, so that a per-stage limit of the threshold file replaces the empty entry.)
     thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {},
-      k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.loadModel ? plan.loadModel.stages.length : 0, { count: countBy, planned: Boolean(plannedBatches) })),
+      k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.loadModel ? plan.loadModel.stages.length : 0, {
+        count: countBy, planned: Boolean(plannedBatches),
+        ranged: Boolean(tgt.capabilities && tgt.capabilities.unnamedFailures),
+        readback: distributed === '0' && workload.describe(cfg, plan).readback !== null && !plan.loadModel,
+      })),
     summaryTrendStats: TREND_STATS,
     setupTimeout: plan.setupTimeout || '120s', // a ramped overwrite pre-loads DOCS in setup
     teardownTimeout: '600s',
@@ -126,6 +134,7 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     // A ramped workload may write its starting data set here, before the load model starts.
     if (workload.prepare && distributed === '0') { tgt.bind(runId, info); workload.prepare(db, cfg, plan); }
     console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); ${distributed === 'verify' ? 'verifying' : 'writing to'} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
+    console.log(`k6-writepath: client memory estimate ${memory.mib} MiB (${Math.round(memory.baseMib)} MiB for k6 and ${memory.perVuMib.toFixed(1)} MiB per VU; MEMORY_BUDGET_MB=${cfg.MEMORY_BUDGET_MB})`);
     return { runId, target: info, startedAt: new Date().toISOString(), instance, segment: segment || null };
   }
 
@@ -172,8 +181,10 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
       return;
     }
     // Held against the acknowledged documents: writepath_verify_unaccounted (+ per batch) - found.
-    if (countBy === 'acknowledged') verifyUnaccounted.add(-v.found);
-    if (v.expected === null) console.log(`k6-writepath: teardown found ${v.found} documents (the summary compares them with the acknowledged ones)`);
+    if (countBy === 'acknowledged') { verifyUnaccounted.add(-v.found); verifyUnaccountedMax.add(-v.found); }
+    // A workload that checks more than a count says what it found itself (v.note: contention).
+    if (v.note) console.log(`k6-writepath: ${v.note}`);
+    else if (v.expected === null) console.log(`k6-writepath: teardown found ${v.found} documents (the summary compares them with the acknowledged ones)`);
     else if (!v.readback) console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); ${distributed === 'verify' ? 'the instances\' VUs read back their overwritten keys after their last batch (merge-results adds them up)' : 'the VUs read back their overwritten keys after their last batch (the summary below judges both)'}`);
     else console.log(`k6-writepath: teardown found ${v.found} documents (the plan writes ${v.expected}); read back ${v.readback.checked} overwritten keys: ${v.readback.stale} hold an older version, ${v.readback.missing} missing (the summary below judges them)`);
     for (const ex of (v.readback ? v.readback.examples : [])) console.warn(`k6-writepath: key ${ex.key} holds version ${ex.found}; the plan's writers of it: ${ex.writtenBy.join(',')}`);
@@ -184,7 +195,9 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     // The workload describes its plan (header line, summary.json's plan, how verification
     // counts) and may add its own sections (arangobench: E3's table; a ramped run: per stage);
     // report.js renders every workload from these, nothing rewrites its result afterwards.
-    const r = buildReport(data, { cfg: publicConfig(cfg), description: workload.describe(cfg, plan), phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
+    // verifyGate: "verify" of the threshold file; false makes the verification information,
+    // and summary, JUnit and exit code then all say so (issue 27 class 7).
+    const r = buildReport(data, { cfg: publicConfig(cfg), verifyGate: parsed.verify, description: workload.describe(cfg, plan), phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: workload.opsFor ? workload.opsFor(cfg) : {},
       sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: tgt }) : null,
       resultsAt: layout === 'nested' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${(data.setup_data || {}).runId}-*` : null });
     const out = { stdout: r.text };

@@ -21,6 +21,14 @@ export const M = {
   planRemaining: 'writepath_plan_remaining',     // Counter: + the planned batches (setup, single-process fixed plan), -1 per batch run; > 0 = the plan did not finish
   verifyError: 'writepath_verify_error',         // Gauge (teardown): 1 = the verification failed to run to its end
   verifyUnaccounted: 'writepath_verify_unaccounted', // Counter: + new documents acknowledged (per batch), - documents found (teardown)
+  verifyUnaccountedMax: 'writepath_verify_unaccounted_max', // Counter: the same with the most new documents a batch whose failures name no document may have written
+  readbackJudged: 'writepath_readback_judged',   // Counter, keys read back whose verdict was determined (checked - undetermined)
   overwritesUnaccounted: 'writepath_verify_overwrites_unaccounted', // Counter (ramped overwrite): + acknowledged overwrites, - keys found with their batch's version (teardown)
   rampKeysExhausted: 'writepath_ramp_keys_exhausted', // Counter (ramped overwrite): batches that found no key left to overwrite
+  // The contention workload (lib/workloads/contention.js, docs/contention.md)
+  retries: 'writepath_retries',                 // Counter: requests resent within an operation after a "not applied, retry" answer; tag reason
+  counterLost: 'writepath_counter_lost',        // Counter (teardown): acknowledged increments a counter does not hold; tag counter
+  counterPhantom: 'writepath_counter_phantom',  // Counter (teardown): increments a counter holds beyond acknowledged + undetermined; tag counter
+  countersChecked: 'writepath_counters_checked', // Gauge (teardown): counters read back against the ledgers
+  ledgerUnstored: 'writepath_ledger_unstored',  // Counter: + increments begun (VUs), - increments in the stored ledgers (teardown); > 0 = a VU's ledger is missing
 };

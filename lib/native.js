@@ -1,7 +1,8 @@
 // The per-key loops of random-key batches in Go, where the k6 binary has them.
 // bin/k6 (xk6/) exports, beside the driver of its k6/x/sql/driver/postgres module, the exact
 // twins of BatchPicker.fillMarked's uniform draw and of matchKeys (lib/keys.js) and of
-// keysBuilder's key and stamp stores (lib/docs.js): xk6/modules/writepath/writepath.go. The
+// bodyBuilder's key and stamp stores (lib/docs.js), and a process-wide store of body images
+// (every VU of the run copies the one image instead of making its own): xk6/modules/writepath/writepath.go. The
 // JavaScript loops stay the home of these rules and the path everywhere else: only the
 // PostgreSQL target, which imports that module anyway, hands it over here, so the ArangoDB
 // and RavenDB scenarios keep running on stock k6, and an xk6 build with the upstream driver
@@ -17,8 +18,8 @@ let mod = null;
 // Called with the namespace of k6/x/sql/driver/postgres (null or a module without the
 // exports: the JavaScript loops).
 export function useNative(m) {
-  mod = m && m.writepathVersion === 1
-    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys, abort: m.writepathAbort || null }
+  mod = m && m.writepathVersion === 2
+    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys, image: m.writepathImage, fill: m.writepathFill, abort: m.writepathAbort || null }
     : null;
 }
 

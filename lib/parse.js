@@ -22,6 +22,15 @@ export function durationMs(s) {
   return total;
 }
 
+// Empty is not a value (issue 27): one rule per kind of knob, for k6 and every wrapper alike
+// (docs/configuration.md, "Empty values"). An empty knob is unset — its default, a generated
+// RUN_ID, no InfluxDB — because CI systems and docker-compose.yml pass unset variables as
+// empty ones; except a target's URL, whose default is a local address: empty there is refused,
+// so that an unset CI variable never aims a run at whatever listens on 127.0.0.1.
+export function emptyIs(spec) {
+  return spec.type === 'url' && spec.target ? 'refused' : 'unset';
+}
+
 export function parseKnob(name, raw, spec) {
   switch (spec.type) {
     case 'int': {
@@ -42,8 +51,9 @@ export function parseKnob(name, raw, spec) {
       if (!spec.values.includes(raw)) bad(name, raw, `one of ${spec.values.join(', ')}`);
       return raw;
     case 'bool':
-      if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
-      if (['0', 'false', 'no', ''].includes(raw.toLowerCase())) return false;
+      // Exactly the values the refusal lists (yes/no/on were taken too, and not said).
+      if (raw === '1' || raw === 'true') return true;
+      if (raw === '0' || raw === 'false') return false;
       return bad(name, raw, 'one of 1, 0, true, false');
     case 'duration': {
       const allowed = spec.min ? `a duration from ${spec.min} to ${spec.max} such as 500ms, 60s, 5m, 1h30m` : 'a positive duration such as 500ms, 60s, 5m, 1h30m';

@@ -20,16 +20,19 @@ export function renderHtml(json, description = {}) {
   const settings = json.server && json.server.settings ? settingsText(json.server.settings) : '';
   const phases = json.phases || [];
   const failed = (json.thresholds || []).filter((t) => !t.ok);
-  const verdict = json.passed && (!json.verification.ran || json.verification.ok);
+  // passed holds the verification when it is a gate ("verify": false makes it information).
+  const verdict = json.passed;
   const verifyStep = (json.config || {}).DISTRIBUTED === 'verify';
   // What failed, named in the first line: the limits crossed (with what was observed) and a
   // verification that did not hold or did not run.
   const v0 = json.verification || { ran: false };
   const why = [
     ...failed.map((t) => `${t.metric} ${t.threshold}${showObserved(t)}`),
-    ...(!v0.ran ? [`verification did not run${v0.why ? `: ${v0.why}` : ''}`] : v0.ok === false ? [
+    ...(!v0.ran ? [`verification did not run${v0.why ? `: ${v0.why}` : ''}`] : v0.ok === false && v0.gate !== false ? [
       ...(v0.count_ok === false ? [`documents: expected ${v0.expected}, found ${v0.found}`] : []),
       ...(v0.readback_ok === false ? [`read-back: ${v0.readback_stale_or_missing} of ${v0.readback_checked} keys stale or missing`] : []),
+      ...(v0.readback_unjudged ? [`read-back: not judged (all ${v0.readback_checked} keys checked are undetermined)`] : []),
+      ...(v0.counters_ok === false ? [`counters: ${v0.increments_lost} increments lost, ${v0.increments_phantom} phantom${v0.ledger_unstored ? `, ${v0.ledger_unstored} in ledgers not stored` : ''}`] : []),
     ] : []),
   ];
   const headline = `${verdict ? 'PASSED' : 'FAILED'}: ${failed.length === 0 ? `all ${(json.thresholds || []).length} thresholds passed` : `${failed.length} of ${json.thresholds.length} thresholds failed`}` +
@@ -47,8 +50,8 @@ export function renderHtml(json, description = {}) {
     .map(([name, r]) => `<tr><th scope="row">${esc(name)}</th><td>${fmt(r.average, 2)}×</td><td>${fmt(r.median, 2)}×</td><td>${fmt(r.p99, 2)}×</td><td>${esc(ratioN(name))}</td></tr>`).join('\n');
   const v = json.verification || { ran: false };
   const verification = v.ran
-    ? `<p class="${v.count_ok ? 'ok' : 'bad'}">documents: expected ${v.expected}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged new documents: ${v.acknowledged_new})</p>
-${v.readback_none ? '<p class="ok">read-back: not part of this run</p>' : `<p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing${v.readback_excused ? `, ${v.readback_excused} excused (later batches to them failed)` : ''}${v.readback_unacknowledged ? `, ${v.readback_unacknowledged} hold a version reported failed` : ''} — ${v.readback_ok ? 'OK' : v.readback_ok === false ? 'FAILED' : v.readback_by_instances ? 'done by the instances' : 'not judged: the plan did not finish'}</p>`}`
+    ? `${v.gate === false ? '<p class="muted" id="not-a-gate">not a gate: "verify": false in the threshold file</p>\n' : ''}<p class="${v.count_ok ? 'ok' : 'bad'}">documents: expected ${v.expected}${v.expected_max !== undefined ? `–${v.expected_max}` : ''}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged new documents: ${v.acknowledged_new})</p>
+${v.readback_none ? '<p class="ok">read-back: not part of this run</p>' : `<p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing${v.readback_excused ? `, ${v.readback_excused} excused (later batches to them failed)` : ''}${v.readback_unacknowledged ? `, ${v.readback_unacknowledged} hold a version reported failed` : ''} — ${v.readback_ok ? 'OK' : v.readback_ok === false ? 'FAILED' : v.readback_unjudged ? 'NOT JUDGED: every key checked is undetermined' : v.readback_by_instances ? 'done by the instances' : 'not judged: the plan did not finish'}</p>`}`
     : `<p class="bad">verification did not run: ${esc(v.why || 'setup or teardown did not finish')}</p>`;
   const thresholds = (json.thresholds || []).map((t) => `<tr class="${t.ok ? 'ok' : 'bad'}"><td>${esc(t.metric)}</td><td>${esc(t.threshold)}</td><td>${fmt(t.observed, 3)}</td><td>${t.ok ? 'passed' : 'FAILED'}</td></tr>`).join('\n');
 
@@ -72,7 +75,7 @@ ${rows}
 ${failures ? `<ul class="bad">${failures}</ul>` : ''}
 <figure>${latencyChart}</figure>
 <figure>${rateChart}</figure>
-${stagesHtml(json)}`}
+${stagesHtml(json)}${contentionHtml(json)}`}
 <h2>Verification</h2>
 ${verification}
 <h2>Thresholds</h2>
@@ -128,4 +131,31 @@ function stagesHtml(json) {
 ${rows}
 </tbody></table>
 <figure>${chart}</figure>`;
+}
+
+// The contention workload (docs/contention.md): one row per step (hot set x load) and a chart
+// of operations/s per step, one bar group per hot set and one colour per load.
+function contentionHtml(json) {
+  const c = json.contention || [];
+  if (c.length === 0) return '';
+  const open = json.load_model && json.load_model.model === 'open';
+  const label = (x) => `${x.hot_keys}${x.spread ? ' (spread)' : ''}`;
+  const reasons = (m) => Object.entries(m || {}).map(([r, n]) => `${r} ${n}`).join(', ');
+  const rows = c.map((x) => `<tr data-step="${x.step}"><th scope="row">${esc(label(x))}</th><td>${esc(x.load)}</td><td>${x.ops}</td><td>${fmt(x.ops_per_s, 0)}</td>` +
+    `<td>${fmt(x.op_ms.median)}</td><td>${fmt(x.op_ms.p99)}</td>` +
+    `<td class="${x.increments_failed ? 'bad' : ''}">${x.increments_failed}${x.increments_failed ? ` (${esc(reasons(x.failed_by_reason))})` : ''}</td>` +
+    `<td>${x.retries}${x.retries ? ` (${esc(reasons(x.retries_by_reason))})` : ''}</td><td>${x.vs_spread === null ? '-' : `${fmt(x.vs_spread, 2)}x`}</td></tr>`).join('\n');
+  const sets = [...new Set(c.map(label))];
+  const loads = [...new Set(c.map((x) => x.load))];
+  const chart = groupedBars({
+    title: 'Increment operations per second by hot set', unit: 'ops/s', groups: sets,
+    series: loads.map((l) => ({ name: `${open ? 'rate' : 'VUs'} ${l}`, values: sets.map((s) => { const x = c.find((y) => label(y) === s && y.load === l); return x ? x.ops_per_s : null; }) })),
+  });
+  const v = json.verification || {};
+  return `\n<h2>Contention (${open ? 'open model' : 'closed model'} ${esc(json.load_model ? json.load_model.stages : '')} per hot set)</h2>
+<table id="contention"><thead><tr><th>hot keys</th><th>${open ? 'rate' : 'VUs'}</th><th>ops</th><th>ops/s</th><th>p50 ms</th><th>p99 ms</th><th>failed increments</th><th>retries</th><th>vs spread</th></tr></thead><tbody>
+${rows}
+</tbody></table>
+<figure>${chart}</figure>
+<p class="${v.counters_ok === false ? 'bad' : ''}">Counters read back against the VUs' ledgers: ${v.counters_checked ?? '-'}; lost increments ${v.increments_lost ?? '-'}, phantom ${v.increments_phantom ?? '-'}${v.counters_ok === undefined ? '' : v.counters_ok ? ' — OK' : ' — FAILED'}.</p>`;
 }

@@ -149,8 +149,13 @@ export function buildReport(data, meta) {
   // new documents minus those.
   const deletes = fromAcknowledged && described.acknowledgedDeletes && g(M.verifyFound) !== null ? described.acknowledgedDeletes(data) : null;
   const held = acknowledged - (deletes || 0);
-  // What the database must hold; lost and unexpected are counted against it.
+  // What the database must hold; lost and unexpected are counted against it. When failures
+  // named no document (ArangoDB silent=true) the acknowledged new documents are a range: the
+  // most they can be is writepath_verify_unaccounted_max + found (lib/metrics.js recordBatch).
   const expected = fromAcknowledged ? held : g(M.verifyExpected);
+  const maxMetric = metric(data, M.verifyUnaccountedMax);
+  const unjudged = c(M.readbackChecked) > 0 && c(M.readbackUndetermined) >= c(M.readbackChecked);
+  const heldMax = fromAcknowledged && maxMetric && g(M.verifyFound) !== null ? Math.max(held, maxMetric.count + g(M.verifyFound) - (deletes || 0)) : expected;
   const verification = g(M.verifyFound) === null || g(M.verifyError) === 1 ? { ran: false, why: notRun } : {
     ran: true,
     // Stopped before its plan finished: the count is held against the acknowledged documents.
@@ -160,12 +165,14 @@ export function buildReport(data, meta) {
     // E1 (a plan of batches) is held against what the database acknowledged: failed batches
     // wrote nothing the run claims, so they are neither lost nor found (docs/reliability.md).
     expected,
+    // (only when failures named no document: the most the database may hold; undefined otherwise)
+    expected_max: heldMax > expected ? heldMax : undefined,
     expected_by_plan: g(M.verifyExpected),
     acknowledged_new: acknowledged,
     found: g(M.verifyFound),
     lost: Math.max(0, expected - g(M.verifyFound)),
-    unexpected: Math.max(0, g(M.verifyFound) - expected),
-    count_ok: fromAcknowledged ? g(M.verifyFound) === held : g(M.verifyMismatch) === 0,
+    unexpected: Math.max(0, g(M.verifyFound) - heldMax),
+    count_ok: fromAcknowledged ? g(M.verifyFound) >= held && g(M.verifyFound) <= heldMax : g(M.verifyMismatch) === 0,
     // The read-back (lib/readback.js), judged against the acknowledged writes: keys whose
     // later batches failed are excused, not stale. A plan that did not finish was read back
     // only by the VUs that finished their share: stale keys there still fail it.
@@ -174,7 +181,9 @@ export function buildReport(data, meta) {
     readback_excused: c(M.readbackExcused),
     readback_unacknowledged: c(M.readbackUnacknowledged),
     readback_undetermined: c(M.readbackUndetermined),
-    readback_ok: c(M.readbackStale) > 0 ? false : partial || byInstances || noReadback ? null : true,
+    // Nothing judged (every key read back undetermined: silent=true failures everywhere) is not OK.
+    readback_ok: c(M.readbackStale) > 0 ? false : partial || byInstances || noReadback || unjudged ? null : true,
+    readback_unjudged: unjudged || undefined,
     readback_none: noReadback || undefined,
     // DISTRIBUTED=verify: the instances' VUs read their keys back (merge-results adds them up).
     readback_by_instances: byInstances || undefined,
@@ -185,6 +194,11 @@ export function buildReport(data, meta) {
   // The verification's own verdict (the one home of the rule; passed adds the thresholds): the
   // plan finished, the count held, and the read-back held or was not part of the run.
   if (verification.ran) verification.ok = !partial && verification.count_ok && (verification.readback_ok === true || byInstances || noReadback);
+  // "verify": false in the threshold file: the verification is reported, not a gate — no
+  // threshold holds it (k6's exit code), so neither `passed` nor JUnit may fail on it.
+  const gate = meta.verifyGate !== false;
+  if (!gate) verification.gate = false;
+  const notGate = gate ? '' : ` (not a gate: "verify": false in ${meta.cfg && meta.cfg.THRESHOLDS})`;
   const dropped = data.metrics.dropped_iterations ? data.metrics.dropped_iterations.values.count : 0;
   const thresholds = thresholdResults(data);
   const failedThresholds = thresholds.filter((t) => !t.ok);
@@ -205,7 +219,7 @@ export function buildReport(data, meta) {
     verification,
     thresholds,
     // A run passes only when it started, met every threshold and verified what it wrote.
-    passed: Boolean(runId) && failedThresholds.length === 0 && verification.ran && verification.ok,
+    passed: Boolean(runId) && failedThresholds.length === 0 && verification.ran && (verification.ok || !gate),
   };
 
   const lines = [];
@@ -244,13 +258,15 @@ export function buildReport(data, meta) {
     lines.push(`read-back: ${verification.readback_checked} keys checked by the VUs that finished their share, ${verification.readback_stale_or_missing} stale or missing${readbackNotes(verification)}; the rest not judged (${planned - phases.reduce((s, p) => s + p.batches, 0)} of ${planned} planned batches did not run)${verification.readback_ok === false ? ' — FAILED' : ''}`);
   } else if (verification.ran) {
     const shortOfPlan = planned !== null && verification.expected_by_plan !== null && verification.expected_by_plan !== verification.acknowledged_new;
-    lines.push(`verification: expected ${verification.expected}, found ${verification.found} — ${verification.count_ok ? 'OK' : 'FAILED'}` +
+    const range = verification.expected_max !== undefined ? `${verification.expected}–${verification.expected_max} (failures that named no document: the count is a range)` : `${verification.expected}`;
+    lines.push(`verification: expected ${range}, found ${verification.found} — ${verification.count_ok ? 'OK' : `FAILED${notGate}`}` +
       (planned !== null ? ` (acknowledged new documents; lost ${verification.lost}, unexpected ${verification.unexpected}` +
         `${shortOfPlan ? `; the plan writes ${verification.expected_by_plan}, the failed documents above are the difference` : ''})`
-        : deletes !== null ? ` (acknowledged: ${verification.acknowledged_new} new documents, ${deletes} deletes)` : ` (acknowledged new documents: ${verification.acknowledged_new})`));
+        : deletes !== null ? ` (acknowledged: ${verification.acknowledged_new} new documents, ${deletes} deletes)`
+        : meta.cfg && meta.cfg.DISTRIBUTED === 'verify' ? ' (the plan of all instances)' : described.countOf ? ` (${described.countOf})` : ` (acknowledged new documents: ${verification.acknowledged_new})`));
     if (noReadback) lines.push(`read-back: not part of this run${meta.cfg && meta.cfg.READBACK === 0 ? ' (READBACK=0)' : ''}`);
     else lines.push(byInstances ? 'read-back: done by the instances\' VUs after their last batches (scripts/merge-results.mjs adds them up)'
-      : `read-back: ${verification.readback_checked} overwritten keys checked, ${verification.readback_stale_or_missing} stale or missing${readbackNotes(verification)} — ${verification.readback_ok ? 'OK' : 'FAILED'}`);
+      : `read-back: ${verification.readback_checked} overwritten keys checked, ${verification.readback_stale_or_missing} stale or missing${readbackNotes(verification)} — ${verification.readback_ok ? 'OK' : verification.readback_unjudged ? `NOT JUDGED: every key checked is undetermined${notGate}` : `FAILED${notGate}`}`);
   } else {
     lines.push(`verification: did not run: ${verification.why}`);
   }
@@ -263,10 +279,14 @@ export function buildReport(data, meta) {
   const extra = meta.sections ? meta.sections(data) : {};
   if (extra.json) Object.assign(json, extra.json);
   if (extra.verification) Object.assign(json.verification, extra.verification);
+  // A workload's own checks (contention: every counter against the ledgers) are part of the
+  // verdict: `holds: false` fails verification.ok and the run.
+  if (extra.verification && extra.verification.holds === false && json.verification.ran) { json.verification.ok = false; json.passed = false; }
   const text = `${[...(extra.before || []), ...lines, ...(extra.after || [])].join('\n')}\n`;
 
   // JUnit: one test case per threshold (so a CI system shows which phase failed) and one
   // per verification check.
+  /** @type {{ classname: string, name: string, failure: string | null, out?: string }[]} */
   const cases = thresholds.map((t) => ({ classname: `${meta.target}.${meta.experiment}`, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}${showObserved(t)}` }));
   if (!runId) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'setup', failure: 'the run did not start (database unreachable, bad input or refused objects)' });
@@ -278,7 +298,13 @@ export function buildReport(data, meta) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: document count', failure: verification.count_ok ? null : `acknowledged new ${verification.acknowledged_new}, found ${verification.found}` });
   } else if (verification.ran) {
     cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: document count', failure: verification.count_ok ? null : `expected ${verification.expected}, found ${verification.found}` });
-    if (!byInstances && !noReadback) cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: read-back of overwritten keys', failure: verification.readback_ok ? null : `${verification.readback_stale_or_missing} of ${verification.readback_checked} stale or missing` });
+    if (!byInstances && !noReadback) cases.push({ classname: `${meta.target}.${meta.experiment}`, name: 'verification: read-back of overwritten keys', failure: verification.readback_ok ? null : verification.readback_unjudged ? `not judged: all ${verification.readback_checked} keys checked are undetermined` : `${verification.readback_stale_or_missing} of ${verification.readback_checked} stale or missing` });
+  }
+  // Not a gate: the verification's findings go to the case's output, not its failure.
+  if (!gate) {
+    for (const cs of cases) {
+      if (cs.failure && /^verification/.test(cs.name) && verification.ran) { cs.out = `not a gate ("verify": false): ${cs.failure}`; cs.failure = null; }
+    }
   }
   const junit = junitXml(`k6-writepath ${tep}${meta.target} ${meta.experiment}`, cases);
 

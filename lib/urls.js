@@ -1,14 +1,41 @@
 // The URL rules of the url and secret knobs, and the redaction of anything that may hold a
 // password before it reaches a log line.
 
-// Removes passwords from a URL-ish string before it reaches a log line. The user info of a
-// URL ends at the LAST "@" before the path (as Go's net/url reads it), so a password may hold
-// "@", ":" or (malformed, refused by urlProblem, but still redacted) a space; password=
-// values may be quoted ('a b') as in libpq key=value strings.
+// Words the user typed as credentials (issue 27: "nothing typed as credentials is ever
+// printed, by the pack or by a server message it relays"): the user and password of the
+// credential URLs and the values of the secret knobs, registered by lib/config.js. A secret of
+// 4 characters or more is hidden wherever it appears; a user name, and a shorter secret, where
+// it appears quoted ("…", '…'), as servers quote it ('password authentication failed for user
+// "…"'): hiding "pw" in every word would garble the line without hiding anything worth it. A
+// password typed as the user name (postgres://Secret@host/db) is still a password.
+const typedSecrets = new Set();
+const typedUsers = new Set();
+export function typedCredentials({ secrets = [], users = [] }) {
+  for (const s of secrets) if (s) (String(s).length >= 4 ? typedSecrets : typedUsers).add(String(s));
+  for (const u of users) if (u) typedUsers.add(String(u));
+}
+
+// The user and password of a URL's user info (decoded), or nulls.
+export function userinfoOf(url) {
+  const m = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)@/.exec(String(url || ''));
+  if (!m) return { user: null, password: null };
+  const colon = m[1].indexOf(':');
+  const dec = (s) => { try { return decodeURIComponent(s); } catch (_) { return s; } };
+  return colon < 0 ? { user: dec(m[1]), password: null } : { user: dec(m[1].slice(0, colon)), password: dec(m[1].slice(colon + 1)) };
+}
+
+// Removes credentials from a text before it reaches a log line: the whole user info of a URL
+// (user and password: either may be the secret), which ends at the LAST "@" before the path
+// (as Go's net/url reads it), so a password may hold "@", ":" or (malformed, refused by
+// urlProblem, but still redacted) a space; password= values, quoted ('a b') or not, as in
+// libpq key=value strings; and every word typed as a credential (typedCredentials).
 export function redact(text) {
-  return String(text)
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*):[^/?#]*@(?=[^@/?#\s]*(?:[/?#\s"'\\]|$))/gi, '$1$2:***@')
+  let out = String(text)
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@(?=[^@/?#\s]*(?:[/?#\s"'\\]|$))/gi, '$1***@')
     .replace(/(password\s*=\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^&\s"']+)/gi, '$1***');
+  for (const s of typedSecrets) out = out.split(s).join('***');
+  for (const u of typedUsers) for (const q of ['"', "'"]) out = out.split(`${q}${u}${q}`).join(`${q}***${q}`);
+  return out;
 }
 
 // Why a URL knob's value is not acceptable, or null. The rules follow what the clients do

@@ -1,12 +1,16 @@
 # Load-generator efficiency benchmarks (bench/README.md).
-.PHONY: bench bench-sink bench-gate
+.PHONY: bench bench-sink bench-memory bench-gate
 ## the null HTTP sink the HTTP benchmark posts to
 bench-sink: bin/bench-sink
 bin/bench-sink: bench/sink/main.go bench/sink/go.mod
 	cd bench/sink && $(GO_BUILD) -o ../../bin/bench-sink .
-## load-generator efficiency benchmarks (~10 min); writes bench/RESULTS.md
-bench: bin/k6 bin/bench-sink
+## load-generator efficiency benchmarks (~10 min) and memory per VU (~40 min); writes bench/RESULTS.md
+bench: bin/k6 bin/bench-sink testservers
 	node bench/run.mjs
+	node bench/memory.mjs
+## memory per VU beside plain k6, where it goes, the estimate against measured peaks (bench/memory.mjs; writes its section of bench/RESULTS.md)
+bench-memory: bin/k6 testservers
+	node bench/memory.mjs
 ## the verdicts' own proof (~1-2 h): the gate's false-alarm and detection rates, calibrated thresholds, Otava's change points; writes its section of bench/RESULTS.md
 bench-gate: bin/k6 testservers node-deps otava-deps
 	node bench/gate.mjs

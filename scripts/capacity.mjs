@@ -23,6 +23,9 @@ import { DURATION_RE, durationMs } from '../lib/parse.js';
 import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, verdict } from '../lib/capacity.js';
 import { TEST_ENDPOINT } from '../lib/test-endpoint.js';
 import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
+import { KNOBS } from '../lib/config.js';
+import { TARGETS } from '../lib/targets/index.js';
+import { docBytes, memoryEstimate, vusThatFit } from '../lib/memory.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Documents per batch when BATCH_SIZE is not given.
@@ -124,7 +127,36 @@ export function settings(knobs) {
     docs = knobs.DOCS === undefined || knobs.DOCS === '' ? perStep * batch : int('DOCS', knobs.DOCS, 1, 1e9);
     if (docs < perStep * batch) bad(`DOCS=${docs} is not allowed with CAPACITY_MAX=${ladder.max}, BATCH_SIZE=${batch}, CAPACITY_WARMUP=${ladder.warmup}, CAPACITY_HOLD=${ladder.hold}: the upsert step at the top rate overwrites up to ${perStep * batch} distinct pre-loaded keys; raise DOCS (or leave it unset: the search then pre-loads what the top rate needs) or lower CAPACITY_MAX`);
   }
-  return { target, op, scenario, opKnobs, phase, ladder, keys, thresholds, slo, batch, docs };
+  return { target, op, scenario, opKnobs, phase, ladder, keys, thresholds, slo, batch, docs, memory: stepMemory(knobs, target, op, phase, scenario, batch) };
+}
+
+// What one VU of a step holds, by the pack's own estimate (lib/memory.js, the MEMORY_BUDGET_MB
+// check every step's k6 makes): the step's VUs write the ramped operation only (an upsert
+// step's pre-load runs in setup, one more body in the process), and how many VUs fit.
+export function stepMemory(knobs, target, op, phase, scenario, batch) {
+  const num = (k) => Number(knobs[k] ?? KNOBS[k].default);
+  const shapeKey = `${target}/${path.basename(scenario, '.js')}`;
+  const cfg = { DOC_SHAPE: knobs.DOC_SHAPE || (KNOBS.DOC_SHAPE.defaults || {})[shapeKey] || KNOBS.DOC_SHAPE.default, DOC_BYTES: num('DOC_BYTES'), COMPLEXITY: num('COMPLEXITY') };
+  const decl = TARGETS.find((t) => t.name === target);
+  const ops = [op === 'insert' && target === 'ravendb' && knobs.LOAD_OP === 'bulk' ? 'bulk' : op === 'merge' ? 'merge' : op];
+  const input = { vus: 1, batchSize: batch, docBytes: docBytes(cfg), formats: decl.memory.formats(ops), transport: decl.memory.transport,
+    strings: cfg.DOC_SHAPE === 'random-shapes', marks: 0, setupBodies: phase === 'overwrite' ? 1 : 0 };
+  const budget = num('MEMORY_BUDGET_MB');
+  return { input, budget, fit: vusThatFit(budget, input), perVuMib: memoryEstimate(input).perVuMib, maxVus: num('MAX_VUS'), vus: knobs.VUS === undefined ? null : Number(knobs.VUS) };
+}
+
+// The VUs of the step at `rate`: as many as the rate needs at the SLO's latency (Little's law:
+// rate x p99), never more than MAX_VUS (default 100) and never more than fit in
+// MEMORY_BUDGET_MB, so that no step's k6 refuses its plan. A step whose Little's-law VUs do not
+// fit is not started: { stop } says why.
+export function stepVus(s, rate) {
+  const need = Math.ceil(rate * s.slo / 1000) + 1;
+  const { fit, budget, perVuMib, maxVus } = s.memory;
+  const want = s.memory.vus !== null ? s.memory.vus : Math.max(2, Math.min(maxVus, need));
+  if (want > fit) {
+    return { stop: `the step at ${rate}/s needs ${want} VUs (${s.memory.vus !== null ? 'VUS' : `rate x p99 SLO ${s.slo} ms${maxVus < need ? `, at most MAX_VUS=${maxVus}` : ''}`}), and MEMORY_BUDGET_MB=${budget} fits ${fit} of ${perVuMib.toFixed(1)} MiB each with BATCH_SIZE=${s.batch} (lib/memory.js): raise MEMORY_BUDGET_MB on a machine that has the memory, lower BATCH_SIZE, or add load generators (docs/scale-out.md)`, need: want, fit };
+  }
+  return { vus: want, maxVus: Math.max(want, Math.min(maxVus, fit)) };
 }
 
 // k6's CPU (cores) over successive 1-second windows, as [{ t: epoch ms at the window's end,
@@ -156,15 +188,16 @@ function cpuSampler(bashPid) {
   return { stop: () => { clearInterval(timer); return samples; } };
 }
 
-function runStep(s, id, out, n, rate, passed) {
+function runStep(s, id, out, n, rate, passed, alloc) {
   const runId = `${id}_s${String(n).padStart(2, '0')}`.slice(0, 32);
   const stepsDir = path.join(out, 'steps');
   mkdirSync(stepsDir, { recursive: true });
   const knobs = { ...s.opKnobs, RAMP_KEYS: s.keys, THRESHOLDS: s.thresholds, BATCH_SIZE: String(s.batch), ...(s.docs === null ? {} : { DOCS: String(s.docs) }), ...passed, RATE_STAGES: `${s.ladder.warmup}:${rate},${s.ladder.hold}:${rate}`, RUN_ID: runId };
   if (s.op === 'bulk') delete knobs.RAMP_KEYS;
-  // Pre-allocate the VUs the rate needs at the SLO's latency (Little's law: rate x p99), so
-  // that k6 does not drop iterations while it creates VUs mid-step; MAX_VUS stays the cap.
-  if (passed.VUS === undefined) knobs.VUS = String(Math.max(2, Math.min(Number(passed.MAX_VUS || 100), Math.ceil(rate * s.slo / 1000) + 1)));
+  // Pre-allocate the VUs the rate needs at the SLO's latency, so that k6 does not drop
+  // iterations while it creates VUs mid-step; MAX_VUS stays the cap (stepVus).
+  knobs.VUS = String(alloc.vus);
+  knobs.MAX_VUS = String(alloc.maxVus);
   const args = [path.join(root, 'scripts', 'run'), s.scenario, '--quiet', '--address='];
   for (const [k, v] of Object.entries(knobs)) args.push('-e', `${k}=${v}`);
   return new Promise((resolve) => {
@@ -196,6 +229,9 @@ function writeOutputs(out, c) {
 async function search(argv) {
   const { knobs, passed } = parseArgs(argv, process.env);
   const s = settings(knobs);
+  // Not even the first step fits the client's memory: bad input, before anything is written.
+  const first = stepVus(s, s.ladder.start);
+  if (first.stop) bad(`CAPACITY_START=${s.ladder.start}: ${first.stop}`);
   const id = knobs.CAPACITY_ID || `cap${new Date().toISOString().replace(/[-:T]/g, '').slice(2, 14)}_${Math.floor(Math.random() * 0x10000).toString(16)}`;
   if (!/^[a-z0-9][a-z0-9_]{0,27}$/.test(id)) bad(`CAPACITY_ID=${JSON.stringify(id)} is not allowed: 1-28 characters a-z 0-9 _ (each step's RUN_ID adds _sNN)`);
   const out = path.resolve(knobs.CAPACITY_OUT || path.join(knobs.RESULTS_DIR || 'results', `capacity-${id}`));
@@ -211,7 +247,13 @@ async function search(argv) {
   let code = 0;
   while (rate !== null) {
     const n = c.steps.length + 1;
-    const r = await runStep(s, id, out, n, rate, passed);
+    const alloc = stepVus(s, rate);
+    if (alloc.stop) {
+      console.log(`  stopped before step ${n}: ${alloc.stop}`);
+      c.stopped = { rate, reason: 'memory', vus: alloc.need, fit: alloc.fit, text: alloc.stop };
+      break;
+    }
+    const r = await runStep(s, id, out, n, rate, passed, alloc);
     if (![0, 99].includes(r.code) || !r.summary) {
       const line = r.log.split('\n').filter((l) => /k6-writepath|error|not allowed/i.test(l)).slice(-3).join('\n');
       console.error(`capacity: step ${n} at ${rate}/s ended with exit ${r.code}${r.summary ? '' : ' and no summary.json'}:\n${line}\n(full log: ${path.join(out, 'steps', r.runId, 'k6.log')})`);

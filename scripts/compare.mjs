@@ -196,7 +196,10 @@ function headerLines(sides, o) {
   const e3 = sides.every((s) => s.runs[0].summary.e3);
   const phases = s0.phases.map((p) => p.phase);
   const lines = [`k6-writepath ${o.gate ? 'gate' : 'comparison'} · ${s0.experiment}`];
-  lines.push(e3
+  const contention = sides.every((s) => Array.isArray(s.runs[0].summary.contention));
+  lines.push(contention
+    ? `workload: contention · hot sets ${[].concat(c.HOT_KEYS).join(',')} + spread ${c.SPREAD_KEYS} counters · ${c.RATE_STAGES ? `RATE_STAGES ${c.RATE_STAGES}` : `STAGES ${c.STAGES || '(default)'}`} per hot set · ${c.BATCH_SIZE} counters per operation · CONFLICT_RETRIES ${c.CONFLICT_RETRIES} · seed ${c.SEED} (identical in every run)`
+    : e3
     ? `workload: arangobench case ${c.ARANGOBENCH_CASE} · complexity ${c.COMPLEXITY} · ${c.REQUESTS} operations · ${c.VUS} VUs · seed ${c.SEED} (identical in every run)`
     : `workload: ${c.VUS} VUs · batches of ${c.BATCH_SIZE} · DOCS ${c.DOCS} · ${c.DOC_SHAPE} documents · keys ${c.KEY_DIST} · seed ${c.SEED} · phases ${phases.join(',')} (identical in every run)`);
   for (const s of sides) {
@@ -262,7 +265,7 @@ export function buildComparison(sides, o = { alpha: ALPHA }) {
 
 function comparisonSvg(sides, cmp, e3) {
   const legend = (s) => `${s.letter}: ${title(s)} (n=${s.runs.length})`;
-  const phases = [...new Set(cmp.figures.filter((f) => f.phase !== 'e3').map((f) => f.phase))];
+  const phases = [...new Set(cmp.figures.filter((f) => f.phase !== 'e3' && !f.phase.startsWith('step ')).map((f) => f.phase))];
   const chart = (key, t, unit) => spreadChart({
     title: t, unit, groups: phases, width: 760, height: 260,
     series: sides.map((s) => ({ name: legend(s), runs: phases.map((ph) => { const f = cmp.figures.find((x) => x.phase === ph && x.key === key); return f ? f.sides[s.letter].values : []; }), ci: phases.map((ph) => { const f = cmp.figures.find((x) => x.phase === ph && x.key === key); return f ? f.sides[s.letter].ci : null; }) })),
@@ -273,6 +276,14 @@ function comparisonSvg(sides, cmp, e3) {
     chart('batch_p50_ms', e3 ? 'Time per operation p50, every run' : 'Time per batch p50, every run', 'ms'),
     chart('batch_p99_ms', e3 ? 'Time per operation p99, every run' : 'Time per batch p99, every run', 'ms'),
   ];
+  // The contention workload's steps (hot set × load): operations/s of every run.
+  const steps = [...new Set(cmp.figures.filter((f) => f.key === 'ops_per_s' && f.phase.startsWith('step ')).map((f) => f.phase))];
+  if (steps.length) {
+    charts.push(spreadChart({
+      title: 'Increment operations per second per step (hot set × load), every run', unit: 'ops/s', groups: steps.map((p) => p.replace(/^step \d+: /, '')), width: 760, height: 300,
+      series: sides.map((s) => ({ name: legend(s), runs: steps.map((ph) => cmp.figures.find((x) => x.phase === ph && x.key === 'ops_per_s').sides[s.letter].values), ci: steps.map((ph) => cmp.figures.find((x) => x.phase === ph && x.key === 'ops_per_s').sides[s.letter].ci) })),
+    }));
+  }
   let y = 0; const parts = [];
   for (const c of charts) { const h = Number(/height="(\d+)"/.exec(c)[1]); parts.push(c.replace('<svg ', `<svg y="${y}" `)); y += h + 10; }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="760" height="${y}" viewBox="0 0 760 ${y}">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;

@@ -34,6 +34,8 @@ function die(msg, code = 1) { console.error(`merge-results: ${msg}`); process.ex
 function influxUrl(given) {
   if (given) return given;
   if (process.env.INFLUX_URL) return process.env.INFLUX_URL;
+  // Empty is unset for k6 (no InfluxDB): the instances streamed nowhere, so .run/env's would be the wrong one.
+  if (process.env.INFLUX_URL === '') return die('no InfluxDB: INFLUX_URL is empty, so the instances streamed no metrics; a distributed run merges them from InfluxDB (set INFLUX_URL)');
   const local = readRunEnv().INFLUX_URL;
   if (local) return local;
   return die('no InfluxDB: pass --influx http://host:port/db or set INFLUX_URL');

@@ -40,6 +40,10 @@ declare module 'k6/x/sql/driver/postgres' {
   export function writepathFillUniform(state: ArrayBuffer, marks: ArrayBuffer, keys: ArrayBuffer, at: number, count: number,
     size: number, gen: number, batch: number, vu: number, vus: number): void;
   export function writepathPatchKeys(body: ArrayBuffer, keys: ArrayBuffer, count: number, key0: number, stride: number,
-    words: number, stamp0: number, stamp: ArrayBuffer, prefix: number): number;
+    width: number, stamp0: number, stamp: ArrayBuffer, prefix: number): number;
   export function writepathMatchKeys(keys: ArrayBuffer, count: number, sorted: ArrayBuffer, n: number, out: ArrayBuffer): number;
+  // process-wide body images: the length of the image of key (made by build() if no VU made it yet),
+  // and dst[offset … offset+length) filled with it, repeated
+  export function writepathImage(key: string, build: () => ArrayBuffer): number;
+  export function writepathFill(key: string, dst: ArrayBuffer, offset: number, length: number): void;
 }

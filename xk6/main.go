@@ -5,7 +5,8 @@
 // --with github.com/grafana/xk6-sql-driver-postgres` produces, built with plain
 // `go build` because the xk6 tool and the upstream driver module are not
 // reachable from every Go module proxy. Versions are pinned in go.mod. Beside that it refuses
-// secrets given with -e to `k6 run` (xk6/clisecrets.go).
+// secrets given with -e to `k6 run` (xk6/clisecrets.go) and the k6 options the knobs own
+// (xk6/cliflags.go).
 package main
 
 import (
@@ -18,5 +19,6 @@ import (
 
 func main() {
 	refuseCliSecrets() // xk6/clisecrets.go: before k6 starts anything
+	refusePlanFlags()  // xk6/cliflags.go: --vus, --iterations, --duration, --stage, --http-debug
 	k6cmd.Execute()
 }

@@ -36,6 +36,8 @@ const WRITES = '"testid" =~ /^$testid$/ AND "target" =~ /^$target$/ AND "phase" 
 // Batches of ramped runs (STAGES / RATE_STAGES): lib/load-model.js tags each with its 1-based
 // `stage`; fixed-plan batches have no stage tag and are left out.
 const STAGED = `${WRITES} AND "stage" =~ /^[0-9]+$/`;
+// Operations of the contention workload: tagged hot_keys (lib/workloads/contention.js).
+const CONTENTION = `"testid" =~ /^$testid$/ AND "target" =~ /^$target$/ AND "phase" = 'contention' AND $timeFilter`;
 // Points of runs against the project's API test servers carry test_endpoint=true (lib/test-endpoint.js).
 const TEST_ENDPOINT = '"testid" =~ /^$testid$/ AND "test_endpoint" = \'true\' AND $timeFilter';
 
@@ -246,17 +248,40 @@ export function dashboard() {
     [target('A', `SELECT sum("value") FROM "dropped_iterations" WHERE ${RUN} AND "scenario" =~ /-s[0-9]+$/ GROUP BY time($__interval), "scenario" fill(none)`, '$tag_scenario')],
     { bars: true, transformations: [{ id: 'renameByRegex', options: { regex: DROPPED_STAGE_REGEX, renamePattern: 'stage $2 ($1)' } }] }));
 
+  // The contention workload (scenarios/<target>/contention.js, docs/contention.md): its
+  // operations carry hot_keys (the hot-set size of their step) besides stage; empty otherwise.
+  panels.push(row('Contention (scenarios/<target>/contention.js; empty for other workloads)', 66));
+  panels.push(timeseries('Increment operations/s per hot set',
+    'Operations (one atomic increment of BATCH_SIZE distinct counters each; writepath_docs_ok has one point per operation, 0 included) per second, per hot-set size (tag hot_keys) and target. The spread baseline is the largest hot_keys value. Whole-step figures and the ratio to the spread baseline: summary.json contention.',
+    { h: 8, w: 12, x: 0, y: 67 },
+    [target('A', `SELECT count("value") * 1000 / $__interval_ms FROM "${M.docsOk}" WHERE ${CONTENTION} GROUP BY time($__interval), "hot_keys", "target" fill(none)`, 'hot keys $tag_hot_keys $tag_target')]));
+  panels.push(timeseries('Operation latency p50 / p99 per hot set',
+    'Raw-value percentiles of the operation times (retries included) per hot-set size in each window.',
+    { h: 8, w: 12, x: 12, y: 67 },
+    [50, 99].map((n, i) => target('AB'[i], pct(n, CONTENTION, '"hot_keys", "target"'), `p${n} hot keys $tag_hot_keys $tag_target`)), { unit: 'ms', latency: true }));
+  panels.push(timeseries('Conflicts by reason: retries and failed increments',
+    'Requests sent again after a "not applied, retry" answer (writepath_retries: ArangoDB errorNum 1200 write-write conflict / lock timeout, PostgreSQL deadlock or serialization failure), and increments that failed for good (writepath_docs_failed), per reason and hot-set size. Empty = no conflict.',
+    { h: 8, w: 12, x: 0, y: 75 },
+    [target('A', `SELECT sum("value") FROM "${M.retries}" WHERE ${CONTENTION} GROUP BY time($__interval), "reason", "hot_keys", "target" fill(none)`, 'retry $tag_reason (hot keys $tag_hot_keys, $tag_target)'),
+      target('B', `SELECT sum("value") FROM "${M.docsFailed}" WHERE ${CONTENTION} GROUP BY time($__interval), "reason", "hot_keys", "target" fill(none)`, 'failed $tag_reason (hot keys $tag_hot_keys, $tag_target)')],
+    { bars: true, stack: true }));
+  panels.push(table('Lost and phantom increments per counter',
+    'Written by teardown after it read every counter back against the VUs\' ledgers: lost = acknowledged increments a counter does not hold, phantom = increments it holds beyond the acknowledged and undetermined ones. Any row fails the run (exit 99). Empty = every counter exact. Counters beyond the first 1000 with a discrepancy are summed under "(more)".',
+    { h: 8, w: 12, x: 12, y: 75 },
+    [target('A', `SELECT sum("value") AS "lost" FROM "${M.counterLost}" WHERE ${RUN} GROUP BY "counter"`),
+      target('B', `SELECT sum("value") AS "phantom" FROM "${M.counterPhantom}" WHERE ${RUN} GROUP BY "counter"`)]));
+
   // One row per selected phase (Grafana repeats the row for each value of $phase).
-  panels.push(row('Phase $phase', 66, 'phase'));
+  panels.push(row('Phase $phase', 83, 'phase'));
   panels.push(timeseries('Batch latency in $phase: p50 / p90 / p99 / max',
     'Raw-value percentiles of the batch times of this phase, per target.',
-    { h: 8, w: 12, x: 0, y: 67 },
+    { h: 8, w: 12, x: 0, y: 84 },
     /** @type {[number, string][]} */ ([[50, 'A'], [90, 'B'], [99, 'C']]).map(([n, id]) => target(id, pct(n, WRITES, '"target"'), `p${n} $tag_target`))
       .concat([target('D', `SELECT max("value") FROM "${M.batchDuration}" WHERE ${WRITES} GROUP BY time($__interval), "target" fill(none)`, 'max $tag_target')]),
     { unit: 'ms', latency: true }));
   panels.push(timeseries('Documents/s in $phase',
     'Acknowledged documents per second in this phase, per target and operation.',
-    { h: 8, w: 12, x: 12, y: 67 },
+    { h: 8, w: 12, x: 12, y: 84 },
     [target('A', `SELECT sum("value") * 1000 / $__interval_ms FROM "${M.docsOk}" WHERE ${WRITES} GROUP BY time($__interval), "target", "op" fill(0)`, '$tag_target $tag_op')]));
 
   // The banner takes the top 3 grid units; everything else sits below it.

@@ -12,7 +12,7 @@ export const ARANGODB = {
     ARANGO_AUTH:  { type: 'enum', plan: false, values: ['basic', 'jwt'], default: 'basic', doc: 'basic = Authorization: Basic on every request; jwt = one token per VU from /_open/auth, renewed when less than min(5 minutes, a quarter of its lifetime) remains (server default lifetime 1 h).' },
     ARANGO_WAIT_FOR_SYNC: { type: 'bool', default: false, doc: 'waitForSync property of the run\'s collections (true: every write is synced before the answer, status 201).' },
     ARANGO_INDEXES: { type: 'int', min: 0, max: 9, default: 0, doc: 'Persistent (non-unique) indexes on f0..f8 of the E1 documents; each overwrite must then read the old revision to remove its index entries.' },
-    ARANGO_SILENT: { type: 'bool', plan: false, default: false, doc: 'silent=true on batch writes: the answer lists only failed elements, so failures are counted from X-Arango-Error-Codes and cannot be mapped to keys (docs_new of mixed batches becomes a lower bound).' },
+    ARANGO_SILENT: { type: 'bool', plan: false, default: false, doc: 'silent=true on batch writes: the answer lists only failed elements, so failures are counted from X-Arango-Error-Codes and cannot be mapped to keys: docs_new is a lower bound, the count is held against a range, and a read-back that could judge no key fails the run (docs/reliability.md).' },
     ARANGO_KEEP_NULL: { type: 'bool', default: true, doc: 'keepNull sent explicitly with OVERWRITE_OP=merge (docs say the default is true, the server source parses false).' },
     OVERWRITE_OP: { type: 'enum', values: ['upsert', 'merge', 'ignore'], default: 'upsert', doc: 'Operation of the E1 overwrite phase on ArangoDB: upsert = overwriteMode=replace, merge = overwriteMode=update, ignore = overwriteMode=ignore (no write).' },
   },
@@ -26,6 +26,10 @@ export const ARANGODB = {
     'http_400', 'http_401', 'http_404', 'http_409', 'http_410', 'http_412', 'http_500', 'http_503', 'http_other',
     'timeout', 'connection', 'unconfirmed',
   ],
-  capabilities: (_cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true }),
+  // unnamedFailures: with silent=true an answer counts failed elements without naming them.
+  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true, unnamedFailures: Boolean(cfg && cfg.ARANGO_SILENT), increment: true }),
   distributed: true,
+  // What its VUs hold per batch (lib/memory.js): http requests, one body per request format of
+  // the operations a plan writes (every operation posts the same array (only the URL differs)).
+  memory: { transport: 'http', formats: (ops) => (ops.length > 0 ? 1 : 0) },
 };

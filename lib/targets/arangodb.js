@@ -23,6 +23,7 @@ import { asciiBuffer, writingVu } from '../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
 import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
+import { arangoIncrementBody, arangoIncrementOutcome, COUNTER_FIELD } from './increments.js';
 
 const META = 'k6wp_meta';
 // A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
@@ -379,7 +380,28 @@ function requests(cfg, conn, run, docs) {
     };
   }
 
-  return { batch, batchBody, single, transaction };
+  // The contention workload (lib/workloads/contention.js; lib/targets/increments.js): one
+  // operation = one AQL query (one transaction) incrementing distinct counters.
+  function increment(nums) {
+    const n = nums.length;
+    const body = arangoIncrementBody(nums.map(keyName), run.colls[0]);
+    const p = requestParams();
+    return request(n, body, (tags) => {
+      p.tags = { name: 'POST /_api/cursor increment', phase: tags.phase, op: tags.op };
+      const res = http.request('POST', `${run.prefix}/_api/cursor`, body, p);
+      const o = arangoIncrementOutcome(n, res.status, res.body, res.status === 0 ? transportReason(res) : 'connection');
+      if (o.acked === n) return { responses: [res] };
+      // errorNum 1200 (conflict) and the other declared errorNums keep their own reason; an
+      // envelope with an undeclared one counts by its HTTP status.
+      const reason = REASONS.includes(o.reason) || res.status === 0 ? o.reason : httpReason(res.status);
+      return { responses: [res], reason, failed: n,
+        log: `[${tags.phase}] increment of ${n} counters ${o.undetermined ? 'undetermined' : 'failed'} (${reason}): ${describe(res)}`,
+        notes: reason === 'e1200' ? [['e1200-later', `[${tags.phase}] write-write conflicts (errorNum 1200) are retried up to CONFLICT_RETRIES and counted by reason; later ones are not logged`]] : null,
+        fatal: res.status === 0 ? null : fatal(res, 'POST /_api/cursor') };
+    });
+  }
+
+  return { batch, batchBody, single, transaction, increment };
 }
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target): batches to
@@ -414,7 +436,7 @@ export function createTarget(cfg, prepared = {}) {
     settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
   });
 
-  const { batch, batchBody, single, transaction } = requests(cfg, conn, run, docs);
+  const { batch, batchBody, single, transaction, increment } = requests(cfg, conn, run, docs);
 
   function countOf(c) {
     const res = call('GET', `${run.prefix}/_api/collection/${c}/count`, undefined, 'GET count');
@@ -442,6 +464,45 @@ export function createTarget(cfg, prepared = {}) {
     });
   }
 
+  // --- the contention workload's set-up and read-back (lib/workloads/contention.js) --------
+  // setup(): the counters K0 … K{size-1}, {"n": 0}, in arrays of 10 000.
+  function createCounters(size) {
+    for (let i = 0; i < size; i += 10000) {
+      const body = [];
+      for (let k = i; k < Math.min(size, i + 10000); k++) body.push(`{"_key":"${keyName(k)}","${COUNTER_FIELD}":0}`);
+      const res = call('POST', `${run.prefix}/_api/document/${run.colls[0]}?overwriteMode=replace`, `[${body.join(',')}]`, 'POST counters');
+      const a = res.status === 201 || res.status === 202 ? accountBatch(body.length, res.status, res.body, res.headers['X-Arango-Error-Codes'], false) : null;
+      if (!a || a.failed > 0) throw `k6-writepath: cannot create the counters in ${run.db}/${run.colls[0]}: ${a ? `${a.failed} failed (${Object.keys(a.byReason).join(', ')})` : describe(res)}`;
+    }
+  }
+
+  // Documents by key, batch reads (missing keys are inline 1202 errors and stay absent).
+  function readByKey(keys, each) {
+    for (let i = 0; i < keys.length; i += 1000) {
+      const res = call('PUT', `${run.prefix}/_api/document/${run.colls[0]}?onlyget=true`, JSON.stringify(keys.slice(i, i + 1000)), 'PUT onlyget');
+      if (res.status !== 200) throw `k6-writepath: cannot read documents of ${run.db}/${run.colls[0]}: ${describe(res)}`;
+      for (const d of parseJson(res.body) || []) if (d && !d.error && typeof d._key === 'string') each(d);
+    }
+  }
+
+  function readCounters(nums) {
+    const out = new Map();
+    readByKey(nums.map(keyName), (d) => out.set(Number(d._key.slice(1)), Number(d[COUNTER_FIELD])));
+    return out;
+  }
+
+  function putLedger(id, ledger) {
+    const res = call('POST', `${run.prefix}/_api/document/${run.colls[0]}?overwriteMode=replace`, JSON.stringify(Object.assign({ _key: id }, ledger)), 'POST ledger');
+    if (res.status !== 201 && res.status !== 202) throw new Error(`POST ledger ${id}: ${describe(res)}`);
+  }
+
+  function readLedgers(ids) {
+    const out = [];
+    readByKey(ids, (d) => out.push(d));
+    return out;
+  }
+
   // keyField: the key attribute of a single-document body.
-  return { name: ARANGODB.name, reasons: REASONS, distributed: ARANGODB.distributed, capabilities: ARANGODB.capabilities(cfg), keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown, leftBehind };
+  return { name: ARANGODB.name, reasons: REASONS, distributed: ARANGODB.distributed, capabilities: ARANGODB.capabilities(cfg), keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown, leftBehind,
+    increment, createCounters, readCounters, putLedger, readLedgers };
 }

@@ -16,6 +16,10 @@ export const COUNTER_FIELD = 'n';
 // Reasons that leave an operation undetermined: the request may have been applied.
 const UNDETERMINED = new Set(['timeout', 'connection', 'unconfirmed']);
 export const isUndetermined = (reason) => UNDETERMINED.has(reason);
+// Reasons that say the request was not applied and may simply be sent again: ArangoDB's
+// write-write conflict / lock timeout (errorNum 1200), PostgreSQL's deadlock (40P01) and
+// serialization failure (40001). The contention workload retries them (CONFLICT_RETRIES).
+export const RETRYABLE = new Set(['e1200', 'deadlock', 'serialization']);
 
 // ---- PostgreSQL -------------------------------------------------------------------------
 // INSERT … ON CONFLICT (key) DO UPDATE on the jsonb document (table of lib/targets/postgres.js:

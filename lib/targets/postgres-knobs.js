@@ -18,9 +18,12 @@ export const POSTGRES = {
   // Failure reasons (one sub-metric each; lib/targets/postgres.js classify()).
   // cancelled: the server cancelled the statement before TIMEOUT (SQLSTATE 57014: pg_cancel_backend,
   // statement_timeout); the same code at TIMEOUT is the pack's own cancel, reason timeout.
-  reasons: ['unique_violation', 'cardinality_violation', 'timeout', 'cancelled', 'connection', 'auth', 'undefined_table', 'other'],
+  reasons: ['unique_violation', 'cardinality_violation', 'deadlock', 'serialization', 'unconfirmed', 'timeout', 'cancelled', 'connection', 'auth', 'undefined_table', 'other'],
   // What workloads may ask of it (lib/capabilities.js).
-  capabilities: (_cfg) => ({ batch: ['insert', 'upsert'], count: true, readback: true }),
+  capabilities: (_cfg) => ({ batch: ['insert', 'upsert'], count: true, readback: true, increment: true }),
   // Instances of one run may share its table (docs/scale-out.md).
   distributed: true,
+  // What its VUs hold per batch (lib/memory.js): sql requests, one body per request format of
+  // the operations a plan writes (every batch is the same binary jsonb parameter, whatever the statement).
+  memory: { transport: 'sql', formats: (ops) => (ops.length > 0 ? 1 : 0) },
 };

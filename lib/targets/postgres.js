@@ -18,6 +18,7 @@ import { asciiBuffer, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
 import { stampsInChunks } from '../readback.js';
 import { useNative } from '../native.js';
+import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from './increments.js';
 
 // bin/k6's driver module also brings the Go twins of the per-key loops (lib/native.js).
 useNative(driverModule);
@@ -44,6 +45,8 @@ function classify(message, ms = 0, timeoutMs = Infinity) {
   const m = String(message);
   if (/duplicate key value violates unique constraint/.test(m)) return 'unique_violation';
   if (/cannot affect row a second time/.test(m)) return 'cardinality_violation';
+  if (/deadlock detected/.test(m)) return 'deadlock';
+  if (/could not serialize access/.test(m)) return 'serialization';
   if (/context deadline exceeded/.test(m)) return 'timeout';
   if (/canceling statement due to (user request|statement timeout)/.test(m)) return ms >= timeoutMs ? 'timeout' : 'cancelled';
   if (/password authentication failed|no pg_hba.conf entry|role .* does not exist/.test(m)) return 'auth';
@@ -221,7 +224,7 @@ export function createTarget(cfg, prepared = {}) {
   const timeout = cfg.TIMEOUT;
   const timeoutMs = durationMs(timeout);
   // The run's table, named by bind().
-  const run = { name: null, table: null, insertSql: null, upsertSql: null };
+  const run = { name: null, table: null, insertSql: null, upsertSql: null, incrementSql: null };
 
   function bind(runId) {
     if (run.table) return;
@@ -230,6 +233,7 @@ export function createTarget(cfg, prepared = {}) {
     const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e`;
     run.insertSql = `INSERT INTO ${run.table} (key, doc) ${select}`;
     run.upsertSql = `INSERT INTO ${run.table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
+    run.incrementSql = pgIncrementSql(run.table);
   }
 
   function one(query, ...args) {
@@ -245,12 +249,12 @@ export function createTarget(cfg, prepared = {}) {
     get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
   }, tablePrimitives(cfg, db, run)));
 
-  // The batch parameter: binary jsonb bytes (a Uint8Array over the image docs.body() patched),
-  // or the JSON text where no byte path applies.
+  // The batch parameter: binary jsonb bytes (a Uint8Array over the body docs.body() patched:
+  // xk6-sql passes it to lib/pq as a []byte, no copy), or the JSON text where no byte path applies.
   function batchBody(nums, stamp) {
     if (!binary) return docs.batch(nums, stamp);
     const b = docs.body(nums, stamp, bodyOpts);
-    return typeof b === 'string' ? b : new Uint8Array(b);
+    return typeof b === 'string' || b instanceof Uint8Array ? b : new Uint8Array(b);
   }
 
   // One batch = one statement (lib/targets/outcome.js runs it). send() is the statement call
@@ -282,6 +286,49 @@ export function createTarget(cfg, prepared = {}) {
     return Number(one(`SELECT count(*)::int8 AS n FROM ${run.table}`).n);
   }
 
+  // --- the contention workload (lib/workloads/contention.js; lib/targets/increments.js) -----
+  // One operation = one statement incrementing distinct counters (key numbers, ascending).
+  function increment(nums) {
+    const body = pgKeysParam(nums.map(keyName));
+    const n = nums.length;
+    return request(n, body, (tags) => {
+      let rows;
+      try {
+        rows = Number(db.execWithTimeout(timeout, run.incrementSql, body).rowsAffected());
+      } catch (e) {
+        return { settle: (ms) => failure(e, n, tags, ms) };
+      }
+      if (rows === n) return ACKNOWLEDGED;
+      // Fewer rows than counters: some increments were not applied, which ones is not said.
+      return { reason: 'unconfirmed', failed: n, log: `[${tags.phase}] statement of ${n} increments reported ${rows} rows: counted undetermined` };
+    });
+  }
+
+  // setup(): the counters K0 … K{size-1}, {"n": 0}, in one statement.
+  function createCounters(size) {
+    db.execWithTimeout(timeout, `INSERT INTO ${run.table} (key, doc) SELECT 'K' || i, '{"${COUNTER_FIELD}":0}'::jsonb FROM generate_series(0, $1::int8 - 1) AS i`, String(size));
+  }
+
+  // key number -> n of the counter, for the counters that exist.
+  function readCounters(nums) {
+    const out = new Map();
+    for (let i = 0; i < nums.length; i += 10000) {
+      const chunk = nums.slice(i, i + 10000);
+      const rows = db.queryWithTimeout(timeout, `SELECT key, (doc->>'${COUNTER_FIELD}')::int8 AS n FROM ${run.table} WHERE key = ANY($1::text[])`, pgKeysParam(chunk.map(keyName)));
+      for (const r of rows) out.set(Number(String(r.key).slice(1)), Number(r.n));
+    }
+    return out;
+  }
+
+  // A VU's ledger (lib/ledger.js toJSON()) under key L<vu>; teardown reads them back by id.
+  function putLedger(id, ledger) {
+    db.execWithTimeout(timeout, `INSERT INTO ${run.table} (key, doc) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`, id, JSON.stringify(ledger));
+  }
+
+  function readLedgers(ids) {
+    return db.queryWithTimeout(timeout, `SELECT doc::text AS doc FROM ${run.table} WHERE key = ANY($1::text[]) ORDER BY key`, pgKeysParam(ids)).map((r) => JSON.parse(String(r.doc)));
+  }
+
   // key number -> stamp ("w") of the stored document.
   function readStamps(nums) {
     return stampsInChunks(nums, 5000, (chunk, out) => {
@@ -291,5 +338,13 @@ export function createTarget(cfg, prepared = {}) {
     });
   }
 
-  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind };
+  // A VU done with its plan gives its connection back (issue 27): with more VUs than the
+  // server's max_connections, teardown — a connection of its own — must still get one to verify
+  // and drop the run's table.
+  function release() {
+    db.close();
+  }
+
+  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind,
+    increment, createCounters, readCounters, putLedger, readLedgers };
 }

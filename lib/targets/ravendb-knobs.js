@@ -15,9 +15,13 @@ export const RAVENDB = {
   },
   // (RavenDB's own settings, RAVEN_License, RAVEN_Setup_Mode, …, are mixed case: never taken for knobs.)
   otherEnv: [],
-  reasons: ['conflict', 'connection', 'timeout', 'http_400', 'http_402', 'http_403', 'http_404', 'http_408',
+  reasons: ['conflict', 'missing', 'unconfirmed', 'connection', 'timeout', 'http_400', 'http_402', 'http_403', 'http_404', 'http_408',
     'http_413', 'http_429', 'http_500', 'http_502', 'http_503', 'http_other'],
   // compression: how request bodies travel (the per-stage report says so).
-  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null }),
+  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, increment: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null }),
   distributed: true,
+  // What its VUs hold per batch (lib/memory.js): http requests, one body per request format of
+  // the operations a plan writes: the bulk insert command array, and bulk_docs (insert and
+  // upsert share one body, lib/targets/ravendb.js).
+  memory: { transport: 'http', formats: (ops) => (ops.includes('bulk') ? 1 : 0) + (ops.some((o) => o !== 'bulk') ? 1 : 0) },
 };

@@ -18,6 +18,7 @@ import { completeOrUndo, lifecycle, probeTimeout } from './lifecycle.js';
 import { committedFromState, placementProblem } from './ravendb-answers.js';
 import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
+import { COUNTER_FIELD, ravenIncrementBody, ravenIncrementOutcome } from './increments.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
 import { stampsInChunks } from '../readback.js';
@@ -25,6 +26,8 @@ import { asciiBuffer, writingVu } from '../bytes.js';
 
 const MARKER_ID = 'k6wp/marker';
 const MARKER_COLLECTION = 'K6wpMarkers';
+// The contention workload's ledgers (one document per VU), apart from the counters.
+const LEDGER_COLLECTION = 'K6wpLedgers';
 const INDEX_NAME = 'K6wp/ByFields';
 const REASONS = RAVENDB.reasons;
 const STATUS_REASONS = new Set(REASONS.filter((r) => r.startsWith('http_')).map((r) => Number(r.slice(5))));
@@ -209,8 +212,11 @@ function requests(cfg, run, docs, prepared) {
 
   // One command per document, {"Id":"K7",<cv>"Type":"PUT","Document":{…}}, as the envelope
   // of docs.commands()/rangeBody().
+  // bulk_docs' insert and upsert commands differ only there: they share one body (mids: the
+  // change vector is rewritten when a VU moves from its load to its overwrite batches).
   const envelopes = {};
   for (const op in changeVector) envelopes[op] = { open: '{"Id":"', mid: `",${changeVector[op]}"Type":"PUT","Document":`, close: '}' };
+  envelopes.insert.mids = envelopes.upsert.mids = [envelopes.insert.mid, envelopes.upsert.mid];
   const COMMANDS = { open: '{"Commands":', close: '}' }; // the bulk_docs body around the array
 
   // The request body batch() sends for op, in the order of nums: the command array itself for
@@ -232,7 +238,7 @@ function requests(cfg, run, docs, prepared) {
   // bulk_docs body around it).
   if (writingVu()) {
     for (const op of Object.keys(prepared.writes || {})) {
-      docs.prepareFor({ batchSize: prepared.batchSize, maxKey: prepared.maxKey, writes: { [op]: prepared.writes[op] } },
+      docs.prepareFor({ ...prepared, writes: { [op]: prepared.writes[op] } },
         op === 'bulk' ? { envelope: envelopes.bulk } : { envelope: envelopes[op], wrap: COMMANDS });
     }
   }
@@ -305,7 +311,31 @@ function requests(cfg, run, docs, prepared) {
     throw new Error(`ravendb target: unknown operation ${op}`);
   }
 
-  return { batch, batchBody };
+  // The contention workload (lib/workloads/contention.js; lib/targets/increments.js): one
+  // operation = one bulk_docs transaction of PATCH increment commands, one per counter.
+  const incrementParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_docs increment' } };
+  function increment(nums) {
+    const n = nums.length;
+    const body = ravenIncrementBody(nums.map(keyName));
+    return request(n, body, (tags) => {
+      const res = http.post(`${run.dbUrl}/bulk_docs`, body, incrementParams);
+      const o = ravenIncrementOutcome(n, res.status, res.body, res.status === 0 ? classify(res) : 'connection');
+      if (o.acked === n) return { responses: [res] };
+      if (res.status === 201) {
+        // Per command: which ones were not applied (DocumentDoesNotExist: a counter vanished).
+        const results = JSON.parse(/** @type {string} */ (res.body)).Results || [];
+        const failedIndexes = [];
+        for (let i = 0; i < n; i++) if (!results[i] || results[i].PatchStatus !== 'Patched') failedIndexes.push(i);
+        return { responses: [res], reason: Object.keys(o.byReason)[0], failed: failedIndexes.length, byReason: o.byReason, failedIndexes,
+          log: `[${tags.phase}] ${failedIndexes.length} of ${n} increments not applied: ${Object.entries(o.byReason).map(([r, c]) => `${r} ${c}`).join(', ')}` };
+      }
+      const reason = res.status === 0 ? o.reason : classify(res);
+      return { responses: [res], reason, fatal: gone(run, res),
+        log: `[${tags.phase}] increment of ${n} counters ${o.undetermined ? 'undetermined' : 'failed, none applied'} (${reason}): ${errorText(res)}` };
+    });
+  }
+
+  return { batch, batchBody, increment };
 }
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
@@ -345,7 +375,7 @@ export function createTarget(cfg, prepared = {}) {
     }),
   });
 
-  const { batch, batchBody } = requests(cfg, run, docs, prepared);
+  const { batch, batchBody, increment } = requests(cfg, run, docs, prepared);
 
   // Documents of the run's collection (the marker lives in another collection).
   function count() {
@@ -364,5 +394,47 @@ export function createTarget(cfg, prepared = {}) {
     });
   }
 
-  return { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, capabilities: RAVENDB.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind };
+  // --- the contention workload's set-up and read-back (lib/workloads/contention.js) --------
+  const setupParams = { headers: { 'Content-Type': 'application/json' }, timeout: '60s' };
+  // setup(): the counters K0 … K{size-1}, {"n": 0}, in transactions of 10 000 PUTs.
+  function createCounters(size) {
+    for (let i = 0; i < size; i += 10000) {
+      const cmds = [];
+      for (let k = i; k < Math.min(size, i + 10000); k++) cmds.push(`{"Id":"${keyName(k)}","ChangeVector":null,"Type":"PUT","Document":{"${COUNTER_FIELD}":0,"@metadata":{"@collection":"${collection}"}}}`);
+      const r = http.post(`${run.dbUrl}/bulk_docs`, `{"Commands":[${cmds.join(',')}]}`, setupParams);
+      if (r.status !== 201) throw new Error(`creating the counters: ${gone(run, r) || errorText(r)}`);
+    }
+  }
+
+  // Documents by id (missing ones absent), READ_CHUNK ids per GET /docs.
+  function readById(ids, each) {
+    for (let i = 0; i < ids.length; i += READ_CHUNK) {
+      const chunk = ids.slice(i, i + READ_CHUNK);
+      const r = http.get(`${run.dbUrl}/docs?${chunk.map((id) => `id=${encodeURIComponent(id)}`).join('&')}`, { timeout: '60s' });
+      if (r.status === 404 && chunk.length === 1) continue; // one missing id answers 404
+      if (r.status !== 200) throw new Error(`GET /docs: ${gone(run, r) || errorText(r)}`);
+      for (const d of JSON.parse(/** @type {string} */ (r.body)).Results || []) if (d) each(d);
+    }
+  }
+
+  function readCounters(nums) {
+    const out = new Map();
+    readById(nums.map(keyName), (d) => out.set(Number(String(d['@metadata']['@id']).slice(1)), Number(d[COUNTER_FIELD])));
+    return out;
+  }
+
+  function putLedger(id, ledger) {
+    const doc = Object.assign({}, ledger, { '@metadata': { '@collection': LEDGER_COLLECTION } });
+    const r = http.post(`${run.dbUrl}/bulk_docs`, JSON.stringify({ Commands: [{ Id: id, ChangeVector: null, Type: 'PUT', Document: doc }] }), setupParams);
+    if (r.status !== 201) throw new Error(`PUT ledger ${id}: ${gone(run, r) || errorText(r)}`);
+  }
+
+  function readLedgers(ids) {
+    const out = [];
+    readById(ids, (d) => out.push(d));
+    return out;
+  }
+
+  return { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, capabilities: RAVENDB.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind,
+    increment, createCounters, readCounters, putLedger, readLedgers };
 }

@@ -13,12 +13,14 @@
 //                          the version of the one batch that chose it, and the number of keys
 //                          holding a new version equals the documents the ramp acknowledged.
 // mixed needs keys that are new and existing at once and is not offered under a load model.
+import { sleep } from 'k6';
 import exec from 'k6/execution';
 import { fail } from '../parse.js';
 import { stop } from '../abort.js';
 import { loadBatchCount, loadBatchKeys } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
+import { keyList } from '../native.js';
 import { countOnly, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, overwritesUnaccounted, rampKeysExhausted } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { describeModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
@@ -59,11 +61,11 @@ export function rampPlan(cfg, lm, ops) {
   if (preload && lm.open && lm.maxIterations > capacity) {
     fail(`${knob} is not allowed with DOCS=${cfg.DOCS} and BATCH_SIZE=${B}: it can start up to ${lm.maxIterations} overwrite batches, and each key is overwritten at most once, so DOCS must be at least ${lm.maxIterations * B}`);
   }
-  // What the target prepares in init: the pre-load writes key ranges (stamp l); the ramped
-  // batches are key lists. A ramped load's keys grow with the schedule: images for the keys
-  // an open model can reach, or for DOCS keys (wider keys get theirs on first use).
-  const writes = preload ? { [ops.load]: ['l'] } : {};
-  if (!writes[ops[ramped]]) writes[ops[ramped]] = [];
+  // What the VUs' targets prepare in init: the ramped batches (key lists; a ramped load's keys
+  // grow with the schedule: bodies for the keys an open model can reach, or for DOCS keys,
+  // wider keys get a wider body on first use). The pre-load runs in setup, whose context makes
+  // its own body when it first writes (setup is not a measured phase): a VU never holds it.
+  const writes = { [ops[ramped]]: [] };
   const target = { batchSize: B, maxKey: preload || !lm.open ? cfg.DOCS : lm.maxIterations * B, writes };
   return {
     target,
@@ -103,11 +105,22 @@ export function iteration(db, cfg, p, state, ops) {
   if (!state.tags) state.tags = p.loadModel.stages.map((_, s) => ({ phase: p.ramped, op: ops[p.ramped], target: db.target.name, stage: String(s + 1) }));
   const { s, n } = rampPosition(p.loadModel, exec, Date.now());
   const tags = state.tags[s];
-  const keys = new Array(p.batchSize);
+  // a keyList: on bin/k6 a Float64Array that Go patches into the body (lib/native.js); in
+  // JavaScript the key tables of every VU would otherwise be made at once, at the ramp's start
+  const keys = keyList(p.batchSize);
   let fresh;
   if (n < 0) { rampKeysExhausted.add(1, tags); return; }
   if (p.preload) {
-    if ((n + 1) * p.batchSize > cfg.DOCS) { rampKeysExhausted.add(1, tags); return; }
+    // A closed model cannot know its batch count up front (an open one is refused in rampPlan):
+    // once every pre-loaded key has been overwritten, the run ends here with one line instead
+    // of spinning through empty iterations until the stages end (issue 27). First it waits
+    // TIMEOUT + 1 s, the longest another VU's batch can still be in flight, so that every
+    // written batch is counted before the abort stops the VUs.
+    if ((n + 1) * p.batchSize > cfg.DOCS) {
+      rampKeysExhausted.add(1, tags);
+      sleep(cfg.timeoutMs / 1000 + 1);
+      stop(`the ramped overwrite has overwritten all DOCS=${cfg.DOCS} pre-loaded keys (${Math.floor(cfg.DOCS / p.batchSize)} batches of ${p.batchSize}) in stage ${s + 1} of STAGES=${p.loadModel.text}: the run ends here; raise DOCS or shorten STAGES`);
+    }
     for (let i = 0; i < p.batchSize; i++) keys[i] = keyAt(p.walk, n * p.batchSize + i);
     fresh = 0;
   } else {

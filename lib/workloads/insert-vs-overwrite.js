@@ -13,7 +13,7 @@ import { keyList } from '../native.js';
 import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
-import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined } from '../metrics.js';
+import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined, readbackJudged } from '../metrics.js';
 import { ackOf, judge, noteOutcome } from '../readback.js';
 import { fixedScenario, loadModel } from '../load-model.js';
 import * as ramp from './e1-ramp.js';
@@ -50,9 +50,11 @@ export function plan(cfg) {
   const iterations = Math.max(...perVu.map((c) => c[0] + c[1] + c[2]));
   const expectedDocs = (runs('load') ? cfg.DOCS : 0) + Mx * newPer;
   // What the target prepares in init (lib/targets/*.js createTarget): batches of B keys, every
-  // key below DOCS + the mixed batches' fresh keys; the load phase writes key ranges stamped l.
+  // key below DOCS + the mixed batches' fresh keys, stamps up to o<O-1> and m<Mx-1>; the load
+  // phase writes key ranges stamped l.
   const ops = opsFor(cfg);
-  const target = { batchSize: B, maxKey: cfg.DOCS + Mx * newPer, writes: {} };
+  const maxStamp = Math.max(1, ...[O, Mx].filter((n) => n > 0).map((n) => stampFor('overwrite', n - 1).length));
+  const target = { batchSize: B, maxKey: cfg.DOCS + Mx * newPer, maxStamp, writes: {} };
   if (L > 0) target.writes[ops.load] = ['l'];
   for (const [n, op] of [[O, ops.overwrite], [Mx, ops.mixed]]) if (n > 0 && !target.writes[op]) target.writes[op] = [];
   return { vus: V, batchSize: B, loadBatches: L, overwriteBatches: O, mixedBatches: Mx, newPerMixed: newPer, perVu, iterations, expectedDocs, target };
@@ -156,7 +158,11 @@ export function iteration(db, cfg, p, state) {
     noteOutcome(state.ledger || (state.ledger = new Map()), phase, j, res);
     if (phase === 'load') noteAbsent(state.absent || (state.absent = new Set()), keys, res);
   }
-  if (iter === nl + no + nm - 1 && p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0) readBack(db.target, cfg, p, v, state);
+  if (iter === nl + no + nm - 1) {
+    if (p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0) readBack(db.target, cfg, p, v, state);
+    // The VU's plan is done: its connection goes back (a target that holds one: PostgreSQL).
+    if (db.target.release) db.target.release();
+  }
 }
 
 
@@ -272,6 +278,7 @@ export function readBack(target, cfg, p, v, state) {
   readbackExcused.add(counts.excused);
   readbackUnacknowledged.add(counts.unacknowledged);
   readbackUndetermined.add(counts.undetermined);
+  readbackJudged.add(keys.length - counts.undetermined);
   return Object.assign(counts, { checked: keys.length });
 }
 

@@ -5,16 +5,12 @@
 //   scripts/run scenarios/ravendb/bulk-insert.js -e STAGES=30s:4,30s:8,30s:16 -e BATCH_SIZE=5000 -e RAVEN_GZIP=1
 // Knobs: docs/configuration.md. Thresholds: thresholds/ravendb/bulk-insert.json.
 import { experiment } from '../../lib/experiment.js';
-import { KNOBS } from '../../lib/config.js';
 import * as workload from '../../lib/workloads/bulk-insert.js';
 import * as target from '../../lib/targets/ravendb.js';
 
-const e = experiment(workload, target, __ENV, {
-  configure(cfg) {
-    // This scenario's own defaults live with the knobs (KNOBS.<knob>.defaults), so the README table shows them.
-    for (const k of ['DOC_SHAPE', 'DOC_POOL']) if (!__ENV[k]) cfg[k] = KNOBS[k].defaults['ravendb/bulk-insert'];
-  },
-});
+// This scenario's own defaults (DOC_SHAPE=user, DOC_POOL=10000) live with the knobs
+// (lib/knobs.js defaults['ravendb/bulk-insert']); lib/config.js applies them.
+const e = experiment(workload, target, __ENV);
 
 export const options = e.options;
 export const setup = e.setup;

@@ -26,6 +26,17 @@ export const E3_METRICS = [
   ['time_s', 'Time (s)', (e) => e.time_s, 2, 'lower'],
   ['ops_per_s', 'ops/s', (e) => e.ops_per_s, 0, 'higher'],
 ];
+// The contention workload's steps (summary.contention, one per hot set × load; lib/workloads/
+// contention.js): operations/s, time per operation, and ops/s against the run's own spread
+// baseline at the same load (none on the baseline's own steps).
+export const CONTENTION_METRICS = [
+  ['ops_per_s', 'ops/s', (x) => x.ops_per_s, 0, 'higher'],
+  ['batch_p50_ms', 'p50 ms', (x) => x.op_ms && x.op_ms.median, 1, 'lower'],
+  ['batch_p99_ms', 'p99 ms', (x) => x.op_ms && x.op_ms.p99, 1, 'lower'],
+  ['vs_spread', 'vs spread', (x) => (x.spread ? null : x.vs_spread), 2, 'higher'],
+];
+// "step 3: hot 1 × 32" — the row name of a contention step.
+export const stepName = (x) => `step ${x.step}: ${x.spread ? 'spread' : 'hot'} ${x.hot_keys} × ${x.load}`;
 const RATIO_STATS = ['average', 'median', 'p99'];
 
 // The settings two runs must share: the knobs of scope 'workload' (lib/config.js knobScope).
@@ -62,6 +73,9 @@ export function runFigures(summary) {
     for (const [key, label, get, digits, better] of METRICS) out.push({ phase: p.phase, key, label, digits, better, value: num(get(p)) });
   }
   if (summary.e3) for (const [key, label, get, digits, better] of E3_METRICS) out.push({ phase: 'e3', key, label, digits, better, value: num(get(summary.e3)) });
+  for (const x of summary.contention || []) {
+    for (const [key, label, get, digits, better] of CONTENTION_METRICS) if (!(key === 'vs_spread' && x.spread)) out.push({ phase: stepName(x), key, label, digits, better, value: num(get(x)) });
+  }
   return out;
 }
 
@@ -99,6 +113,16 @@ export function aggregate(reps, { runId, conf = CONFIDENCE } = {}) {
       e3[key] = { values, ...summarize(values, conf) };
     }
   }
+  // The contention workload: per step (the repetitions share their steps: same knobs).
+  const contention = first.contention ? first.contention.map((x, i) => {
+    const metrics = {};
+    for (const [key, , get] of CONTENTION_METRICS) {
+      if (key === 'vs_spread' && x.spread) continue;
+      const values = done.map((r) => { const q = (r.summary.contention || [])[i]; return q ? num(get(q)) : null; });
+      metrics[key] = { values, ...summarize(values, conf) };
+    }
+    return { step: x.step, name: stepName(x), hot_keys: x.hot_keys, spread: x.spread, load: x.load, metrics };
+  }) : null;
   const repetitions = reps.map((r) => ({
     run_id: r.run_id, dir: r.dir, exit: r.exit ?? null,
     passed: r.summary ? Boolean(r.summary.passed) : false,
@@ -125,6 +149,7 @@ export function aggregate(reps, { runId, conf = CONFIDENCE } = {}) {
     phases,
     ratios,
     ...(e3 ? { e3 } : {}),
+    ...(contention ? { contention } : {}),
     passed: repetitions.every((r) => r.passed),
   };
 }
@@ -165,10 +190,16 @@ export function aggregateText(agg, { header = [], resultsAt = null } = {}) {
     });
   }
   if (agg.e3) for (const [key, label, , digits] of E3_METRICS) rows.push(['run (E3)', '', label, String(agg.e3[key].n), ...spreadCells(agg.e3[key], digits, agg.confidence)]);
+  for (const st of agg.contention || []) {
+    CONTENTION_METRICS.filter(([key]) => st.metrics[key]).forEach(([key, label, , digits], i) => {
+      rows.push([i === 0 ? st.name : '', i === 0 ? 'increment' : '', label, String(st.metrics[key].n), ...spreadCells(st.metrics[key], digits, agg.confidence)]);
+    });
+  }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) lines.push(r.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').replace(/\s+$/, ''));
   lines.push('');
   lines.push(`Each figure is one value per repetition (docs/s of the phase, MB/s, batch-time percentiles of the phase); median and min – max over the repetitions; the ${pct} % interval of the median is distribution-free (order statistics) and needs at least ${runsForMedianCI(agg.confidence)} repetitions.`);
+  if (agg.contention) lines.push('Contention steps: ops/s and time per operation of each step (hot set × load); vs spread = each repetition\'s ops/s against its own spread baseline at the same load.');
   for (const [name, r] of Object.entries(agg.ratios)) {
     const parts = RATIO_STATS.map((stat) => {
       const s = r[stat];

@@ -23,10 +23,13 @@ export function freePort() {
   });
 }
 
-// startPrivatePg({ name: 'pg-restart', password }) -> { url, port, stop(), start(), dir }
+// startPrivatePg({ name: 'pg-restart', password, settings }) -> { url, port, stop(), start(), dir }
+// settings: server settings 'name=value' replacing the defaults of the same names.
 // A port taken between the OS's answer and the server's bind (scripts/pg-private.sh says
 // "… cannot be used: …") costs another try on another free port.
-export async function startPrivatePg({ port = null, name = 'pg-test', password = 'k6wp-private-pw' } = {}) {
+export async function startPrivatePg({ port = null, name = 'pg-test', password = 'k6wp-private-pw', settings = [] } = {}) {
+  const own = new Set(settings.map((x) => x.split('=')[0]));
+  const serverSettings = [...['max_connections=50', 'fsync=off', 'shared_buffers=32MB'].filter((x) => !own.has(x.split('=')[0])), ...settings];
   for (let attempt = 1; ; attempt++) {
     const p = port || await freePort();
     const server = new PgServer(`reliability/${name}`, p, { password, initdbArgs: ['--no-sync'] }).init();
@@ -35,7 +38,7 @@ export async function startPrivatePg({ port = null, name = 'pg-test', password =
       async start() {
         if (await portOpen(p)) return;
         // fsync off: this server exists to be stopped and started, not to keep data through a crash.
-        server.start(['max_connections=50', 'fsync=off', 'shared_buffers=32MB']);
+        server.start(serverSettings);
       },
       // Synchronous on purpose: the restart test calls it from a timer while k6 runs.
       stop(mode = 'fast') {

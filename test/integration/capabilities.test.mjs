@@ -10,7 +10,7 @@ const env = localEnv();
 const explain = (r) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr.slice(-3000)}`;
 
 const CASES = [
-  ['arangobench-on-postgres', { ARANGOBENCH_CASE: 'crud', REQUESTS: '50' }, 'arangobench needs single-document operations (insert, read, update, delete one document), which the postgres target does not offer (it offers: batch insert, batch upsert, count, readback)'],
+  ['arangobench-on-postgres', { ARANGOBENCH_CASE: 'crud', REQUESTS: '50' }, 'arangobench needs single-document operations (insert, read, update, delete one document), which the postgres target does not offer (it offers: batch insert, batch upsert, count, readback, increment)'],
   ['arangobench-on-postgres', { ARANGOBENCH_CASE: 'multi-collection', REQUESTS: '50' }, 'arangobench needs transactions across collections, 2 collections, which the postgres target does not offer'],
   ['bulk-insert-on-postgres', {}, 'bulk-insert needs batch operation bulk, which the postgres target does not offer'],
   ['bulk-insert-on-arangodb', { ARANGO_URL: 'http://127.0.0.1:9' }, 'bulk-insert needs batch operation bulk, which the arangodb target does not offer'],

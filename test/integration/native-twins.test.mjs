@@ -16,10 +16,11 @@ test('the Go twins draw the same keys, patch the same bytes and find the same po
   assert.equal(t.draws, 773); // every (VU, batch) of the fixture's draw cases
   assert.equal(t.calls.fillUniform, t.draws);
   assert.equal(t.bodies, 192);
-  // keys of 15 digits and stamps of 32 characters take the string path on both sides
+  // stamps of 32 characters take the string path on both sides (keys of up to 16 digits fit a body)
   assert.ok(t.byteBodies >= 150 && t.byteBodies < t.bodies, JSON.stringify(t));
   assert.ok(t.calls.patchKeys >= t.byteBodies, JSON.stringify(t));
   assert.equal(t.matches, 40);
   assert.equal(t.calls.matchKeys, t.matches);
+  assert.ok(t.calls.image >= 3, JSON.stringify(t)); // the Go side's bodies come from the process-wide images
   assert.ok(t.matched > 1000, JSON.stringify(t)); // the samples hold keys of the batches
 });

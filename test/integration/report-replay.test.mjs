@@ -10,8 +10,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runK6 } from '../helpers/k6.mjs';
-import { CORE_KNOBS } from '../../lib/knobs.js';
-import { TARGETS } from '../../lib/targets/index.js';
 
 const arangobench = (set = '') => runK6('test/integration/fixtures/replay-summary-arangobench.js',
   { ARANGO_URL: 'http://127.0.0.1:1', ARANGOBENCH_CASE: 'crud', VUS: '3', STAGES: '1s:1,1s:3', RUN_ID: 'replay_ab_crud', REPLAY_SET: set });
@@ -116,39 +114,11 @@ const GOLDEN_CASES = {
   'ravendb-bulk-ramped': ['replay-summary-ravendb-bulk.js', 'ramped-raven-bulk', { RAVEN_URL: 'http://127.0.0.1:1', STAGES: '1s:1,1s:2', BATCH_SIZE: '200' }],
 };
 // [case or '*', output file, (text, golden folder) -> text]: what changed on purpose since the
-// goldens were written. They were rewritten (GOLDEN_WRITE=1) with issue 26's n=1 ratio lines and
-// stage clock, issue 27's RUN_SECRET in the config, and report.html naming what failed first
-// with the experiment's answer before the phase table (issue 25 item 6); since then:
-const MEANT = [
-  // Issue 27: GIVE_UP, the time a database may give no answer before the run stops.
-  ['*', 'summary.json', (text) => text.replace('\n    "TIMEOUT": ', '\n    "GIVE_UP": "60s",\n    "TIMEOUT": ')],
-  // Issue 25: report.html says what the run wrote with the workload's own describe() line
-  // (the text report's), no longer E1's line for every workload.
-  ['*', 'report.html', (text, dir) => {
-    const line = readFileSync(path.join(dir, 'summary.txt'), 'utf8').split('\n').find((l) => l.startsWith('workload: '));
-    const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-    return text.replace(/\nworkload: [^\n]*<br>\n/, `\n${esc(line)}<br>\n`);
-  }],
-  // Issue 25: targets declare their knobs (lib/targets/<db>-knobs.js) and lib/config.js reads
-  // them after the run's and workloads' knobs: summary.json's config lists the same keys
-  // and values, the target's knobs after the others.
-  ['*', 'summary.json', (text) => {
-    // (on the text: k6's JSON.stringify indents nested objects its own way)
-    const lines = text.split('\n');
-    const from = lines.indexOf('  "config": {') + 1;
-    const to = lines.indexOf('  },', from);
-    const entries = [];
-    for (const line of lines.slice(from, to)) {
-      if (/^ {4}"/.test(line)) entries.push({ key: /^ {4}"([^"]+)"/.exec(line)[1], lines: [line] });
-      else entries[entries.length - 1].lines.push(line);
-    }
-    const declared = new Set(TARGETS.flatMap((x) => Object.keys(x.knobs)));
-    const lastCore = entries.reduce((at, e, i) => (CORE_KNOBS[e.key] ? i : at), -1);
-    const order = [...entries.slice(0, lastCore + 1).filter((e) => !declared.has(e.key)), ...entries.filter((e) => declared.has(e.key)), ...entries.slice(lastCore + 1).filter((e) => !declared.has(e.key))];
-    const body = order.flatMap((e, i) => e.lines.map((l, j) => (j === e.lines.length - 1 ? l.replace(/,$/, '') + (i < order.length - 1 ? ',' : '') : l)));
-    return [...lines.slice(0, from), ...body, ...lines.slice(to)].join('\n');
-  }],
-];
+// goldens were written. They were last rewritten (GOLDEN_WRITE=1) with issue 25's describe()
+// line in report.html and the targets' knobs after the others in summary.json's config, issue
+// 27's GIVE_UP and issue 29's contention knobs (HOT_KEYS, SPREAD_KEYS, CONFLICT_RETRIES) in the
+// config; nothing since:
+const MEANT = [];
 
 for (const [name, [fixture, data, env]] of Object.entries(GOLDEN_CASES)) {
   test(`byte-identical report of a recorded run: ${name}`, async () => {
@@ -177,3 +147,45 @@ function firstDifference(got, want) {
   }
   return '(same lines, other bytes)';
 }
+
+// The contention workload (docs/contention.md): one row per step, the counters' verdict from
+// teardown's metrics, and a lost increment failing the verdict in every output.
+const contention = (set = '') => runK6('test/integration/fixtures/replay-summary-contention.js',
+  { PG_URL: 'postgres://k6:unused@127.0.0.1:1/none?sslmode=disable', STAGES: '1s:1,1s:4', HOT_KEYS: '1,10', SPREAD_KEYS: '100', RUN_ID: 'replay_ctn', REPLAY_SET: set });
+
+test('contention: a row per step (hot set × load) with ops, ops/s, p50/p99, vs spread; counters verified in text, summary.json, junit.xml and report.html', async () => {
+  const r = await contention();
+  assert.equal(r.code, 0, r.stderr);
+  const l = lines(r);
+  const head = l.indexOf('hot keys        VUs           ops     ops/s   p50 ms   p99 ms  failed  retries  vs spread');
+  assert.ok(head > 0, r.stdout);
+  assert.deepEqual(l.slice(head + 1, head + 7).map((x) => x.split(/\s{2,}/).slice(0, 3).join('|')),
+    ['1|1|312', '1|4|437', '10|1|276', '10|4|700', '100 (spread)|1|358', '100 (spread)|4|719']);
+  assert.ok(l.includes('counters: 100 read back against the VUs\' ledgers: lost 0, phantom 0 — OK'), r.stdout);
+  assert.ok(l.includes('verification: expected 100, found 100 — OK (counters created before the load; each is read back below against the VUs\' ledgers)'), r.stdout);
+  const s = r.summary;
+  assert.deepEqual(s.contention.map((x) => [x.step, x.hot_keys, x.spread, x.load, x.ops]), [[1, 1, false, '1', 312], [2, 1, false, '4', 437], [3, 10, false, '1', 276], [4, 10, false, '4', 700], [5, 100, true, '1', 358], [6, 100, true, '4', 719]]);
+  assert.equal(s.contention[4].vs_spread, 1);
+  assert.equal(s.contention[1].vs_spread, s.contention[1].ops_per_s / s.contention[5].ops_per_s);
+  assert.deepEqual([s.verification.counters_checked, s.verification.increments_lost, s.verification.increments_phantom, s.verification.ledger_unstored, s.verification.counters_ok, s.verification.ok, s.passed], [100, 0, 0, 0, true, true, true]);
+  assert.match(r.junit, /<testcase classname="postgres.contention" name="writepath_counter_lost count==0"\/>/);
+  assert.match(file(r, 'report.html'), /<table id="contention">/);
+});
+
+test('contention with lost increments: FAILED in the counters line, verification.ok and passed false, junit names the threshold', async () => {
+  const r = await contention('writepath_counter_lost=3');
+  assert.ok(lines(r).includes('counters: 100 read back against the VUs\' ledgers: lost 3, phantom 0 — FAILED'), r.stdout);
+  const v = r.summary.verification;
+  assert.deepEqual([v.increments_lost, v.counters_ok, v.ok, r.summary.passed], [3, false, false, false]);
+  assert.match(file(r, 'report.html'), /lost increments 3, phantom 0 — FAILED/);
+  // report.html's first line names what failed: the counters.
+  assert.match(file(r, 'report.html'), /id="verdict">FAILED: [^<]*counters: 3 increments lost, 0 phantom</);
+  // Ledgers that never reached the database make the verification incomplete: FAILED too.
+  const u = await contention('writepath_ledger_unstored=7');
+  assert.ok(lines(u).includes('counters: 100 read back against the VUs\' ledgers: lost 0, phantom 0, 7 increments in ledgers that were not stored — FAILED'), u.stdout);
+  assert.equal(u.summary.verification.ok, false);
+  // Teardown never ran: no counters verdict, said in words.
+  const t = await contention('writepath_counters_checked=absent');
+  assert.ok(lines(t).includes('counters: not verified (teardown did not run)'), t.stdout);
+  assert.equal(t.summary.verification.counters_ok, false);
+});

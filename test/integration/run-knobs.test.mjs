@@ -145,8 +145,8 @@ test('scripts/run refuses its own bad knobs with one line and exit 107, from -e 
   const id = runId('own');
   const r1 = run([scenario, '-e', 'WP_INFLUX=maybe', '-e', `RUN_ID=${id}`], { RESULTS_DIR: dir });
   assert.equal(r1.status, 107);
-  assert.equal(r1.stderr.trim(), 'scripts/run: WP_INFLUX="maybe" is not allowed: 0 | 1');
-  assert.equal(cases(file(path.join(dir, id), 'junit.xml'))[0].failure, 'bad input: the run was refused before anything was written: WP_INFLUX="maybe" is not allowed: 0 | 1');
+  assert.equal(r1.stderr.trim(), 'scripts/run: WP_INFLUX="maybe" is not allowed: one of 1, 0, true, false');
+  assert.equal(cases(file(path.join(dir, id), 'junit.xml'))[0].failure, 'bad input: the run was refused before anything was written: WP_INFLUX="maybe" is not allowed: one of 1, 0, true, false');
   const r2 = run([scenario, '-e', 'RUN_ID=Bad-Id'], { RESULTS_DIR: dir });
   assert.equal(r2.status, 107);
   assert.equal(r2.stderr.trim(), 'scripts/run: RUN_ID="Bad-Id" is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)');

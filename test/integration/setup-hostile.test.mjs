@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KNOBS } from '../../lib/config.js';
 import { PG_PRIVATE, PgServer } from '../../scripts/pg-private.mjs';
-import { runK6, localEnv } from '../helpers/k6.mjs';
+import { influxQuery, runK6, localEnv } from '../helpers/k6.mjs';
 import { freePort } from '../helpers/pgprivate.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 
@@ -192,7 +192,7 @@ test('scripts/run: INFLUX_URL is validated before it is asked anything; credenti
     const withPw = scriptsRun(['-e', 'DOCS=400'], { WP_INFLUX: '1', INFLUX_URL: `http://u:${canary}@127.0.0.1:${port}/k6` });
     assert.equal(withPw.status, 107, withPw.stderr);
     assert.equal(withPw.stderr.trim().split('\n').length, 1, withPw.stderr);
-    assert.match(withPw.stderr, /INFLUX_URL=\\?"http:\/\/u:\*\*\*@127\.0\.0\.1:\d+\/k6\\?" is not allowed/);
+    assert.match(withPw.stderr, /INFLUX_URL=\\?"http:\/\/\*\*\*@127\.0\.0\.1:\d+\/k6\\?" is not allowed/);
     assert.doesNotMatch(withPw.stderr + readFileSync(path.join(withPw.dir, 'junit.xml'), 'utf8'), new RegExp(canary));
     const noDb = scriptsRun(['-e', 'DOCS=400'], { WP_INFLUX: '1', INFLUX_URL: `http://127.0.0.1:${port}` });
     assert.equal(noDb.status, 107, noDb.stderr);
@@ -216,6 +216,28 @@ test('scripts/run: RUN_ID= is unset: one generated id for the folder, k6 and res
     assert.equal(b.status, 107);
     assert.equal(b.stderr, `scripts/run: WEB_DASHBOARD="${v}" is not allowed: one of 1, 0, true, false\n`);
   }
+});
+
+// The wrappers fill only unset variables from .run/env: exported empty, INFLUX_URL means no
+// InfluxDB and PG_URL is refused, as in k6 — not the private services of `make up` behind the
+// user's back. The same run with INFLUX_URL unset streams (the check can fail).
+test('scripts/run: INFLUX_URL= exported empty streams nowhere (unset streams to .run/env\'s); PG_URL= exported empty is one line "PG_URL is empty"', { timeout: 180000 }, async () => {
+  const local = localEnv();
+  assert.ok(local.INFLUX_URL, '.run/env names an InfluxDB (make up)');
+  const knobs = ['-q', '-e', 'DOCS=400', '-e', 'BATCH_SIZE=100', '-e', 'OVERWRITE_BATCHES=1', '-e', 'MIXED_BATCHES=1'];
+  const series = async (id) => (((await influxQuery(local.INFLUX_URL, `SHOW SERIES WHERE "testid" = '${id}'`)).results[0].series || [])[0] || { values: [] }).values.length;
+  const empty = scriptsRun(knobs, { PG_URL: local.PG_URL, WP_INFLUX: '1', INFLUX_URL: '' });
+  assert.equal(empty.status, 0, empty.stderr);
+  assert.equal(await series(path.basename(empty.dir)), 0, 'INFLUX_URL= : nothing streamed');
+  const unset = scriptsRun(knobs, { PG_URL: local.PG_URL, WP_INFLUX: '1', INFLUX_URL: undefined });
+  assert.equal(unset.status, 0, unset.stderr);
+  assert.ok(await series(path.basename(unset.dir)) > 0, 'INFLUX_URL unset: .run/env\'s InfluxDB gets the run');
+  const noPg = scriptsRun(knobs, { PG_URL: '' });
+  assert.equal(noPg.status, 107, noPg.stderr);
+  const lines = noPg.stderr.split('\n').filter((l) => /level=error|k6-writepath:/.test(l));
+  assert.equal(lines.length, 1, noPg.stderr);
+  assert.match(lines[0], /k6-writepath: PG_URL is empty: /);
+  assert.doesNotMatch(noPg.stderr + noPg.stdout, new RegExp(new URL(local.PG_URL).password));
 });
 
 // A bare `bin/k6 run` cannot tell -e values from the environment in the scenario (k6 merges
@@ -243,4 +265,37 @@ test('bin/k6 run: a secret given with -e is one line and exit 107 before anythin
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-arch-'));
   const a = spawnSync(path.join(repoRoot, 'bin', 'k6'), ['archive', '--quiet', '-e', 'PG_URL=postgres://set-at-run-time@placeholder.invalid/writepath', '-O', path.join(dir, 'a.tar'), scenario], { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(a.status, 0, a.stderr);
+});
+
+// Issue 27 class 6 in k6 itself (lib/parse.js emptyIs): a target's URL given empty is refused,
+// not read as its local default; a boolean takes exactly the values its refusal lists.
+test('empty is not a value: ARANGO_URL= and RAVEN_URL= refused before any request, KEEP=yes refused naming 1, 0, true, false', { timeout: 60000 }, async () => {
+  for (const [scn, name] of [['scenarios/arangodb/insert-vs-overwrite.js', 'ARANGO_URL'], ['scenarios/ravendb/bulk-insert.js', 'RAVEN_URL']]) {
+    const r = await runK6(scn, { [name]: '' }, { timeoutMs: 60000 });
+    assert.equal(r.code, 107, r.stderr);
+    const lines = r.stderr.split('\n').filter((l) => /level=error/.test(l));
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0], new RegExp(`k6-writepath: ${name} is empty: give the server's URL, e\\.g\\. http://127\\.0\\.0\\.1:\\d+ \\(an empty value is refused, not read as the default`));
+  }
+  for (const v of ['yes', 'no', 'on', 'TRUE']) {
+    const r = await runK6(scenario, { PG_URL: localEnv().PG_URL, KEEP: v }, { timeoutMs: 60000 });
+    assert.equal(r.code, 107, r.stderr);
+    assert.match(r.stderr, new RegExp(`KEEP=\\\\"${v}\\\\" is not allowed: one of 1, 0, true, false`));
+  }
+});
+
+// Issue 27 class 5: a password typed as the user name comes back in the server's own error text
+// ('password authentication failed for user "…"'); whatever was typed as a credential is
+// hidden in every line the pack writes or relays (lib/urls.js redact, typedCredentials).
+test('a password typed as the user name of PG_URL never comes back through the server\'s error text', { timeout: 60000 }, async () => {
+  const real = new URL(localEnv().PG_URL);
+  for (const typed of ['Canary-AsUser-4d2', 'Canary-User-77b:Canary-Pw-77b']) {
+    const u = new URL(real.href);
+    [u.username, u.password] = typed.split(':').concat('').slice(0, 2);
+    const r = await runK6(scenario, { PG_URL: u.href }, { timeoutMs: 60000 });
+    assert.equal(r.code, 108, r.stderr);
+    const all = `${r.stdout}${r.stderr}${r.junit || ''}${r.summary ? JSON.stringify(r.summary) : ''}`;
+    assert.match(r.stderr, /PG_URL: cannot reach PostgreSQL: .*password authentication failed for user \\"\*\*\*\\"/);
+    assert.doesNotMatch(all, /Canary/);
+  }
 });

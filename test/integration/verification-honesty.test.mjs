@@ -4,9 +4,13 @@
 //   - a run stopped before its plan finished (here: MAX_DURATION) is compared with what it
 //     acknowledged, its read-back covers only the VUs that finished their share, the batches
 //     it did not run fail a threshold (exit 99), and it does not pass;
-//   - an instance of a distributed run says that verifying is not its job.
+//   - an instance of a distributed run says that verifying is not its job;
+//   - "verify": false: summary, passed, junit.xml and the exit code agree that it is no gate.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
 
 const env = { PG_URL: localEnv().PG_URL };
@@ -71,4 +75,45 @@ test('failed batches are neither lost nor found: the count is held against what 
   // The gate says why: the failed documents, not a count held against the plan.
   assert.match(r.stdout, /thresholds: 1 of \d+ FAILED: writepath_docs_failed\{phase:mixed\} count<=0 \(observed 500\)\n/);
   assert.equal(r.summary.passed, false, 'the failed documents still fail the run');
+});
+
+// Issue 27 class 7: "verify": false makes the verification information, not a gate. The
+// summary, summary.json's passed, junit.xml and the exit code say one verdict: the run passed,
+// and the stale read-back is reported as what it is, "not a gate".
+test('"verify": false in the threshold file: a stale read-back is reported, and summary, passed, junit.xml and the exit code agree on one verdict', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-nogate-'));
+  const file = path.join(dir, 'no-verify.json');
+  writeFileSync(file, JSON.stringify({ verify: false, phases: { load: { failed_docs_max: 0 } } }));
+  const gated = await runK6('test/integration/fixtures/readback-stale.js', { ...env, ...small });
+  assert.equal(gated.code, 99, explain(gated));
+  assert.equal(gated.summary.passed, false);
+  assert.match(gated.junit, /name="verification: read-back of overwritten keys"><failure message="\d+ of \d+ stale or missing"/);
+  const r = await runK6('test/integration/fixtures/readback-stale.js', { ...env, ...small, THRESHOLDS: file });
+  assert.equal(r.code, 0, explain(r));
+  const v = r.summary.verification;
+  assert.ok(v.readback_stale_or_missing > 0 && v.readback_ok === false && v.ok === false, JSON.stringify(v));
+  assert.equal(v.gate, false);
+  assert.equal(r.summary.passed, true, 'not a gate: the run passes on its thresholds');
+  assert.match(r.stdout, new RegExp(`read-back: \\d+ overwritten keys checked, \\d+ stale or missing — FAILED \\(not a gate: "verify": false in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`));
+  assert.match(r.junit, /<testsuites tests="\d+" failures="0">/);
+  assert.match(r.junit, /name="verification: read-back of overwritten keys"><system-out>not a gate \(&quot;verify&quot;: false\): \d+ of \d+ stale or missing<\/system-out>/);
+  const html = readFileSync(path.join(r.dir, 'report.html'), 'utf8');
+  assert.match(html, /id="verdict">PASSED: all \d+ thresholds passed</);
+  assert.match(html, /id="not-a-gate"/);
+});
+
+// Issue 27 class 7: a closed-model overwrite ramp that overwrites every pre-loaded key before
+// its stages end used to spin through empty iterations (~125 000 in 6 s) until they ended.
+test('a ramped overwrite that runs out of keys ends the run with one line (no spinning), verified, its table dropped', async () => {
+  const runId = uniqueRunId('rk');
+  const r = await runK6('scenarios/postgres/insert-vs-overwrite.js', { ...env, PHASES: 'load,overwrite', STAGES: '30s:2', DOCS: '2000', BATCH_SIZE: '100', TIMEOUT: '2s' }, { runId, timeoutMs: 120000 });
+  assert.equal(r.code, 108, explain(r));
+  const aborted = r.stderr.split('\n').filter((l) => /test aborted/.test(l));
+  assert.equal(aborted.length, 1, r.stderr);
+  assert.match(aborted[0], /the ramped overwrite has overwritten all DOCS=2000 pre-loaded keys \(20 batches of 100\) in stage 1 of STAGES=30s:2: the run ends here; raise DOCS or shorten STAGES/);
+  const s = r.summary;
+  assert.ok(s.verification.ramp_keys_exhausted >= 1 && s.verification.ramp_keys_exhausted <= 2, `each VU stopped at its first batch without keys: ${s.verification.ramp_keys_exhausted}`);
+  assert.equal(s.verification.overwrites_unaccounted, 0, 'every acknowledged overwrite found');
+  assert.equal(s.phases.find((p) => p.phase === 'overwrite').batches, 20);
+  assert.equal(await tableExists(runId), false);
 });

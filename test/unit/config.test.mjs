@@ -70,7 +70,7 @@ test('every knob has a type, a doc line, and a valid default', () => {
 test('secrets never appear in the public configuration or in redacted text', () => {
   const cfg = loadConfig({ PG_URL: 'postgres://me:s3cret@h:1/db' }, base);
   assert.equal(JSON.stringify(publicConfig(cfg)).includes('s3cret'), false);
-  assert.equal(redact('pq: dial postgres://me:s3cret@h:1/db failed'), 'pq: dial postgres://me:***@h:1/db failed');
+  assert.equal(redact('pq: dial postgres://me:s3cret@h:1/db failed'), 'pq: dial postgres://***@h:1/db failed');
   assert.equal(redact('host=h password=s3cret user=me'), 'host=h password=*** user=me');
 });
 
@@ -149,7 +149,7 @@ test('URLs: scheme, credentials, host, IPv6, port, path, key=value strings', () 
     assert.equal(http(knob, 'http://127.0.0.1:8529', target), null);
     assert.equal(http(knob, 'https://[::1]:8529/', target), null);
     const cred = http(knob, 'http://admin:Canary-Pw@127.0.0.1:8529', target);
-    assert.match(cred, new RegExp(`${knob}="http://admin:\\*\\*\\*@127.0.0.1:8529" is not allowed: .*credentials in the URL are not accepted`));
+    assert.match(cred, new RegExp(`${knob}="http://\\*\\*\\*@127.0.0.1:8529" is not allowed: .*credentials in the URL are not accepted`));
     assert.ok(!cred.includes('Canary'));
     assert.match(http(knob, 'http://h:99999', target), /port must be a number from 1 to 65535/);
     assert.match(http(knob, 'http://h/_db/x', target), /a path is not accepted/);
@@ -161,17 +161,15 @@ test('URLs: scheme, credentials, host, IPv6, port, path, key=value strings', () 
 });
 
 test('redaction survives "@", ":" and spaces in passwords, quoted key=value passwords, several URLs', () => {
-  assert.equal(redact('dial postgres://me:p@ss:w@rd@h:1/db failed'), 'dial postgres://me:***@h:1/db failed');
-  assert.equal(redact('parse "postgres://me:two words@h/db": net/url: invalid userinfo'), 'parse "postgres://me:***@h/db": net/url: invalid userinfo');
+  assert.equal(redact('dial postgres://me:p@ss:w@rd@h:1/db failed'), 'dial postgres://***@h:1/db failed');
+  assert.equal(redact('parse "postgres://me:two words@h/db": net/url: invalid userinfo'), 'parse "postgres://***@h/db": net/url: invalid userinfo');
   assert.equal(redact("host=h password='a b c' user=me"), 'host=h password=*** user=me');
-  assert.equal(redact('a http://u:x@h:1/ and http://v:y@k'), 'a http://u:***@h:1/ and http://v:***@k');
-  assert.equal(redact('postgres://me@h/db'), 'postgres://me@h/db');
+  assert.equal(redact('a http://u:x@h:1/ and http://v:y@k'), 'a http://***@h:1/ and http://***@k');
+  // The user name too: it may be a password typed in the wrong place.
+  assert.equal(redact('postgres://me@h/db'), 'postgres://***@h/db');
 });
 
-test('bounds that protect the machine: memory, stages, empty ramps', () => {
-  assert.match(errorOf(() => loadConfig({ PG_URL: PG, BATCH_SIZE: '100000', DOC_BYTES: '100000' }, base)),
-    /^k6-writepath: BATCH_SIZE="100000" is not allowed: with DOC_BYTES=100000, DOC_POOL=1024 and VUS=2 the client needs about \d+ MiB, more than MEMORY_BUDGET_MB=2048/);
-  assert.equal(errorOf(() => loadConfig({ PG_URL: PG, BATCH_SIZE: '100000', DOC_BYTES: '100000', MEMORY_BUDGET_MB: '65536' }, base)), null);
+test('bounds that protect the machine: stages, empty ramps (memory: test/unit/memory.test.mjs)', () => {
   const rv = (env) => errorOf(() => loadConfig(env, { target: 'ravendb', experiment: 'bulk-insert', phases: ['bulk'] }));
   assert.match(rv({ STAGES: '0s:1' }), /STAGES="0s:1" is not allowed: at least one stage with a duration above 0/);
   assert.match(rv({ STAGES: '10s:0,0s:3' }), /at least one stage with a duration above 0/);
@@ -179,7 +177,6 @@ test('bounds that protect the machine: memory, stages, empty ramps', () => {
   assert.match(rv({ STAGES: '800h:1' }), /stage durations up to 720h/);
   assert.match(rv({ RATE_STAGES: '0s:50' }), /RATE_STAGES="0s:50" is not allowed: at least one stage/);
   assert.match(rv({ RATE_STAGES: '10s:200000' }), /targets up to 100000 batches per second/);
-  assert.match(rv({ RATE_STAGES: '10s:10', MAX_VUS: '10000' }), /MAX_VUS=10000 the client needs about/);
   assert.equal(rv({ STAGES: '0s:4,10s:4' }), null);
 });
 

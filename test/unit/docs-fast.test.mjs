@@ -11,6 +11,7 @@ const joined = (d, keys, stamp) => `[${keyArray(keys).map((n) => d.doc(n, stamp)
 
 const cfg = (over = {}) => ({ DOC_SHAPE: 'e1', DOC_BYTES: 1200, COMPLEXITY: 10, DOC_POOL: 1024, SEED: 1, ...over });
 const range = (a, n) => Array.from({ length: n }, (_, i) => a + i);
+const isBytes = (b) => b instanceof ArrayBuffer || b instanceof Uint8Array;
 const text = (body) => (typeof body === 'string' ? body : Buffer.from(body).toString('latin1'));
 const PUT = { open: '{"Id":"', mid: '","Type":"PUT","Document":', close: '}' };
 const META = ',"@metadata":{"@collection":"Users"}';
@@ -49,8 +50,9 @@ test('rangeBody() holds exactly the keys start..start+count-1, valid JSON, for e
     assert.deepEqual(arr.map((x) => x._key), range(start, count).map((n) => `K${n}`));
     assert.ok(arr.every((x) => x.w === 'l' && typeof x.s === 'string' && typeof x.f8 === 'number'));
   }
-  // Fast path (ArrayBuffer) for keys of 4..11 digits; a reused buffer must not leak an older batch.
-  assert.ok(d.rangeBody(5000, 1000, 'l') instanceof ArrayBuffer);
+  // Byte path for keys of any width (a view of the start of the one body for a batch shorter
+  // than the largest so far); a reused body must not leak an older batch.
+  assert.ok(isBytes(d.rangeBody(5000, 1000, 'l')));
   const first = text(d.rangeBody(5000, 1000, 'l'));
   text(d.rangeBody(88000, 1000, 'l'));
   assert.equal(text(d.rangeBody(5000, 1000, 'l')), first);
@@ -116,7 +118,7 @@ test('keysBody() holds exactly the given keys in their order, with the stamp, fo
       assert.deepEqual(fresh.map((x) => `${x[keyField]}/${x.w}`), keys.map((n) => `K${n}/o9`));
       for (const stamp of ['l', 'o17', 'm3', 'o1234567', 'm12345678901']) {
         const body = d.keysBody(keys, stamp);
-        assert.ok(body instanceof ArrayBuffer, `${keyField} ${stamp}`);
+        assert.ok(isBytes(body), `${keyField} ${stamp}`);
         const arr = JSON.parse(text(body));
         assert.deepEqual(arr.map((x) => x[keyField]), keys.map((n) => `K${n}`), `${keyField} ${stamp} keys`);
         assert.ok(arr.every((x) => x.w === stamp), `${keyField} ${stamp} stamps`);
@@ -162,33 +164,98 @@ test('keysBody() as RavenDB commands (bulk insert and bulk_docs) and as a Postgr
   assert.deepEqual(JSON.parse(Buffer.from(bin.subarray(1)).toString('latin1')).map((x) => x.key), ['K5', 'K6']);
 });
 
-test('body() picks the path: consecutive run -> rangeBody, other keys -> keysBody, no pool or huge keys -> the string', () => {
+test('body() picks the path: consecutive run -> rangeBody, other keys -> keysBody, no pool or keys beyond 2^53 -> the string', () => {
   const d = createDocs(cfg(), { keyField: '_key' });
   const run = range(5000, 1000);
   run.consecutive = true;
   assert.equal(text(d.body(run, 'l')), text(d.rangeBody(5000, 1000, 'l')));
   assert.equal(text(d.body([3, 1, 2], 'o1')), text(d.keysBody([3, 1, 2], 'o1')));
   // a lead byte is never part of a string body
-  assert.equal(d.body([1e15, 2], 'o1', { lead: '\u0001' }), d.batch([1e15, 2], 'o1'));
+  assert.equal(d.body([2 ** 53 + 2, 2], 'o1', { lead: '\u0001' }), d.batch([2 ** 53 + 2, 2], 'o1'));
   const wrap = { open: '{"Commands":', close: '}' };
-  assert.equal(d.body([1e15], 'o1', { wrap }), `{"Commands":${d.batch([1e15], 'o1')}}`);
+  assert.equal(d.body([2 ** 53 + 2], 'o1', { wrap }), `{"Commands":${d.batch([2 ** 53 + 2], 'o1')}}`);
   const rs = createDocs(cfg({ DOC_SHAPE: 'random-shapes', COMPLEXITY: 5 }), { keyField: '_key' });
   assert.equal(rs.body([2000, 7], 'o1'), joined(rs, [2000, 7], 'o1'));
   assert.equal(d.body([], 'o1'), '[]');
 });
 
-test('prepare() builds the images a run needs up front: the batches build none', () => {
+test('prepare() makes the one body of a format up front: no batch of any key width, stamp or shorter size makes an image', () => {
   const d = createDocs(cfg(), { keyField: '_key' });
-  d.prepare({ count: 1000, maxKey: 25000, stamps: ['l'] });
-  const built = d.builds();
+  const before = d.builds(); // (counts every builder of the process)
+  d.prepare({ count: 1000, maxKey: 25000 });
+  assert.equal(d.builds() - before, 1, 'one image for every batch of this format');
   for (const start of [0, 1000, 9000, 10000, 24000]) { // every key width of a load phase
     const load = range(start, 1000);
     load.consecutive = true;
-    d.body(load, 'l');
+    assert.deepEqual(JSON.parse(text(d.body(load, 'l'))).map((x) => x._key), range(start, 1000).map((n) => `K${n}`));
   }
   d.body(range(3, 1000).reverse(), 'o17');
   d.body(range(24000, 1000).reverse(), 'm3');
-  assert.equal(d.builds(), built, 'no image built by a batch');
-  d.body(range(3, 999), 'o18'); // another batch size (the last, shorter batch) is built on demand
-  assert.equal(d.builds(), built + 1);
+  const short = d.body(range(3, 999), 'o18'); // the last, shorter batch: the start of the same body
+  assert.ok(short instanceof Uint8Array && short.byteLength < text(d.body(range(3, 1000), 'o18')).length);
+  assert.equal(d.builds() - before, 1, 'no image made by a batch');
+  // a wider key or a longer stamp than prepared makes a new body (and one image), never a second one kept beside it
+  d.body([1e10, 5], 'o1');
+  d.body([7, 5], 'o1234567890');
+  assert.equal(d.builds() - before, 3);
+});
+
+test('one body per format serves ranges and key lists alike: a shorter batch, then a full one, leaves nothing behind', () => {
+  for (const [keyField, env, wrap, lead] of [['_key', null, null, ''], ['key', null, null, '\u0001'], [null, PUT, { open: '{"Commands":', close: '}' }, '']]) {
+    const d = createDocs(cfg(), { keyField, extra: keyField ? '' : META });
+    const before = d.builds();
+    const ids = (b) => {
+      const s = text(b);
+      const arr = JSON.parse(lead ? s.slice(1) : s);
+      return (wrap ? arr.Commands : arr).map((x) => (keyField ? x[keyField] : x.Id));
+    };
+    const opts = { envelope: env, wrap, lead };
+    const run = (a, n) => Object.assign(range(a, n), { consecutive: true });
+    const seq = [[run(7000, 500), 'l'], [run(7500, 200), 'l'], [[9, 123456789, 5, 42], 'o3'], [run(1000, 500), 'l'], [range(2000, 500).reverse(), 'm12'], [run(123000, 499), 'b']];
+    for (const [keys, stamp] of seq) {
+      const b = d.body(keys, stamp, opts);
+      assert.deepEqual(ids(b), [...keys].map((n) => `K${n}`), `${keyField} ${stamp}`);
+      const arr = JSON.parse(lead ? text(b).slice(1) : text(b));
+      assert.ok((wrap ? arr.Commands.map((c) => c.Document) : arr).every((x) => x.w === stamp));
+    }
+    assert.equal(d.builds() - before, 1, 'one image for the whole sequence');
+  }
+});
+
+test('an image holds min(batch size, DOC_POOL) documents and only that much of the pool is made', () => {
+  let made = 0;
+  const toBytes = (s) => { made = s.length; return Buffer.from(s, 'latin1').buffer.slice(0); };
+  const small = createDocs(cfg({ DOC_POOL: 10 }), { keyField: 'key', toBytes });
+  small.prepare({ count: 1000, maxKey: 5000 });
+  const perDoc = made / 10;
+  const large = createDocs(cfg({ DOC_POOL: 100000 }), { keyField: 'key', toBytes });
+  large.prepare({ count: 200, maxKey: 5000 });
+  assert.equal(made, perDoc * 200);
+  // slot i holds pool entry i % DOC_POOL: with DOC_POOL=10 the 11th document repeats the first payload
+  const arr = JSON.parse(text(small.rangeBody(1000, 20, 'l')));
+  assert.equal(arr[10].s, arr[0].s);
+  assert.notEqual(arr[1].s, arr[0].s);
+});
+
+test('RavenDB bulk_docs insert and upsert share one body: the change vector is rewritten when the operation changes', () => {
+  const insert = { open: '{"Id":"', mid: '","ChangeVector":"","Type":"PUT","Document":', close: '}' };
+  const upsert = { open: '{"Id":"', mid: '","ChangeVector":null,"Type":"PUT","Document":', close: '}' };
+  insert.mids = upsert.mids = [insert.mid, upsert.mid];
+  const wrap = { open: '{"Commands":', close: '}' };
+  const d = createDocs(cfg(), { keyField: null, extra: META });
+  const before = d.builds();
+  d.prepare({ count: 1000, maxKey: 50000, envelope: insert, wrap });
+  d.prepare({ count: 1000, maxKey: 50000, envelope: upsert, wrap });
+  const run = (a, n) => Object.assign(range(a, n), { consecutive: true });
+  const check = (b, keys, cv, stamp) => {
+    const arr = JSON.parse(text(b)).Commands;
+    assert.deepEqual(arr.map((c) => c.Id), keys.map((n) => `K${n}`));
+    assert.ok(arr.every((c) => c.ChangeVector === cv && c.Type === 'PUT' && c.Document.w === stamp), `${cv} ${stamp}`);
+  };
+  check(d.body(run(1000, 1000), 'l', { envelope: insert, wrap }), range(1000, 1000), '', 'l');
+  check(d.body(run(3000, 400), 'l', { envelope: insert, wrap }), range(3000, 400), '', 'l');
+  check(d.body([7, 42000, 123], 'o1', { envelope: upsert, wrap }), [7, 42000, 123], null, 'o1');
+  check(d.body(range(10, 1000), 'm2', { envelope: upsert, wrap }), range(10, 1000), null, 'm2');
+  check(d.body(run(5000, 1000), 'l', { envelope: insert, wrap }), range(5000, 1000), '', 'l');
+  assert.equal(d.builds() - before, 1, 'one image for both operations');
 });

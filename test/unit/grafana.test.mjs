@@ -200,7 +200,7 @@ test('the dashboard: a TEST ENDPOINT banner on top, a stage row with docs/s, raw
   assert.deepEqual(anno.mappings.text.source, 'text');
   const rows = d.panels.filter((p) => p.type === 'row');
   const stageRow = rows.findIndex((p) => /^Stages/.test(p.title));
-  assert.ok(stageRow >= 0 && stageRow === rows.length - 2 && rows[rows.length - 1].repeat === 'phase', 'the stage row sits before the repeated phase row (a repeat takes every panel up to the next row)');
+  assert.ok(stageRow >= 0 && stageRow < rows.length - 1 && rows[rows.length - 1].repeat === 'phase' && rows.filter((r) => r.repeat).length === 1, 'the stage row sits before the repeated phase row, which comes last (a repeat takes every panel up to the next row)');
   const start = d.panels.indexOf(rows[stageRow]);
   const inRow = d.panels.slice(start + 1, d.panels.indexOf(rows[stageRow + 1]));
   const queries = inRow.flatMap((p) => p.targets.map((t) => t.query));
@@ -214,4 +214,23 @@ test('the dashboard: a TEST ENDPOINT banner on top, a stage row with docs/s, raw
     const band = inRow.filter((p) => p.gridPos.y === inRow[0].gridPos.y + 8 * g);
     assert.equal(band.reduce((a, p) => a + p.gridPos.w, 0), 24, `band ${g}`);
   }
+});
+
+test('the dashboard: a contention row with operations/s and raw p50/p99 per hot set, conflicts by reason and lost/phantom increments per counter', () => {
+  const d = generated();
+  const rows = d.panels.filter((p) => p.type === 'row');
+  const at = d.panels.findIndex((p) => p.type === 'row' && /^Contention/.test(p.title));
+  assert.ok(at > 0 && !d.panels[at].repeat);
+  const next = d.panels.findIndex((p, i) => i > at && p.type === 'row');
+  const panels = d.panels.slice(at + 1, next);
+  const q = (title) => panels.find((p) => p.title === title).targets.map((t) => t.query);
+  assert.match(q('Increment operations/s per hot set')[0], /count\("value"\) \* 1000 \/ \$__interval_ms FROM "writepath_docs_ok" .*"phase" = 'contention'.*GROUP BY time\(\$__interval\), "hot_keys", "target"/);
+  assert.deepEqual(q('Operation latency p50 / p99 per hot set').map((x) => /percentile\("value", (\d+)\) FROM "writepath_batch_duration"/.exec(x)[1]), ['50', '99']);
+  const conflicts = q('Conflicts by reason: retries and failed increments');
+  assert.match(conflicts[0], /FROM "writepath_retries" .*GROUP BY time\(\$__interval\), "reason", "hot_keys", "target"/);
+  assert.match(conflicts[1], /FROM "writepath_docs_failed" .*"reason", "hot_keys"/);
+  const lost = q('Lost and phantom increments per counter');
+  assert.match(lost[0], /sum\("value"\) AS "lost" FROM "writepath_counter_lost" .*GROUP BY "counter"/);
+  assert.match(lost[1], /sum\("value"\) AS "phantom" FROM "writepath_counter_phantom" .*GROUP BY "counter"/);
+  assert.equal(rows[rows.length - 1].repeat, 'phase');
 });

@@ -1,0 +1,456 @@
+// Memory per VU (bench/README.md "Memory per VU"): what a virtual user costs beside a plain k6
+// script posting the same pre-built body, where that memory goes, and how close the pack's
+// estimate (lib/memory.js, the MEMORY_BUDGET_MB guard) comes to the measured peak.
+//
+//   node bench/memory.mjs                               all three; writes them into bench/RESULTS.md
+//   node bench/memory.mjs [per-vu] [estimate] [profile]  those named; prints their tables only
+// make bench runs it after bench/run.mjs; make bench-memory alone. Its section sits between the
+// bench-memory markers of RESULTS.md, which bench/run.mjs keeps.
+//
+// Every k6 run is timed by /usr/bin/time (peak RSS of the k6 process, %M) with the 1-minute
+// load average read just before it, because the project machines are shared.
+//   per-vu    each target (arangodb: the API test server; postgres: the bench's private
+//             instance, bench/pg.sh) at each VU count (BENCH_MEM_VUS, default 1,10,50,200):
+//             the pack's E1 (batches of 1000 e1 documents: 2 load, 2 overwrite and 1 mixed batch
+//             per VU) and the plain script (bench/plain-http.js, bench/plain-pg.js; 5 batches per
+//             VU) with the body as a string and as bytes, interleaved: every (VU count, client)
+//             once per repetition (BENCH_MEM_REPS, default BENCH_REPS or 3). MB per VU at V VUs =
+//             (peak RSS at V − peak RSS of the same client at 1 VU in the same repetition) / (V − 1);
+//             ratios are taken within a repetition, then summarised as median (min–max).
+//   estimate  a grid of pack runs over every scenario, BATCH_SIZE 1000–50000 and VUS 1–200
+//             (GRID below; cells whose estimate exceeds BENCH_MEM_MAX_MB, default 8000, are
+//             listed as not run): the estimate beside the measured peak.
+//   profile   the Go heap of k6 (--profiling-enabled, pprof after a forced GC) while 1 and then
+//             BENCH_MEM_PROFILE_VUS (20) VUs run E1 against a slow API test server: the live
+//             heap each added VU holds, by what allocated it.
+// Knobs: BENCH_MEM_PG_PORT (17498): the memory runs' own PostgreSQL (scripts/pg-private.sh,
+// max_connections 300 for 200 VUs with a connection each), started and stopped here.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDocs } from '../lib/docs.js';
+import { keyRange } from '../lib/keys.js';
+import { PgServer } from '../scripts/pg-private.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+const k6 = path.join(root, 'bin', 'k6');
+const REPS = Number(env.BENCH_MEM_REPS || env.BENCH_REPS || 3);
+const VUS = (env.BENCH_MEM_VUS || '1,10,50,200').split(',').map(Number);
+const MAX_MB = Number(env.BENCH_MEM_MAX_MB || 8000);
+const PROFILE_VUS = Number(env.BENCH_MEM_PROFILE_VUS || 20);
+const k6env = { ...env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false' };
+const log = (s) => process.stderr.write(`${s}\n`);
+const load1 = () => loadavg()[0];
+
+function run(cmd, args, extraEnv = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env: { ...k6env, ...extraEnv } });
+    let out = ''; let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
+    child.on('close', (code) => resolve({ code, out, err, pid: child.pid }));
+  });
+}
+
+// One k6 run: peak RSS in MB (1 MB = 2^20 bytes), exit code, load average before it.
+async function peak(args, extraEnv, { okCodes = [0] } = {}) {
+  const load = load1();
+  const r = await run('/usr/bin/time', ['-f', 'TIME %U %S %M', k6, 'run', '--quiet', '--address=', ...args], extraEnv);
+  const m = /TIME ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.err);
+  if (!okCodes.includes(r.code) || !m) {
+    const why = r.err.split('\n').filter((l) => l.trim() && !l.startsWith('TIME ')).at(-1) || '';
+    throw Object.assign(new Error(`k6 run ${args.join(' ')} failed (${r.code}):\n${r.err.slice(-2000)}\n${r.out.slice(-1000)}`), { short: `exit ${r.code}: ${why.slice(0, 200)}` });
+  }
+  return { mb: Number(m[3]) / 1024, cpu: Number(m[1]) + Number(m[2]), load, out: r.out, err: r.err };
+}
+
+const median = (xs) => { const s = xs.filter(Number.isFinite).sort((a, b) => a - b); const m = s.length >> 1; return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+export const spread = (xs) => { const v = xs.filter(Number.isFinite); return v.length ? { med: median(v), min: Math.min(...v), max: Math.max(...v), n: v.length } : { med: NaN, min: NaN, max: NaN, n: 0 }; };
+
+// An API test server (no limit on what it stores: every run drops what it wrote).
+async function testServer(name, extra = []) {
+  const bin = path.join(root, 'bin', `${name}-testserver`);
+  if (!existsSync(bin)) throw new Error(`bin/${name}-testserver is missing: make testservers`);
+  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-max-stored-mb', '0', ...extra], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const url = await new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (d) => { buf += d; const m = /listening on (http:\/\/\S+)/.exec(buf); if (m) resolve(m[1]); });
+    child.on('exit', (c) => reject(new Error(`${name} test server exited with ${c}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+// The ArangoDB one for the HTTP runs (-latency-ms for the profile's slow one).
+const arangoServer = (extra = []) => testServer('arangodb', ['-no-auth', ...extra]);
+
+// The memory runs' own PostgreSQL: defaults but max_connections (the pack opens one
+// connection per VU, the plain script too). Started by pgUp(), stopped by pgDown().
+const pgServer = new PgServer('bench/memory-postgres', Number(env.BENCH_MEM_PG_PORT || 17498), { db: 'bench' });
+const stopOnSignal = (sig) => { pgDown(); process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[sig]); };
+export function pgUp() {
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) if (!process.listeners(sig).includes(stopOnSignal)) process.on(sig, stopOnSignal);
+  pgServer.init();
+  if (!pgServer.running()) pgServer.start([`max_connections=${Math.max(...VUS) + 100}`]);
+  pgServer.ensureDatabase('bench');
+  return pgServer.url('bench');
+}
+export function pgDown() {
+  if (pgServer.running()) pgServer.stop();
+}
+
+// The body of the plain scripts: the bytes of one E1 load batch of the pack (keys 1000-1999,
+// DOC_BYTES 1200), as the pack's adapters build it; PostgreSQL's binary form is the jsonb
+// version byte 1 and the same text.
+function writeBodies(dir) {
+  const cfg = { DOC_SHAPE: 'e1', DOC_POOL: 1024, DOC_BYTES: 1200, SEED: 1, COMPLEXITY: 10 };
+  const files = {};
+  const arango = createDocs(cfg, { keyField: '_key' }).body(keyRange(1000, 1000), 'l');
+  const pg = createDocs(cfg, { keyField: 'key' }).body(keyRange(1000, 1000), 'l', { lead: '\u0001' });
+  files.arango = path.join(dir, 'arangodb-body.json');
+  writeFileSync(files.arango, Buffer.from(arango));
+  files.pgText = path.join(dir, 'postgres-body.json');
+  writeFileSync(files.pgText, Buffer.from(pg).subarray(1));
+  files.pgBytes = path.join(dir, 'postgres-body.jsonb');
+  writeFileSync(files.pgBytes, Buffer.from(pg));
+  return files;
+}
+
+// E1 of the pack with `vus` VUs: 2 load, 2 overwrite and 1 mixed batch of 1000 per VU.
+function packRun(target, vus, url, resultsDir, tag) {
+  const scenario = `scenarios/${target}/insert-vs-overwrite.js`;
+  const e = { RUN_ID: `mem${process.pid}_${tag}`.slice(0, 32), RESULTS_DIR: resultsDir, PWD: root, HTML_REPORTER: 'none', INFLUX_URL: '',
+    BATCH_SIZE: '1000', VUS: String(vus), DOCS: String(2000 * vus), OVERWRITE_BATCHES: String(2 * vus), MIXED_BATCHES: String(vus),
+    MEMORY_BUDGET_MB: '1048576' };
+  if (target === 'arangodb') e.ARANGO_URL = url; else e.PG_URL = url;
+  // exit 99: a latency threshold failed (200 VUs on two cores); the memory figure stands
+  return peak([scenario], e, { okCodes: [0, 99] });
+}
+
+function plainRun(target, vus, url, files, as, tag) {
+  const e = { VUS: String(vus), ITERATIONS: '5', BODY_AS: as, PLAIN_ID: `${process.pid}_${tag}` };
+  if (target === 'arangodb') return peak(['bench/plain-http.js'], { ...e, ARANGO_URL: url, BODY_FILE: files.arango });
+  return peak(['bench/plain-pg.js'], { ...e, PG_URL: url, BODY_FILE: as === 'bytes' ? files.pgBytes : files.pgText });
+}
+
+export const CLIENTS = ['pack', 'plain-string', 'plain-bytes'];
+
+export async function perVu({ pgUrl = null } = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-mem-'));
+  const files = writeBodies(dir);
+  const resultsDir = path.join(dir, 'results');
+  mkdirSync(resultsDir);
+  const arango = await arangoServer();
+  const pg = pgUrl || pgUp();
+  const stopPg = !pgUrl;
+  const urls = { arangodb: arango.url, postgres: pg };
+  const runs = []; // { target, client, vus, rep, mb, load }
+  try {
+    for (let rep = 0; rep < REPS; rep++) {
+      for (const vus of VUS) {
+        for (const target of ['arangodb', 'postgres']) {
+          for (const client of CLIENTS) {
+            const tag = `${rep}_${vus}_${target[0]}${client[6] || 'k'}`;
+            const r = client === 'pack' ? await packRun(target, vus, urls[target], resultsDir, tag)
+              : await plainRun(target, vus, urls[target], files, client.slice(6), tag);
+            runs.push({ target, client, vus, rep, mb: r.mb, load: r.load });
+            log(`memory ${target} ${client} ${vus} VUs rep ${rep + 1}: peak RSS ${r.mb.toFixed(0)} MB (load ${r.load.toFixed(2)})`);
+          }
+        }
+      }
+    }
+  } finally {
+    arango.stop();
+    if (stopPg) pgDown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return summarisePerVu(runs);
+}
+
+// -> rows per (target, vus): peak RSS and MB per VU of each client, and pack ÷ plain ratios
+// computed within each repetition.
+export function summarisePerVu(runs) {
+  const get = (t, c, v, rep) => runs.find((x) => x.target === t && x.client === c && x.vus === v && x.rep === rep);
+  const reps = [...new Set(runs.map((x) => x.rep))];
+  const rows = [];
+  for (const target of ['arangodb', 'postgres']) {
+    for (const vus of [...new Set(runs.map((x) => x.vus))].sort((a, b) => a - b)) {
+      const row = { target, vus, load: spread(runs.filter((x) => x.target === target && x.vus === vus).map((x) => x.load)), clients: {} };
+      const per = {};
+      for (const c of CLIENTS) {
+        const peaks = reps.map((rep) => (get(target, c, vus, rep) || {}).mb);
+        per[c] = reps.map((rep) => {
+          const at = get(target, c, vus, rep); const one = get(target, c, 1, rep);
+          return at && one && vus > 1 ? (at.mb - one.mb) / (vus - 1) : NaN;
+        });
+        row.clients[c] = { peak: spread(peaks), perVu: spread(per[c]) };
+      }
+      row.ratioString = spread(per.pack.map((x, i) => x / per['plain-string'][i]));
+      row.ratioBytes = spread(per.pack.map((x, i) => x / per['plain-bytes'][i]));
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+// --- profile: where the live heap of a VU goes ------------------------------------------
+
+// Classes of allocation sites in k6's Go heap (first rule that matches a sample's stack).
+export const HEAP_CLASSES = [
+  ['request copies', 'k6\'s copy of each request body (response.request.body)', (f) => f.some((x) => x.includes('httpext.MakeRequest')) && f[0].startsWith('bytes.(*Buffer).String')],
+  ['opened', 'files read by open() (the plain script\'s body)', (f) => f.some((x) => x.includes('afero.readAll'))],
+  ['responses', 'response bodies', (f) => f.some((x) => x.includes('httpext.readResponseBody'))],
+  ['driver', 'PostgreSQL driver buffers (lib/pq)', (f) => f.some((x) => x.includes('github.com/lib/pq'))],
+  ['shared', 'process-wide images (the Go module)', (f) => f.some((x) => x.includes('/modules/writepath'))],
+  ['images', 'byte images made from text (k6/encoding b64decode)', (f) => f[0].startsWith('encoding/base64.(*Encoding).DecodeString')],
+  ['buffers', 'ArrayBuffers and typed arrays made in JavaScript (bodies, key tables)', (f) => f[0].includes('sobek.allocByteSlice')],
+  ['strings', 'JavaScript strings (payload pool, text of images)', (f) => f.some((x) => /concatStrings|arrayproto_join|arrayproto_map|EncodeToString|strings\.\(\*Builder\)/.test(x)) || f[0].includes('MakeNoZero')],
+  ['runtime', 'JavaScript runtime: objects, functions, module code, and the rest of k6', () => true],
+];
+
+const UNIT = { B: 1, kB: 1024, MB: 1048576, GB: 1073741824 };
+// `go tool pprof -traces` text -> { class: bytes } of inuse_space.
+export function classifyTraces(text) {
+  const out = Object.fromEntries(HEAP_CLASSES.map(([k]) => [k, 0]));
+  for (const block of text.split(/^-+\+-+$/m).slice(1)) {
+    const lines = block.split('\n').filter((l) => l.trim() && !/^\s*bytes:/.test(l));
+    if (!lines.length) continue;
+    const m = /^\s*([\d.]+)(B|kB|MB|GB)?\s+(.*)$/.exec(lines[0]);
+    if (!m) continue;
+    const value = Number(m[1]) * (UNIT[m[2]] || 1);
+    if (!value) continue;
+    const frames = [m[3].trim(), ...lines.slice(1).map((l) => l.trim())];
+    const cls = HEAP_CLASSES.find(([, , rule]) => rule(frames));
+    out[cls[0]] += value;
+  }
+  return out;
+}
+
+async function waitFor(fn, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try { if (await fn()) return true; } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+// The live heap (after a forced GC) of k6 running `args` once `vus` VUs are running, by class.
+async function liveHeap(args, extraEnv, vus, dir, tag) {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(k6, ['run', '--quiet', '--profiling-enabled', `--address=127.0.0.1:${port}`, ...args], { cwd: root, env: { ...k6env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = ''; child.stderr.on('data', (d) => { err += d; });
+  const exited = new Promise((r) => child.on('exit', r));
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const up = await waitFor(async () => (await (await fetch(`${base}/v1/status`)).json()).data.attributes.vus >= vus, 300000);
+    if (!up) throw new Error(`k6 did not reach ${vus} running VUs:\n${err.slice(-1500)}`);
+    await new Promise((r) => setTimeout(r, 2000)); // a few batches per VU
+    const stats = await (await fetch(`${base}/debug/pprof/heap?gc=1&debug=1`)).text();
+    const live = Number(/^# HeapAlloc = (\d+)/m.exec(stats)[1]);
+    const file = path.join(dir, `${tag}.pb`);
+    writeFileSync(file, Buffer.from(await (await fetch(`${base}/debug/pprof/heap`)).arrayBuffer()));
+    const traces = execFileSync('go', ['tool', 'pprof', '-sample_index=inuse_space', '-traces', file], { maxBuffer: 1 << 28 }).toString();
+    return { live, classes: classifyTraces(traces) };
+  } finally {
+    child.kill('SIGINT');
+    await exited;
+  }
+}
+
+// Per added VU: (live heap at n VUs − at 1 VU) / (n − 1), in all and by class, for the pack's E1
+// on a slow API test server (so the VUs are mid-run when the heap is read) and for the plain
+// script posting the same body.
+export async function profile() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-memprof-'));
+  const files = writeBodies(dir);
+  const resultsDir = path.join(dir, 'results');
+  mkdirSync(resultsDir);
+  const slow = await arangoServer(['-latency-ms', '300']);
+  const out = { vus: PROFILE_VUS, load: load1(), clients: {} };
+  try {
+    for (const client of CLIENTS) {
+      const at = {};
+      for (const n of [1, PROFILE_VUS]) {
+        const args = client === 'pack' ? ['scenarios/arangodb/insert-vs-overwrite.js'] : ['bench/plain-http.js'];
+        const e = client === 'pack'
+          ? { ARANGO_URL: slow.url, RUN_ID: `memprof${process.pid}_${n}`, RESULTS_DIR: resultsDir, PWD: root, HTML_REPORTER: 'none', INFLUX_URL: '', BATCH_SIZE: '1000', VUS: String(n), DOCS: String(40000 * n), MEMORY_BUDGET_MB: '1048576' }
+          : { ARANGO_URL: slow.url, BODY_FILE: files.arango, BODY_AS: client.slice(6), VUS: String(n), ITERATIONS: '40', PLAIN_ID: `prof${process.pid}_${n}` };
+        at[n] = await liveHeap(args, e, n, dir, `${client}-${n}`);
+        log(`profile ${client} ${n} VUs: live heap ${(at[n].live / 1048576).toFixed(1)} MB`);
+      }
+      const per = (a, b) => (b - a) / (PROFILE_VUS - 1) / 1048576;
+      out.clients[client] = {
+        live: per(at[1].live, at[PROFILE_VUS].live),
+        classes: Object.fromEntries(HEAP_CLASSES.map(([k]) => [k, per(at[1].classes[k], at[PROFILE_VUS].classes[k])])),
+      };
+    }
+  } finally {
+    slow.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  out.loadAfter = load1();
+  return out;
+}
+
+// --- estimate: the pack's memory estimate beside the measured peak ------------------------
+
+// Every scenario over BATCH_SIZE 1000-50000 and 1-200 VUs; each cell one run (its load average
+// beside it). E1 cells load 2 batches and overwrite 1 per VU; a cell whose estimate is above
+// BENCH_MEM_MAX_MB is refused by the pack itself (MEMORY_BUDGET_MB) and listed as not run.
+const e1 = (target, B, V, extra = {}) => ({ scenario: `scenarios/${target}/insert-vs-overwrite.js`, target, label: `E1 ${target}`, B, V,
+  env: { BATCH_SIZE: String(B), VUS: String(V), DOCS: String(2 * V * B), PHASES: 'load,overwrite', OVERWRITE_BATCHES: String(V), ...extra } });
+export const GRID = [
+  ...[[1000, 1], [1000, 10], [1000, 50], [1000, 200], [10000, 1], [10000, 10], [10000, 50], [50000, 1], [50000, 10]]
+    .flatMap(([B, V]) => [e1('arangodb', B, V), e1('postgres', B, V)]),
+  e1('ravendb', 1000, 50), e1('ravendb', 10000, 10),
+  { scenario: 'scenarios/ravendb/bulk-insert.js', target: 'ravendb', label: 'E4 bulk insert', B: 1000, V: 50, env: { BATCH_SIZE: '1000', STAGES: '3s:10,3s:50' } },
+  { scenario: 'scenarios/ravendb/bulk-insert.js', target: 'ravendb', label: 'E4 bulk insert', B: 50000, V: 4, env: { BATCH_SIZE: '50000', STAGES: '3s:4' } },
+  { scenario: 'scenarios/arangodb/arangobench.js', target: 'arangodb', label: 'E3 crud', B: 1, V: 50, env: { ARANGOBENCH_CASE: 'crud', REQUESTS: '20000', VUS: '50' } },
+  { scenario: 'scenarios/arangodb/arangobench.js', target: 'arangodb', label: 'E3 random-shapes 1000', B: 1, V: 20, env: { ARANGOBENCH_CASE: 'random-shapes', COMPLEXITY: '1000', REQUESTS: '4000', VUS: '20' } },
+  { scenario: 'scenarios/arangodb/insert-vs-overwrite.js', target: 'arangodb', label: 'E1 ramped (STAGES)', B: 1000, V: 100, env: { BATCH_SIZE: '1000', PHASES: 'load,overwrite', DOCS: '200000', STAGES: '3s:20,3s:100' } },
+  { scenario: 'scenarios/postgres/insert-vs-overwrite.js', target: 'postgres', label: 'E1 open model (RATE_STAGES)', B: 1000, V: 40, env: { BATCH_SIZE: '1000', PHASES: 'load,overwrite', DOCS: '200000', RATE_STAGES: '4s:40', VUS: '40', MAX_VUS: '40' } },
+];
+
+const ESTIMATE = /client memory estimate (\d+) MiB/;
+const REFUSED = /MEMORY_BUDGET_MB=\d+ is too small for this run: .* needs about (\d+) MiB/;
+
+export async function estimate({ pgUrl = null } = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-memest-'));
+  const resultsDir = path.join(dir, 'results');
+  mkdirSync(resultsDir);
+  const arango = await arangoServer();
+  const raven = await testServer('ravendb');
+  const pg = pgUrl || pgUp();
+  const rows = [];
+  try {
+    for (const [i, cell] of GRID.entries()) {
+      const e = { ...cell.env, ARANGO_URL: arango.url, RAVEN_URL: raven.url, PG_URL: pg, RUN_ID: `memest${process.pid}_${i}`, RESULTS_DIR: resultsDir, PWD: root,
+        HTML_REPORTER: 'none', INFLUX_URL: '', MEMORY_BUDGET_MB: String(MAX_MB) };
+      let r;
+      try {
+        r = await peak([cell.scenario], e, { okCodes: [0, 99, 107] });
+      } catch (err) { // a cell that fails is shown as failed, the grid goes on
+        rows.push({ ...cell, env: undefined, load: load1(), estimate: null, measured: null, failed: err.short || String(err.message).split('\n')[0] });
+        log(`estimate ${cell.label} B=${cell.B} V=${cell.V}: ${rows.at(-1).failed}`);
+        continue;
+      }
+      const refused = REFUSED.exec(r.err);
+      const est = ESTIMATE.exec(r.out + r.err);
+      const row = { ...cell, env: undefined, load: r.load, estimate: Number((est || refused || [])[1]) || null, measured: refused ? null : r.mb };
+      rows.push(row);
+      log(`estimate ${cell.label} B=${cell.B} V=${cell.V}: estimate ${row.estimate} MiB, measured ${row.measured === null ? 'not run' : `${row.measured.toFixed(0)} MiB`} (load ${r.load.toFixed(2)})`);
+    }
+  } finally {
+    arango.stop(); raven.stop();
+    if (!pgUrl) pgDown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+// --- command line ------------------------------------------------------------------------
+const f1 = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+const sp = (s, d = 1) => (Number.isFinite(s.med) ? `${f1(s.med, d)} (${f1(s.min, d)}–${f1(s.max, d)})` : '-');
+
+export function perVuMarkdown(rows) {
+  const lines = ['| target | VUs | load (1 min) | pack peak RSS MiB | plain, string body | plain, bytes body | pack MiB/VU | plain string MiB/VU | plain bytes MiB/VU | pack ÷ plain string | pack ÷ plain bytes |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const r of rows) {
+    const c = r.clients;
+    lines.push(`| ${r.target} | ${r.vus} | ${sp(r.load, 2)} | ${sp(c.pack.peak, 0)} | ${sp(c['plain-string'].peak, 0)} | ${sp(c['plain-bytes'].peak, 0)} | ${sp(c.pack.perVu)} | ${sp(c['plain-string'].perVu)} | ${sp(c['plain-bytes'].perVu)} | ${sp(r.ratioString, 2)} | ${sp(r.ratioBytes, 2)} |`);
+  }
+  return lines.join('\n');
+}
+
+export function estimateMarkdown(rows) {
+  const lines = ['| scenario | BATCH_SIZE | VUs | load (1 min) | estimate MiB | measured peak RSS MiB | estimate ÷ measured |', '|---|---:|---:|---:|---:|---:|---:|'];
+  for (const r of rows) {
+    const ratio = r.measured ? r.estimate / r.measured : NaN;
+    lines.push(`| ${r.label} | ${r.B} | ${r.V} | ${f1(r.load, 2)} | ${r.estimate ?? '-'} | ${r.failed ? `failed: ${r.failed.replace(/\|/g, '/')}` : r.measured === null ? `not run (above ${MAX_MB})` : f1(r.measured, 0)} | ${f1(ratio, 2)} |`);
+  }
+  return lines.join('\n');
+}
+
+export function profileMarkdown(p) {
+  const lines = [`| live heap per added VU, MiB (${p.vus} VUs vs 1; load ${f1(p.load, 2)} → ${f1(p.loadAfter, 2)}) | ${CLIENTS.join(' | ')} |`, `|---|${CLIENTS.map(() => '---:').join('|')}|`];
+  for (const [k, label] of HEAP_CLASSES) lines.push(`| ${label} | ${CLIENTS.map((c) => f1(p.clients[c].classes[k], 2)).join(' | ')} |`);
+  lines.push(`| **all** | ${CLIENTS.map((c) => `**${f1(p.clients[c].live, 2)}**`).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+// The sections of bench/RESULTS.md (bench/run.mjs), with the goals of issue 30.
+export function resultsSection({ perVu: rows, profile: prof, estimate: est }) {
+  const okText = (c) => (c ? 'met' : '**missed**');
+  const goal = [];
+  for (const target of ['arangodb', 'postgres']) {
+    for (const vus of [50, 200]) {
+      const r = rows.find((x) => x.target === target && x.vus === vus);
+      if (!r) continue;
+      goal.push(`${target} at ${vus} VUs: ${f1(r.ratioString.med, 2)}× the plain script with a string body (${okText(r.ratioString.med <= 1.2)}), ${f1(r.ratioBytes.med, 2)}× with a bytes body (${okText(r.ratioBytes.med <= 1.2)})`);
+    }
+  }
+  const at200 = rows.filter((x) => x.vus === 200).map((x) => `${x.target} ${f1(x.clients.pack.peak.med, 0)} MiB (${okText(x.clients.pack.peak.max <= 3072)})`);
+  const ran = est.filter((x) => x.measured);
+  const off = ran.filter((x) => Math.abs(x.estimate / x.measured - 1) > 0.3);
+  const worst = ran.reduce((w, x) => (Math.abs(x.estimate / x.measured - 1) > Math.abs(w.estimate / w.measured - 1) ? x : w), ran[0]);
+  return [`<!-- ${SECTION} -->`,
+    `Generated by \`make bench-memory\` (bench/memory.mjs, part of \`make bench\`) on ${started.toISOString()}; ${k6Version()}; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${loadavg().map((x) => x.toFixed(2)).join(' ')} after (1, 5, 15 min).`, '',
+    '## Memory per VU (E1, batches of 1000 e1 documents of ~1.2 KB, beside a plain k6 script posting the same body)', '',
+    `Peak RSS of the k6 process (\`/usr/bin/time\` %M, MiB) of the pack's E1 (2 load, 2 overwrite and 1 mixed batch per VU) and of a plain k6 script in which every VU posts one pre-built body, the bytes of one of the pack's load batches, 5 times: read with \`open()\` as a string (k6's ordinary idiom; bench/plain-http.js, bench/plain-pg.js) and as bytes (\`open(…, 'b')\`, sent without the string-to-bytes copy, as the pack sends its bodies). ArangoDB: the API test server; PostgreSQL: a private instance, the pack's upsert statement. Interleaved: every (VU count, client) once per repetition, ${REPS} repetitions; MiB per VU = (peak at V − peak of the same client at 1 VU in the same repetition) / (V − 1), ratios within a repetition; median (min–max). Load: the 1-minute load average before each run.`, '',
+    perVuMarkdown(rows), '',
+    `Goal: the pack's MiB per VU ≤ 1.2× plain k6's at 50 and 200 VUs: ${goal.join('; ')}.`,
+    `Goal: a 200-VU E1 run within 3 GiB (3072 MiB), highest repetition: ${at200.join('; ')}.`, '',
+    `## Where a VU's memory goes (k6's Go heap, live bytes after a forced GC, while the VUs run E1 on a slow API test server)`, '',
+    profileMarkdown(prof), '',
+    'Read with `bin/k6 run --profiling-enabled` and pprof (`/debug/pprof/heap?gc=1`) at 1 and at n VUs; each allocation is counted by the first class its stack matches (bench/memory.mjs HEAP_CLASSES). The peak RSS is about twice the live heap (Go collects when the heap has doubled since the last collection, GOGC=100).', '',
+    '## Memory estimate (MEMORY_BUDGET_MB, lib/memory.js) against the measured peak', '',
+    `Every scenario over BATCH_SIZE 1000–50000 and 1–200 VUs, one run per cell (n = 1; its load average beside it); the estimate is the one the run printed in its setup log, the measured peak its \`/usr/bin/time\` %M. Cells whose estimate is above BENCH_MEM_MAX_MB=${MAX_MB} are refused by the pack itself (MEMORY_BUDGET_MB) and not run.`, '',
+    estimateMarkdown(est), '',
+    `Goal: the estimate within ±30 % of every measured peak: ${off.length === 0 ? 'met' : `**missed** in ${off.length} of ${ran.length} cells`} (${ran.length} cells run; furthest: ${worst ? `${worst.label} BATCH_SIZE=${worst.B} VUs=${worst.V}, ${f1(worst.estimate / worst.measured, 2)}×` : '-'}).`,
+    `<!-- /${SECTION} -->`,
+  ];
+}
+
+const SECTION = 'bench-memory';
+const started = new Date();
+const loadBefore = loadavg();
+const k6Version = () => execFileSync(k6, ['version']).toString().split('\n')[0].trim();
+
+// The sections between `<!-- name -->` and `<!-- /name -->` of a RESULTS.md text, as lines.
+export function keepSections(text, names) {
+  const out = [];
+  for (const name of names) {
+    const start = text.indexOf(`<!-- ${name} -->`); const end = text.indexOf(`<!-- /${name} -->`);
+    if (start >= 0 && end > start) out.push('', text.slice(start, end + `<!-- /${name} -->`.length), '');
+  }
+  return out;
+}
+
+// RESULTS.md with this section replaced (or added before the bench-gate section, or at the end).
+export function withSection(old, text) {
+  const start = old.indexOf(`<!-- ${SECTION} -->`); const end = old.indexOf(`<!-- /${SECTION} -->`);
+  if (start >= 0 && end > start) return `${old.slice(0, start)}${text}${old.slice(end + `<!-- /${SECTION} -->`.length)}`;
+  const gate = old.indexOf('<!-- bench-gate -->');
+  if (gate >= 0) return `${old.slice(0, gate)}${text}\n\n${old.slice(gate)}`;
+  return `${old.trimEnd()}\n\n${text}\n`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const what = process.argv.slice(2);
+  if (what.length === 0) {
+    // each part logs its runs as they finish (stderr); the section is written once all are done
+    const prof = await profile();
+    const rows = await perVu();
+    const est = await estimate();
+    const text = resultsSection({ perVu: rows, profile: prof, estimate: est }).join('\n');
+    const file = path.join(root, 'bench', 'RESULTS.md');
+    writeFileSync(file, withSection(existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n', text));
+    process.stdout.write(`${text}\n`);
+  } else {
+    if (what.includes('profile')) console.log(`${profileMarkdown(await profile())}\n`);
+    if (what.includes('per-vu')) console.log(`${perVuMarkdown(await perVu())}\n`);
+    if (what.includes('estimate')) console.log(`${estimateMarkdown(await estimate())}\n`);
+  }
+}
