@@ -282,7 +282,8 @@ function section(targets, history) {
 const targets = [];
 for (const t of TARGETS.filter((x) => x === 'api' || x === 'pg')) targets.push(await target(t));
 const history = TARGETS.includes('history') ? historyDemo() : null;
-const text = section(targets, history);
+// Paths inside the repository are printed relative to it (the section is committed).
+const text = section(targets, history).replaceAll(`${root}/`, '');
 const file = path.join(root, 'bench', 'RESULTS.md');
 const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
 const start = old.indexOf('<!-- bench-gate -->'); const end = old.indexOf('<!-- /bench-gate -->');
