@@ -44,28 +44,36 @@ function close(out, { left, right, width, height, base, series }) {
 // One group of bars per entry of `groups` (a phase), one bar per series (a stat or a target).
 // Missing values (null) leave a gap and are labelled "-", never drawn as zero.
 export function groupedBars({ title, unit = '', groups, series, width = 640, height = 260 }) {
+  const all = series.flatMap((s) => s.values).filter((v) => typeof v === 'number' && Number.isFinite(v));
+  return groupedChart({ title, unit, groups, series, width, height, all, minColW: 4 }, ({ out, g, gi, s, si, x0, colW: barW, y, base }) => {
+    const v = s.values[gi];
+    const x = x0 + si * barW;
+    if (typeof v === 'number' && Number.isFinite(v)) {
+      out.push(`<rect x="${x.toFixed(1)}" y="${y(v).toFixed(1)}" width="${(barW - 1).toFixed(1)}" height="${(base - y(v)).toFixed(1)}" fill="${PALETTE[si % PALETTE.length]}"><title>${esc(`${g} · ${s.name}: ${short(v)}${unit ? ` ${unit}` : ''}`)}</title></rect>`);
+    }
+    out.push(`<text x="${(x + barW / 2).toFixed(1)}" y="${((typeof v === 'number' && Number.isFinite(v) ? y(v) : base) - 3).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">${short(v)}</text>`);
+  });
+}
+
+// The layout shared by the charts with one group per phase and one column per series: the value
+// axis from 0 to 1.1 × the largest value, the groups' labels, the legend. column() draws one
+// series' column of one group (x0: the group's first column, colW: a column's width).
+function groupedChart({ title, unit, groups, series, width, height, all, minColW }, column) {
   const top = 34; const bottom = 42; const left = 56; const right = 12;
   const plotW = width - left - right; const plotH = height - top - bottom;
-  const all = series.flatMap((s) => s.values).filter((v) => typeof v === 'number' && Number.isFinite(v));
   const max = all.length ? Math.max(...all) : 1;
   const scaleMax = max > 0 ? max * 1.1 : 1;
   const groupW = plotW / Math.max(1, groups.length);
-  const barW = Math.max(4, (groupW * 0.8) / Math.max(1, series.length));
+  const colW = Math.max(minColW, (groupW * 0.8) / Math.max(1, series.length));
   const y = (v) => top + plotH - (v / scaleMax) * plotH;
+  const base = top + plotH;
   const out = frame({ width, fullH: height + 18 * Math.ceil(series.length / 3), title, unit, left, right, y, scaleMax });
   groups.forEach((g, gi) => {
     const x0 = left + gi * groupW + groupW * 0.1;
-    series.forEach((s, si) => {
-      const v = s.values[gi];
-      const x = x0 + si * barW;
-      if (typeof v === 'number' && Number.isFinite(v)) {
-        out.push(`<rect x="${x.toFixed(1)}" y="${y(v).toFixed(1)}" width="${(barW - 1).toFixed(1)}" height="${(top + plotH - y(v)).toFixed(1)}" fill="${PALETTE[si % PALETTE.length]}"><title>${esc(`${g} · ${s.name}: ${short(v)}${unit ? ` ${unit}` : ''}`)}</title></rect>`);
-      }
-      out.push(`<text x="${(x + barW / 2).toFixed(1)}" y="${((typeof v === 'number' && Number.isFinite(v) ? y(v) : top + plotH) - 3).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">${short(v)}</text>`);
-    });
+    series.forEach((s, si) => column({ out, g, gi, s, si, x0, colW, y, base }));
     out.push(`<text x="${(left + gi * groupW + groupW / 2).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" font-weight="bold">${esc(g)}</text>`);
   });
-  return close(out, { left, right, width, height, base: top + plotH, series });
+  return close(out, { left, right, width, height, base, series });
 }
 
 // lineChart({ title, xLabel, yLabel, series: [{ name, points: [[x, y], …], dashed, color }],
@@ -128,37 +136,24 @@ export function lineChart({ title, xLabel = '', yLabel = '', series, hLines = []
 // as a dot, min–max as a thin line, the median as a wide tick, and the confidence interval of
 // the median (when there is one) as a shaded box. Missing values are left out, never drawn at 0.
 export function spreadChart({ title, unit = '', groups, series, width = 640, height = 260 }) {
-  const top = 34; const bottom = 42; const left = 56; const right = 12;
-  const plotW = width - left - right; const plotH = height - top - bottom;
   const ok = (v) => typeof v === 'number' && Number.isFinite(v);
   const all = series.flatMap((s) => s.runs.flat()).filter(ok);
-  const max = all.length ? Math.max(...all) : 1;
-  const scaleMax = max > 0 ? max * 1.1 : 1;
-  const groupW = plotW / Math.max(1, groups.length);
-  const colW = Math.max(8, (groupW * 0.8) / Math.max(1, series.length));
-  const y = (v) => top + plotH - (v / scaleMax) * plotH;
-  const out = frame({ width, fullH: height + 18 * Math.ceil(series.length / 3), title, unit, left, right, y, scaleMax });
-  groups.forEach((g, gi) => {
-    const x0 = left + gi * groupW + groupW * 0.1;
-    series.forEach((s, si) => {
-      const vals = (s.runs[gi] || []).filter(ok).sort((a, b) => a - b);
-      const cx = x0 + si * colW + colW / 2;
-      const color = PALETTE[si % PALETTE.length];
-      if (!vals.length) {
-        out.push(`<text x="${cx.toFixed(1)}" y="${(top + plotH - 3).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">-</text>`);
-        return;
-      }
-      const med = vals.length % 2 ? vals[vals.length >> 1] : (vals[vals.length / 2 - 1] + vals[vals.length / 2]) / 2;
-      const ci = s.ci && s.ci[gi];
-      const label = `${g} · ${s.name}: median ${short(med)}${unit ? ` ${unit}` : ''}, min–max ${short(vals[0])}–${short(vals[vals.length - 1])}, n=${vals.length}${ci ? `, CI ${short(ci.lo)}–${short(ci.hi)}` : ''}`;
-      out.push(`<g class="spread"><title>${esc(label)}</title>`);
-      if (ci && ok(ci.lo) && ok(ci.hi)) out.push(`<rect class="ci" x="${(cx - colW * 0.35).toFixed(1)}" y="${y(ci.hi).toFixed(1)}" width="${(colW * 0.7).toFixed(1)}" height="${Math.max(1, y(ci.lo) - y(ci.hi)).toFixed(1)}" fill="${color}" fill-opacity="0.18"/>`);
-      out.push(`<line class="range" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${y(vals[vals.length - 1]).toFixed(1)}" y2="${y(vals[0]).toFixed(1)}" stroke="${color}" stroke-width="1"/>`);
-      out.push(`<line class="median" x1="${(cx - colW * 0.4).toFixed(1)}" x2="${(cx + colW * 0.4).toFixed(1)}" y1="${y(med).toFixed(1)}" y2="${y(med).toFixed(1)}" stroke="${color}" stroke-width="3"/>`);
-      for (const v of vals) out.push(`<circle class="run" cx="${cx.toFixed(1)}" cy="${y(v).toFixed(1)}" r="2.5" fill="${color}" fill-opacity="0.7"/>`);
-      out.push(`<text x="${cx.toFixed(1)}" y="${(y(vals[vals.length - 1]) - 4).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">${short(med)}</text></g>`);
-    });
-    out.push(`<text x="${(left + gi * groupW + groupW / 2).toFixed(1)}" y="${top + plotH + 16}" text-anchor="middle" font-weight="bold">${esc(g)}</text>`);
+  return groupedChart({ title, unit, groups, series, width, height, all, minColW: 8 }, ({ out, g, gi, s, si, x0, colW, y, base }) => {
+    const vals = (s.runs[gi] || []).filter(ok).sort((a, b) => a - b);
+    const cx = x0 + si * colW + colW / 2;
+    const color = PALETTE[si % PALETTE.length];
+    if (!vals.length) {
+      out.push(`<text x="${cx.toFixed(1)}" y="${(base - 3).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">-</text>`);
+      return;
+    }
+    const med = vals.length % 2 ? vals[vals.length >> 1] : (vals[vals.length / 2 - 1] + vals[vals.length / 2]) / 2;
+    const ci = s.ci && s.ci[gi];
+    const label = `${g} · ${s.name}: median ${short(med)}${unit ? ` ${unit}` : ''}, min–max ${short(vals[0])}–${short(vals[vals.length - 1])}, n=${vals.length}${ci ? `, CI ${short(ci.lo)}–${short(ci.hi)}` : ''}`;
+    out.push(`<g class="spread"><title>${esc(label)}</title>`);
+    if (ci && ok(ci.lo) && ok(ci.hi)) out.push(`<rect class="ci" x="${(cx - colW * 0.35).toFixed(1)}" y="${y(ci.hi).toFixed(1)}" width="${(colW * 0.7).toFixed(1)}" height="${Math.max(1, y(ci.lo) - y(ci.hi)).toFixed(1)}" fill="${color}" fill-opacity="0.18"/>`);
+    out.push(`<line class="range" x1="${cx.toFixed(1)}" x2="${cx.toFixed(1)}" y1="${y(vals[vals.length - 1]).toFixed(1)}" y2="${y(vals[0]).toFixed(1)}" stroke="${color}" stroke-width="1"/>`);
+    out.push(`<line class="median" x1="${(cx - colW * 0.4).toFixed(1)}" x2="${(cx + colW * 0.4).toFixed(1)}" y1="${y(med).toFixed(1)}" y2="${y(med).toFixed(1)}" stroke="${color}" stroke-width="3"/>`);
+    for (const v of vals) out.push(`<circle class="run" cx="${cx.toFixed(1)}" cy="${y(v).toFixed(1)}" r="2.5" fill="${color}" fill-opacity="0.7"/>`);
+    out.push(`<text x="${cx.toFixed(1)}" y="${(y(vals[vals.length - 1]) - 4).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">${short(med)}</text></g>`);
   });
-  return close(out, { left, right, width, height, base: top + plotH, series });
 }
