@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { createDocs } from '../lib/docs.js';
 import { keyRange } from '../lib/keys.js';
 import { PgServer } from '../scripts/pg-private.mjs';
+import { spread } from './lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -67,8 +68,6 @@ async function peak(args, extraEnv, { okCodes = [0] } = {}) {
   return { mb: Number(m[3]) / 1024, cpu: Number(m[1]) + Number(m[2]), load, out: r.out, err: r.err };
 }
 
-const median = (xs) => { const s = xs.filter(Number.isFinite).sort((a, b) => a - b); const m = s.length >> 1; return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
-export const spread = (xs) => { const v = xs.filter(Number.isFinite); return v.length ? { med: median(v), min: Math.min(...v), max: Math.max(...v), n: v.length } : { med: NaN, min: NaN, max: NaN, n: 0 }; };
 
 // An API test server (no limit on what it stores: every run drops what it wrote).
 async function testServer(name, extra = []) {

@@ -9,38 +9,26 @@
 // Measured: overwrite docs/s vs. the floor's (goal ≥ 0.8, per repetition); the CPU of k6 and of
 // mongod sampled from /proc every 100 ms and cut at the phases' first batch start and last
 // batch end (writepath_phase_clock): k6's share in the mixed (E2 upsert) phase (goal ≤ 20 %).
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MongoServer } from '../scripts/mongo-private.mjs';
+import { spread, HZ, statOf, at } from './lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const k6 = path.join(root, 'bin', 'k6');
-const HZ = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 const log = (s) => process.stderr.write(`${s}\n`);
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
-export const spread = (xs) => { const v = xs.filter((x) => Number.isFinite(x)); return v.length ? { med: median(v), min: Math.min(...v), max: Math.max(...v) } : { med: NaN, min: NaN, max: NaN }; };
 const fmt = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? '-' : Number(x).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
 const ms = (sp, d = 0, scale = 1) => (Number.isFinite(sp.med) ? `${fmt(sp.med * scale, d)} (${fmt(sp.min * scale, d)}–${fmt(sp.max * scale, d)})` : '-');
 
 // utime + stime of a process and its threads (and its reaped children), in seconds.
 function cpuOf(pid) {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / HZ;
-  } catch { return null; }
-}
-function at(samples, t, field) {
-  let i = samples.findIndex((s) => s.t >= t);
-  if (i < 0) i = samples.length - 1;
-  if (i === 0) return samples[0][field];
-  const a = samples[i - 1]; const b = samples[i];
-  return b.t === a.t ? b[field] : a[field] + (b[field] - a[field]) * Math.min(1, Math.max(0, (t - a.t) / (b.t - a.t)));
+  const st = statOf(pid);
+  return st ? (st.own + st.children) / HZ : null;
 }
 
 // Runs k6 with `args`; samples k6's and mongod's CPU every 100 ms. Returns { code, out, err, samples }.

@@ -16,6 +16,7 @@ import path from 'node:path';
 
 import { PgServer } from '../scripts/pg-private.mjs';
 import { keepSections } from './memory.mjs';
+import { median, spread, HZ, statOf, at } from './lib.mjs';
 import { mongoBench, mongoSection } from './mongo.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -29,8 +30,6 @@ const MEM = [Number(env.BENCH_MEM_SMALL || 200000), Number(env.BENCH_MEM_LARGE |
 const k6 = path.join(root, 'bin', 'k6');
 const k6env = { ...env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false' };
 
-const spread = (xs) => { const v = xs.filter((x) => Number.isFinite(x)); return v.length ? { med: median(v), min: Math.min(...v), max: Math.max(...v) } : { med: NaN, min: NaN, max: NaN }; };
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const fmt = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? '-' : Number(x).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
 const log = (s) => process.stderr.write(`${s}\n`);
 // "median (min–max)" of a spread, with d decimals; scale multiplies (100 for percent).
@@ -58,14 +57,6 @@ async function timedK6(args, extraEnv, sample = null) {
 
 // CPU seconds of the PostgreSQL server: the postmaster (with its reaped children) plus its
 // live children, from /proc/<pid>/stat (utime, stime, cutime, cstime in clock ticks).
-const HZ = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-function statOf(pid) {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
-  } catch { return null; }
-}
 // CPU seconds of k6 itself while it runs: the child of /usr/bin/time (pid `time`).
 function k6Cpu(time) {
   try {
@@ -73,14 +64,6 @@ function k6Cpu(time) {
     const st = kids.length ? statOf(kids[0]) : null;
     return st ? st.own / HZ : null;
   } catch { return null; }
-}
-// Linear interpolation of samples [{t, k6, server}] at epoch ms t.
-function at(samples, t, field) {
-  let i = samples.findIndex((s) => s.t >= t);
-  if (i < 0) i = samples.length - 1;
-  if (i === 0) return samples[0][field];
-  const a = samples[i - 1]; const b = samples[i];
-  return b.t === a.t ? b[field] : a[field] + (b[field] - a[field]) * Math.min(1, Math.max(0, (t - a.t) / (b.t - a.t)));
 }
 function serverCpu(postmaster) {
   const pm = statOf(postmaster);

@@ -5,11 +5,11 @@ bench-sink: bin/bench-sink
 bin/bench-sink: bench/sink/main.go bench/sink/go.mod
 	cd bench/sink && $(GO_BUILD) -o ../../bin/bench-sink .
 ## load-generator efficiency benchmarks (~10 min) and memory per VU (~40 min); writes bench/RESULTS.md
-bench: bin/k6 bin/bench-sink testservers
+bench: bin/k6 bin/bench-sink testservers node-deps
 	node bench/run.mjs
 	node bench/memory.mjs
 ## memory per VU beside plain k6, where it goes, the estimate against measured peaks (bench/memory.mjs; writes its section of bench/RESULTS.md)
-bench-memory: bin/k6 testservers
+bench-memory: bin/k6 testservers node-deps
 	node bench/memory.mjs
 ## the verdicts' own proof (~1-2 h): the gate's false-alarm and detection rates, calibrated thresholds, Otava's change points; writes its section of bench/RESULTS.md
 bench-gate: bin/k6 testservers node-deps otava-deps
