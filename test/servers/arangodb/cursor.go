@@ -150,11 +150,7 @@ func (s *server) handleCursor(w http.ResponseWriter, r *http.Request, db *databa
 		writeError(w, 400, 1553, "bind parameter '@coll' has an invalid value or type")
 		return
 	}
-	if drop, burst := s.faults.writeFault(); drop {
-		dropConnection(w, r)
-		return
-	} else if burst {
-		writeError(w, 503, 503, "service unavailable")
+	if s.answerWriteFault(w, r) {
 		return
 	}
 	c := db.getCol(colName)

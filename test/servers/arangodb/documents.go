@@ -303,11 +303,7 @@ func (s *server) handleDocument(w http.ResponseWriter, r *http.Request, db *data
 	isWrite := (r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch ||
 		r.Method == http.MethodDelete) && !onlyget
 	if isWrite {
-		if drop, burst := s.faults.writeFault(); drop {
-			dropConnection(w, r)
-			return
-		} else if burst {
-			writeError(w, 503, 503, "service unavailable")
+		if s.answerWriteFault(w, r) {
 			return
 		}
 	}

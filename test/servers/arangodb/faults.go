@@ -118,6 +118,18 @@ func (f *faults) writeFault() (drop, burst bool) {
 	return false, false
 }
 
+// answerWriteFault applies writeFault to one write request: it drops the connection or answers
+// 503 (as documented beside writeFault) and returns true when it did, so the handler stops.
+func (s *server) answerWriteFault(w http.ResponseWriter, r *http.Request) bool {
+	drop, burst := s.faults.writeFault()
+	if drop {
+		dropConnection(w, r)
+	} else if burst {
+		writeError(w, 503, 503, "service unavailable")
+	}
+	return drop || burst
+}
+
 // elementFailures returns, for an array write of n elements, which indexes
 // fail (nil if none) and the errorNum to report.
 func (f *faults) elementFailures(n int) ([]bool, int) {
