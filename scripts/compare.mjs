@@ -314,7 +314,7 @@ export function buildGate(sides, o) {
   // A run that failed its thresholds or verification fails the gate too: a run never hides a failed write.
   const failedRuns = sides.flatMap((s) => s.runs.filter((r) => !r.summary.passed).map((r) => `${s.letter}:${r.summary.run_id}`));
   const exit = failedRuns.length ? 99 : dec.exit;
-  lines.push(`gate: ${dec.k} figures (${o.metrics.map((m) => `${m.phase ? `${m.phase}:` : ''}${m.figure}`).join(', ')}); ${dec.design === 'paired' ? 'paired runs (each candidate run against the baseline run made beside it), one-sided exact signed-rank test' : 'one-sided exact Mann–Whitney test of the candidate runs against the baseline runs'}; false alarms held at α = ${o.alpha} over all ${dec.k} figures together (permutation adjustment); "detects": the regression found with 90 % probability at the measured spread`);
+  lines.push(`gate: ${dec.k} figures (${o.metrics.map((m) => `${m.phase ? `${m.phase}:` : ''}${m.figure}`).join(', ')}); ${dec.design === 'paired' ? 'paired runs (each candidate run against the baseline run made beside it), one-sided exact signed-rank test' : 'one-sided exact Mann–Whitney test of the candidate runs against the baseline runs'}; false alarms held at α = ${o.alpha} over all ${dec.k} figures together (permutation adjustment, which at these figures' measured co-movement tests each at ${dec.level > 0 ? dec.level.toFixed(4) : 'a level no difference reaches'}); "detects": the regression found with 90 % probability at the measured spread and that level`);
   lines.push('');
   lines.push(...gateTable(dec));
   lines.push('');
@@ -325,19 +325,22 @@ export function buildGate(sides, o) {
 }
 
 // Before any run: could the gate reach significance at all with these N, and (a stored
-// baseline) see its tolerance at the baseline's spread? Throws the one-line refusal.
-export function precheckGate(o, baseRuns, nCand, k) {
+// baseline) could it see its tolerance at the baseline's spread even if its figures moved as
+// one (the most the permutation adjustment allows: each figure at α; after the runs the gate
+// judges at the level their measured co-movement leaves)? Throws the one-line refusal.
+// Only runs still to be made are spared by it; folders on both sides are judged as they are.
+export function precheckGate(o, baseRuns, nCand) {
   const nb = o.paired ? o.repeat : baseRuns ? baseRuns.length : o.repeat;
-  if (!gateReachable({ nb, nc: nCand, k, alpha: o.alpha, paired: o.paired })) {
-    refuse(`--repeat ${o.repeat} is not allowed for this gate: ${o.paired ? `${nb} pairs` : `${nb} baseline and ${nCand} candidate runs`} cannot reach significance at α = ${o.alpha} over ${k} figures (the smallest p-value is ${o.paired ? `2^-${nb}` : `1/C(${nb + nCand},${nCand})`}); raise --repeat or gate fewer figures (--metrics)`);
+  if (!gateReachable({ nb, nc: nCand, alpha: o.alpha, paired: o.paired })) {
+    refuse(`--repeat ${o.repeat} is not allowed for this gate: ${o.paired ? `${nb} pairs` : `${nb} baseline and ${nCand} candidate runs`} cannot reach significance at α = ${o.alpha} (the smallest p-value is ${o.paired ? `2^-${nb}` : `1/C(${nb + nCand},${nCand})`}); raise --repeat`);
   }
-  if (!baseRuns || o.paired) return;
+  if (!baseRuns || o.paired || o.candidateFolders) return;
   const figs = sideFigures(baseRuns.map((r) => r.summary));
   const blind = [];
   for (const g of gatedFigures(figs, o.metrics)) {
     const v = g.values.filter((x) => x > 0).map(Math.log);
     const sd = pooledSd([v]);
-    const det = detectableRegression({ better: g.better, sd, nb: v.length, nc: nCand, k, alpha: o.alpha, paired: false });
+    const det = detectableRegression({ better: g.better, sd, nb: v.length, nc: nCand, level: o.alpha, paired: false });
     const tol = o.tolerance.byFigure[g.figure] ?? o.tolerance.default;
     if (det === null || det > tol) blind.push(`${g.phase} ${g.label} detects ${det === null ? 'nothing (fewer than 2 baseline runs)' : det === Infinity ? 'nothing' : `≥ ${(det * 100).toFixed(0)} %`} but is allowed ${(tol * 100).toFixed(0)} %`);
   }
@@ -364,7 +367,8 @@ export async function main(argv) {
     const base = sides[0].scenario ? null : sides[0].runs;
     // The number of gated figures is known once one run of each side exists; a stored baseline
     // tells it now (a scenario baseline: checked after the first round).
-    if (base) precheckGate(o, base, sides[1].scenario ? o.repeat : sides[1].runs.length, gatedFigures(sideFigures(base.map((r) => r.summary)), o.metrics).length);
+    o.candidateFolders = !sides[1].scenario;
+    if (base) precheckGate(o, base, sides[1].scenario ? o.repeat : sides[1].runs.length);
   }
   let arango = null;
   let raven = null;
@@ -408,7 +412,7 @@ export async function main(argv) {
       // A scenario baseline: the gate's feasibility once the first round says how many figures.
       if (o.gate && !o.checked && sides.every((x) => x.runs.length >= 1)) {
         o.checked = true;
-        precheckGate(o, sides[0].scenario ? null : sides[0].runs, o.repeat, gatedFigures(sideFigures([sides[0].runs[0].summary]), o.metrics).length);
+        precheckGate(o, sides[0].scenario ? null : sides[0].runs, o.repeat);
       }
     }
   } finally {

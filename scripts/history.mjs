@@ -2,7 +2,7 @@
 // (docs/results.md "History and change points").
 //   scripts/history append <result folder>… [--file F]   add runs (scripts/run does it after every run)
 //   scripts/history list [--file F]                       the series and their runs
-//   scripts/history analyze [--file F] [--series TEXT] [--p-value 0.001] [--magnitude 0]
+//   scripts/history analyze [--file F] [--series TEXT] [--p-value 0.001] [--magnitude 0.1]
 //                                                         Apache Otava over every series: change points
 // The history is a CSV file (default <RESULTS_DIR>/history.csv; knob HISTORY), one row per run
 // and phase: time, run, series, docs/s, p50 and p99 of the batch time, and what else describes
@@ -122,11 +122,15 @@ export function seriesOf(rows) {
 }
 
 export const OTAVA = path.join(root, '.run', 'otava', 'bin', 'otava');
+// A change point must also move its figure by at least this share (Otava's magnitude): runs on
+// a shared machine drift by several per cent, and E-divisive's p-value takes runs as independent
+// (docs/results.md "History and change points").
+export const DEFAULT_MAGNITUDE = 0.1;
 
 // Apache Otava over every series of at least `minRuns` runs: -> [{ series, rows, changes:
 // [{ run_id, time, index, metric, label, forward_change_percent, magnitude, pvalue, mean_before,
 // mean_after, before, after }] }]. work: a folder for Otava's input (one CSV per series, otava.yaml).
-export function analyze(rows, { work, pValue = 0.001, magnitude = 0, minRuns = 6, otava = OTAVA } = {}) {
+export function analyze(rows, { work, pValue = 0.001, magnitude = DEFAULT_MAGNITUDE, minRuns = 6, otava = OTAVA } = {}) {
   if (!existsSync(otava)) refuse(`Apache Otava is not installed at ${path.relative(root, otava)}: make otava-deps`);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
@@ -198,7 +202,7 @@ export function analysisText(result, { file, pValue, magnitude, minRuns }) {
 
 function main(argv) {
   const [cmd, ...rest] = argv;
-  const o = { file: null, series: null, pValue: 0.001, magnitude: 0, minRuns: 6, dirs: [] };
+  const o = { file: null, series: null, pValue: 0.001, magnitude: DEFAULT_MAGNITUDE, minRuns: 6, dirs: [] };
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
     const next = () => { if (i + 1 >= rest.length) refuse(`${a} needs a value`); return rest[++i]; };
@@ -235,7 +239,7 @@ function main(argv) {
     process.stdout.write(`${text}\nOtava's input and this analysis as JSON: ${work}/\n`);
     return 0;
   }
-  refuse('usage: scripts/history append <result folder>… | list | analyze [--series TEXT] [--p-value 0.001] [--magnitude 0] [--min-runs 6] [--file results/history.csv]');
+  refuse('usage: scripts/history append <result folder>… | list | analyze [--series TEXT] [--p-value 0.001] [--magnitude 0.1] [--min-runs 6] [--file results/history.csv]');
   return 2;
 }
 

@@ -334,48 +334,95 @@ export function pairsNeeded(level) {
 // -> [{ stat, p, p_adjusted }] per figure; exact enumeration up to `maxPerms`, else a seeded
 // random sample of permutations (p = (1 + hits)/(1 + draws)).
 export function maxTAdjust(rows, { paired, maxPerms = 200000, draws = 20000, seed = 26 }) {
-  const figs = rows.map((row) => {
-    if (paired) {
-      const v = row.map((x) => (typeof x === 'number' && Number.isFinite(x) ? x : 0));
-      const r = midranks(v.map(Math.abs));
-      return { n: v.length, weight: v.map((x, i) => (x === 0 ? 0 : r[i])), sign: v.map((x) => (x > 0 ? 1 : x < 0 ? -1 : 0)) };
-    }
-    const all = [...row.base, ...row.cand];
-    return { nb: row.base.length, nc: row.cand.length, ranks: midranks(all) };
-  });
-  const stat = (f, perm) => {
-    if (paired) { let w = 0; for (let k = 0; k < f.n; k++) if (f.sign[k] * (perm[k] ? -1 : 1) > 0) w += f.weight[k]; return w; }
-    let rs = 0; for (const i of perm) rs += f.ranks[i];
-    return rs - (f.nc * (f.nc + 1)) / 2; // U of the candidate (pairs where it is worse)
-  };
-  const n = paired ? figs[0].n : figs[0].nb + figs[0].nc;
-  const nc = paired ? 0 : figs[0].nc;
-  const observedPerm = paired ? new Array(n).fill(false) : Array.from({ length: nc }, (_, i) => figs[0].nb + i);
-  const observed = figs.map((f) => stat(f, observedPerm));
+  const figs = rankedFigures(rows, paired);
+  const observed = figs.map((f) => f.stat(f.observedPerm));
   const hitsMax = new Array(figs.length).fill(0); const hitsOwn = new Array(figs.length).fill(0);
   let total = 0;
-  const visit = (perm) => {
+  const exact = enumeratePerms(figs[0], { maxPerms, draws, seed }, (perm) => {
     total++;
     let mx = -Infinity;
-    const s = figs.map((f) => stat(f, perm));
+    const s = figs.map((f) => f.stat(perm));
     for (const x of s) if (x > mx) mx = x;
     s.forEach((x, j) => { if (mx >= observed[j] - 1e-9) hitsMax[j]++; if (x >= observed[j] - 1e-9) hitsOwn[j]++; });
-  };
-  const count = paired ? 2 ** n : binom(n, nc);
-  let exact = true;
-  if (count <= maxPerms) {
-    if (paired) for (let mask = 0; mask < count; mask++) visit(Array.from({ length: n }, (_, k) => Boolean(mask & (1 << k))));
-    else combinations(n, nc, visit);
-  } else {
-    exact = false;
-    const rnd = uniform(seed);
-    visit(observedPerm);
-    for (let t = 0; t < draws; t++) {
-      if (paired) visit(Array.from({ length: n }, () => rnd() < 0.5));
-      else { const idx = Array.from({ length: n }, (_, i) => i); for (let i = n - 1; i > 0; i--) { const j = Math.floor(rnd() * (i + 1)); [idx[i], idx[j]] = [idx[j], idx[i]]; } visit(idx.slice(0, nc)); }
-    }
-  }
+  });
   return observed.map((s, j) => ({ stat: s, p: hitsOwn[j] / total, p_adjusted: hitsMax[j] / total, exact }));
+}
+
+// The per-figure level that maxTAdjust leaves at the figures' own correlation: it flags a
+// figure when that figure's statistic reaches c, the smallest value that the largest statistic
+// over all figures reaches in fewer than α of the permutations of the centred data (each side's
+// mean, or the pairs' mean difference, taken out: data with no regression and the measured
+// co-movement). The level returned is the share of permutations in which one figure without ties
+// reaches c: α for figures that move as one, about α/k for k unrelated ones (Bonferroni). The
+// smallest regression the gate can detect is then the one-figure test's at this level — an
+// approximation (a shifted figure's ranks move its permutation distribution a little), but
+// neither the Bonferroni bound's pessimism for figures that move together nor a single test's
+// optimism for figures that do not. rows: as maxTAdjust. -> level (0 when nothing can reach α).
+export function maxTLevel(rows, { paired, alpha, maxPerms = 200000, draws = 20000, seed = 26 }) {
+  const mean = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
+  const centred = rows.map((row) => (paired ? row.map((x) => x - mean(row)) : { base: row.base.map((x) => x - mean(row.base)), cand: row.cand.map((x) => x - mean(row.cand)) }));
+  // Ties among centred values (equal spreads) are broken by position: the statistic's
+  // permutation distribution is then the tie-free one of the reference figure below.
+  const figs = rankedFigures(centred, paired, true);
+  // The one-figure reference: distinct values, all in the direction of a regression.
+  const n = paired ? figs[0].n : figs[0].nb + figs[0].nc;
+  const ideal = rankedFigures([paired ? Array.from({ length: n }, (_, i) => i + 1) : { base: Array.from({ length: figs[0].nb }, (_, i) => i), cand: Array.from({ length: figs[0].nc }, (_, i) => figs[0].nb + i) }], paired)[0];
+  const maxes = []; const single = [];
+  enumeratePerms(figs[0], { maxPerms, draws, seed }, (perm) => {
+    let mx = -Infinity;
+    for (const f of figs) { const x = f.stat(perm); if (x > mx) mx = x; }
+    maxes.push(mx); single.push(ideal.stat(perm));
+  });
+  const share = (xs, c) => xs.filter((x) => x >= c - 1e-9).length / xs.length;
+  const candidates = [...new Set(maxes)].sort((a, b) => a - b);
+  const c = candidates.find((v) => share(maxes, v) < alpha);
+  return c === undefined ? 0 : share(single, c);
+}
+
+// Per figure its ranks and its statistic under a permutation (see maxTAdjust): paired, the
+// signed-rank sum of the pairs not flipped; unpaired, the candidate's Mann–Whitney U.
+function rankedFigures(rows, paired, ordinal = false) {
+  const rank = ordinal ? ordinalRanks : midranks;
+  return rows.map((row) => {
+    if (paired) {
+      const v = row.map((x) => (typeof x === 'number' && Number.isFinite(x) ? x : 0));
+      const r = rank(v.map(Math.abs));
+      const weight = v.map((x, i) => (x === 0 ? 0 : r[i])); const sign = v.map((x) => (x > 0 ? 1 : x < 0 ? -1 : 0));
+      return { n: v.length, paired, observedPerm: new Array(v.length).fill(false),
+        stat: (perm) => { let w = 0; for (let k = 0; k < v.length; k++) if (sign[k] * (perm[k] ? -1 : 1) > 0) w += weight[k]; return w; } };
+    }
+    const nb = row.base.length; const nc = row.cand.length;
+    const ranks = rank([...row.base, ...row.cand]);
+    return { nb, nc, paired, observedPerm: Array.from({ length: nc }, (_, i) => nb + i),
+      stat: (perm) => { let rs = 0; for (const i of perm) rs += ranks[i]; return rs - (nc * (nc + 1)) / 2; } };
+  });
+}
+
+// Ranks 1..n, equal values in the order given.
+function ordinalRanks(values) {
+  const r = new Array(values.length);
+  values.map((v, i) => [v, i]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).forEach(([, i], k) => { r[i] = k + 1; });
+  return r;
+}
+
+// Every permutation (paired: sign pattern; unpaired: choice of the candidate's places) when
+// there are at most maxPerms, else the observed one and `draws` seeded random ones; visit(perm)
+// for each. -> true when exact.
+function enumeratePerms(f, { maxPerms, draws, seed }, visit) {
+  const n = f.paired ? f.n : f.nb + f.nc;
+  const count = f.paired ? 2 ** n : binom(n, f.nc);
+  if (count <= maxPerms) {
+    if (f.paired) for (let mask = 0; mask < count; mask++) visit(Array.from({ length: n }, (_, k) => Boolean(mask & (1 << k))));
+    else combinations(n, f.nc, visit);
+    return true;
+  }
+  const rnd = uniform(seed);
+  visit(f.observedPerm);
+  for (let t = 0; t < draws; t++) {
+    if (f.paired) visit(Array.from({ length: n }, () => rnd() < 0.5));
+    else { const idx = Array.from({ length: n }, (_, i) => i); for (let i = n - 1; i > 0; i--) { const j = Math.floor(rnd() * (i + 1)); [idx[i], idx[j]] = [idx[j], idx[i]]; } visit(idx.slice(0, f.nc)); }
+  }
+  return false;
 }
 
 function binom(n, k) { let c = 1; for (let i = 1; i <= k; i++) c = (c * (n - k + i)) / i; return Math.round(c); }

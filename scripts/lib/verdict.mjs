@@ -6,7 +6,7 @@
 // at all). Pure functions of summary.json contents; Node only (scripts/lib/stats.mjs).
 import { fmt } from '../../lib/format.js';
 import { runFigures } from './repeat.mjs';
-import { detectableEffect, mannWhitney, maxTAdjust, pooledSd, sampleSd, shiftCI, smallestP, summarize, walshCI } from './stats.mjs';
+import { detectableEffect, mannWhitney, maxTAdjust, maxTLevel, pooledSd, sampleSd, shiftCI, smallestP, summarize, walshCI } from './stats.mjs';
 
 export const ALPHA = 0.05;
 const CONF = 0.95;
@@ -131,19 +131,23 @@ export function gatedFigures(baseFigs, metrics) {
 // p99 25 % higher -> 0.25; from an oriented log shift (larger = worse).
 const regressionOf = (better, shift) => (better === 'higher' ? 1 - Math.exp(-shift) : Math.exp(shift) - 1);
 
-// The smallest regression a design finds with probability POWER at the per-figure level
-// alpha/k (the Bonferroni bound of the permutation adjustment: a figure whose own p-value is
-// below alpha/k is flagged whatever the other figures do), for log spread `sd` (unpaired: of
-// one run; paired: of the difference of a pair).
-export function detectableRegression({ better, sd, nb, nc, k, alpha = ALPHA, paired }) {
+// The smallest regression a design finds with probability POWER when its figure is tested at
+// `level` (the gate: the per-figure level the permutation adjustment leaves, maxTLevel), for log
+// spread `sd` (unpaired: of one run; paired: of the difference of a pair). A level a hair above
+// the attainable p-value it was computed from, so that p ≤ level counts.
+export function detectableRegression({ better, sd, nb, nc, level, paired }) {
   if (sd === null || sd === undefined) return null;
-  const effect = paired ? detectableEffect({ n: nb, level: alpha / k, target: POWER, paired: true }) : detectableEffect({ m: nb, n: nc, level: alpha / k, target: POWER });
+  if (!(level > 0)) return Infinity;
+  const lv = level * (1 + 1e-9);
+  const effect = paired ? detectableEffect({ n: nb, level: lv, target: POWER, paired: true }) : detectableEffect({ m: nb, n: nc, level: lv, target: POWER });
   return Number.isFinite(effect) ? regressionOf(better, effect * sd) : Infinity;
 }
 
-// Can N runs per side reach significance at all (before any spread is known)?
-export function gateReachable({ nb, nc, k, alpha = ALPHA, paired }) {
-  return paired ? 2 ** -nb <= alpha / k : smallestP(nb, nc) <= alpha / k;
+// Can N runs per side reach significance at all (before any spread is known)? The adjusted
+// p-value's smallest value is the single test's (every gated figure as far apart as it can be),
+// whatever the number of figures.
+export function gateReachable({ nb, nc, alpha = ALPHA, paired }) {
+  return paired ? 2 ** -nb < alpha : smallestP(nb, nc) < alpha;
 }
 
 // The gate's decision. base, cand: [summary] (paired: base[i] and cand[i] ran side by side).
@@ -165,7 +169,10 @@ export function gateDecision({ base, cand, metrics, tolerance, alpha = ALPHA, pa
     ? { g, d: b.map((x, i) => (keepB[i] && keepC[i] ? c[i] - x : null)).filter(ok) }
     : { g, b: b.filter((_, i) => keepB[i]), c: c.filter((_, i) => keepC[i]) }));
   const usable = rowsData.filter((r) => (paired ? r.d.length >= 1 : r.b.length >= 1 && r.c.length >= 1));
-  const adj = usable.length ? maxTAdjust(usable.map((r) => (paired ? r.d : { base: r.b, cand: r.c })), { paired }) : [];
+  const permRows = usable.map((r) => (paired ? r.d : { base: r.b, cand: r.c }));
+  const adj = usable.length ? maxTAdjust(permRows, { paired }) : [];
+  // The level each figure is in effect tested at, given how the gated figures move together.
+  const level = usable.length && (paired ? permRows[0].length : permRows[0].base.length && permRows[0].cand.length) ? maxTLevel(permRows, { paired, alpha }) : 0;
   const rows = rowsData.map((r) => {
     const g = r.g;
     const tol = tolerance.byFigure[g.figure] ?? tolerance.default;
@@ -174,7 +181,7 @@ export function gateDecision({ base, cand, metrics, tolerance, alpha = ALPHA, pa
     const nb = paired ? r.d.length : r.b.length; const nc = paired ? r.d.length : r.c.length;
     const est = paired ? walshCI(r.d, conf) : shiftCI(r.b, r.c, conf);
     const spread = paired ? sampleSd(r.d) : pooledSd([r.b, r.c]);
-    const detectable = detectableRegression({ better: g.better, sd: spread, nb, nc, k, alpha, paired });
+    const detectable = detectableRegression({ better: g.better, sd: spread, nb, nc, level, paired });
     const regression = est.estimate === null ? null : regressionOf(g.better, est.estimate);
     // The interval of the regression share (its lower end: the one-sided bound of the test).
     const ci = est.ci ? { lo: regressionOf(g.better, est.ci.lo), hi: regressionOf(g.better, est.ci.hi), coverage: est.ci.coverage } : null;
@@ -197,7 +204,7 @@ export function gateDecision({ base, cand, metrics, tolerance, alpha = ALPHA, pa
   const why = flagged.length ? `regression beyond the tolerance: ${flagged.map((r) => `${r.phase} ${r.label} ${pct(r.delta)}`).join(', ')}`
     : blind.length ? `this gate cannot detect its tolerance on ${blind.map((r) => `${r.phase} ${r.label} (detects ${r.detectable === Infinity || r.detectable === null ? 'nothing' : `≥ ${(r.detectable * 100).toFixed(0)} %`}, tolerance ${(r.tolerance * 100).toFixed(0)} %)`).join(', ')}: more runs (--repeat), fewer figures (--metrics) or a larger tolerance for them (--max-regression figure=X%)`
       : 'no significant regression beyond the tolerance';
-  return { design: paired ? 'paired' : 'unpaired', alpha, k, conf, rows, exit, why };
+  return { design: paired ? 'paired' : 'unpaired', alpha, k, level, conf, rows, exit, why };
 }
 
 export function gateTable(dec) {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { detectableEffect, mannWhitney, maxTAdjust, medianCI, pairsNeeded, pooledLogSd, power, predictionUpper, runsForMedianCI, shiftCI, signedRank, smallestP, summarize, walshCI } from '../../scripts/lib/stats.mjs';
+import { detectableEffect, mannWhitney, maxTAdjust, maxTLevel, medianCI, pairsNeeded, pooledLogSd, power, predictionUpper, runsForMedianCI, shiftCI, signedRank, smallestP, summarize, walshCI } from '../../scripts/lib/stats.mjs';
 import { repoRoot } from '../helpers/testserver.mjs';
 
 const python = path.join(repoRoot, '.run', 'otava', 'bin', 'python');
@@ -242,4 +242,24 @@ test('prediction bound and pooled spread follow the t distribution and the logs 
   const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1));
   close(predictionUpper(xs, 0.005), Math.exp(mean + ref.q * sd * Math.sqrt(1 + 1 / 6)), 1e-8, 'prediction bound');
   close(pooledLogSd([xs, xs.map((v) => v * 3)]), sd, 1e-12, 'pooled spread ignores the groups\' centres');
+});
+
+test('maxTLevel: the per-figure level the permutation adjustment leaves — α for figures that move as one, near α/k for unrelated ones, none when nothing can reach α', () => {
+  const a = { base: [1, 2, 3, 4, 5], cand: [1.5, 2.5, 3.5, 4.5, 5.5] };
+  // One figure, 5 + 5 runs: the exact one-sided Mann–Whitney level below 0.05 is P(U ≥ 21) = 12/252 (SciPy mannwhitneyu, exact).
+  assert.equal(maxTLevel([a], { paired: false, alpha: 0.05 }), 12 / 252);
+  assert.equal(maxTLevel([a, structuredClone(a), structuredClone(a)], { paired: false, alpha: 0.05 }), 12 / 252);
+  // Three figures whose runs are in unrelated orders: a level near Bonferroni's 0.05/3, never above α.
+  const unrelated = [a, { base: [5, 1, 4, 2, 3], cand: [2, 5, 1, 3, 4] }, { base: [2, 4, 1, 5, 3], cand: [4, 1, 5, 3, 2] }];
+  const lv = maxTLevel(unrelated, { paired: false, alpha: 0.05 });
+  assert.ok(lv < 12 / 252 && lv >= 0.05 / 3 / 2, String(lv));
+  // The adjusted p-values agree: a figure is flagged exactly when its own p reaches that level.
+  for (const shift of [0, 2, 3, 4, 10]) {
+    const rows = unrelated.map((r, j) => (j === 0 ? { base: r.base, cand: r.cand.map((x) => x + shift) } : r));
+    const adj = maxTAdjust(rows, { paired: false });
+    assert.equal(adj[0].p_adjusted < 0.05, adj[0].p <= lv + 1e-12, `shift ${shift}: p ${adj[0].p}, adjusted ${adj[0].p_adjusted}, level ${lv}`);
+  }
+  // Paired: 5 pairs reach 2^-5 when they all agree; 4 pairs never reach 0.05.
+  assert.equal(maxTLevel([[1, -2, 3, -4, 5]], { paired: true, alpha: 0.05 }), 1 / 32);
+  assert.equal(maxTLevel([[1, -2, 3, -4]], { paired: true, alpha: 0.05 }), 0);
 });

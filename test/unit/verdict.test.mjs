@@ -92,13 +92,36 @@ test('gate: a spread too wide for the tolerance is "cannot detect" (exit 107), a
   assert.equal(dec.exit, 107);
   assert.match(dec.why, /^this gate cannot detect its tolerance on load docs\/s \(detects ≥ \d+ %, tolerance 10 %\)/);
   const o = { paired: false, repeat: 5, alpha: 0.05, metrics, tolerance: parseTolerance('10%') };
-  assert.throws(() => precheckGate(o, wide.map((summary_) => ({ summary: summary_ })), 5, 4), (e) => e instanceof CompareError && /^--max-regression is not allowed for this gate: with 5 baseline runs of the measured spread and 5 candidate runs, load docs\/s detects ≥ \d+ % but is allowed 10 %/.test(e.message));
-  // 3 + 3 runs can never reach p < 0.05 / 4: refused whatever the spread.
+  assert.throws(() => precheckGate(o, wide.map((summary_) => ({ summary: summary_ })), 5), (e) => e instanceof CompareError && /^--max-regression is not allowed for this gate: with 5 baseline runs of the measured spread and 5 candidate runs, load docs\/s detects ≥ \d+ % but is allowed 10 %/.test(e.message));
+  // Candidate runs that exist already are judged, not refused beforehand: a regression they
+  // show is flagged whatever the baseline's spread.
+  assert.doesNotThrow(() => precheckGate({ ...o, candidateFolders: true }, wide.map((summary_) => ({ summary: summary_ })), 5));
+  // 3 + 3 runs can never reach p < 0.05 (1/C(6,3) = 0.05): refused whatever the spread or figures.
   const refused = (fn, re) => assert.throws(fn, (e) => e instanceof CompareError && re.test(e.message));
-  refused(() => precheckGate({ ...o, repeat: 3 }, null, 3, 4), /^--repeat 3 is not allowed for this gate: 3 baseline and 3 candidate runs cannot reach significance at α = 0.05 over 4 figures/);
-  // Paired: 5 pairs reach 2^-5 = 0.031 < 0.05 for one figure, not for four.
-  assert.doesNotThrow(() => precheckGate({ ...o, paired: true }, null, 5, 1));
-  refused(() => precheckGate({ ...o, paired: true }, null, 5, 4), /5 pairs cannot reach significance/);
+  refused(() => precheckGate({ ...o, repeat: 3 }, null, 3), /^--repeat 3 is not allowed for this gate: 3 baseline and 3 candidate runs cannot reach significance at α = 0.05 \(the smallest p-value is 1\/C\(6,3\)\)/);
+  assert.doesNotThrow(() => precheckGate({ ...o, repeat: 4 }, null, 3));
+  // Paired: 5 pairs reach 2^-5 = 0.031 < 0.05 (with several figures too, when they move as one); 4 pairs never.
+  assert.doesNotThrow(() => precheckGate({ ...o, paired: true }, null, 5));
+  refused(() => precheckGate({ ...o, paired: true, repeat: 4 }, null, 4), /4 pairs cannot reach significance/);
+});
+
+test('gate: what it can detect follows how the gated figures move together (the permutation adjustment, not Bonferroni)', () => {
+  // Five runs per side whose docs/s and p99 of both phases move as one (p99 = 2e6 / docs/s).
+  const spread = [50000, 52000, 48500, 51000, 49000];
+  const base = spread.map((d) => summary({ docs: d, p99: 2e6 / d }));
+  const cand = [49500, 51500, 50500, 48000, 52500].map((d) => summary({ docs: d, p99: 2e6 / d }));
+  const one = gateDecision({ base, cand, metrics: parseGateMetrics('load:docs/s'), tolerance: parseTolerance('10%') });
+  const four = gateDecision({ base, cand, metrics, tolerance: parseTolerance('10%') });
+  assert.equal(one.k, 1); assert.equal(four.k, 4);
+  assert.equal(one.level, 12 / 252, 'one figure: the exact one-sided 5 + 5 level below 0.05 (U ≥ 21)');
+  assert.equal(four.level, one.level, 'four figures that move as one: no loss to the adjustment');
+  const det = (d) => d.rows.find((r) => r.phase === 'load' && r.key === 'docs_per_s').detectable;
+  assert.equal(det(four), det(one));
+  // The same spread, figures that do not move together: the level falls towards 0.05/4, what it detects grows.
+  const mixed = base.map((s, i) => { const t = structuredClone(s); t.phases[1].docs_per_s = spread[(i + 2) % 5]; t.phases[1].batch_ms.p99 = 2e6 / spread[(i + 4) % 5] * (1 + i / 50); t.phases[0].batch_ms.p99 = 2e6 / spread[(i + 1) % 5]; return t; });
+  const loose = gateDecision({ base: mixed, cand, metrics, tolerance: parseTolerance('10%') });
+  assert.ok(loose.level < one.level && loose.level >= 0.05 / 4 - 0.01, String(loose.level));
+  assert.ok(det(loose) >= det(one), `${det(loose)} ${det(one)}`);
 });
 
 test('bad gate options: one line naming the option, the value and what is allowed', () => {
