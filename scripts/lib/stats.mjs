@@ -481,7 +481,13 @@ export function pairedPower({ n, effect, level, sims = 2000, seed = 26 }) {
 // The smallest shift (in standard deviations of the log values) the test finds with
 // probability `target`; Infinity when m and n are too few to reach `level` at all.
 // paired: n pairs and the signed-rank test (m is ignored).
+const DETECTABLE = new Map();
 export function detectableEffect({ m, n, level, target = 0.9, sims = 2000, paired = false }) {
+  const key = `${paired ? 'p' : m},${n},${level},${target},${sims}`;
+  if (!DETECTABLE.has(key)) DETECTABLE.set(key, searchEffect({ m, n, level, target, sims, paired }));
+  return DETECTABLE.get(key);
+}
+function searchEffect({ m, n, level, target, sims, paired }) {
   const pw = (effect) => (paired ? pairedPower({ n, effect, level, sims }) : power({ m, n, effect, level, sims }));
   if (paired ? 2 ** -n > level : smallestP(m, n) > level) return Infinity;
   let lo = 0; let hi = 1;
