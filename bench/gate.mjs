@@ -39,6 +39,10 @@ const DOCS = env.BENCH_GATE_DOCS || '50000';
 const BATCHES = env.BENCH_GATE_BATCHES || '50';
 const HISTORY_RUNS = Number(env.BENCH_GATE_HISTORY_RUNS || 12);
 const SLOW_MS = Number(env.BENCH_GATE_SLOW_MS || 27);
+// BENCH_GATE_JITTER_MS=20: the baseline server's jitter (uniform 0–this ms on top of 20 ms); the
+// slow one's grows in proportion (SLOW_MS / 20 of it). Less jitter, less spread between runs.
+const JITTER_MS = Number(env.BENCH_GATE_JITTER_MS ?? 20);
+const SLOW_JITTER_MS = Math.round(JITTER_MS * SLOW_MS / 20); // whole ms: the test server takes an int
 const PG_INDEXES = Number(env.BENCH_GATE_PG_INDEXES || 2);
 const OUT = path.resolve(env.BENCH_GATE_OUT || path.join(root, 'results', `bench-gate-${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}`));
 const WORKLOAD = ['-e', `DOCS=${DOCS}`, '-e', `OVERWRITE_BATCHES=${BATCHES}`, '-e', `MIXED_BATCHES=${BATCHES}`, '-e', 'WP_INFLUX=0', '-e', 'HISTORY=0'];
@@ -118,11 +122,11 @@ async function target(name) {
   }
   if (blocks.length >= BLOCKS) return evaluate(name, dir, blocks.slice(0, BLOCKS), regression);
   if (name === 'api') {
-    const base = await startTestServer('arangodb', ['-no-auth', '-latency-ms', '20', '-latency-jitter-ms', '20', '-max-stored-mb', '4096']);
-    const slow = await startTestServer('arangodb', ['-no-auth', '-latency-ms', String(SLOW_MS), '-latency-jitter-ms', String(SLOW_MS), '-max-stored-mb', '4096']);
+    const base = await startTestServer('arangodb', ['-no-auth', '-latency-ms', '20', '-latency-jitter-ms', String(JITTER_MS), '-max-stored-mb', '4096']);
+    const slow = await startTestServer('arangodb', ['-no-auth', '-latency-ms', String(SLOW_MS), '-latency-jitter-ms', String(SLOW_JITTER_MS), '-max-stored-mb', '4096']);
     scenario = 'scenarios/arangodb/insert-vs-overwrite.js';
     sideKnobs = ['-e', `A:ARANGO_URL=${base.url}`, '-e', `B:ARANGO_URL=${base.url}`, '-e', `C:ARANGO_URL=${slow.url}`];
-    regression ||= `the ArangoDB API test server (TEST ENDPOINT) with 20 + uniform 0–20 ms per request against one with ${SLOW_MS} + 0–${SLOW_MS} ms (+${Math.round((SLOW_MS * 1.5) / 30 * 100 - 100)} % server time)`;
+    regression ||= `the ArangoDB API test server (TEST ENDPOINT) with 20 + uniform 0–${JITTER_MS} ms per request against one with ${SLOW_MS} + 0–${SLOW_JITTER_MS} ms (+${Math.round((SLOW_MS + SLOW_JITTER_MS / 2) / (20 + JITTER_MS / 2) * 100 - 100)} % server time)`;
     stop = async () => { await base.stop(); await slow.stop(); };
   } else {
     const pg = startPg();
