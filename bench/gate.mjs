@@ -41,8 +41,10 @@ const HISTORY_RUNS = Number(env.BENCH_GATE_HISTORY_RUNS || 12);
 const SLOW_MS = Number(env.BENCH_GATE_SLOW_MS || 27);
 // BENCH_GATE_JITTER_MS=20: the baseline server's jitter (uniform 0–this ms on top of 20 ms); the
 // slow one's grows in proportion (SLOW_MS / 20 of it). Less jitter, less spread between runs.
+// A target named api-j<N> (BENCH_GATE_TARGETS=api,api-j4,…) is the API pair with jitter N.
 const JITTER_MS = Number(env.BENCH_GATE_JITTER_MS ?? 20);
-const SLOW_JITTER_MS = Math.round(JITTER_MS * SLOW_MS / 20); // whole ms: the test server takes an int
+const jitterOf = (name) => (/^api-j(\d+)$/.exec(name) ? Number(/^api-j(\d+)$/.exec(name)[1]) : JITTER_MS);
+const slowJitterOf = (j) => Math.round(j * SLOW_MS / 20); // whole ms: the test server takes an int
 const PG_INDEXES = Number(env.BENCH_GATE_PG_INDEXES || 2);
 const OUT = path.resolve(env.BENCH_GATE_OUT || path.join(root, 'results', `bench-gate-${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}`));
 const WORKLOAD = ['-e', `DOCS=${DOCS}`, '-e', `OVERWRITE_BATCHES=${BATCHES}`, '-e', `MIXED_BATCHES=${BATCHES}`, '-e', 'WP_INFLUX=0', '-e', 'HISTORY=0'];
@@ -121,12 +123,13 @@ async function target(name) {
     log(`bench-gate ${name}: ${blocks.length} blocks reused from ${blocksFile}`);
   }
   if (blocks.length >= BLOCKS) return evaluate(name, dir, blocks.slice(0, BLOCKS), regression);
-  if (name === 'api') {
-    const base = await startTestServer('arangodb', ['-no-auth', '-latency-ms', '20', '-latency-jitter-ms', String(JITTER_MS), '-max-stored-mb', '4096']);
-    const slow = await startTestServer('arangodb', ['-no-auth', '-latency-ms', String(SLOW_MS), '-latency-jitter-ms', String(SLOW_JITTER_MS), '-max-stored-mb', '4096']);
+  if (name.startsWith('api')) {
+    const jitter = jitterOf(name); const slowJitter = slowJitterOf(jitter);
+    const base = await startTestServer('arangodb', ['-no-auth', '-latency-ms', '20', '-latency-jitter-ms', String(jitter), '-max-stored-mb', '4096']);
+    const slow = await startTestServer('arangodb', ['-no-auth', '-latency-ms', String(SLOW_MS), '-latency-jitter-ms', String(slowJitter), '-max-stored-mb', '4096']);
     scenario = 'scenarios/arangodb/insert-vs-overwrite.js';
     sideKnobs = ['-e', `A:ARANGO_URL=${base.url}`, '-e', `B:ARANGO_URL=${base.url}`, '-e', `C:ARANGO_URL=${slow.url}`];
-    regression ||= `the ArangoDB API test server (TEST ENDPOINT) with 20 + uniform 0–${JITTER_MS} ms per request against one with ${SLOW_MS} + 0–${SLOW_JITTER_MS} ms (+${Math.round((SLOW_MS + SLOW_JITTER_MS / 2) / (20 + JITTER_MS / 2) * 100 - 100)} % server time)`;
+    regression ||= `the ArangoDB API test server (TEST ENDPOINT) with 20 + uniform 0–${jitter} ms per request against one with ${SLOW_MS} + 0–${slowJitter} ms (+${Math.round((SLOW_MS + slowJitter / 2) / (20 + jitter / 2) * 100 - 100)} % server time)`;
     stop = async () => { await base.stop(); await slow.stop(); };
   } else {
     const pg = startPg();
@@ -246,7 +249,7 @@ function section(targets, history) {
     `Each block: \`scripts/compare --repeat ${N} --warmup ${WARMUP}\` of three sides — A, A again, and the regression — interleaved (A B C, C B A, …, one run at a time) over E1 (DOCS=${DOCS}, ${BATCHES} overwrite and ${BATCHES} mixed batches of 1000); then per block one A/A gate (A against A again) and one regression gate (A against the regression), ${N} runs per side, α = 0.05 over all gated figures. "refused": exit 107, the gate could not detect its tolerance at the measured spread (it says so instead of passing). Paired: the same runs, each run against the one made beside it (signed-rank test; \`--paired\`).`, ''];
   for (const t of targets) {
     const loads = t.blocks.map((b) => `${b.before}`);
-    L.push(`### ${t.name === 'api' ? 'API test server with injected latency (TEST ENDPOINT)' : 'PostgreSQL'}`, '',
+    L.push(`### ${t.name.startsWith('api') ? `API test server with injected latency, jitter 0–${jitterOf(t.name)} ms (TEST ENDPOINT)` : 'PostgreSQL'}`, '',
       `Regression: ${t.regression}. Its size in these runs (candidate/baseline − 1, median over the ${t.blocks.length} blocks): ${Object.entries(t.effect).map(([p, v]) => `${p} ${median(v) >= 0 ? '+' : ''}${pct(median(v))}`).join(', ')}. Load average (1, 5, 15 min) at the first block ${loads[0]}, at the last ${t.blocks[t.blocks.length - 1].after}.`, '',
       '| gated figures | design | A/A gates: passed / false alarm (99) / refused (107) | regression gates: detected (99) / passed / refused | the same runs decided without the refusal: A/A 99 · regression 99 | smallest detectable regression per figure (median over blocks) |',
       '|---|---|---|---|---|---|');
@@ -307,7 +310,7 @@ function section(targets, history) {
 }
 
 const targets = [];
-for (const t of TARGETS.filter((x) => x === 'api' || x === 'pg')) targets.push(await target(t));
+for (const t of TARGETS.filter((x) => x.startsWith('api') || x === 'pg')) targets.push(await target(t));
 const history = TARGETS.includes('history') ? historyDemo() : null;
 // Paths inside the repository are printed relative to it (the section is committed).
 const text = section(targets, history).replaceAll(`${root}/`, '');
