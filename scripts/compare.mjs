@@ -17,7 +17,7 @@ import { junitXml } from '../lib/report.js';
 import { fmt } from '../lib/format.js';
 import { workloadDifference, workloadSettings } from './lib/repeat.mjs';
 import { spreadChart } from '../lib/svg-chart.js';
-import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDecision, gateReachable, gateTable, gatedFigures, parseGateMetrics, parseTolerance, sideFigures, detectableRegression } from './lib/verdict.mjs';
+import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDecision, gateReachable, gateTable, gatedFigures, parseGateMetrics, parseTolerance, runsNeeded, sideFigures, detectableRegression } from './lib/verdict.mjs';
 import { pooledSd, smallestP } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
 import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
@@ -336,15 +336,19 @@ export function precheckGate(o, baseRuns, nCand) {
   }
   if (!baseRuns || o.paired || o.candidateFolders) return;
   const figs = sideFigures(baseRuns.map((r) => r.summary));
-  const blind = [];
+  const blind = []; const needs = [];
   for (const g of gatedFigures(figs, o.metrics)) {
     const v = g.values.filter((x) => x > 0).map(Math.log);
     const sd = pooledSd([v]);
     const det = detectableRegression({ better: g.better, sd, nb: v.length, nc: nCand, level: o.alpha, paired: false });
     const tol = o.tolerance.byFigure[g.figure] ?? o.tolerance.default;
-    if (det === null || det > tol) blind.push(`${g.phase} ${g.label} detects ${det === null ? 'nothing (fewer than 2 baseline runs)' : det === Infinity ? 'nothing' : `≥ ${(det * 100).toFixed(0)} %`} but is allowed ${(tol * 100).toFixed(0)} %`);
+    if (det === null || det > tol) {
+      blind.push(`${g.phase} ${g.label} detects ${det === null ? 'nothing (fewer than 2 baseline runs)' : det === Infinity ? 'nothing' : `≥ ${(det * 100).toFixed(0)} %`} but is allowed ${(tol * 100).toFixed(0)} %`);
+      needs.push(runsNeeded({ better: g.better, sd, tol, level: o.alpha, alpha: o.alpha, paired: false }));
+    }
   }
-  if (blind.length) refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability); raise --repeat, gate fewer figures (--metrics) or allow more (--max-regression figure=X%)`);
+  const need = needs.some((n) => n === null) ? 'not even 64 runs per side would at this spread' : `at least ${Math.max(...needs)} runs per side would`;
+  if (blind.length) refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability; ${need}); raise --repeat, gate fewer figures (--metrics) or allow more (--max-regression figure=X%)`);
 }
 
 // ---- main ------------------------------------------------------------------------------------

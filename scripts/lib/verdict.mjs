@@ -6,7 +6,7 @@
 // at all). Pure functions of summary.json contents; Node only (scripts/lib/stats.mjs).
 import { fmt } from '../../lib/format.js';
 import { runFigures } from './repeat.mjs';
-import { detectableEffect, mannWhitney, maxTAdjust, maxTLevel, pooledSd, sampleSd, shiftCI, smallestP, summarize, walshCI } from './stats.mjs';
+import { detectableEffect, mannWhitney, maxTAdjust, maxTLevel, normalQuantile, pooledSd, sampleSd, shiftCI, smallestP, summarize, walshCI } from './stats.mjs';
 
 export const ALPHA = 0.05;
 const CONF = 0.95;
@@ -143,6 +143,26 @@ export function detectableRegression({ better, sd, nb, nc, level, paired }) {
   return Number.isFinite(effect) ? regressionOf(better, effect * sd) : Infinity;
 }
 
+// How many runs per side (pairs, paired) would let the gate see `tol` at this spread: the
+// smallest n up to 64 whose detectable regression is within it, the figures' co-movement
+// taken as measured (the level's share of α kept: α'/α of this gate); null when not even 64.
+// Up to 10 runs the exact tests' simulated power; above, the normal approximation of a shift
+// test with the rank tests' efficiency against it (3/π: Lehmann, Nonparametrics, 1975).
+// A planning figure for the next gate, not a promise: the spread itself is an estimate.
+export function runsNeeded({ better, sd, tol, level, alpha = ALPHA, paired }) {
+  if (!(sd > 0) || !(level > 0)) return null;
+  const lv = alpha * (level / alpha);
+  const sees = (n) => {
+    if (n <= 10) { const d = detectableRegression({ better, sd, nb: n, nc: n, level: lv, paired }); return d !== null && d <= tol; }
+    const effect = (normalQuantile(1 - lv) + normalQuantile(POWER)) * Math.sqrt((paired ? 1 : 2) / n) * Math.sqrt(Math.PI / 3);
+    return regressionOf(better, effect * sd) <= tol;
+  };
+  let lo = 2; let hi = 64;
+  if (!sees(hi)) return null;
+  while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (sees(mid)) hi = mid; else lo = mid; }
+  return hi;
+}
+
 // Can N runs per side reach significance at all (before any spread is known)? The adjusted
 // p-value's smallest value is the single test's (every gated figure as far apart as it can be),
 // whatever the number of figures.
@@ -200,11 +220,14 @@ export function gateDecision({ base, cand, metrics, tolerance, alpha = ALPHA, pa
   });
   const flagged = rows.filter((r) => r.verdict === 'REGRESSION');
   const blind = rows.filter((r) => r.verdict === 'cannot detect');
+  // For a gate that cannot see its tolerance: the runs per side that would (the widest need).
+  const needs = flagged.length ? [] : blind.map((r) => runsNeeded({ better: r.better, sd: r.spread, tol: r.tolerance, level, alpha, paired }));
+  const needed = needs.length ? (needs.some((n) => n === null) ? null : Math.max(...needs)) : undefined;
   const exit = flagged.length ? 99 : blind.length ? 107 : 0;
   const why = flagged.length ? `regression beyond the tolerance: ${flagged.map((r) => `${r.phase} ${r.label} ${pct(r.delta)}`).join(', ')}`
-    : blind.length ? `this gate cannot detect its tolerance on ${blind.map((r) => `${r.phase} ${r.label} (detects ${r.detectable === Infinity || r.detectable === null ? 'nothing' : `≥ ${(r.detectable * 100).toFixed(0)} %`}, tolerance ${(r.tolerance * 100).toFixed(0)} %)`).join(', ')}: more runs (--repeat), fewer figures (--metrics) or a larger tolerance for them (--max-regression figure=X%)`
+    : blind.length ? `this gate cannot detect its tolerance on ${blind.map((r) => `${r.phase} ${r.label} (detects ${r.detectable === Infinity || r.detectable === null ? 'nothing' : `≥ ${(r.detectable * 100).toFixed(0)} %`}, tolerance ${(r.tolerance * 100).toFixed(0)} %)`).join(', ')}: ${needed === undefined ? '' : needed === null ? ' — not even 64 runs per side would at this spread' : ` — about ${needed} ${paired ? 'pairs' : 'runs per side'} would at this spread`}: more runs (--repeat), fewer figures (--metrics) or a larger tolerance for them (--max-regression figure=X%)`
       : 'no significant regression beyond the tolerance';
-  return { design: paired ? 'paired' : 'unpaired', alpha, k, level, conf, rows, exit, why };
+  return { design: paired ? 'paired' : 'unpaired', alpha, k, level, conf, rows, exit, why, runs_needed: needed === undefined ? undefined : needed };
 }
 
 export function gateTable(dec) {

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aggregate, aggregateJunit, aggregateText } from '../../scripts/lib/repeat.mjs';
 import { mannWhitney, shiftCI } from '../../scripts/lib/stats.mjs';
-import { compareSides, contrast, gateDecision, parseGateMetrics, parseTolerance } from '../../scripts/lib/verdict.mjs';
+import { compareSides, contrast, detectableRegression, gateDecision, parseGateMetrics, parseTolerance, runsNeeded } from '../../scripts/lib/verdict.mjs';
 import { CompareError, parseArgs, precheckGate, runOrder } from '../../scripts/compare.mjs';
 
 // A summary.json with the figures the verdicts read; f scales every time (docs/s divides).
@@ -91,6 +91,8 @@ test('gate: a spread too wide for the tolerance is "cannot detect" (exit 107), a
   const dec = gateDecision({ base: wide, cand: wide.map((s) => structuredClone(s)), metrics, tolerance: parseTolerance('10%') });
   assert.equal(dec.exit, 107);
   assert.match(dec.why, /^this gate cannot detect its tolerance on load docs\/s \(detects ≥ \d+ %, tolerance 10 %\)/);
+  assert.match(dec.why, / — (about \d+ runs per side|not even 64 runs per side) would at this spread: more runs/);
+  assert.ok(dec.runs_needed === null || dec.runs_needed > 5, String(dec.runs_needed));
   const o = { paired: false, repeat: 5, alpha: 0.05, metrics, tolerance: parseTolerance('10%') };
   assert.throws(() => precheckGate(o, wide.map((summary_) => ({ summary: summary_ })), 5), (e) => e instanceof CompareError && /^--max-regression is not allowed for this gate: with 5 baseline runs of the measured spread and 5 candidate runs, load docs\/s detects ≥ \d+ % but is allowed 10 %/.test(e.message));
   // Candidate runs that exist already are judged, not refused beforehand: a regression they
@@ -103,6 +105,19 @@ test('gate: a spread too wide for the tolerance is "cannot detect" (exit 107), a
   // Paired: 5 pairs reach 2^-5 = 0.031 < 0.05 (with several figures too, when they move as one); 4 pairs never.
   assert.doesNotThrow(() => precheckGate({ ...o, paired: true }, null, 5));
   refused(() => precheckGate({ ...o, paired: true, repeat: 4 }, null, 4), /4 pairs cannot reach significance/);
+});
+
+test('gate: the runs per side that would see the tolerance grow with the spread and fall with the tolerance', () => {
+  const n = (sd, tol, level = 0.05, paired = false) => runsNeeded({ better: 'higher', sd, tol, level, paired });
+  assert.ok(n(0.01, 0.1) <= 5, 'a spread of 1 % sees 10 % with few runs');
+  const seq = [0.02, 0.04, 0.06, 0.1].map((sd) => n(sd, 0.1));
+  for (let i = 1; i < seq.length; i++) assert.ok(seq[i] >= seq[i - 1], String(seq));
+  assert.ok(n(0.06, 0.2) <= n(0.06, 0.1));
+  assert.equal(n(1, 0.05), null, 'a 100 % spread never sees 5 % within 64 runs');
+  // The gate's own "detects" at that many runs is within the tolerance (the exact tests up to 10 runs).
+  const k = n(0.04, 0.15, 0.0159);
+  assert.ok(k <= 10 && detectableRegression({ better: 'higher', sd: 0.04, nb: k, nc: k, level: 0.0159 }) <= 0.15);
+  assert.ok(detectableRegression({ better: 'higher', sd: 0.04, nb: k - 1, nc: k - 1, level: 0.0159 }) > 0.15);
 });
 
 test('gate: what it can detect follows how the gated figures move together (the permutation adjustment, not Bonferroni)', () => {
