@@ -30,10 +30,17 @@ test('the estimate is k6 plus, per VU, its runtime, one body per request format,
   // linear in the VUs; a second format is a second body
   assert.ok(Math.abs(memoryEstimate({ ...input, vus: 200 }).mib - (M.BASE + 200 * perVu)) <= 1);
   assert.ok(Math.abs(memoryEstimate({ ...input, formats: 2 }).perVuMib - (perVu + M.GC * body)) < 1e-9);
-  // SQL: the driver's message for part of a statement's time, no answer text
+  // SQL: the driver's message for part of a statement's time, no answer text; on bin/k6 no body
+  // kept per VU (rendered per statement), one statement's bytes in flight per process
   const sql = memoryEstimate({ ...input, transport: 'sql' });
   assert.equal(sql.live.answer, 0);
   assert.equal(sql.live.transport, M.TRANSPORT.sql.copy * body + M.TRANSPORT.sql.fixed);
+  assert.equal(M.TRANSPORT.sql.held, false);
+  assert.equal(sql.live.bodies, 0);
+  assert.equal(sql.baseMib, M.BASE + M.GC * M.TRANSPORT.sql.inflight * body);
+  assert.equal(memoryEstimate({ ...input, transport: 'sql', formats: 2 }).perVuMib, sql.perVuMib);
+  assert.equal(memoryEstimate({ ...input, transport: 'sql', formats: 0 }).baseMib, M.BASE); // no batches: nothing in flight
+  assert.equal(memoryEstimate({ ...input, transport: 'sql', strings: true, docBytes: 200 }).live.bodies, 2 * 1000 * 200 / MIB); // text: no rendering
   // a string body (no byte path) is the text and the bytes made of it per request
   const s = memoryEstimate({ ...input, strings: true, docBytes: 200 });
   assert.equal(s.live.bodies, 2 * 1000 * 200 / MIB);
