@@ -149,3 +149,18 @@ test('bench/memory.mjs replaces only its own section of RESULTS.md; bench/run.mj
   assert.deepEqual(keepSections(first, ['bench-memory', 'bench-gate']), ['', mem('old'), '', '', gate, '']);
   assert.deepEqual(keepSections('# R\n', ['bench-memory', 'bench-gate']), []);
 });
+
+test('a grid cell of bench/memory.mjs: the median of its runs, their number, every run\'s ratio, a failed run named', async () => {
+  const { GRID, summariseCell } = await import('../../bench/memory.mjs');
+  const cell = GRID[0];
+  const row = summariseCell(cell, [{ load: 1, estimate: 100, measured: 80 }, { load: 3, estimate: 100, measured: 125 }, { load: 2, estimate: 100, measured: 100 }]);
+  assert.deepEqual([row.estimate, row.n, row.runs, row.measured.med, row.measured.min, row.measured.max, row.failed], [100, 3, 3, 100, 80, 125, null]);
+  assert.deepEqual(row.ratios, [1.25, 0.8, 1]);
+  const failed = summariseCell(cell, [{ load: 1, estimate: 100, measured: 90 }, { load: 1, failed: 'exit 1: boom' }]);
+  assert.deepEqual([failed.n, failed.runs, failed.failed, failed.measured.med], [1, 2, 'exit 1: boom', 90]);
+  // refused by the budget: an estimate, nothing measured
+  const refused = summariseCell(cell, [{ load: 1, estimate: 9000, measured: null }]);
+  assert.deepEqual([refused.estimate, refused.n, refused.measured], [9000, 0, null]);
+  // MongoDB is in the grid (issue 30: every scenario)
+  assert.ok(GRID.some((c) => c.target === 'mongodb'));
+});
