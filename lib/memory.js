@@ -8,9 +8,12 @@
 //   - its JavaScript runtime: the pack's modules, closures and metrics (RUNTIME);
 //   - one body per request format its phases send (lib/docs.js bodyBuilder: every batch of a
 //     format patches the same bytes), BATCH_SIZE documents plus their padding; a shape without a
-//     byte path (random-shapes) builds a string per batch instead, which becomes bytes per request;
+//     byte path (random-shapes) builds a string per batch instead, which becomes bytes per request.
+//     Not on PostgreSQL with bin/k6: its batches are rendered in Go per statement into buffers
+//     the driver hands back once the statement is sent (lib/docs.js render mode), so a VU keeps
+//     no body (held: false); one statement's worth is in flight in the process (inflight);
 //   - what the transport keeps of a batch: k6's copy of every HTTP request body (its response's
-//     request.body), or lib/pq's message while a statement is sent;
+//     request.body), or lib/pq's message (and the rendered bytes) while a statement is sent;
 //   - the answer kept as text (ArangoDB lists every document of a batch);
 //   - the marks of its overwrite picks: a byte per key it loaded, at most 4 MiB (lib/keys.js).
 // Go's collector lets the heap grow to about twice what is live before it collects
@@ -30,11 +33,20 @@ export const MEMORY_MODEL = {
   // of the statement's time), `fixed` MiB per VU (k6's response objects and per-request
   // state), `answer` bytes per document of a batch's answer kept as text (ArangoDB lists
   // every document).
-  // driver (MongoDB, k6/x/writepath/mongodb): NOT measured by bench/memory.mjs, read from the
-  // module (xk6/modules/mongodb): while a batch is sent it holds the BSON documents made from
-  // the body and the driver's wire message, each about the body's size (copy 2), garbage once
-  // the call returns; fixed and answer as sql (the answer is per-operation counts, no documents).
-  TRANSPORT: { http: { copy: 1, fixed: 0.8, answer: 60 }, sql: { copy: 0.6, fixed: 0.3, answer: 0 }, driver: { copy: 2, fixed: 0.3, answer: 0 } },
+  // held: false = the VU keeps no body between batches (sql: rendered per statement on bin/k6;
+  // an xk6 build with the upstream driver keeps the JavaScript body, GC × a body more per VU
+  // than estimated here); inflight: bodies in flight in the process whatever the VUs (sql: the
+  // rendered bytes and lib/pq's message of the statement being sent).
+  // driver (MongoDB, k6/x/writepath/mongodb): while a batch is sent the module holds the BSON
+  // documents made from the body, the driver's wire message and their garbage (xk6/modules/mongodb);
+  // measured by bench/memory.mjs's grid (MongoDB cells, BATCH_SIZE 1000-50000, 1-50 VUs): about
+  // 4.3 bodies per VU beyond the body it keeps (copy); fixed and answer as sql (the answer is
+  // per-operation counts, no documents).
+  TRANSPORT: {
+    http: { copy: 1, fixed: 0.8, answer: 60 },
+    sql: { copy: 0.85, fixed: 0.3, answer: 0, held: false, inflight: 1 },
+    driver: { copy: 4.3, fixed: 0.3, answer: 0 },
+  },
 };
 
 const MIB = 1048576;
@@ -62,13 +74,13 @@ export function memoryEstimate({ vus, batchSize, docBytes: d, formats = 1, trans
   const sent = formats > 0 || strings ? body : d; // a batch, or a single document
   const live = {
     runtime: M.RUNTIME,
-    bodies: (strings ? 2 : formats) * body / MIB,
+    bodies: (strings ? 2 : T.held === false ? 0 : formats) * body / MIB,
     transport: T.copy * sent / MIB + T.fixed,
     answer: batchSize * T.answer / MIB,
     marks: Math.min(marks, MARKS_MAX) / MIB,
   };
   const perVuMib = M.GC * Object.values(live).reduce((a, b) => a + b, 0);
-  const baseMib = M.BASE + M.GC * setupBodies * body / MIB;
+  const baseMib = M.BASE + M.GC * (setupBodies * body + (formats > 0 || strings ? T.inflight || 0 : 0) * sent) / MIB;
   return { mib: Math.ceil(baseMib + vus * perVuMib), perVuMib, baseMib, live };
 }
 

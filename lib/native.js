@@ -2,7 +2,8 @@
 // bin/k6 (xk6/) exports, beside the driver of its k6/x/sql/driver/postgres module, the exact
 // twins of BatchPicker.fillMarked's uniform draw and of matchKeys (lib/keys.js) and of
 // bodyBuilder's key and stamp stores (lib/docs.js), and a process-wide store of body images
-// (every VU of the run copies the one image instead of making its own): xk6/modules/writepath/writepath.go. The
+// (every VU of the run copies the one image instead of making its own), and PostgreSQL batch
+// bodies rendered in Go for its driver (lib/docs.js render mode): xk6/modules/writepath/writepath.go. The
 // JavaScript loops stay the home of these rules and the path everywhere else: only the
 // PostgreSQL target, which imports that module anyway, hands it over here, so the ArangoDB
 // and RavenDB scenarios keep running on stock k6, and an xk6 build with the upstream driver
@@ -19,7 +20,9 @@ let mod = null;
 // exports: the JavaScript loops).
 export function useNative(m) {
   mod = m && m.writepathVersion === 2
-    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys, image: m.writepathImage, fill: m.writepathFill, abort: m.writepathAbort || null }
+    ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys, image: m.writepathImage, fill: m.writepathFill, abort: m.writepathAbort || null,
+      // bodies rendered per batch for this binary's PostgreSQL driver (lib/docs.js render mode)
+      newBody: m.writepathBody || null, render: m.writepathRender || null, bodyBytes: m.writepathBodyBytes || null }
     : null;
 }
 

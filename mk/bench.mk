@@ -4,7 +4,7 @@
 bench-sink: bin/bench-sink
 bin/bench-sink: bench/sink/main.go bench/sink/go.mod
 	cd bench/sink && $(GO_BUILD) -o ../../bin/bench-sink .
-## load-generator efficiency benchmarks (~10 min) and memory per VU (~40 min); writes bench/RESULTS.md
+## load-generator efficiency benchmarks (~10 min) and memory per VU (~45 min); writes bench/RESULTS.md
 bench: bin/k6 bin/bench-sink testservers node-deps
 	node bench/run.mjs
 	node bench/memory.mjs

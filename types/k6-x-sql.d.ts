@@ -46,4 +46,12 @@ declare module 'k6/x/sql/driver/postgres' {
   // and dst[offset … offset+length) filled with it, repeated
   export function writepathImage(key: string, build: () => ArrayBuffer): number;
   export function writepathFill(key: string, dst: ArrayBuffer, offset: number, length: number): void;
+  // batch bodies rendered for this binary's driver (lib/docs.js render mode): a Go object passed
+  // to exec as a statement parameter; render records a batch (-> count, or the index of the first
+  // key that does not fit); bodyBytes copies the bytes (tests)
+  export interface WritepathBody { readonly byteLength: number }
+  export function writepathBody(): WritepathBody;
+  export function writepathRender(body: WritepathBody, key: string, base: number, count: number, stride: number, lead: ArrayBuffer,
+    close: ArrayBuffer, key0: number, width: number, stamp0: number, stamp: ArrayBuffer, prefix: number, keys: ArrayBuffer | null, start: number): number;
+  export function writepathBodyBytes(body: WritepathBody): ArrayBuffer;
 }

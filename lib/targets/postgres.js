@@ -218,9 +218,11 @@ export function createTarget(cfg, prepared = {}) {
   const db = open(cfg);
   const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
   const binary = jsonbBinary(cfg.PG_URL);
-  const bodyOpts = { lead: JSONB_VERSION };
+  // render: on bin/k6 each batch is rendered in Go into a buffer the driver hands back once the
+  // statement is on the wire, so a VU holds no body (lib/docs.js render mode; issue 30).
+  const bodyOpts = { lead: JSONB_VERSION, render: true };
   // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (binary && writingVu()) docs.prepareFor(prepared, { lead: JSONB_VERSION });
+  if (binary && writingVu()) docs.prepareFor(prepared, bodyOpts);
   const timeout = cfg.TIMEOUT;
   const timeoutMs = durationMs(timeout);
   // The run's table, named by bind().
@@ -249,12 +251,13 @@ export function createTarget(cfg, prepared = {}) {
     get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
   }, tablePrimitives(cfg, db, run)));
 
-  // The batch parameter: binary jsonb bytes (a Uint8Array over the body docs.body() patched:
-  // xk6-sql passes it to lib/pq as a []byte, no copy), or the JSON text where no byte path applies.
+  // The batch parameter: binary jsonb bytes — on bin/k6 the body rendered in Go (a Go object the
+  // driver turns into a []byte), elsewhere a Uint8Array over the body docs.body() patched
+  // (xk6-sql passes it to lib/pq as a []byte, no copy) —, or the JSON text where no byte path applies.
   function batchBody(nums, stamp) {
     if (!binary) return docs.batch(nums, stamp);
     const b = docs.body(nums, stamp, bodyOpts);
-    return typeof b === 'string' || b instanceof Uint8Array ? b : new Uint8Array(b);
+    return b instanceof ArrayBuffer ? new Uint8Array(b) : b;
   }
 
   // One batch = one statement (lib/targets/outcome.js runs it). send() is the statement call

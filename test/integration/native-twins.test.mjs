@@ -1,6 +1,6 @@
 // bin/k6 runs the per-key loops of random-key batches in Go (xk6/modules/writepath, lib/native.js);
 // the JavaScript loops stay the rule and the path on stock k6. Same SEED, same keys and the
-// same bytes on both paths: the fixture runs both on the same inputs and lists every
+// same bytes on both paths (PostgreSQL bodies rendered in Go for the driver too): the fixture runs both on the same inputs and lists every
 // difference; the Go side must really have answered (calls counted).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,4 +23,9 @@ test('the Go twins draw the same keys, patch the same bytes and find the same po
   assert.equal(t.calls.matchKeys, t.matches);
   assert.ok(t.calls.image >= 3, JSON.stringify(t)); // the Go side's bodies come from the process-wide images
   assert.ok(t.matched > 1000, JSON.stringify(t)); // the samples hold keys of the batches
+  // PostgreSQL bodies rendered in Go for the driver: the JavaScript body's bytes (stamps of 32
+  // characters take the string path on both sides)
+  assert.equal(t.renders, 55);
+  assert.equal(t.rendered, 44, JSON.stringify(t));
+  assert.ok(t.calls.render >= t.rendered, JSON.stringify(t));
 });

@@ -30,10 +30,17 @@ test('the estimate is k6 plus, per VU, its runtime, one body per request format,
   // linear in the VUs; a second format is a second body
   assert.ok(Math.abs(memoryEstimate({ ...input, vus: 200 }).mib - (M.BASE + 200 * perVu)) <= 1);
   assert.ok(Math.abs(memoryEstimate({ ...input, formats: 2 }).perVuMib - (perVu + M.GC * body)) < 1e-9);
-  // SQL: the driver's message for part of a statement's time, no answer text
+  // SQL: the driver's message for part of a statement's time, no answer text; on bin/k6 no body
+  // kept per VU (rendered per statement), one statement's bytes in flight per process
   const sql = memoryEstimate({ ...input, transport: 'sql' });
   assert.equal(sql.live.answer, 0);
   assert.equal(sql.live.transport, M.TRANSPORT.sql.copy * body + M.TRANSPORT.sql.fixed);
+  assert.equal(M.TRANSPORT.sql.held, false);
+  assert.equal(sql.live.bodies, 0);
+  assert.equal(sql.baseMib, M.BASE + M.GC * M.TRANSPORT.sql.inflight * body);
+  assert.equal(memoryEstimate({ ...input, transport: 'sql', formats: 2 }).perVuMib, sql.perVuMib);
+  assert.equal(memoryEstimate({ ...input, transport: 'sql', formats: 0 }).baseMib, M.BASE); // no batches: nothing in flight
+  assert.equal(memoryEstimate({ ...input, transport: 'sql', strings: true, docBytes: 200 }).live.bodies, 2 * 1000 * 200 / MIB); // text: no rendering
   // a string body (no byte path) is the text and the bytes made of it per request
   const s = memoryEstimate({ ...input, strings: true, docBytes: 200 });
   assert.equal(s.live.bodies, 2 * 1000 * 200 / MIB);
@@ -141,4 +148,19 @@ test('bench/memory.mjs replaces only its own section of RESULTS.md; bench/run.mj
   // what bench/run.mjs carries over when it rewrites the file, in its order
   assert.deepEqual(keepSections(first, ['bench-memory', 'bench-gate']), ['', mem('old'), '', '', gate, '']);
   assert.deepEqual(keepSections('# R\n', ['bench-memory', 'bench-gate']), []);
+});
+
+test('a grid cell of bench/memory.mjs: the median of its runs, their number, every run\'s ratio, a failed run named', async () => {
+  const { GRID, summariseCell } = await import('../../bench/memory.mjs');
+  const cell = GRID[0];
+  const row = summariseCell(cell, [{ load: 1, estimate: 100, measured: 80 }, { load: 3, estimate: 100, measured: 125 }, { load: 2, estimate: 100, measured: 100 }]);
+  assert.deepEqual([row.estimate, row.n, row.runs, row.measured.med, row.measured.min, row.measured.max, row.failed], [100, 3, 3, 100, 80, 125, null]);
+  assert.deepEqual(row.ratios, [1.25, 0.8, 1]);
+  const failed = summariseCell(cell, [{ load: 1, estimate: 100, measured: 90 }, { load: 1, failed: 'exit 1: boom' }]);
+  assert.deepEqual([failed.n, failed.runs, failed.failed, failed.measured.med], [1, 2, 'exit 1: boom', 90]);
+  // refused by the budget: an estimate, nothing measured
+  const refused = summariseCell(cell, [{ load: 1, estimate: 9000, measured: null }]);
+  assert.deepEqual([refused.estimate, refused.n, refused.measured], [9000, 0, null]);
+  // MongoDB is in the grid (issue 30: every scenario)
+  assert.ok(GRID.some((c) => c.target === 'mongodb'));
 });

@@ -34,6 +34,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/k6-writepath/k6-writepath/xk6/modules/writepath"
 )
 
 // Driver is the database/sql driver registered as DriverName.
@@ -69,7 +71,11 @@ func (c *connector) Driver() driver.Driver { return Driver{} }
 // the deadline and the sent-bytes count below act on exactly this connection. Dials after
 // the connection is up (lib/pq's cancel requests) are passed through untouched.
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
-	pc, err := pq.NewConnector(c.dsn)
+	cfg, err := pq.NewConfig(c.dsn)
+	if err != nil {
+		return nil, err
+	}
+	pc, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +109,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		_ = inner.Close()
 		return nil, errors.New("k6wp-postgres: lib/pq connected without the dialer")
 	}
-	return &conn{inner: inner, nc: nc, cancelled: d.cancelled}, nil
+	return &conn{inner: inner, nc: nc, cancelled: d.cancelled, binary: cfg.BinaryParameters}, nil
 }
 
 type captureDialer struct {
@@ -181,11 +187,18 @@ type trackedConn struct {
 	written atomic.Int64
 	mu      sync.Mutex
 	tail    []byte
+	// sent: called once, at the next Write (set by conn for a statement with a writepath.Body
+	// parameter; the statement's goroutine writes, so no lock).
+	sent func()
 }
 
 const tailBytes = 2048
 
 func (t *trackedConn) Write(p []byte) (int, error) {
+	if f := t.sent; f != nil {
+		t.sent = nil
+		f()
+	}
 	n, err := t.Conn.Write(p)
 	t.written.Add(int64(n))
 	return n, err
@@ -242,6 +255,9 @@ type conn struct {
 	nc        *trackedConn
 	bad       atomic.Bool
 	cancelled chan struct{}
+	// bodies: the writepath.Body parameters of the statement being sent (CheckNamedValue).
+	bodies []*writepath.Body
+	binary bool // binary_parameters: lib/pq sends a statement and its parameters in one Write
 }
 
 // cancelGrace bounds how long a statement whose deadline passed waits for lib/pq's cancel
@@ -275,8 +291,45 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 
 func (c *conn) Ping(ctx context.Context) error { return c.inner.(driver.Pinger).Ping(ctx) }
 
+// A writepath.Body parameter (lib/docs.js on this binary renders PostgreSQL batches in Go) is
+// passed to lib/pq as its bytes, a []byte (sent in binary, as any []byte with
+// binary_parameters=yes). With binary_parameters lib/pq copies the parameters into its one
+// protocol message before the message's first Write (github.com/lib/pq v1.12.3, conn.go
+// sendBinaryModeQuery and send), so the body is released there (send below): from then on its
+// buffer serves the next render of any VU. Without binary_parameters lib/pq writes a Parse
+// before it copies the parameters, so a body is refused there (the pack renders none then:
+// lib/targets/postgres.js jsonbBinary). A statement database/sql re-runs on another connection
+// (driver.ErrBadConn: nothing was written, see ExecContext) still finds the body's bytes.
 func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
+	if b, ok := nv.Value.(*writepath.Body); ok {
+		if !c.binary {
+			return errors.New("k6wp-postgres: a rendered batch body needs binary_parameters=yes")
+		}
+		bytes := b.Bytes()
+		if bytes == nil {
+			return errors.New("k6wp-postgres: a batch body with no bytes (rendered for another statement, or not rendered)")
+		}
+		nv.Value = bytes
+		c.bodies = append(c.bodies, b)
+		return nil
+	}
 	return c.inner.(driver.NamedValueChecker).CheckNamedValue(nv)
+}
+
+// send arms the release of the statement's bodies at its first Write; the returned func
+// disarms it (bodies not written stay with their owner: a re-run needs them).
+func (c *conn) send() func() {
+	if len(c.bodies) == 0 {
+		return func() {}
+	}
+	bodies := c.bodies
+	c.bodies = nil
+	c.nc.sent = func() {
+		for _, b := range bodies {
+			b.Release()
+		}
+	}
+	return func() { c.nc.sent = nil }
 }
 
 func (c *conn) valid() bool { return !c.bad.Load() && c.inner.(driver.Validator).IsValid() }
@@ -335,6 +388,8 @@ func abandoned(ctx context.Context) error {
 
 // ExecContext runs a statement at most once (see the package comment).
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	disarm := c.send()
+	defer disarm()
 	if !c.valid() {
 		return nil, driver.ErrBadConn // nothing sent: database/sql may use another connection
 	}
@@ -365,6 +420,8 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 // QueryContext gets the hard deadline too; a read that met a broken connection may be
 // retried by database/sql (a read changes nothing).
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	disarm := c.send()
+	defer disarm()
 	stop := c.watch(ctx)
 	rows, err := c.inner.(driver.QueryerContext).QueryContext(ctx, query, args)
 	if err != nil {

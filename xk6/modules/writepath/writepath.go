@@ -50,6 +50,9 @@ func Named(vu modules.VU) map[string]any {
 		"writepathImage":       m.image,
 		"writepathFill":        m.fill,
 		"writepathAbort":       m.abort,
+		"writepathBody":        m.newBody,
+		"writepathRender":      m.render,
+		"writepathBodyBytes":   m.bodyBytes,
 		"writepathVersion":     2,
 	}
 }
@@ -154,14 +157,20 @@ func (m *instance) patchKeys(c sobek.FunctionCall) sobek.Value {
 		(count > 0 && (key0 < 0 || stamp0 < 0 || key0+(count-1)*stride+width > len(body) || stamp0+(count-1)*stride+len(stamp) > len(body))) {
 		panic(m.rt.NewTypeError("writepath: patchKeys: buffers too small for the request"))
 	}
+	return m.rt.ToValue(patch(body, count, func(i int) float64 { return f64(keys, i) }, key0, stride, width, stamp0, stamp, prefix))
+}
+
+// patch stores the key and stamp regions of documents 0 … count-1 (key(i): document i's key
+// number) and returns the index of the first key that does not fit, or count.
+func patch(body []byte, count int, key func(int) float64, key0, stride, width, stamp0 int, stamp []byte, prefix byte) int {
 	limit := math.Pow10(width - 3) // `"`, the prefix, up to width-3 digits, `"`
 	if limit > 1<<53 {
 		limit = 1 << 53 // key numbers are JavaScript safe integers (lib/docs.js takes no other)
 	}
 	for i := 0; i < count; i++ {
-		f := f64(keys, i)
+		f := key(i)
 		if !(f >= 0 && f < limit && f == math.Trunc(f)) {
-			return m.rt.ToValue(i)
+			return i
 		}
 		n := uint64(f)
 		region := body[key0+i*stride : key0+i*stride+width]
@@ -182,7 +191,7 @@ func (m *instance) patchKeys(c sobek.FunctionCall) sobek.Value {
 		}
 		copy(body[stamp0+i*stride:], stamp)
 	}
-	return m.rt.ToValue(count)
+	return count
 }
 
 // Body images, once per process: key -> bytes. Each image is made by the first VU that asks
@@ -231,14 +240,174 @@ func (m *instance) fill(c sobek.FunctionCall) sobek.Value {
 	if !ok || !v.(*image).made || len(v.(*image).bytes) == 0 {
 		panic(m.rt.NewTypeError("writepath: fill: no image %q", key))
 	}
-	src := v.(*image).bytes
 	if off < 0 || length < 0 || off+length > len(dst) {
 		panic(m.rt.NewTypeError("writepath: fill: buffer too small for the request"))
 	}
-	for at := 0; at < length; at += len(src) {
-		copy(dst[off+at:off+length], src)
-	}
+	repeat(dst[off:off+length], v.(*image).bytes)
 	return sobek.Undefined()
+}
+
+// repeat fills dst with src, repeated (the last copy cut at the end).
+func repeat(dst, src []byte) {
+	for at := 0; at < len(dst); at += len(src) {
+		copy(dst[at:], src)
+	}
+}
+
+// Body is a batch body for the PostgreSQL driver of this binary (xk6/driver/postgres), which
+// takes it as a statement parameter. render() only checks and records the batch (which image,
+// where the keys and stamps go, the keys); the bytes are made when the driver asks for them
+// (Bytes: after database/sql has the connection, right before lib/pq copies the parameter into
+// its protocol message) and handed back once that message goes on the wire (Release), for
+// the next batch of any VU. A VU so holds no body between its batches, nor while it connects or
+// waits for the server, where a JavaScript body (an ArrayBuffer per VU) stays for the whole
+// run (issue 30, memory per VU).
+type Body struct {
+	mu     sync.Mutex
+	buf    []byte // the bytes while the driver sends them; nil otherwise
+	recipe *recipe
+	// ByteLength: the size of the rendered body (the batch's payload bytes).
+	ByteLength int `js:"byteLength"`
+}
+
+// What render() recorded: the arguments of render, the image and the key list's bytes (the
+// caller's Float64Array, read when the bytes are made: the batch is sent before its keys change).
+type recipe struct {
+	img                                         []byte
+	base, count, stride, key0, width, stamp0, n int
+	lead, closing, stamp, keys                  []byte
+	prefix                                      byte
+	start                                       float64
+}
+
+func (r *recipe) keyAt(i int) float64 {
+	if r.keys == nil {
+		return r.start + float64(i)
+	}
+	return f64(r.keys, i)
+}
+
+// Buffers of released bodies (*[]byte), reused by the next body of any VU.
+var bodyBuffers sync.Pool
+
+// Bytes returns the body's bytes, made now from its recipe (nil when nothing was rendered).
+func (b *Body) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.buf != nil || b.recipe == nil {
+		return b.buf
+	}
+	r := b.recipe
+	var buf []byte
+	if p, ok := bodyBuffers.Get().(*[]byte); ok && cap(*p) >= r.n {
+		buf = (*p)[:r.n]
+	} else {
+		buf = make([]byte, r.n)
+	}
+	for i := range buf[:r.base] {
+		buf[i] = ' '
+	}
+	copy(buf, r.lead)
+	repeat(buf[r.base:r.base+r.count*r.stride], r.img)
+	patch(buf, r.count, r.keyAt, r.key0, r.stride, r.width, r.stamp0, r.stamp, r.prefix)
+	copy(buf[r.base+r.count*r.stride-1:], r.closing)
+	b.buf = buf
+	return buf
+}
+
+// Release gives the bytes back for reuse; the recipe stays (a statement re-run asks again).
+func (b *Body) Release() {
+	b.mu.Lock()
+	buf := b.buf
+	b.buf = nil
+	b.mu.Unlock()
+	if buf != nil {
+		bodyBuffers.Put(&buf)
+	}
+}
+
+// newBody() -> a Body for one VU's batches.
+func (m *instance) newBody(sobek.FunctionCall) sobek.Value {
+	return m.rt.ToValue(&Body{})
+}
+
+// render(body, key, base, count, stride, lead, close, key0, width, stamp0, stamp, prefix, keys, start) -> index:
+//
+//	makes body the batch of count documents that bodyBuilder in lib/docs.js would patch:
+//	spaces and then lead (an ArrayBuffer: the lead bytes and '[') in front of byte base;
+//	document i at base + i*stride: the image of key (made by image()) repeated, its key region
+//	(width bytes at key0 + i*stride) and stamp region (the bytes of stamp at stamp0 + i*stride)
+//	stored as patchKeys stores them; close (']' and the trail) over the last document's ','.
+//	keys: ArrayBuffer of a Float64Array of count key numbers, or null for start … start+count-1.
+//
+// Returns count when every key fits its region, else the index of the first that does not
+// (patchKeys' contract); the body is then empty. The bytes are made later (Bytes).
+func (m *instance) render(c sobek.FunctionCall) sobek.Value {
+	body, ok := c.Argument(0).Export().(*Body)
+	if !ok {
+		panic(m.rt.NewTypeError("writepath: render: body must come from writepathBody()"))
+	}
+	key := c.Argument(1).String()
+	r := &recipe{
+		base:    int(c.Argument(2).ToInteger()),
+		count:   int(c.Argument(3).ToInteger()),
+		stride:  int(c.Argument(4).ToInteger()),
+		lead:    append([]byte(nil), m.buffer(c.Argument(5), "lead")...),
+		closing: append([]byte(nil), m.buffer(c.Argument(6), "close")...),
+		key0:    int(c.Argument(7).ToInteger()),
+		width:   int(c.Argument(8).ToInteger()),
+		stamp0:  int(c.Argument(9).ToInteger()),
+		stamp:   append([]byte(nil), m.buffer(c.Argument(10), "stamp")...),
+		prefix:  byte(c.Argument(11).ToInteger()),
+		start:   c.Argument(13).ToFloat(),
+	}
+	if k := c.Argument(12); !sobek.IsNull(k) && !sobek.IsUndefined(k) {
+		r.keys = m.buffer(k, "keys")
+		if r.keys == nil {
+			r.keys = []byte{}
+		}
+	}
+	v, found := images.Load(key)
+	if !found || !v.(*image).made || len(v.(*image).bytes) == 0 {
+		panic(m.rt.NewTypeError("writepath: render: no image %q", key))
+	}
+	r.img = v.(*image).bytes
+	r.n = r.base + r.count*r.stride - 1 + len(r.closing)
+	if r.count <= 0 || r.base < len(r.lead) || r.width < 4 || r.width > 20 || r.stride <= 0 || len(r.closing) == 0 || (r.keys != nil && len(r.keys) < 8*r.count) ||
+		r.key0 < r.base || r.stamp0 < r.base || r.key0+(r.count-1)*r.stride+r.width > r.n || r.stamp0+(r.count-1)*r.stride+len(r.stamp) > r.n {
+		panic(m.rt.NewTypeError("writepath: render: a layout that does not fit the request"))
+	}
+	// Which keys fit their regions (patch's rule), checked now: the caller widens the regions
+	// for a key that does not.
+	limit := math.Pow10(r.width - 3)
+	if limit > 1<<53 {
+		limit = 1 << 53
+	}
+	body.Release()
+	body.mu.Lock()
+	defer body.mu.Unlock()
+	body.recipe = nil
+	body.ByteLength = 0
+	for i := 0; i < r.count; i++ {
+		if f := r.keyAt(i); !(f >= 0 && f < limit && f == math.Trunc(f)) {
+			return m.rt.ToValue(i)
+		}
+	}
+	body.recipe = r
+	body.ByteLength = r.n
+	return m.rt.ToValue(r.count)
+}
+
+// bodyBytes(body) -> ArrayBuffer: a copy of the body's bytes (tests compare them with the
+// JavaScript body: test/integration/native-twins.test.mjs).
+func (m *instance) bodyBytes(c sobek.FunctionCall) sobek.Value {
+	body, ok := c.Argument(0).Export().(*Body)
+	if !ok {
+		panic(m.rt.NewTypeError("writepath: bodyBytes: body must come from writepathBody()"))
+	}
+	out := append([]byte(nil), body.Bytes()...)
+	body.Release()
+	return m.rt.ToValue(m.rt.NewArrayBuffer(out))
 }
 
 // matchKeys(keys, count, sorted, n, out) -> matches:
