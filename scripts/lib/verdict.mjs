@@ -225,7 +225,7 @@ export function gateDecision({ base, cand, metrics, tolerance, alpha = ALPHA, pa
   const needed = needs.length ? (needs.some((n) => n === null) ? null : Math.max(...needs)) : undefined;
   const exit = flagged.length ? 99 : blind.length ? 107 : 0;
   const why = flagged.length ? `regression beyond the tolerance: ${flagged.map((r) => `${r.phase} ${r.label} ${pct(r.delta)}`).join(', ')}`
-    : blind.length ? `this gate cannot detect its tolerance on ${blind.map((r) => `${r.phase} ${r.label} (detects ${r.detectable === Infinity || r.detectable === null ? 'nothing' : `≥ ${(r.detectable * 100).toFixed(0)} %`}, tolerance ${(r.tolerance * 100).toFixed(0)} %)`).join(', ')}: ${needed === undefined ? '' : needed === null ? ' — not even 64 runs per side would at this spread' : ` — about ${needed} ${paired ? 'pairs' : 'runs per side'} would at this spread`}: more runs (--repeat), fewer figures (--metrics) or a larger tolerance for them (--max-regression figure=X%)`
+    : blind.length ? `this gate cannot detect its tolerance on ${blind.map((r) => `${r.phase} ${r.label} (detects ${r.detectable === Infinity || r.detectable === null ? 'nothing' : `≥ ${(r.detectable * 100).toFixed(0)} %`}, tolerance ${(r.tolerance * 100).toFixed(0)} %)`).join(', ')}${needed === undefined ? '' : needed === null ? ' — not even 64 runs per side would at this spread' : ` — about ${needed} ${paired ? 'pairs' : 'runs per side'} would at this spread`}: more runs (--repeat), fewer figures (--metrics) or a larger tolerance for them (--max-regression figure=X%)`
       : 'no significant regression beyond the tolerance';
   return { design: paired ? 'paired' : 'unpaired', alpha, k, level, conf, rows, exit, why, runs_needed: needed === undefined ? undefined : needed };
 }
