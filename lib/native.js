@@ -22,7 +22,7 @@ export function useNative(m) {
   mod = m && m.writepathVersion === 2
     ? { fillUniform: m.writepathFillUniform, patchKeys: m.writepathPatchKeys, matchKeys: m.writepathMatchKeys, image: m.writepathImage, fill: m.writepathFill, abort: m.writepathAbort || null,
       // bodies rendered per batch for this binary's PostgreSQL driver (lib/docs.js render mode)
-      newBody: m.writepathBody || null, render: m.writepathRender || null, bodyBytes: m.writepathBodyBytes || null }
+      newBody: m.writepathBody || null, render: m.writepathRender || null }
     : null;
 }
 
