@@ -344,11 +344,12 @@ export function precheckGate(o, baseRuns, nCand) {
     const tol = o.tolerance.byFigure[g.figure] ?? o.tolerance.default;
     if (det === null || det > tol) {
       blind.push(`${g.phase} ${g.label} detects ${det === null ? 'nothing (fewer than 2 baseline runs)' : det === Infinity ? 'nothing' : `≥ ${(det * 100).toFixed(0)} %`} but is allowed ${(tol * 100).toFixed(0)} %`);
-      needs.push(runsNeeded({ better: g.better, sd, tol, level: o.alpha, alpha: o.alpha, paired: false }));
+      needs.push(runsNeeded({ better: g.better, sd, tol, level: o.alpha, paired: false }));
     }
   }
+  if (!blind.length) return;
   const need = needs.some((n) => n === null) ? 'not even 64 runs per side would at this spread' : `at least ${Math.max(...needs)} runs per side would`;
-  if (blind.length) refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability; ${need}); raise --repeat, gate fewer figures (--metrics) or allow more (--max-regression figure=X%)`);
+  refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability; ${need}); raise --repeat, gate fewer figures (--metrics) or allow more (--max-regression figure=X%)`);
 }
 
 // ---- main ------------------------------------------------------------------------------------
@@ -368,11 +369,9 @@ export async function main(argv) {
     return { letter, spec, scenario: false, runs: runsOfFolders(spec) };
   });
   if (o.gate) {
-    const base = sides[0].scenario ? null : sides[0].runs;
-    // The number of gated figures is known once one run of each side exists; a stored baseline
-    // tells it now (a scenario baseline: checked after the first round).
+    // Before any run: reachability from the counts alone, and a stored baseline's spread.
     o.candidateFolders = !sides[1].scenario;
-    if (base) precheckGate(o, base, sides[1].scenario ? o.repeat : sides[1].runs.length);
+    precheckGate(o, sides[0].scenario ? null : sides[0].runs, sides[1].scenario ? o.repeat : sides[1].runs.length);
   }
   let arango = null;
   let raven = null;
@@ -413,11 +412,6 @@ export async function main(argv) {
       if (testEndpoint) writeFileSync(path.join(dir, TEST_ENDPOINT_MARKER), 'This run wrote to a project API test server, not to the real database.\n');
       const summary = readSummary(dir);
       (run.warmup ? s.warmups : s.runs).push({ summary, source: dir, testEndpoint: isTestEndpoint(dir, summary), order: step + 1 });
-      // A scenario baseline: the gate's feasibility once the first round says how many figures.
-      if (o.gate && !o.checked && sides.every((x) => x.runs.length >= 1)) {
-        o.checked = true;
-        precheckGate(o, sides[0].scenario ? null : sides[0].runs, o.repeat);
-      }
     }
   } finally {
     if (arango) arango.stop();

@@ -144,17 +144,16 @@ export function detectableRegression({ better, sd, nb, nc, level, paired }) {
 }
 
 // How many runs per side (pairs, paired) would let the gate see `tol` at this spread: the
-// smallest n up to 64 whose detectable regression is within it, the figures' co-movement
-// taken as measured (the level's share of α kept: α'/α of this gate); null when not even 64.
+// smallest n up to 64 whose detectable regression is within it, each figure tested at the
+// level this gate's measured co-movement leaves; null when not even 64.
 // Up to 10 runs the exact tests' simulated power; above, the normal approximation of a shift
 // test with the rank tests' efficiency against it (3/π: Lehmann, Nonparametrics, 1975).
 // A planning figure for the next gate, not a promise: the spread itself is an estimate.
-export function runsNeeded({ better, sd, tol, level, alpha = ALPHA, paired }) {
+export function runsNeeded({ better, sd, tol, level, paired }) {
   if (!(sd > 0) || !(level > 0)) return null;
-  const lv = alpha * (level / alpha);
   const sees = (n) => {
-    if (n <= 10) { const d = detectableRegression({ better, sd, nb: n, nc: n, level: lv, paired }); return d !== null && d <= tol; }
-    const effect = (normalQuantile(1 - lv) + normalQuantile(POWER)) * Math.sqrt((paired ? 1 : 2) / n) * Math.sqrt(Math.PI / 3);
+    if (n <= 10) { const d = detectableRegression({ better, sd, nb: n, nc: n, level, paired }); return d !== null && d <= tol; }
+    const effect = (normalQuantile(1 - level) + normalQuantile(POWER)) * Math.sqrt((paired ? 1 : 2) / n) * Math.sqrt(Math.PI / 3);
     return regressionOf(better, effect * sd) <= tol;
   };
   let lo = 2; let hi = 64;
@@ -221,13 +220,13 @@ export function gateDecision({ base, cand, metrics, tolerance, alpha = ALPHA, pa
   const flagged = rows.filter((r) => r.verdict === 'REGRESSION');
   const blind = rows.filter((r) => r.verdict === 'cannot detect');
   // For a gate that cannot see its tolerance: the runs per side that would (the widest need).
-  const needs = flagged.length ? [] : blind.map((r) => runsNeeded({ better: r.better, sd: r.spread, tol: r.tolerance, level, alpha, paired }));
+  const needs = flagged.length ? [] : blind.map((r) => runsNeeded({ better: r.better, sd: r.spread, tol: r.tolerance, level, paired }));
   const needed = needs.length ? (needs.some((n) => n === null) ? null : Math.max(...needs)) : undefined;
   const exit = flagged.length ? 99 : blind.length ? 107 : 0;
   const why = flagged.length ? `regression beyond the tolerance: ${flagged.map((r) => `${r.phase} ${r.label} ${pct(r.delta)}`).join(', ')}`
     : blind.length ? `this gate cannot detect its tolerance on ${blind.map((r) => `${r.phase} ${r.label} (detects ${r.detectable === Infinity || r.detectable === null ? 'nothing' : `≥ ${(r.detectable * 100).toFixed(0)} %`}, tolerance ${(r.tolerance * 100).toFixed(0)} %)`).join(', ')}${needed === undefined ? '' : needed === null ? ' — not even 64 runs per side would at this spread' : ` — about ${needed} ${paired ? 'pairs' : 'runs per side'} would at this spread`}: more runs (--repeat), fewer figures (--metrics) or a larger tolerance for them (--max-regression figure=X%)`
       : 'no significant regression beyond the tolerance';
-  return { design: paired ? 'paired' : 'unpaired', alpha, k, level, conf, rows, exit, why, runs_needed: needed === undefined ? undefined : needed };
+  return { design: paired ? 'paired' : 'unpaired', alpha, k, level, conf, rows, exit, why, runs_needed: needed };
 }
 
 export function gateTable(dec) {
