@@ -44,7 +44,7 @@ const SLOW_MS = Number(env.BENCH_GATE_SLOW_MS || 27);
 // slow one's grows in proportion (SLOW_MS / 20 of it). Less jitter, less spread between runs.
 // A target named api-j<N> (BENCH_GATE_TARGETS=api,api-j4,…) is the API pair with jitter N.
 const JITTER_MS = Number(env.BENCH_GATE_JITTER_MS ?? 20);
-const jitterOf = (name) => (/^api-j(\d+)$/.exec(name) ? Number(/^api-j(\d+)$/.exec(name)[1]) : JITTER_MS);
+const jitterOf = (name) => { const m = /^api-j(\d+)$/.exec(name); return m ? Number(m[1]) : JITTER_MS; };
 const slowJitterOf = (j) => Math.round(j * SLOW_MS / 20); // whole ms: the test server takes an int
 const PG_INDEXES = Number(env.BENCH_GATE_PG_INDEXES || 2);
 const OUT = path.resolve(env.BENCH_GATE_OUT || path.join(root, 'results', `bench-gate-${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}`));
