@@ -417,12 +417,13 @@ export function profileMarkdown(p) {
 // The sections of bench/RESULTS.md (bench/run.mjs), with the goals of issue 30.
 export function resultsSection({ perVu: rows, profile: prof, estimate: est }) {
   const okText = (c) => (c ? 'met' : '**missed**');
-  const goal = [];
+  const goal = []; const bytesRef = [];
   for (const target of ['arangodb', 'postgres']) {
     for (const vus of [50, 200]) {
       const r = rows.find((x) => x.target === target && x.vus === vus);
       if (!r) continue;
-      goal.push(`${target} at ${vus} VUs: ${f1(r.ratioString.med, 2)}× the plain script with a string body (${okText(r.ratioString.med <= 1.2)}), ${f1(r.ratioBytes.med, 2)}× with a bytes body (${okText(r.ratioBytes.med <= 1.2)})`);
+      goal.push(`${target} at ${vus} VUs ${f1(r.ratioString.med, 2)}× (${okText(r.ratioString.med <= 1.2)}; ${r.ratioString.n} repetitions, ${f1(r.ratioString.min, 2)}–${f1(r.ratioString.max, 2)})`);
+      bytesRef.push(`${target} at ${vus} VUs ${f1(r.ratioBytes.med, 2)}×`);
     }
   }
   const at200 = rows.filter((x) => x.vus === 200).map((x) => `${x.target} ${f1(x.clients.pack.peak.max, 0)} MiB (${okText(x.clients.pack.peak.max <= 3072)})`);
@@ -438,7 +439,8 @@ export function resultsSection({ perVu: rows, profile: prof, estimate: est }) {
     '## Memory per VU (E1, batches of 1000 e1 documents of ~1.2 KB, beside a plain k6 script posting the same body)', '',
     `Peak RSS of the k6 process (\`/usr/bin/time\` %M, MiB) of the pack's E1 (2 load, 2 overwrite and 1 mixed batch per VU) and of a plain k6 script in which every VU posts one pre-built body, the bytes of one of the pack's load batches, 5 times: read with \`open()\` as a string (k6's ordinary idiom; bench/plain-http.js, bench/plain-pg.js) and as bytes (\`open(…, 'b')\`, sent without the string-to-bytes copy, as the pack sends its bodies). ArangoDB: the API test server; PostgreSQL: a private instance, the pack's upsert statement. Interleaved: every (VU count, client) once per repetition, ${REPS} repetitions; MiB per VU = (peak at V − peak of the same client at 1 VU in the same repetition) / (V − 1), ratios within a repetition; median (min–max). Load: the 1-minute load average before each run.`, '',
     perVuMarkdown(rows), '',
-    `Goal: the pack's MiB per VU ≤ 1.2× plain k6's at 50 and 200 VUs: ${goal.join('; ')}.`,
+    `Goal: the pack's MiB per VU ≤ 1.2× plain k6's at 50 and 200 VUs, judged against the plain script with the string body, the one issue 30 measured ("a plain k6 script posting one pre-built 1.2 MB body", ~11–15 MB per VU there; \`open()\` without 'b' is k6's ordinary idiom): ${goal.join('; ')}.`,
+    `Not the goal, shown for honesty: against the bytes body (\`open(…, 'b')\`, no string-to-bytes copy per request, the way the pack sends) the pack needs ${bytesRef.join(', ')} the memory per VU.`,
     `Goal: a 200-VU E1 run within 3 GiB (3072 MiB), highest repetition: ${at200.join('; ')}.`, '',
     `## Where a VU's memory goes (k6's Go heap, live bytes after a forced GC, while the VUs run E1 on a slow API test server)`, '',
     profileMarkdown(prof), '',
