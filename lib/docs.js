@@ -326,32 +326,41 @@ function loTable(toBytes) {
   LO3Q = new Uint32Array(toBytes(lo.join('')));
 }
 
-// The rest, for key lists filled in JavaScript (~130 KB).
+// The rest, for key lists filled in JavaScript: keys below 10^7 in 12-byte regions (~90 KB),
+// and, made only when a key of 10^7 or more comes (wideTables, ~120 KB more), the rest. Most
+// runs (DOCS below 10^7) never make the second part: ~120 KB less per VU (issue 30).
 function keyTables(toBytes) {
   loTable(toBytes);
   if (HI8) return;
   // one template per entry (k6: a method call costs ~1 µs, so no padStart/slice here)
   const K = KEY_PREFIX;
-  const hi = new Array(10000); const d4 = new Array(10000); const small = new Array(1000); const top = new Array(100);
+  const hi = new Array(10000); const small = new Array(1000);
   for (let g = 0; g < 10000; g++) {
     const h = `"${K}${g}`;
     hi[g] = `${'        '.slice(h.length)}${h}`;
-    d4[g] = g < 10 ? `000${g}` : g < 100 ? `00${g}` : g < 1000 ? `0${g}` : `${g}`;
   }
   for (let g = 0; g < 1000; g++) small[g] = g < 10 ? `"${K}${g}"` : g < 100 ? `${K}${g}"` : `${g}"`;
-  for (let g = 0; g < 100; g++) top[g] = g < 10 ? ` "${K}${g}` : `"${K}${g}`;
-  const t4 = new Array(10000); const b4 = new Array(10000);
+  HI8 = new Float64Array(toBytes(hi.join('')));
+  SMALLLO = new Uint32Array(toBytes(small.join('')));
+  SMALLHI = new Float64Array(toBytes(`        ${'       "'}${`      "${K}`}`));
+}
+
+// Keys of 10^7 or more: 12-byte regions up to 10^9 (TOPK, D4), 20-byte regions (TOP, BEFORE, D4).
+function wideTables(toBytes) {
+  keyTables(toBytes);
+  if (D4) return;
+  const K = KEY_PREFIX;
+  const d4 = new Array(10000); const top = new Array(100); const t4 = new Array(10000); const b4 = new Array(10000);
   for (let g = 0; g < 10000; g++) {
+    d4[g] = g < 10 ? `000${g}` : g < 100 ? `00${g}` : g < 1000 ? `0${g}` : `${g}`;
     t4[g] = g < 10 ? ` "${K}${g}` : g < 100 ? `"${K}${g}` : g < 1000 ? `${K}${g}` : `${g}`;
     b4[g] = g < 100 ? '    ' : g < 1000 ? '   "' : `  "${K}`;
   }
+  for (let g = 0; g < 100; g++) top[g] = g < 10 ? ` "${K}${g}` : `"${K}${g}`;
   TOP = new Uint32Array(toBytes(t4.join('')));
   BEFORE = new Uint32Array(toBytes(b4.join('')));
-  HI8 = new Float64Array(toBytes(hi.join('')));
-  D4 = new Uint32Array(toBytes(d4.join('')));
-  SMALLLO = new Uint32Array(toBytes(small.join('')));
   TOPK = new Uint32Array(toBytes(top.join('')));
-  SMALLHI = new Float64Array(toBytes(`        ${'       "'}${`      "${K}`}`));
+  D4 = new Uint32Array(toBytes(d4.join('')));
 }
 
 // open/mid: the text before and after the key (`{"_key":"` and `","w":"`, or a RavenDB
@@ -616,6 +625,7 @@ function bodyBuilder(open, mid, spec) {
           f64[k8] = HI8[(n - lo) / 1000]; u32[k] = LO3Q[lo];
         } else { f64[k8] = n < 10 ? SMALLHI[0] : n < 100 ? SMALLHI[1] : SMALLHI[2]; u32[k] = SMALLLO[n]; }
       } else if (n < 1000000000) {
+        if (D4 === null) wideTables(toBytes);
         lo = n % 1000; h = (n - lo) / 1000; m = h % 10000;
         u32[k - 2] = TOPK[(h - m) / 10000]; u32[k - 1] = D4[m]; u32[k] = LO3Q[lo];
       } else return i;
@@ -632,6 +642,7 @@ function bodyBuilder(open, mid, spec) {
     let k = L.lo4;
     let k8 = L.stamp8;
     const sw = stampWide[0];
+    if (BEFORE === null) wideTables(toBytes);
     const SP = BEFORE[0];
     let i = 0;
     for (; i < count; i++, k += S4, k8 += S8) {
@@ -696,7 +707,7 @@ function bodyBuilder(open, mid, spec) {
     }
     if (maxKey <= MAX_KEY && body(count, wide(maxKey), t)) {
       loTable(toBytes);
-      if (!native()) keyTables(toBytes);
+      if (!native()) { keyTables(toBytes); if (maxKey >= 1e7) wideTables(toBytes); }
     }
   }
 

@@ -3,17 +3,28 @@
 // scenario file is just:  const e = experiment(workload, target, __ENV);  where target is a
 // target module (lib/targets/<db>.js: createTarget and its declaration).
 import { loadConfig, newRunId, planSignature, publicConfig } from './config.js';
-import { checkMemory } from './memory.js';
 import { fail } from './parse.js';
 import { stop } from './abort.js';
-import { frozenOptionsDiffer } from './guards.js';
-import { k6Thresholds, parseThresholds } from './thresholds.js';
-import { buildReport, countBasis } from './report.js';
-import { refusal } from './capabilities.js';
-import { renderHtml } from './report-html.js';
 import { planRemaining, verifyError, verifyUnaccounted, verifyUnaccountedMax } from './metrics.js';
 import { batchRunner } from './targets/outcome.js';
 import exec from 'k6/execution';
+
+// k6 runs this init code for its options pass, for setup, teardown and the summary (all with
+// __VU 0) and once in every VU. A VU only writes batches: the refusals (memory, capabilities,
+// results folder), the thresholds, the options and the report are made in the __VU 0 contexts
+// only, and their modules loaded there only, with require(): k6 reads options from the first
+// init context alone (v1.8.1 internal/js/bundle.go populateExports, updateOptions) and serves
+// a module resolved there to the later contexts from its cache (js/modules/resolution.go Lock,
+// require_impl.go), archives included. Every VU sees the same environment, so what the first
+// context accepted, a VU would too. Measured: ~135 KiB less JavaScript runtime per VU (each
+// function object costs ~0.85 KiB in k6's runtime; issue 30, bench/RESULTS.md).
+const VU0 = !(typeof __VU === 'number' && __VU > 0);
+const { checkMemory } = VU0 ? require('./memory.js') : {};
+const { frozenOptionsDiffer } = VU0 ? require('./guards.js') : {};
+const { k6Thresholds, parseThresholds } = VU0 ? require('./thresholds.js') : {};
+const { buildReport, countBasis } = VU0 ? require('./report.js') : {};
+const { refusal } = VU0 ? require('./capabilities.js') : {};
+const { renderHtml } = VU0 ? require('./report-html.js') : {};
 
 const TREND_STATS = ['min', 'med', 'avg', 'p(90)', 'p(95)', 'p(99)', 'max', 'count'];
 
@@ -63,7 +74,7 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
   const plan = workload.plan(cfg);
   // The client memory the plan needs, against MEMORY_BUDGET_MB, before any VU holds a body
   // (lib/memory.js: one line and exit 107 when it does not fit).
-  const memory = checkMemory(cfg, plan, declaration);
+  const memory = VU0 ? checkMemory(cfg, plan, declaration) : null;
   // A target gets what it must prepare from the plan (batch size, largest key, operations in
   // use, collections), never the workload's knobs.
   const tgt = createTarget(cfg, plan.target);
@@ -74,25 +85,25 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
   for (const f of ['needs', 'describe']) if (typeof workload[f] !== 'function') fail(`workload ${workload.EXPERIMENT} does not export ${f}(cfg, plan) (docs/design.md, "Workloads × targets")`);
   // Nothing rewrites a built report: a workload's own parts come from describe() and sections().
   if (workload.report) fail(`workload ${workload.EXPERIMENT} exports report(): describe the run through describe(cfg, plan) and sections(data, meta) instead (docs/design.md, "Workloads × targets")`);
-  const refused = refusal(workload.EXPERIMENT, workload.needs(cfg, plan), target, tgt.capabilities);
+  const refused = VU0 ? refusal(workload.EXPERIMENT, workload.needs(cfg, plan), target, tgt.capabilities) : null;
   if (refused) fail(refused);
-  const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
+  const parsed = VU0 ? parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES }) : null;
   const state = {};
-  const layout = resultsLayout(cfg, env);
+  const layout = VU0 ? resultsLayout(cfg, env) : 'none';
   // (Only on the real file system: a k6 archive sees its own files only, and README.md, never
   // opened by a script, is not among them.)
-  if (env.RESULTS_DIR && layout === 'none' && onRealFs()) fail(`RESULTS_DIR=${JSON.stringify(env.RESULTS_DIR)} is not allowed: an existing directory (k6 cannot create it; scripts/run does)`);
+  if (VU0 && env.RESULTS_DIR && layout === 'none' && onRealFs()) fail(`RESULTS_DIR=${JSON.stringify(env.RESULTS_DIR)} is not allowed: an existing directory (k6 cannot create it; scripts/run does)`);
   const distributed = cfg.DISTRIBUTED; // '0' | '1' (one instance of several) | 'verify'
   if (distributed !== '0' && !tgt.distributed) fail(`DISTRIBUTED=${distributed} is not supported by the ${target} target yet (docs/scale-out.md)`);
   // An instance does not verify (it sees only its part); the verify step writes nothing.
   // The batches a single-process run plans (null: not a count of batches, lib/report.js); a
   // planned run that stopped early (Ctrl-C, MAX_DURATION) fails writepath_plan_remaining.
-  const plannedBatches = distributed === '0' ? workload.describe(cfg, plan).plannedBatches : null;
+  const plannedBatches = VU0 && distributed === '0' ? workload.describe(cfg, plan).plannedBatches : null;
   // Against what the database acknowledged, or against the plan (lib/report.js countBasis).
-  const countBy = countBasis(distributed, plannedBatches, plan.expectedDocs !== null);
-  const thresholdsFrom = distributed === '1' ? { ...parsed, verify: false } : distributed === 'verify' ? { phases: {}, verify: parsed.verify } : parsed;
+  const countBy = VU0 ? countBasis(distributed, plannedBatches, plan.expectedDocs !== null) : null;
+  const thresholdsFrom = !VU0 ? null : distributed === '1' ? { ...parsed, verify: false } : distributed === 'verify' ? { phases: {}, verify: parsed.verify } : parsed;
 
-  const options = {
+  const options = !VU0 ? null : {
     scenarios: distributed === 'verify'
       ? { verify: { executor: 'shared-iterations', vus: 1, iterations: 1, maxDuration: '10s' } }
       : workload.scenarios(cfg, plan, tgt.capabilities),
@@ -110,7 +121,7 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     tags: { target },
   };
   // What the knobs plan, before k6 replaces the exported options with its resolved ones.
-  const plannedScenarios = JSON.parse(JSON.stringify(options.scenarios));
+  const plannedScenarios = VU0 ? JSON.parse(JSON.stringify(options.scenarios)) : null;
 
   function setup() {
     // Refusals of command-line flags: k6 shows them to a script only here, in setup, where it

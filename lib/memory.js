@@ -37,6 +37,14 @@ export const MEMORY_MODEL = {
   // an xk6 build with the upstream driver keeps the JavaScript body, GC × a body more per VU
   // than estimated here); inflight: bodies in flight in the process whatever the VUs (sql: the
   // rendered bytes and lib/pq's message of the statement being sent).
+  // pacedCopy: `copy` in an open model (RATE_STAGES). sql's copy is no body a VU keeps: it is
+  // the statements' bytes the collector finds alive while VUs send back to back, so it grows with
+  // the statements a second, not with the VUs. An arrival-rate VU starts a batch only on the
+  // rate's tick (k6 v1.8.1 lib/executor/constant_arrival_rate.go Run: one
+  // activeVUPool.TryRunIteration per tick, ramping_arrival_rate.go activeVUPool), so the rate, not
+  // MAX_VUS, bounds them; what is in flight is the process's (inflight). Measured (bench grid
+  // "E1 open model", 40 VUs at 40 batches/s: 175 MiB against 238 estimated with copy; probes at
+  // 40 and 400/s with all 40 VUs busy: 185-190 MiB): a paced VU holds its runtime and fixed part.
   // driver (MongoDB, k6/x/writepath/mongodb): while a batch is sent the module holds the BSON
   // documents made from the body, the driver's wire message and their garbage (xk6/modules/mongodb);
   // measured by bench/memory.mjs's grid (MongoDB cells, BATCH_SIZE 1000-50000, 1-50 VUs): about
@@ -44,7 +52,7 @@ export const MEMORY_MODEL = {
   // per-operation counts, no documents).
   TRANSPORT: {
     http: { copy: 1, fixed: 0.8, answer: 60 },
-    sql: { copy: 0.85, fixed: 0.3, answer: 0, held: false, inflight: 1 },
+    sql: { copy: 0.85, pacedCopy: 0, fixed: 0.3, answer: 0, held: false, inflight: 1 },
     driver: { copy: 4.3, fixed: 0.3, answer: 0 },
   },
 };
@@ -64,9 +72,10 @@ export function docBytes(cfg) {
 //   formats    request formats one VU sends (bodies it holds): 0 when it writes single documents;
 //   transport  'http' (k6 keeps a copy of every request body), 'sql' or 'driver' (MongoDB's module);
 //   strings    bodies are text built per batch (no byte path for the shape);
-//   marks      bytes of overwrite marks per VU; setupBodies: bodies the setup context builds.
+//   marks      bytes of overwrite marks per VU; setupBodies: bodies the setup context builds;
+//   paced      an open model (RATE_STAGES): the VUs start batches at the rate (TRANSPORT pacedCopy).
 // -> { mib, perVuMib, baseMib, live: { runtime, bodies, transport, answer, marks } (MiB per VU) }
-export function memoryEstimate({ vus, batchSize, docBytes: d, formats = 1, transport = 'http', strings = false, marks = 0, setupBodies = 0 }) {
+export function memoryEstimate({ vus, batchSize, docBytes: d, formats = 1, transport = 'http', strings = false, marks = 0, setupBodies = 0, paced = false }) {
   const M = MEMORY_MODEL;
   const T = M.TRANSPORT[transport];
   if (!T) throw new Error(`lib/memory.js: no model of transport '${transport}' (MEMORY_MODEL.TRANSPORT)`);
@@ -75,7 +84,7 @@ export function memoryEstimate({ vus, batchSize, docBytes: d, formats = 1, trans
   const live = {
     runtime: M.RUNTIME,
     bodies: (strings ? 2 : T.held === false ? 0 : formats) * body / MIB,
-    transport: T.copy * sent / MIB + T.fixed,
+    transport: (paced && T.pacedCopy !== undefined ? T.pacedCopy : T.copy) * sent / MIB + T.fixed,
     answer: batchSize * T.answer / MIB,
     marks: Math.min(marks, MARKS_MAX) / MIB,
   };
@@ -104,7 +113,8 @@ export function runMemory(cfg, plan, declaration) {
   const { vus, knob } = peakVus(cfg, plan);
   // overwrite picks mark the keys their VU loaded
   const marks = plan.overwriteBatches || plan.mixedBatches ? Math.ceil(cfg.DOCS / vus) : 0;
-  const input = { vus, batchSize, docBytes: docBytes(cfg), formats: ops.length ? mem.formats(ops) : 0, transport: mem.transport, strings, marks, setupBodies: plan.preload ? 1 : 0 };
+  const paced = Boolean(plan.loadModel && plan.loadModel.open);
+  const input = { vus, batchSize, docBytes: docBytes(cfg), formats: ops.length ? mem.formats(ops) : 0, transport: mem.transport, strings, marks, setupBodies: plan.preload ? 1 : 0, paced };
   return { input, knob, estimate: memoryEstimate(input) };
 }
 

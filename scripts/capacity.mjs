@@ -145,7 +145,7 @@ export function stepMemory(knobs, target, op, phase, scenario, batch) {
   const decl = TARGETS.find((t) => t.name === target);
   const ops = [op === 'insert' && target === 'ravendb' && knobs.LOAD_OP === 'bulk' ? 'bulk' : op === 'merge' ? 'merge' : op];
   const input = { vus: 1, batchSize: batch, docBytes: docBytes(cfg), formats: decl.memory.formats(ops), transport: decl.memory.transport,
-    strings: cfg.DOC_SHAPE === 'random-shapes', marks: 0, setupBodies: phase === 'overwrite' ? 1 : 0 };
+    strings: cfg.DOC_SHAPE === 'random-shapes', marks: 0, setupBodies: phase === 'overwrite' ? 1 : 0, paced: true }; // steps are RATE_STAGES runs
   const budget = num('MEMORY_BUDGET_MB');
   return { input, budget, fit: vusThatFit(budget, input), perVuMib: memoryEstimate(input).perVuMib, maxVus: num('MAX_VUS'), vus: knobs.VUS === undefined ? null : Number(knobs.VUS) };
 }

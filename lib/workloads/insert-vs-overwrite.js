@@ -45,9 +45,9 @@ export function plan(cfg) {
   if (Mx > 0 && B - newPer > smallestOwned) {
     fail(`MIXED_NEW_PERCENT=${cfg.MIXED_NEW_PERCENT} is not allowed with DOCS=${cfg.DOCS}, BATCH_SIZE=${B}, VUS=${V}: ${B - newPer} existing keys per batch, but one VU loaded only ${smallestOwned}`);
   }
-  const perVu = [];
-  for (let v = 0; v < V; v++) perVu.push([vuBatchCount(L, V, v), vuBatchCount(O, V, v), vuBatchCount(Mx, V, v)]);
-  const iterations = Math.max(...perVu.map((c) => c[0] + c[1] + c[2]));
+  // A VU's batches per phase are computed by the VU (iteration()): a table of every VU's would
+  // cost each VU memory in proportion to VUS (issue 30). VU 0 has the most.
+  const iterations = vuBatchCount(L, V, 0) + vuBatchCount(O, V, 0) + vuBatchCount(Mx, V, 0);
   const expectedDocs = (runs('load') ? cfg.DOCS : 0) + Mx * newPer;
   // What the target prepares in init (lib/targets/*.js createTarget): batches of B keys, every
   // key below DOCS + the mixed batches' fresh keys, stamps up to o<O-1> and m<Mx-1>; the load
@@ -57,7 +57,7 @@ export function plan(cfg) {
   const target = { batchSize: B, maxKey: cfg.DOCS + Mx * newPer, maxStamp, writes: {} };
   if (L > 0) target.writes[ops.load] = ['l'];
   for (const [n, op] of [[O, ops.overwrite], [Mx, ops.mixed]]) if (n > 0 && !target.writes[op]) target.writes[op] = [];
-  return { vus: V, batchSize: B, loadBatches: L, overwriteBatches: O, mixedBatches: Mx, newPerMixed: newPer, perVu, iterations, expectedDocs, target };
+  return { vus: V, batchSize: B, loadBatches: L, overwriteBatches: O, mixedBatches: Mx, newPerMixed: newPer, iterations, expectedDocs, target };
 }
 
 export function scenarios(cfg, p) {
@@ -134,8 +134,8 @@ export function iteration(db, cfg, p, state) {
   let i = iter;
   // idInTest is global across --execution-segment instances (one scenario: 1..VUS split
   // among the instances), so VU v owns the same batches whichever instance runs it.
-  if (!p.perVu[v]) fail(`VU ${v + 1} is outside VUS=${p.vus}: this workload must be the test's only scenario`);
-  const [nl, no, nm] = p.perVu[v];
+  if (!(v >= 0 && v < p.vus)) fail(`VU ${v + 1} is outside VUS=${p.vus}: this workload must be the test's only scenario`);
+  const nl = vuBatchCount(p.loadBatches, p.vus, v); const no = vuBatchCount(p.overwriteBatches, p.vus, v); const nm = vuBatchCount(p.mixedBatches, p.vus, v);
   let phase; let j;
   if (i < nl) { phase = 'load'; j = v + p.vus * i; } else if ((i -= nl) < no) { phase = 'overwrite'; j = v + p.vus * i; } else if ((i -= no) < nm) { phase = 'mixed'; j = v + p.vus * i; } else return;
 

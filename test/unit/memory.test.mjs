@@ -80,6 +80,20 @@ test('formats come from the target and the operations the plan writes: the image
   assert.ok(ramp.estimate.baseMib > M.BASE);
 });
 
+test('an open model (RATE_STAGES) counts no per-VU statement copy for sql: its VUs start batches at the rate; HTTP keeps k6\'s copy per VU', () => {
+  const body = 1000 * (1200 + M.PAD) / MIB;
+  const sqlPlan = (open) => runMemory(cfg(), e1(40, undefined, { loadModel: { open, maxVUs: 40 } }), decl.postgres);
+  const closed = sqlPlan(false); const open = sqlPlan(true);
+  assert.equal(open.input.paced, true);
+  assert.equal(closed.input.paced, false);
+  assert.ok(Math.abs(closed.estimate.live.transport - (M.TRANSPORT.sql.copy * body + M.TRANSPORT.sql.fixed)) < 1e-9);
+  assert.ok(Math.abs(open.estimate.live.transport - M.TRANSPORT.sql.fixed) < 1e-9);
+  assert.ok(Math.abs(closed.estimate.perVuMib - open.estimate.perVuMib - M.GC * M.TRANSPORT.sql.copy * body) < 1e-9);
+  assert.equal(open.estimate.baseMib, closed.estimate.baseMib); // the statement in flight stays, once per process
+  const http = (open) => runMemory(cfg(), e1(40, undefined, { loadModel: { open, maxVUs: 40 } }), decl.arangodb).estimate.perVuMib;
+  assert.equal(http(true), http(false));
+});
+
 test('the peak VUs: VUS, the peak of STAGES, MAX_VUS of an open model', () => {
   assert.deepEqual(peakVus(cfg(), { vus: 10 }), { vus: 10, knob: 'VUS' });
   assert.deepEqual(peakVus(cfg(), { vus: 4, loadModel: { open: false, maxVUs: 40 } }), { vus: 40, knob: 'STAGES' });
