@@ -12,8 +12,11 @@
 //      over an A/A history (scripts/history analyze).
 // Writes the section between the bench-gate markers of bench/RESULTS.md (make bench keeps it).
 // Knobs (environment): BENCH_GATE_BLOCKS=20 BENCH_GATE_N=5 BENCH_GATE_WARMUP=1
-//   BENCH_GATE_TARGETS=api,pg,history BENCH_GATE_PG_PORT=17498 BENCH_GATE_DOCS=50000
-//   BENCH_GATE_BATCHES=50 (overwrite and mixed batches) BENCH_GATE_HISTORY_RUNS=12 (per half)
+//   BENCH_GATE_TARGETS=api,pg,history BENCH_GATE_PG_PORT=17498 BENCH_GATE_DOCS=100000
+//   BENCH_GATE_BATCHES=100 (overwrite and mixed batches; DOCS/1000 load batches: each phase long
+//   enough that its p50 is not dominated by the sampling noise of 50 batches — recorded
+//   2026-11-25 on a quiet machine: the API target's smallest detectable p50 regression at N=5
+//   10–15 % with 50 batches, 8–9 % with 150) BENCH_GATE_HISTORY_RUNS=12 (per half)
 //   BENCH_GATE_SLOW_MS=27 (the API regression: the slow test server's latency and jitter, ms,
 //   against 20 + 0–20 ms; 27 + 0–27 ms is +35 % server time, about +25 % batch time, because
 //   the client's own ~10 ms per batch of 1000 does not grow) BENCH_GATE_PG_INDEXES=2 (the
@@ -35,8 +38,12 @@ const BLOCKS = Number(env.BENCH_GATE_BLOCKS || 20);
 const N = Number(env.BENCH_GATE_N || 5);
 const WARMUP = Number(env.BENCH_GATE_WARMUP || 1);
 const TARGETS = (env.BENCH_GATE_TARGETS || 'api,pg,history').split(',');
-const DOCS = env.BENCH_GATE_DOCS || '50000';
-const BATCHES = env.BENCH_GATE_BATCHES || '50';
+const DOCS = env.BENCH_GATE_DOCS || '100000';
+const BATCHES = env.BENCH_GATE_BATCHES || '100';
+// The workload a target's blocks (or the history) were made with travels with them (blocks.json,
+// history.json), so that reused parts are described as they ran.
+const WORKLOAD_NOW = { docs: DOCS, batches: BATCHES };
+const workloadText = (w) => `DOCS=${w.docs}, ${w.batches} overwrite and ${w.batches} mixed batches of 1000`;
 const HISTORY_RUNS = Number(env.BENCH_GATE_HISTORY_RUNS || 12);
 const HISTORY_WARMUP = Number(env.BENCH_GATE_HISTORY_WARMUP ?? 8);
 const SLOW_MS = Number(env.BENCH_GATE_SLOW_MS || 27);
@@ -117,13 +124,15 @@ async function target(name) {
   const dir = path.join(OUT, name);
   mkdirSync(dir, { recursive: true });
   let scenario; let sideKnobs; let extraEnv = {}; let stop = async () => {}; let regression;
-  let blocks = [];
+  let blocks = []; let workload = WORKLOAD_NOW;
   const blocksFile = path.join(dir, 'blocks.json');
   if (REUSE.includes(name) && existsSync(blocksFile)) {
-    ({ blocks, regression } = JSON.parse(readFileSync(blocksFile, 'utf8')));
+    ({ blocks, regression, workload = null } = JSON.parse(readFileSync(blocksFile, 'utf8')));
+    if (!workload) throw new Error(`${blocksFile}: no "workload" ({ docs, batches }) recorded with its blocks: add the one they were made with`);
+    if (blocks.length < BLOCKS && (workload.docs !== DOCS || workload.batches !== BATCHES)) throw new Error(`${blocksFile}: made with ${workloadText(workload)}; BENCH_GATE_DOCS/BENCH_GATE_BATCHES would add blocks of another workload`);
     log(`bench-gate ${name}: ${blocks.length} blocks reused from ${blocksFile}`);
   }
-  if (blocks.length >= BLOCKS) return evaluate(name, dir, blocks.slice(0, BLOCKS), regression);
+  if (blocks.length >= BLOCKS) return evaluate(name, dir, blocks.slice(0, BLOCKS), regression, workload);
   if (name.startsWith('api')) {
     const jitter = jitterOf(name); const slowJitter = slowJitterOf(jitter);
     const base = await startTestServer('arangodb', ['-no-auth', '-latency-ms', '20', '-latency-jitter-ms', String(jitter), '-max-stored-mb', '4096']);
@@ -144,18 +153,18 @@ async function target(name) {
   try {
     for (let b = blocks.length + 1; b <= BLOCKS; b++) {
       if (Date.now() > STOP_AT) { log(`bench-gate ${name}: BENCH_GATE_STOP_AT passed: ${blocks.length} blocks of ${BLOCKS}`); break; }
-      const before = load();
+      const before = load(); const at = new Date().toISOString();
       const [A, A2, C] = block(path.join(dir, `block${String(b).padStart(2, '0')}`), sideKnobs, scenario, extraEnv);
-      blocks.push({ A, A2, C, before, after: load() });
-      writeFileSync(blocksFile, `${JSON.stringify({ regression, blocks }, null, 2)}\n`);
+      blocks.push({ A, A2, C, before, after: load(), at, until: new Date().toISOString() });
+      writeFileSync(blocksFile, `${JSON.stringify({ regression, workload, blocks }, null, 2)}\n`);
       log(`bench-gate ${name}: block ${b} of ${BLOCKS} (load ${before} → ${load()})`);
     }
   } finally { await stop(); }
-  return evaluate(name, dir, blocks, regression);
+  return evaluate(name, dir, blocks, regression, workload);
 }
 
 // The gates, the regression's size and the calibrated thresholds over one target's blocks.
-function evaluate(name, dir, blocks, regression) {
+function evaluate(name, dir, blocks, regression, workload) {
   const results = CONFIGS.map((cfg, ci) => {
     const rows = blocks.map((bl, bi) => {
       const gdir = path.join(dir, `gates${ci + 1}`, `b${bi + 1}`);
@@ -198,7 +207,7 @@ function evaluate(name, dir, blocks, regression) {
     const caught = regressed.filter((s) => s.phases.some((p) => { const l = limits[p.phase] || {}; return p.batch_ms.median > l.batch_p50_ms || p.batch_ms.p99 > l.batch_p99_ms; }));
     calibration = { runs: later.length, failed: fails.length, regressed: regressed.length, caught: caught.length, table: cal.stdout.split('\n').filter((l) => /\|/.test(l)).join('\n') };
   }
-  return { name, regression, blocks, results, effect, calibration };
+  return { name, regression, workload, blocks, results, effect, calibration };
 }
 
 // Otava over a stepped history and an A/A history (scripts/history), on the private PostgreSQL.
@@ -208,6 +217,7 @@ function historyDemo() {
   const saved = path.join(dir, 'history.json');
   if (REUSE.includes('history')) {
     const out = JSON.parse(readFileSync(saved, 'utf8'));
+    if (!out.workload || out.warmup === undefined || out.runs === undefined) throw new Error(`${saved}: no "workload", "warmup" or "runs" recorded: add those the history was made with`);
     // Analysed anew (the same Otava over the same files).
     out.aa = sh(path.join(root, 'scripts', 'history'), ['analyze', '--file', path.join(dir, 'aa.csv')]).stdout;
     out.step = sh(path.join(root, 'scripts', 'history'), ['analyze', '--file', path.join(dir, 'step.csv')]).stdout;
@@ -242,7 +252,8 @@ function historyDemo() {
     pg.psql('ALTER SYSTEM RESET fsync'); pg.psql('SELECT pg_reload_conf()');
     out.stepLoad.push(load());
     out.step = analyze(step);
-    writeFileSync(saved, `${JSON.stringify({ aaLoad: out.aaLoad, stepLoad: out.stepLoad }, null, 2)}\n`);
+    out.workload = WORKLOAD_NOW; out.warmup = HISTORY_WARMUP; out.runs = HISTORY_RUNS;
+    writeFileSync(saved, `${JSON.stringify({ aaLoad: out.aaLoad, stepLoad: out.stepLoad, workload: out.workload, warmup: out.warmup, runs: out.runs }, null, 2)}\n`);
   } finally { stopPg(); }
   return out;
 }
@@ -250,11 +261,12 @@ function historyDemo() {
 function section(targets, history) {
   const L = ['<!-- bench-gate -->', '## Verdicts: the gate, calibrated thresholds and change points (`make bench-gate`)', '',
     `Generated by \`make bench-gate\` (bench/gate.mjs) on ${new Date().toISOString()}; do not edit by hand. ${os.cpus().length} cores, shared with other builds and tests.`,
-    `Each block: \`scripts/compare --repeat ${N} --warmup ${WARMUP}\` of three sides — A, A again, and the regression — interleaved (A B C, C B A, …, one run at a time) over E1 (DOCS=${DOCS}, ${BATCHES} overwrite and ${BATCHES} mixed batches of 1000); then per block one A/A gate (A against A again) and one regression gate (A against the regression), ${N} runs per side, α = 0.05 over all gated figures. "refused": exit 107, the gate could not detect its tolerance at the measured spread (it says so instead of passing). Paired: the same runs, each run against the one made beside it (signed-rank test; \`--paired\`).`, ''];
+    `Each block: \`scripts/compare --repeat ${N} --warmup ${WARMUP}\` of three sides — A, A again, and the regression — interleaved (A B C, C B A, …, one run at a time) over E1 (the workload each part names below); then per block one A/A gate (A against A again) and one regression gate (A against the regression), ${N} runs per side, α = 0.05 over all gated figures. "refused": exit 107, the gate could not detect its tolerance at the measured spread (it says so instead of passing). Paired: the same runs, each run against the one made beside it (signed-rank test; \`--paired\`).`, ''];
   for (const t of targets) {
     const loads = t.blocks.map((b) => `${b.before}`);
     L.push(`### ${t.name.startsWith('api') ? `API test server with injected latency, jitter 0–${jitterOf(t.name)} ms (TEST ENDPOINT)` : 'PostgreSQL'}`, '',
-      `Regression: ${t.regression}. Its size in these runs (candidate/baseline − 1, median over the ${t.blocks.length} blocks): ${Object.entries(t.effect).map(([p, v]) => `${p} ${median(v) >= 0 ? '+' : ''}${pct(median(v))}`).join(', ')}. Load average (1, 5, 15 min) at the first block ${loads[0]}, at the last ${t.blocks[t.blocks.length - 1].after}.`, '',
+      `Workload: E1, ${workloadText(t.workload)}.`, '',
+      `Regression: ${t.regression}. Its size in these runs (candidate/baseline − 1, median over the ${t.blocks.length} blocks): ${Object.entries(t.effect).map(([p, v]) => `${p} ${median(v) >= 0 ? '+' : ''}${pct(median(v))}`).join(', ')}. Load average (1, 5, 15 min) at the first block ${loads[0]}, at the last ${t.blocks[t.blocks.length - 1].after}${t.blocks[0].at && t.blocks[t.blocks.length - 1].until ? `; blocks made ${t.blocks[0].at.slice(0, 16).replace('T', ' ')} – ${t.blocks[t.blocks.length - 1].until.slice(0, 16).replace('T', ' ')} UTC` : ''}.`, '',
       '| gated figures | design | A/A gates: passed / false alarm (99) / refused (107) | regression gates: detected (99) / passed / refused | the same runs decided without the refusal: A/A 99 · regression 99 | smallest detectable regression per figure (median over blocks) |',
       '|---|---|---|---|---|---|');
     for (const r of t.results) {
@@ -306,8 +318,8 @@ function section(targets, history) {
     if (!c.error) L.push('```', c.table, '```', '');
   }
   if (history) {
-    L.push('### Change points (Apache Otava, `scripts/history analyze`)', '', `A/A history: ${2 * HISTORY_RUNS} runs of E1 on a private PostgreSQL after ${HISTORY_WARMUP} warm-up runs, nothing changed (load ${history.aaLoad.join(' → ')}):`, '', '```', history.aa.trim(), '```', '',
-      `Stepped history: ${HISTORY_RUNS} runs, then the server's \`fsync\` turned off (ALTER SYSTEM, reload), ${HISTORY_RUNS} more (load ${history.stepLoad.join(' → ')}):`, '', '```', history.step.trim(), '```', '');
+    L.push('### Change points (Apache Otava, `scripts/history analyze`)', '', `A/A history: ${2 * history.runs} runs of E1 (${workloadText(history.workload)}) on a private PostgreSQL after ${history.warmup} warm-up runs, nothing changed (load ${history.aaLoad.join(' → ')}):`, '', '```', history.aa.trim(), '```', '',
+      `Stepped history: ${history.runs} runs, then the server's \`fsync\` turned off (ALTER SYSTEM, reload), ${history.runs} more (load ${history.stepLoad.join(' → ')}):`, '', '```', history.step.trim(), '```', '');
   }
   L.push('<!-- /bench-gate -->');
   return L.join('\n');

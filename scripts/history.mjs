@@ -3,6 +3,7 @@
 //   scripts/history append <result folder>… [--file F]   add runs (scripts/run does it after every run)
 //   scripts/history list [--file F]                       the series and their runs
 //   scripts/history analyze [--file F] [--series TEXT] [--p-value 0.001] [--magnitude 0.1]
+//                           [--min-runs 6] [--min-segment 3]
 //                                                         Apache Otava over every series: change points
 // The history is a CSV file (default <RESULTS_DIR>/history.csv; knob HISTORY), one row per run
 // and phase: time, run, series, docs/s, p50 and p99 of the batch time, and what else describes
@@ -126,11 +127,56 @@ export const OTAVA = path.join(root, '.run', 'otava', 'bin', 'otava');
 // a shared machine drift by several per cent, and E-divisive's p-value takes runs as independent
 // (docs/results.md "History and change points").
 export const DEFAULT_MAGNITUDE = 0.1;
+// A step needs this many runs on each side of it. Otava tests a split with Student's t over the
+// runs on either side (otava/analysis.py, TTestSignificanceTester, apache-otava 0.8.0), so one slow
+// run at either end of a flat series, or one in its middle, can pass as a change point (recorded
+// 2026-11-25: run 1 of an A/A history, mixed p99 78 ms against 31 ms, "p 0.000767"). Fewer runs
+// than this between two change points (or a change point and the start) are reported as outlier
+// runs; fewer after the last one, as an unconfirmed change at the newest runs (a pipeline still
+// sees it, as not yet told apart from one slow run).
+export const DEFAULT_MIN_SEGMENT = 3;
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+// Otava's change points of one series, figure by figure, split into steps (at least minSegment
+// runs on each side), outlier runs (a shorter stretch at the start or between two change points)
+// and unconfirmed changes (a shorter stretch at the end). changes: as analyze() builds them,
+// rows: the series' runs in order. -> { steps, outliers: [{ metric, label, from, to, value,
+// around }], unconfirmed: [change + { runs_after }] }; from/to: 0-based run indexes, inclusive.
+export function classifyChanges(rows, changes, minSegment = DEFAULT_MIN_SEGMENT) {
+  const out = { steps: [], outliers: [], unconfirmed: [] };
+  for (const [metric, label] of FIGURES) {
+    const cps = changes.filter((c) => c.metric === metric).sort((a, b) => a.index - b.index);
+    if (!cps.length) continue;
+    const bounds = [0, ...cps.map((c) => c.index), rows.length];
+    const segs = bounds.slice(0, -1).map((from, i) => ({ from, to: bounds[i + 1] - 1, n: bounds[i + 1] - from }));
+    const values = rows.map((r) => Number(r[metric]));
+    const segMean = (g) => mean(values.slice(g.from, g.to + 1));
+    const long = (g) => g.n >= minSegment;
+    // The newest runs after the last long stretch: too few to tell a step from slow runs.
+    let tail = segs.length;
+    while (tail > 0 && !long(segs[tail - 1])) tail--;
+    segs.forEach((g, i) => {
+      if (long(g) || i >= tail) return;
+      const near = [segs[i - 1], segs[i + 1]].filter((x) => x && long(x));
+      out.outliers.push({ metric, label, from: g.from, to: g.to, value: segMean(g), around: near.length ? mean(near.map(segMean)) : null });
+    });
+    cps.forEach((c, i) => { if (long(segs[i]) && long(segs[i + 1])) out.steps.push(c); });
+    // Only short stretches (a short series split several times): nothing is a step yet.
+    if (tail === 0) for (const c of cps) out.unconfirmed.push({ ...c, runs_after: rows.length - c.index });
+    else if (tail < segs.length) {
+      const runsAfter = rows.length - segs[tail].from;
+      const c = cps[tail - 1]; // the change point at the start of the newest short stretches
+      if (runsAfter >= minSegment) out.steps.push(c); else out.unconfirmed.push({ ...c, runs_after: runsAfter });
+    }
+  }
+  for (const k of ['steps', 'unconfirmed']) out[k].sort((a, b) => a.index - b.index);
+  return out;
+}
 
 // Apache Otava over every series of at least `minRuns` runs: -> [{ series, rows, changes:
 // [{ run_id, time, index, metric, label, forward_change_percent, magnitude, pvalue, mean_before,
 // mean_after, before, after }] }]. work: a folder for Otava's input (one CSV per series, otava.yaml).
-export function analyze(rows, { work, pValue = 0.001, magnitude = DEFAULT_MAGNITUDE, minRuns = 6, otava = OTAVA } = {}) {
+export function analyze(rows, { work, pValue = 0.001, magnitude = DEFAULT_MAGNITUDE, minRuns = 6, minSegment = DEFAULT_MIN_SEGMENT, otava = OTAVA } = {}) {
   if (!existsSync(otava)) refuse(`Apache Otava is not installed at ${path.relative(root, otava)}: make otava-deps`);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
@@ -166,7 +212,8 @@ export function analyze(rows, { work, pValue = 0.001, magnitude = DEFAULT_MAGNIT
         before: s.rows[at - 1] || null, after: s.rows[at] || null,
       };
     }));
-    return { series: s.id, rows: s.rows, analysed: cps !== undefined, changes };
+    const { steps, outliers, unconfirmed } = classifyChanges(s.rows, changes, minSegment);
+    return { series: s.id, rows: s.rows, analysed: cps !== undefined, changes: steps, outliers, unconfirmed, otava: changes };
   });
 }
 
@@ -181,19 +228,28 @@ function describeSeries(s) {
   return `${r.target}${r.test_endpoint === 'true' ? ' (TEST ENDPOINT)' : ''} · ${r.experiment} · ${r.phase} · ${s.rows.length} runs, ${r.time.slice(0, 16).replace('T', ' ')} → ${s.rows[s.rows.length - 1].time.slice(0, 16).replace('T', ' ')} (series ${s.series})`;
 }
 
-export function analysisText(result, { file, pValue, magnitude, minRuns }) {
+const runAt = (s, i) => { const r = s.rows[i]; return `${r.run_id}, ${(r.time || '').slice(0, 19).replace('T', ' ')}`; };
+
+export function analysisText(result, { file, pValue, magnitude, minRuns, minSegment = DEFAULT_MIN_SEGMENT }) {
   const lines = [`k6-writepath history · ${file} · ${result.length} series, ${result.reduce((a, s) => a + s.rows.length, 0)} runs × phases`,
-    `Apache Otava (E-divisive means) per series: change points with p ≤ ${pValue}${magnitude ? ` and a magnitude of at least ${magnitude}` : ''}; series of fewer than ${minRuns} runs are not analysed`, ''];
+    `Apache Otava (E-divisive means) per series: change points with p ≤ ${pValue}${magnitude ? ` and a magnitude of at least ${magnitude}` : ''} and at least ${minSegment} runs on each side (fewer: outlier runs, or an unconfirmed change at the newest runs); series of fewer than ${minRuns} runs are not analysed`, ''];
   for (const s of result) {
     lines.push(`series ${describeSeries(s)}`);
     lines.push(`  knobs: ${changedKnobs(s.rows[0].knobs)}`);
     if (!s.analysed) { lines.push(`  not analysed: ${s.rows.length} runs (at least ${minRuns})`); lines.push(''); continue; }
-    if (!s.changes.length) lines.push('  no change point');
+    if (!s.changes.length) lines.push(`  no change point${s.unconfirmed.length ? ' confirmed' : ''}`);
     for (const c of s.changes) {
       const moved = c.before && c.after && (c.before.settings !== c.after.settings || c.before.server !== c.after.server)
         ? `; what changed on the server: ${[c.before.server !== c.after.server ? `version ${c.before.server} → ${c.after.server}` : null, c.before.settings !== c.after.settings ? `settings ${c.before.settings} → ${c.after.settings}` : null].filter(Boolean).join(', ')}`
         : '';
       lines.push(`  change point at run ${c.index + 1} of ${s.rows.length} (${c.run_id}, ${(c.time || '').slice(0, 19).replace('T', ' ')}): ${c.label} ${c.forward_change_percent >= 0 ? '+' : ''}${c.forward_change_percent} % (mean ${c.mean_before.toFixed(1)} → ${c.mean_after.toFixed(1)}), magnitude ${c.magnitude.toFixed(3)}, p ${c.pvalue.toFixed(6)}${moved}`);
+    }
+    for (const c of s.unconfirmed) {
+      lines.push(`  unconfirmed change at run ${c.index + 1} of ${s.rows.length} (${runAt(s, c.index)}): ${c.label} ${c.forward_change_percent >= 0 ? '+' : ''}${c.forward_change_percent} % (mean ${c.mean_before.toFixed(1)} → ${c.mean_after.toFixed(1)}), p ${c.pvalue.toFixed(6)} — ${c.runs_after} run${c.runs_after === 1 ? '' : 's'} after it: fewer than ${minSegment} runs on one side do not yet tell a step from ${c.runs_after === 1 ? 'one odd run' : 'a few odd runs'}`);
+    }
+    for (const o of s.outliers) {
+      const which = o.from === o.to ? `run ${o.from + 1}` : `runs ${o.from + 1}–${o.to + 1}`;
+      lines.push(`  outlier ${which} of ${s.rows.length} (${runAt(s, o.from)}): ${o.label} ${o.value.toFixed(1)}${o.around === null ? '' : ` against ${o.around.toFixed(1)} around ${o.from === o.to ? 'it' : 'them'}`} — Otava split ${o.from === o.to ? 'it' : 'them'} off, but fewer than ${minSegment} runs are no step`);
     }
     lines.push('');
   }
@@ -202,7 +258,7 @@ export function analysisText(result, { file, pValue, magnitude, minRuns }) {
 
 function main(argv) {
   const [cmd, ...rest] = argv;
-  const o = { file: null, series: null, pValue: 0.001, magnitude: DEFAULT_MAGNITUDE, minRuns: 6, dirs: [] };
+  const o = { file: null, series: null, pValue: 0.001, magnitude: DEFAULT_MAGNITUDE, minRuns: 6, minSegment: DEFAULT_MIN_SEGMENT, dirs: [] };
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
     const next = () => { if (i + 1 >= rest.length) refuse(`${a} needs a value`); return rest[++i]; };
@@ -211,6 +267,7 @@ function main(argv) {
     else if (a === '--p-value') { const v = next(); if (!/^(0?\.\d+|1)$/.test(v) || !(Number(v) > 0)) refuse(`--p-value ${v} is not allowed: a probability above 0 and at most 1, such as 0.001`); o.pValue = Number(v); }
     else if (a === '--magnitude') { const v = next(); if (!/^\d+(\.\d+)?$/.test(v)) refuse(`--magnitude ${v} is not allowed: a share of 0 or more, such as 0.05 (5 %)`); o.magnitude = Number(v); }
     else if (a === '--min-runs') { const v = next(); if (!/^\d+$/.test(v) || Number(v) < 3 || Number(v) > 1000) refuse(`--min-runs ${v} is not allowed: a whole number from 3 to 1000`); o.minRuns = Number(v); }
+    else if (a === '--min-segment') { const v = next(); if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 100) refuse(`--min-segment ${v} is not allowed: a whole number of runs from 1 (Otava's change points as they are) to 100`); o.minSegment = Number(v); }
     else if (a.startsWith('-')) refuse(`unknown option ${a}`);
     else o.dirs.push(a);
   }
@@ -233,13 +290,13 @@ function main(argv) {
     if (o.series) rows = rows.filter((r) => r.series.includes(o.series));
     if (!rows.length) refuse(`--series ${o.series}: no series matches (scripts/history list shows them)`);
     const work = path.join(path.dirname(path.resolve(o.file)), 'history-otava');
-    const result = analyze(rows, { work, pValue: o.pValue, magnitude: o.magnitude, minRuns: o.minRuns });
+    const result = analyze(rows, { work, pValue: o.pValue, magnitude: o.magnitude, minRuns: o.minRuns, minSegment: o.minSegment });
     const text = analysisText(result, { file: o.file, ...o });
-    writeFileSync(path.join(work, 'analysis.json'), `${JSON.stringify(result.map((s) => ({ series: s.series, runs: s.rows.length, analysed: s.analysed, changes: s.changes.map(({ before, after, ...c }) => c) })), null, 2)}\n`);
+    writeFileSync(path.join(work, 'analysis.json'), `${JSON.stringify(result.map((s) => ({ series: s.series, runs: s.rows.length, analysed: s.analysed, changes: s.changes.map(({ before, after, ...c }) => c), unconfirmed: s.unconfirmed.map(({ before, after, ...c }) => c), outliers: s.outliers })), null, 2)}\n`);
     process.stdout.write(`${text}\nOtava's input and this analysis as JSON: ${work}/\n`);
     return 0;
   }
-  refuse('usage: scripts/history append <result folder>… | list | analyze [--series TEXT] [--p-value 0.001] [--magnitude 0.1] [--min-runs 6] [--file results/history.csv]');
+  refuse('usage: scripts/history append <result folder>… | list | analyze [--series TEXT] [--p-value 0.001] [--magnitude 0.1] [--min-runs 6] [--min-segment 3] [--file results/history.csv]');
   return 2;
 }
 

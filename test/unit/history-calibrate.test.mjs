@@ -2,7 +2,8 @@
 // points (scripts/history.mjs), on recorded-shape summaries: the limits are the prediction
 // bounds the file's comment promises and a file lib/thresholds.js accepts; the history keeps one
 // row per run and phase in series that leave the server's settings out; the real Otava (the
-// pinned .run/otava) finds the step of a stepped series and nothing in a flat one; and the
+// pinned .run/otava) finds the step of a stepped series and nothing in a flat one, and a split
+// that leaves fewer than 3 runs on one side is told as outlier runs or an unconfirmed change; and the
 // command lines refuse bad input with one line and exit 107.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseThresholds } from '../../lib/thresholds.js';
 import { calibrate } from '../../scripts/calibrate.mjs';
-import { COLUMNS, analyze, append, parseCsv, readHistory, rowsOf, seriesKnobs } from '../../scripts/history.mjs';
+import { COLUMNS, analyze, analysisText, append, classifyChanges, parseCsv, readHistory, rowsOf, seriesKnobs } from '../../scripts/history.mjs';
 import { predictionUpper } from '../../scripts/lib/stats.mjs';
 import { repoRoot } from '../helpers/testserver.mjs';
 
@@ -90,6 +91,50 @@ test('Apache Otava finds the step of a stepped series (with what changed on the 
   assert.deepEqual([docs.before.settings, docs.after.settings], ['fsync=on', 'fsync=off']);
 });
 
+test('one slow run is no step: Otava splits off a slow first run and a change at the last 2 runs; the history tells them as an outlier and an unconfirmed change', () => {
+  const r = noise(3);
+  const now = Date.now();
+  const at = (i) => new Date(now - (40 - i) * 60000);
+  // p99 of the first run 2.5x the rest (recorded 2026-11-25: 78 ms against 31 ms in an A/A history).
+  const first = Array.from({ length: 24 }, (_, i) => summary({ runId: `o${i}`, knobs: { DOCS: 33333 }, docs: 50000 * r(), p50: 20 * r(), p99: (i === 0 ? 100 : 40) * r(), at: at(i) }));
+  const end = Array.from({ length: 24 }, (_, i) => summary({ runId: `e${i}`, knobs: { DOCS: 44444 }, docs: (i >= 22 ? 30000 : 50000) * r(), p50: 20 * r(), p99: 40 * r(), at: at(i) }));
+  const rows = [...first, ...end].flatMap(rowsOf).filter((x) => x.phase === 'overwrite');
+  const result = analyze(rows, { work: mkdtempSync(path.join(tmpdir(), 'k6wp-otava-')), pValue: 0.001 });
+  const o = result.find((s) => s.rows[0].run_id === 'o0');
+  const e = result.find((s) => s.rows[0].run_id === 'e0');
+  assert.deepEqual(o.otava.map((c) => [c.metric, c.index]), [['p99_ms', 1]], 'Otava itself splits the first run off');
+  assert.deepEqual(o.changes, [], 'no step');
+  assert.deepEqual(o.outliers.map((x) => [x.metric, x.from, x.to]), [['p99_ms', 0, 0]]);
+  assert.ok(o.outliers[0].value > 2 * o.outliers[0].around, JSON.stringify(o.outliers));
+  assert.deepEqual(e.otava.map((c) => [c.metric, c.index]), [['docs_per_s', 22]], 'Otava itself finds the change at the last 2 runs');
+  assert.deepEqual(e.changes, []);
+  assert.deepEqual(e.unconfirmed.map((c) => [c.metric, c.index, c.runs_after]), [['docs_per_s', 22, 2]]);
+  const text = analysisText(result, { file: 'h.csv', pValue: 0.001, magnitude: 0.1, minRuns: 6, minSegment: 3 });
+  assert.match(text, /outlier run 1 of 24 \(o0, [^)]*\): p99 ms \d+\.\d against \d+\.\d around it/);
+  assert.match(text, /unconfirmed change at run 23 of 24 \(e22, [^)]*\): docs\/s -\d+(\.\d+)? % .* 2 runs after it/);
+  assert.equal((text.match(/^ {2}change point at/gm) || []).length, 0, text);
+  // --min-segment 1: Otava's change points as they are.
+  const raw = analyze(rows, { work: mkdtempSync(path.join(tmpdir(), 'k6wp-otava-')), pValue: 0.001, minSegment: 1 });
+  assert.deepEqual(raw.flatMap((s) => s.changes.map((c) => [c.run_id, c.metric])), [['o1', 'p99_ms'], ['e22', 'docs_per_s']]);
+});
+
+test('classifyChanges: a slow run in the middle, a step beside it, several short stretches at the end', () => {
+  const rows = Array.from({ length: 20 }, (_, i) => ({ docs_per_s: i === 5 ? 10 : i >= 12 ? 70 : 100, p50_ms: 10, p99_ms: 20 }));
+  const cp = (metric, index) => ({ metric, index, run_id: `r${index}` });
+  // Otava-shaped: splits at 5 and 6 (run 6 alone), and at 12 (a step, 8 runs after).
+  const c = classifyChanges(rows, [cp('docs_per_s', 12), cp('docs_per_s', 5), cp('docs_per_s', 6)], 3);
+  assert.deepEqual(c.steps.map((x) => x.index), [12]);
+  assert.deepEqual(c.outliers.map((x) => [x.from, x.to, x.value, x.around]), [[5, 5, 10, 100]]);
+  assert.deepEqual(c.unconfirmed, []);
+  // Two short stretches at the end (17–18, 19): one unconfirmed change at 17 with 3 runs after it
+  // is a step; at 18 with 2 runs after it, unconfirmed.
+  assert.deepEqual(classifyChanges(rows, [cp('p99_ms', 17), cp('p99_ms', 19)], 3).steps.map((x) => x.index), [17]);
+  const u = classifyChanges(rows, [cp('p99_ms', 18), cp('p99_ms', 19)], 3);
+  assert.deepEqual([u.steps, u.outliers, u.unconfirmed.map((x) => [x.index, x.runs_after])], [[], [], [[18, 2]]]);
+  // minSegment 1: every change point is a step.
+  assert.deepEqual(classifyChanges(rows, [cp('docs_per_s', 5), cp('docs_per_s', 6)], 1).steps.map((x) => x.index), [5, 6]);
+});
+
 test('bad input of the verdict commands: one line, exit 107', () => {
   const cases = [
     ['compare', ['--alpha', '2', 'a', 'b'], /^scripts\/compare: --alpha 2 is not allowed: a significance level above 0 and at most 0\.2, such as 0\.05 or 5%\n$/],
@@ -99,6 +144,7 @@ test('bad input of the verdict commands: one line, exit 107', () => {
     ['calibrate', ['--repeat', '3', 'scenarios/postgres/insert-vs-overwrite.js'], /^scripts\/calibrate: --repeat 3 is not allowed: a whole number from 5 to 99/],
     ['calibrate', ['--false-alarm', '50%', 'x.js'], /^scripts\/calibrate: --false-alarm 50% is not allowed/],
     ['history', ['analyze', '--p-value', '2'], /^scripts\/history: --p-value 2 is not allowed/],
+    ['history', ['analyze', '--min-segment', '0'], /^scripts\/history: --min-segment 0 is not allowed: a whole number of runs from 1/],
   ];
   for (const [cmd, args, re] of cases) {
     const r = spawnSync(path.join(repoRoot, 'scripts', cmd), args, { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, K6: '/bin/false' } });
