@@ -173,9 +173,11 @@ export function classifyChanges(rows, changes, minSegment = DEFAULT_MIN_SEGMENT)
   return out;
 }
 
-// Apache Otava over every series of at least `minRuns` runs: -> [{ series, rows, changes:
-// [{ run_id, time, index, metric, label, forward_change_percent, magnitude, pvalue, mean_before,
-// mean_after, before, after }] }]. work: a folder for Otava's input (one CSV per series, otava.yaml).
+// Apache Otava over every series of at least `minRuns` runs: -> [{ series, rows, analysed,
+// changes: [{ run_id, time, index, metric, label, forward_change_percent, magnitude, pvalue,
+// mean_before, mean_after, before, after }] (the steps), unconfirmed, outliers (classifyChanges),
+// otava: every change point as Otava gave it }]. work: a folder for Otava's input (one CSV per
+// series, otava.yaml).
 export function analyze(rows, { work, pValue = 0.001, magnitude = DEFAULT_MAGNITUDE, minRuns = 6, minSegment = DEFAULT_MIN_SEGMENT, otava = OTAVA } = {}) {
   if (!existsSync(otava)) refuse(`Apache Otava is not installed at ${path.relative(root, otava)}: make otava-deps`);
   rmSync(work, { recursive: true, force: true });
@@ -228,7 +230,9 @@ function describeSeries(s) {
   return `${r.target}${r.test_endpoint === 'true' ? ' (TEST ENDPOINT)' : ''} · ${r.experiment} · ${r.phase} · ${s.rows.length} runs, ${r.time.slice(0, 16).replace('T', ' ')} → ${s.rows[s.rows.length - 1].time.slice(0, 16).replace('T', ' ')} (series ${s.series})`;
 }
 
-const runAt = (s, i) => { const r = s.rows[i]; return `${r.run_id}, ${(r.time || '').slice(0, 19).replace('T', ' ')}`; };
+// `run_id, 2026-11-25 07:13:51`, and `p99 ms -60 % (mean 78.4 → 31.2)`: how a change is named.
+const when = (id, time) => `${id}, ${(time || '').slice(0, 19).replace('T', ' ')}`;
+const move = (c) => `${c.label} ${c.forward_change_percent >= 0 ? '+' : ''}${c.forward_change_percent} % (mean ${c.mean_before.toFixed(1)} → ${c.mean_after.toFixed(1)})`;
 
 export function analysisText(result, { file, pValue, magnitude, minRuns, minSegment = DEFAULT_MIN_SEGMENT }) {
   const lines = [`k6-writepath history · ${file} · ${result.length} series, ${result.reduce((a, s) => a + s.rows.length, 0)} runs × phases`,
@@ -242,14 +246,14 @@ export function analysisText(result, { file, pValue, magnitude, minRuns, minSegm
       const moved = c.before && c.after && (c.before.settings !== c.after.settings || c.before.server !== c.after.server)
         ? `; what changed on the server: ${[c.before.server !== c.after.server ? `version ${c.before.server} → ${c.after.server}` : null, c.before.settings !== c.after.settings ? `settings ${c.before.settings} → ${c.after.settings}` : null].filter(Boolean).join(', ')}`
         : '';
-      lines.push(`  change point at run ${c.index + 1} of ${s.rows.length} (${c.run_id}, ${(c.time || '').slice(0, 19).replace('T', ' ')}): ${c.label} ${c.forward_change_percent >= 0 ? '+' : ''}${c.forward_change_percent} % (mean ${c.mean_before.toFixed(1)} → ${c.mean_after.toFixed(1)}), magnitude ${c.magnitude.toFixed(3)}, p ${c.pvalue.toFixed(6)}${moved}`);
+      lines.push(`  change point at run ${c.index + 1} of ${s.rows.length} (${when(c.run_id, c.time)}): ${move(c)}, magnitude ${c.magnitude.toFixed(3)}, p ${c.pvalue.toFixed(6)}${moved}`);
     }
     for (const c of s.unconfirmed) {
-      lines.push(`  unconfirmed change at run ${c.index + 1} of ${s.rows.length} (${runAt(s, c.index)}): ${c.label} ${c.forward_change_percent >= 0 ? '+' : ''}${c.forward_change_percent} % (mean ${c.mean_before.toFixed(1)} → ${c.mean_after.toFixed(1)}), p ${c.pvalue.toFixed(6)} — ${c.runs_after} run${c.runs_after === 1 ? '' : 's'} after it: fewer than ${minSegment} runs on one side do not yet tell a step from ${c.runs_after === 1 ? 'one odd run' : 'a few odd runs'}`);
+      lines.push(`  unconfirmed change at run ${c.index + 1} of ${s.rows.length} (${when(c.run_id, c.time)}): ${move(c)}, p ${c.pvalue.toFixed(6)} — ${c.runs_after} run${c.runs_after === 1 ? '' : 's'} after it: fewer than ${minSegment} runs on one side do not yet tell a step from ${c.runs_after === 1 ? 'one odd run' : 'a few odd runs'}`);
     }
     for (const o of s.outliers) {
       const which = o.from === o.to ? `run ${o.from + 1}` : `runs ${o.from + 1}–${o.to + 1}`;
-      lines.push(`  outlier ${which} of ${s.rows.length} (${runAt(s, o.from)}): ${o.label} ${o.value.toFixed(1)}${o.around === null ? '' : ` against ${o.around.toFixed(1)} around ${o.from === o.to ? 'it' : 'them'}`} — Otava split ${o.from === o.to ? 'it' : 'them'} off, but fewer than ${minSegment} runs are no step`);
+      lines.push(`  outlier ${which} of ${s.rows.length} (${when(s.rows[o.from].run_id, s.rows[o.from].time)}): ${o.label} ${o.value.toFixed(1)}${o.around === null ? '' : ` against ${o.around.toFixed(1)} around ${o.from === o.to ? 'it' : 'them'}`} — Otava split ${o.from === o.to ? 'it' : 'them'} off, but fewer than ${minSegment} runs are no step`);
     }
     lines.push('');
   }
