@@ -43,7 +43,7 @@ test('commands() wraps each document in a RavenDB PUT command with its id', () =
 
 test('rangeBody() holds exactly the keys start..start+count-1, valid JSON, for every key width', () => {
   const d = createDocs(cfg(), { keyField: '_key' });
-  const cases = [[1000, 1000], [1234567, 2500], [999500, 1000], [99999999000, 1000], [5, 10], [1000, 1], [123456789012, 3], [4000, 0]];
+  const cases = [[1000, 1000], [1234567, 2500], [1000002, 1000], [99999999001, 1001], [999500, 1000], [99999999000, 1000], [5, 10], [1000, 1], [123456789012, 3], [4000, 0]];
   for (const [start, count] of cases) {
     const arr = JSON.parse(text(d.rangeBody(start, count, 'l')));
     assert.equal(arr.length, count, `start ${start}`);
