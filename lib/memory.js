@@ -45,6 +45,10 @@ export const MEMORY_MODEL = {
   // MAX_VUS, bounds them; what is in flight is the process's (inflight). Measured (bench grid
   // "E1 open model", 40 VUs at 40 batches/s: 175 MiB against 238 estimated with copy; probes at
   // 40 and 400/s with all 40 VUs busy: 185-190 MiB): a paced VU holds its runtime and fixed part.
+  // sql's fixed is 0: a PostgreSQL VU has no HTTP response objects, and its whole live heap once
+  // initialised is its runtime (bench/memory.mjs init: 816 KiB per VU). With 0.3 the grid's
+  // BATCH_SIZE=1000 cells came out 1.25-1.34x their measured peaks at 50 and 200 VUs (two
+  // recordings); with 0 they are ~1.1-1.2x, and the 10000/50000 cells move by under 1 %.
   // driver (MongoDB, k6/x/writepath/mongodb): while a batch is sent the module holds the BSON
   // documents made from the body, the driver's wire message and their garbage (xk6/modules/mongodb);
   // measured by bench/memory.mjs's grid (MongoDB cells, BATCH_SIZE 1000-50000, 1-50 VUs): about
@@ -52,7 +56,7 @@ export const MEMORY_MODEL = {
   // per-operation counts, no documents).
   TRANSPORT: {
     http: { copy: 1, fixed: 0.8, answer: 60 },
-    sql: { copy: 0.85, pacedCopy: 0, fixed: 0.3, answer: 0, held: false, inflight: 1 },
+    sql: { copy: 0.85, pacedCopy: 0, fixed: 0, answer: 0, held: false, inflight: 1 },
     driver: { copy: 4.3, fixed: 0.3, answer: 0 },
   },
 };
