@@ -46,9 +46,14 @@ export const MEMORY_MODEL = {
   // "E1 open model", 40 VUs at 40 batches/s: 175 MiB against 238 estimated with copy; probes at
   // 40 and 400/s with all 40 VUs busy: 185-190 MiB): a paced VU holds its runtime and fixed part.
   // sql's fixed is 0: a PostgreSQL VU has no HTTP response objects, and its whole live heap once
-  // initialised is its runtime (bench/memory.mjs init: 816 KiB per VU). With 0.3 the grid's
-  // BATCH_SIZE=1000 cells came out 1.25-1.34x their measured peaks at 50 and 200 VUs (two
-  // recordings); with 0 they are ~1.1-1.2x, and the 10000/50000 cells move by under 1 %.
+  // initialised is its runtime (bench/memory.mjs init: 816 KiB per VU). sql's copy grows with
+  // the statement: copy + copyPerDecade × log10(statement MiB), at least copy. Fitted to two
+  // estimate grids of 2026-11-25 (12:11Z and 12:43Z, bench/memory.mjs): the statement bytes alive
+  // per VU were ~0.63 statements at BATCH_SIZE 1000 (1.2 MB), ~1.1 at 10000 and ~1.4 at 50000;
+  // one constant (0.85) left the 1000-document cells 1.34x their peak at 200 VUs and the
+  // 50000-document cells 0.67x at 10 VUs. An empirical fit, not a mechanism: lib/pq's message
+  // and the rendered bytes of statements in flight, which the collector finds alive more often
+  // the longer a statement takes to send.
   // driver (MongoDB, k6/x/writepath/mongodb): while a batch is sent the module holds the BSON
   // documents made from the body, the driver's wire message and their garbage (xk6/modules/mongodb);
   // measured by bench/memory.mjs's grid (MongoDB cells, BATCH_SIZE 1000-50000, 1-50 VUs): about
@@ -56,7 +61,7 @@ export const MEMORY_MODEL = {
   // per-operation counts, no documents).
   TRANSPORT: {
     http: { copy: 1, fixed: 0.8, answer: 60 },
-    sql: { copy: 0.85, pacedCopy: 0, fixed: 0, answer: 0, held: false, inflight: 1 },
+    sql: { copy: 0.6, copyPerDecade: 0.45, pacedCopy: 0, fixed: 0, answer: 0, held: false, inflight: 1 },
     driver: { copy: 4.3, fixed: 0.3, answer: 0 },
   },
 };
@@ -70,6 +75,11 @@ export function docBytes(cfg) {
   if (cfg.DOC_SHAPE === 'user') return 330;
   if (cfg.DOC_SHAPE === 'random-shapes') return 20 + cfg.COMPLEXITY * 20; // "a<n>_<i>":<value>
   return 20 + cfg.COMPLEXITY * 27; // complexity: "test<i>":"some test value"
+}
+
+// Bodies' worth of a batch of `sent` bytes the transport keeps per VU (TRANSPORT copy, copyPerDecade).
+export function copyOf(T, sent) {
+  return T.copy + (T.copyPerDecade || 0) * Math.max(0, Math.log10(sent / MIB));
 }
 
 // The estimate for `vus` VUs of a run writing batches of batchSize documents of docBytes each:
@@ -88,7 +98,7 @@ export function memoryEstimate({ vus, batchSize, docBytes: d, formats = 1, trans
   const live = {
     runtime: M.RUNTIME,
     bodies: (strings ? 2 : T.held === false ? 0 : formats) * body / MIB,
-    transport: (paced && T.pacedCopy !== undefined ? T.pacedCopy : T.copy) * sent / MIB + T.fixed,
+    transport: (paced && T.pacedCopy !== undefined ? T.pacedCopy : copyOf(T, sent)) * sent / MIB + T.fixed,
     answer: batchSize * T.answer / MIB,
     marks: Math.min(marks, MARKS_MAX) / MIB,
   };

@@ -4,7 +4,7 @@
 // never this test's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MEMORY_MODEL, batchThatFits, checkMemory, docBytes, memoryEstimate, peakVus, runMemory, vusThatFit } from '../../lib/memory.js';
+import { MEMORY_MODEL, batchThatFits, checkMemory, copyOf, docBytes, memoryEstimate, peakVus, runMemory, vusThatFit } from '../../lib/memory.js';
 import { TARGETS } from '../../lib/targets/index.js';
 
 const M = MEMORY_MODEL;
@@ -34,7 +34,12 @@ test('the estimate is k6 plus, per VU, its runtime, one body per request format,
   // kept per VU (rendered per statement), one statement's bytes in flight per process
   const sql = memoryEstimate({ ...input, transport: 'sql' });
   assert.equal(sql.live.answer, 0);
-  assert.equal(sql.live.transport, M.TRANSPORT.sql.copy * body + M.TRANSPORT.sql.fixed);
+  assert.ok(Math.abs(sql.live.transport - (copyOf(M.TRANSPORT.sql, body * MIB) * body + M.TRANSPORT.sql.fixed)) < 1e-9);
+  // sql's copy grows with the statement (a decade more bytes: copyPerDecade more bodies), never below copy
+  const sqlCopy = (batchSize) => memoryEstimate({ ...input, batchSize, transport: 'sql' }).live.transport / (batchSize * (1200 + M.PAD) / MIB);
+  assert.ok(Math.abs(sqlCopy(10000) - sqlCopy(1000) - M.TRANSPORT.sql.copyPerDecade) < 1e-9);
+  assert.ok(sqlCopy(1000) > M.TRANSPORT.sql.copy && sqlCopy(100) === M.TRANSPORT.sql.copy && sqlCopy(10) === M.TRANSPORT.sql.copy);
+  assert.equal(copyOf(M.TRANSPORT.http, 100 * MIB), M.TRANSPORT.http.copy); // HTTP: k6's one copy, whatever the size
   assert.equal(M.TRANSPORT.sql.held, false);
   assert.equal(sql.live.bodies, 0);
   assert.equal(sql.baseMib, M.BASE + M.GC * M.TRANSPORT.sql.inflight * body);
@@ -86,9 +91,9 @@ test('an open model (RATE_STAGES) counts no per-VU statement copy for sql: its V
   const closed = sqlPlan(false); const open = sqlPlan(true);
   assert.equal(open.input.paced, true);
   assert.equal(closed.input.paced, false);
-  assert.ok(Math.abs(closed.estimate.live.transport - (M.TRANSPORT.sql.copy * body + M.TRANSPORT.sql.fixed)) < 1e-9);
+  assert.ok(Math.abs(closed.estimate.live.transport - (copyOf(M.TRANSPORT.sql, body * MIB) * body + M.TRANSPORT.sql.fixed)) < 1e-9);
   assert.ok(Math.abs(open.estimate.live.transport - M.TRANSPORT.sql.fixed) < 1e-9);
-  assert.ok(Math.abs(closed.estimate.perVuMib - open.estimate.perVuMib - M.GC * M.TRANSPORT.sql.copy * body) < 1e-9);
+  assert.ok(Math.abs(closed.estimate.perVuMib - open.estimate.perVuMib - M.GC * copyOf(M.TRANSPORT.sql, body * MIB) * body) < 1e-9);
   assert.equal(open.estimate.baseMib, closed.estimate.baseMib); // the statement in flight stays, once per process
   const http = (open) => runMemory(cfg(), e1(40, undefined, { loadModel: { open, maxVUs: 40 } }), decl.arangodb).estimate.perVuMib;
   assert.equal(http(true), http(false));
