@@ -81,7 +81,7 @@ if (['arangodb-random', 'ravendb-random', 'arangodb-string'].includes(mode)) {
 
 // A JSON text without the whitespace between its tokens (strings kept as they are).
 function minimal(bytes) {
-  const src = new Uint8Array(bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const src = new Uint8Array(bytes); // an ArrayBuffer, or the Uint8Array of a shorter batch
   const out = new Uint8Array(src.length);
   let n = 0;
   let inString = false;
