@@ -3,7 +3,7 @@
 // phase clock, and counter interpolation. The private PostgreSQL is scripts/pg-private.mjs
 // and the cgroups experiments/ram/cgroup.mjs; nothing here knows about either.
 import { spawn } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { cpus, loadavg, release } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KNOBS as PACK_KNOBS } from '../lib/config.js';
 import { parseKnob } from '../lib/parse.js';
+import { needsGateway, startGateway } from '../scripts/lib/gateway.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const MB = 1024 * 1024;
@@ -90,12 +91,20 @@ export async function phaseWindows(jsonOut) {
 }
 
 // bin/k6 directly rather than scripts/run: the driver picks RUN_ID and the result folder
-// itself, and needs k6's JSON output next to InfluxDB's. With procsFiles, k6 starts from a
-// shell that first joined those cgroups (to count the client's CPU time).
+// itself, and needs k6's JSON output next to InfluxDB's. A PostgreSQL or MongoDB scenario gets a
+// private gateway (scripts/lib/gateway.mjs) holding the database URLs. With procsFiles, k6 starts
+// from a shell that first joined those cgroups, and the gateway joins them too: the client's CPU
+// time is k6's plus the gateway's.
 export function runK6(env, args, logFile, procsFiles = []) {
   // The drivers' own knobs (RAM_*, E2_*) are not the pack's: k6 would take them for misspelt
   // knobs (lib/config.js, "did you mean").
   env = Object.fromEntries(Object.entries(env).filter(([k]) => !/^(RAM|E2)_/.test(k)));
+  const scenario = args[args.length - 1];
+  const gateway = !env.GATEWAY_URL && needsGateway(scenario) ? startGateway(env) : null;
+  if (gateway) {
+    env = gateway.env(env);
+    for (const f of procsFiles) appendFileSync(f, `${gateway.process.pid}\n`);
+  }
   return new Promise((resolve) => {
     const log = createWriteStream(logFile);
     const k6 = path.join(repoRoot, 'bin', 'k6');
@@ -105,7 +114,7 @@ export function runK6(env, args, logFile, procsFiles = []) {
       : spawn('bash', ['-c', `${procsFiles.map((f) => `echo $$ > ${q(f)}`).join(' && ')} && exec ${[k6, 'run', ...args].map(q).join(' ')}`], { cwd: repoRoot, env });
     child.stdout.pipe(log, { end: false });
     child.stderr.pipe(log, { end: false });
-    child.on('exit', (code) => { log.end(); resolve(code); });
+    child.on('exit', (code) => { if (gateway) gateway.stop(); log.end(); resolve(code); });
   });
 }
 

@@ -11,6 +11,15 @@ export function fail(message) {
   throw `k6-writepath: ${message}`;
 }
 
+// Bad input found once the run has begun to talk to a server (setup): thrown through the
+// lifecycle (lib/targets/lifecycle.js lets it pass) to k6, which prints the one line and exits
+// 107, before anything was written.
+export class InputRefusal {
+  constructor(message) { this.message = `k6-writepath: ${message}`; }
+
+  toString() { return this.message; }
+}
+
 export function bad(name, raw, allowed) {
   fail(`${name}=${JSON.stringify(raw)} is not allowed: ${allowed}`);
 }

@@ -51,18 +51,57 @@ wp_check_scenario() {
 # keeps this list in step), any name ending in PASSWORD, PASSWD, SECRET or TOKEN, and any value
 # holding a URL with credentials (scheme://user[:password]@…: a password typed as the user
 # name is still a password).
-WP_SECRET_KNOBS='PG_URL ARANGO_PASSWORD RUN_SECRET MONGO_URL'
+WP_SECRET_KNOBS='PG_URL ARANGO_PASSWORD RUN_SECRET WP_GATEWAY_TOKEN MONGO_URL'
+# k6's command line as k6 itself reads it (spf13/pflag under cobra: --name=value, --name value,
+# -n value, -nvalue, -n=value, short flags combined as in -qe X=1 or -qu5, `--` ends the flags,
+# flags before and after the script alike), so that what the wrappers refuse cannot slip through
+# another spelling. The flags of `k6 run` v1.1.0 (`k6 run --help`): those below take a value,
+# --http-debug takes one only as --http-debug=…, every other flag takes none.
+WP_K6_VALUE_FLAGS=' vus duration iterations stage execution-segment execution-segment-sequence max-redirects batch batch-per-host rps user-agent min-iteration-duration blacklist-ip block-hostnames summary-trend-stats summary-time-unit system-tags tag console-output local-ips dns compatibility-mode type env summary-mode summary-export traces-output out address config log-format log-output secret-source '
+wp_k6_short() {
+  case "$1" in
+    u) echo vus ;; d) echo duration ;; i) echo iterations ;; s) echo stage ;; p) echo paused ;; w) echo throw ;;
+    t) echo type ;; e) echo env ;; o) echo out ;; l) echo linger ;; h) echo help ;; a) echo address ;;
+    c) echo config ;; q) echo quiet ;; v) echo verbose ;; *) echo "short-$1" ;;
+  esac
+}
+# wp_k6_args <k6 run args…>: WP_K6_OPTS=(name=value …) for every flag given (long names; a flag
+# without a value as name=), WP_K6_ENVS=(NAME=value …) for every -e/--env, both in order.
+wp_k6_args() {
+  WP_K6_OPTS=(); WP_K6_ENVS=()
+  local a name val rest c
+  while [ $# -gt 0 ]; do
+    a=$1; shift
+    case "$a" in
+      --) break ;;
+      --*=*) name=${a%%=*}; name=${name#--}; val=${a#*=} ;;
+      --?*)
+        name=${a#--}; val=
+        if [[ "$WP_K6_VALUE_FLAGS" == *" $name "* ]] && [ $# -gt 0 ]; then val=$1; shift; fi ;;
+      -?*)
+        rest=${a#-}
+        while [ -n "$rest" ]; do
+          c=${rest:0:1}; rest=${rest:1}; name=$(wp_k6_short "$c"); val=
+          if [ "${rest:0:1}" = = ] && [ ${#rest} -gt 1 ]; then val=${rest:1}; rest=
+          elif [[ "$WP_K6_VALUE_FLAGS" == *" $name "* ]]; then
+            if [ -n "$rest" ]; then val=$rest; rest=; elif [ $# -gt 0 ]; then val=$1; shift; fi
+          fi
+          WP_K6_OPTS+=("$name=$val")
+          [ "$name" != env ] || WP_K6_ENVS+=("$val")
+        done
+        continue ;;
+      *) continue ;;
+    esac
+    WP_K6_OPTS+=("$name=$val")
+    [ "$name" != env ] || WP_K6_ENVS+=("$val")
+  done
+}
+
 # wp_cli_secret <k6 run args…>: the name of the first -e/--env value that is a secret, or nothing.
 wp_cli_secret() {
   local a name value
-  while [ $# -gt 0 ]; do
-    a=
-    case "$1" in
-      -e|--env) a=${2:-}; shift ;;
-      -e*) a=${1#-e} ;;
-      --env=*) a=${1#--env=} ;;
-    esac
-    shift
+  wp_k6_args "$@"
+  for a in "${WP_K6_ENVS[@]}"; do
     [[ "$a" =~ ^([A-Za-z_][A-Za-z0-9_]*)=(.*)$ ]] || continue
     name=${BASH_REMATCH[1]}; value=${BASH_REMATCH[2]}
     if [[ " $WP_SECRET_KNOBS " == *" $name "* || "$name" =~ (PASSWORD|PASSWD|SECRET|TOKEN)$ || "$value" =~ ^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@ ]]; then
@@ -71,6 +110,35 @@ wp_cli_secret() {
     fi
   done
 }
+
+# The k6 options that would replace or bend the plan the knobs make (--vus, --iterations,
+# --duration, --stage and their K6_* variables: k6 drops --vus without a word when a script
+# defines scenarios) and --http-debug (it prints credentials) are refused before k6 starts.
+# wp_cli_plan_flag <k6 run args…>: the refusal line, or nothing.
+wp_cli_plan_flag() {
+  local o name val allow=${ALLOW_HTTP_DEBUG:-} debug= f
+  wp_k6_args "$@"
+  for o in "${WP_K6_ENVS[@]}"; do [[ "$o" == ALLOW_HTTP_DEBUG=* ]] && allow=${o#ALLOW_HTTP_DEBUG=}; done
+  for o in "${WP_K6_OPTS[@]}"; do
+    name=${o%%=*}
+    case "$name" in
+      vus) echo "--vus is not allowed: the knobs plan the run and k6 would replace or ignore that plan; use -e VUS=… (or STAGES, MAX_VUS) instead"; return ;;
+      iterations) echo "--iterations is not allowed: the knobs plan the run and k6 would replace or ignore that plan; use the plan's knobs (DOCS, OVERWRITE_BATCHES, MIXED_BATCHES, REQUESTS) instead"; return ;;
+      duration) echo "--duration is not allowed: the knobs plan the run and k6 would replace or ignore that plan; use -e MAX_DURATION=… or -e STAGES=… instead"; return ;;
+      stage) echo "--stage is not allowed: the knobs plan the run and k6 would replace or ignore that plan; use -e STAGES=… or -e RATE_STAGES=… instead"; return ;;
+      http-debug) debug="--http-debug${o#http-debug}"; [ "$debug" != "--http-debug=" ] || debug=--http-debug ;;
+    esac
+  done
+  for f in K6_VUS:vus K6_ITERATIONS:iterations K6_DURATION:duration K6_STAGES:stage; do
+    name=${f%%:*}
+    [ -z "${!name:-}" ] || { echo "$name=\"${!name}\" is not allowed (k6's --${f#*:}): the knobs plan the run and k6 would replace or ignore that plan; unset it and use the knobs instead"; return; }
+  done
+  [ -n "$debug" ] || { [ -z "${K6_HTTP_DEBUG:-}" ] || [ "$K6_HTTP_DEBUG" = false ] || debug="K6_HTTP_DEBUG=$K6_HTTP_DEBUG"; }
+  if [ -n "$debug" ] && [ "$allow" != 1 ] && [ "$allow" != true ]; then
+    echo "$debug is not allowed: it prints credentials (Authorization headers, login bodies) to the terminal; set ALLOW_HTTP_DEBUG=1 to accept that"
+  fi
+}
+
 # wp_cli_secret_line <name>: the refusal (its value is never shown).
 wp_cli_secret_line() {
   printf '%s given with -e is not allowed: a secret on the command line is visible to every local user in the process list for the whole run; export %s=… in the environment (or keep it in .run/env) and run again without -e %s\n' "$1" "$1" "$1"

@@ -123,12 +123,10 @@ wp_mongo_url() { # dir port
   echo "mongodb://$WP_MONGO_USER:$pw@127.0.0.1:$2/?authSource=admin"
 }
 
-wp_mongo_k6() { # the pack's bin/k6 (its MongoDB module creates the user and answers the ping)
-  local k6="$wp_mongo_root/bin/k6"
-  [ -x "$k6" ] || wp_mongo_die "bin/k6 is missing: run \"make k6\" first (its MongoDB module sets the server up)"
-  ( cd "$wp_mongo_root" && K6_NO_USAGE_REPORT=true K6_AUTO_EXTENSION_RESOLUTION=false \
-      "$k6" run --quiet --log-output=stderr --summary-mode=disabled --address= "$wp_mongo_root/scripts/mongo-admin.js" 2>&1 ) |
-    sed -n 's/.*\(mongo-admin: [^"]*\).*/\1/p' | head -n 1
+wp_mongo_k6() { # the pack's gateway binary (its mongo-admin command creates the user and answers the ping)
+  local gw="$wp_mongo_root/bin/wp-gateway"
+  [ -x "$gw" ] || wp_mongo_die "bin/wp-gateway is missing: run \"make gateway\" first (its mongo-admin command sets the server up)"
+  "$gw" mongo-admin 2>&1 | sed -n 's/.*\(mongo-admin: .*\)$/\1/p' | head -n 1
 }
 
 wp_mongo_start() { # dir port cacheGB [opts] [cgroup.procs files…]

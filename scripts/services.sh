@@ -142,10 +142,16 @@ influx_down() {
 # data in .run/mongo; the port it runs on is kept in .run/mongo/port for write_env.
 mongo_up() {
   local dir; dir=$(wp_mongo_dir mongo)
-  if [ -n "$(wp_mongo_pid "$dir")" ]; then return 0; fi
+  # Running and set up (its port recorded): nothing to do. Running without a port file: a start
+  # that failed half way (no user yet): stopped, and started again below.
+  if [ -n "$(wp_mongo_pid "$dir")" ]; then
+    [ ! -s "$dir/port" ] || return 0
+    wp_mongo_stop "$dir"
+  fi
   check_port_free WP_MONGO_PORT "$mongo_port"
   wp_mongo_init "$dir"
   if ! ( wp_mongo_start "$dir" "$mongo_port" "$mongo_cache" ); then
+    wp_mongo_stop "$dir" >/dev/null 2>&1 || true
     # mongod: "Failed to set up listener" … "Address already in use" (a port held otherwise,
     # e.g. by a TIME-WAIT socket)
     grep -q 'Address already in use' "$dir/mongod.log" 2>/dev/null && [ -z "$(wp_mongo_pid "$dir")" ] &&

@@ -25,6 +25,7 @@
 //                               check and change in one step)
 //   mark(marker, found)         replace the marker `found` by `marker`, nothing else (same)
 //   drop(marker)                drop the object (may re-check the marker atomically)
+import { InputRefusal } from '../parse.js';
 import { sleep } from 'k6';
 import crypto from 'k6/crypto';
 import { stop } from '../abort.js';
@@ -121,6 +122,7 @@ function attempt(fn, why) {
   try {
     return fn();
   } catch (e) {
+    if (e instanceof InputRefusal) throw e.message; // bad input: k6 exits 107, one line
     return refuse(`${why}${String(e)}`);
   }
 }

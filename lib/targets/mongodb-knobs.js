@@ -1,5 +1,5 @@
-// What the MongoDB target (lib/targets/mongodb.js, through the pack's module
-// k6/x/writepath/mongodb on the official Go driver; docs/mongodb.md) declares to the rest of
+// What the MongoDB target (lib/targets/mongodb.js, through the pack's gateway on the
+// official Go driver; docs/mongodb.md, docs/gateway.md) declares to the rest of
 // the pack through the registry (lib/targets/index.js): its knobs, the names of its failure
 // reasons and what it can do. No k6 module here: lib/config.js, the Node scripts and the
 // tests read it too.
@@ -7,7 +7,7 @@ export const MONGODB = {
   name: 'mongodb',
   prefix: 'MONGO_',
   knobs: {
-    MONGO_URL:    { type: 'secret', required: true, plan: false, url: { schemes: ['mongodb', 'mongodb+srv'], credentials: true, path: true, hosts: 'many', example: 'mongodb://user:password@127.0.0.1:27017/?authSource=admin' }, doc: 'MongoDB connection URL, e.g. mongodb://user:pass@127.0.0.1:17017/?authSource=admin (make up writes one to .run/env); retryWrites=false unless it says otherwise. The run creates and drops its own database k6wp_<RUN_ID>. Never printed.' },
+    MONGO_URL:    { type: 'secret', wrapper: true, plan: false, url: { schemes: ['mongodb', 'mongodb+srv'], credentials: true, path: true, hosts: 'many', example: 'mongodb://user:password@127.0.0.1:27017/?authSource=admin' }, doc: 'MongoDB connection URL, e.g. mongodb://user:pass@127.0.0.1:17017/?authSource=admin (make up writes one to .run/env). Read by the gateway (bin/wp-gateway, docs/gateway.md) from its environment, never by k6; scripts/run hands it to the private gateway it starts; retryWrites=false unless it says otherwise. The run creates and drops its own database k6wp_<RUN_ID>. Never printed.' },
     MONGO_W:      { type: 'string', plan: false, pattern: /^(default|majority|[1-9][0-9]?)$/, allowed: 'default (the server\'s default write concern), majority, or a number of members from 1 to 99 (0, no acknowledgement, is refused: nothing could be counted)', default: 'default', doc: 'Write concern w of every batch: default = not sent (the server\'s default, read back and reported: {w:1} on a standalone), majority, or a number of members.' },
     MONGO_J:      { type: 'enum', plan: false, values: ['default', 'true', 'false'], default: 'default', doc: 'Write concern j of every batch: true = acknowledged only once the journal holding the write is on disk (E2\'s journaled cell); default = not sent.' },
     MONGO_INDEXES: { type: 'int', min: 0, max: 9, default: 0, doc: 'Secondary indexes on document fields f0..f(N-1) of the E1 documents (E2: 0, 2, 8), as PG_INDEXES.' },
@@ -36,8 +36,8 @@ export const MONGODB = {
   capabilities: (_cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true, increment: true, serverConflicts: 'serverStatus metrics.operation.writeConflicts' }),
   // Instances of one run may share its database (docs/scale-out.md).
   distributed: true,
-  // What its VUs hold per batch (lib/memory.js): the module's driver transport (the body turned
-  // into BSON and the wire message while a batch is sent), one body per VU whatever the
-  // operation (every operation sends the same byte image, lib/targets/mongodb.js batchBody()).
-  memory: { transport: 'driver', formats: (ops) => (ops.length > 0 ? 1 : 0) },
+  // What its VUs hold per batch (lib/memory.js): http requests (each batch is posted to the
+  // gateway, which makes the BSON), one body per VU whatever the operation (every operation
+  // sends the same byte image, lib/targets/mongodb.js batchBody()).
+  memory: { transport: 'http', formats: (ops) => (ops.length > 0 ? 1 : 0) },
 };

@@ -1,17 +1,17 @@
 // MongoDB target: one database k6wp_<RUN_ID> per run, documents in its collection `docs` with
-// _id "K<n>", the marker in `k6wp_meta`, written through the pack's k6 module
-// k6/x/writepath/mongodb (xk6/modules/mongodb, on the official Go driver). docs/mongodb.md says
-// what is sent and what comes back.
+// _id "K<n>", the marker in `k6wp_meta`, written through the pack's gateway (lib/gateway.js;
+// gateway/mongo on the official Go driver; docs/gateway.md), which holds MONGO_URL.
+// docs/mongodb.md says what is sent and what comes back.
 //   insert  insertMany, unordered unless MONGO_ORDERED: a duplicate _id fails that document
 //           (11000), the others are written
 //   upsert  bulkWrite of ReplaceOne({_id}, doc, upsert)
 //   merge   bulkWrite of UpdateOne({_id}, {$set: doc}, upsert)
 //   ignore  bulkWrite of UpdateOne({_id}, {$setOnInsert: doc}, upsert)
 //   bulk    (E4) unordered insertMany of a key range
-// The module converts the pack's byte image (lib/docs.js body()) to BSON in Go and answers per
+// The gateway converts the pack's byte image (lib/docs.js body()) to BSON and answers per
 // operation; this file counts per document.
-import * as mongodb from 'k6/x/writepath/mongodb';
-import { durationMs } from '../parse.js';
+import { connectMongo, requireGateway } from '../gateway.js';
+import { durationMs, InputRefusal } from '../parse.js';
 import { redact } from '../urls.js';
 import { stop } from '../abort.js';
 import { MONGODB } from './mongodb-knobs.js';
@@ -22,10 +22,6 @@ import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
 import { stampsInChunks } from '../readback.js';
 import { asciiBuffer, writingVu } from '../bytes.js';
-import { useNative } from '../native.js';
-
-// bin/k6's MongoDB module also brings the Go twins of the per-key loops (lib/native.js).
-useNative(mongodb);
 
 export const COLLECTION = 'docs';
 export const META = 'k6wp_meta';
@@ -117,20 +113,12 @@ function parse(text) {
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
 export function createTarget(cfg, prepared = {}) {
-  if (typeof mongodb.connect !== 'function' || mongodb.apiVersion !== 1) {
-    throw 'k6-writepath: the MongoDB scenarios need bin/k6 (its module k6/x/writepath/mongodb, apiVersion 1): run them with bin/k6 (make k6)';
-  }
+  requireGateway(cfg, 'MONGO_URL', 'mongodb://user:password@host:27017/?authSource=admin');
   const timeoutMs = durationMs(cfg.TIMEOUT);
   const probeMs = durationMs(probeTimeout(cfg));
-  let client;
-  try {
-    // Without a server to send to (down, restarting), a batch waits for one at most probeMs
-    // (the driver's default is 30 s), then fails (connection) and the VU backs off.
-    client = mongodb.connect(cfg.MONGO_URL, { appName: 'k6-writepath', serverSelectionTimeoutMs: probeMs, connectTimeoutMs: probeMs });
-  } catch (e) {
-    // The module never shows the password; the URL's shape was checked by lib/config.js.
-    throw `k6-writepath: MONGO_URL (value not shown) is not allowed: ${redact(e)}`;
-  }
+  // Without a server to send to (down, restarting), a batch waits for one at most probeMs
+  // (the driver's default is 30 s), then fails (connection) and the VU backs off.
+  const client = connectMongo(cfg, { appName: 'k6-writepath', serverSelectionTimeoutMs: probeMs, connectTimeoutMs: probeMs });
   const docs = createDocs(cfg, { keyField: '_id', toBytes: asciiBuffer });
   // Body images built here, in the init context, not by the first timed batch of a VU.
   if (writingVu()) docs.prepareFor(prepared);
@@ -151,6 +139,7 @@ export function createTarget(cfg, prepared = {}) {
   // One command; throws a one-line string (redacted) when the server refuses it.
   function command(database, cmd, ms = timeoutMs) {
     const r = client.command(database, cmd, { timeoutMs: ms });
+    if (r.error && r.error.gateway && (r.error.unreachable || r.error.kind === 'config')) throw gatewayRefusal(r.error);
     if (r.error) throw new CommandError(redact(r.error.message), r.error.code, r.error.kind);
     return parse(r.reply);
   }
@@ -166,11 +155,20 @@ export function createTarget(cfg, prepared = {}) {
   }
 
   // --- primitives of lib/targets/lifecycle.js -------------------------------------------
+  // No gateway at GATEWAY_URL, or one without a usable MONGO_URL: bad input (exit 107).
+  function gatewayRefusal(e) {
+    if (e.unreachable) {
+      return new InputRefusal(`GATEWAY_URL=${cfg.GATEWAY_URL}: ${e.message}: start one with  MONGO_URL='mongodb://…' bin/wp-gateway -ready-file .run/gateway.url  and give k6 -e GATEWAY_URL=$(cat .run/gateway.url) (scripts/run does both; docs/gateway.md)`);
+    }
+    return new InputRefusal(String(e.message).replace(/^gateway: /, ''));
+  }
+
   function probe() {
     let build;
     try {
       build = command('admin', { buildInfo: 1 }, probeMs);
     } catch (e) {
+      if (e instanceof InputRefusal) throw e;
       throw e.kind === 'auth' ? `MONGO_URL: authentication failed: ${e.message}` : `MONGO_URL: cannot reach MongoDB: ${e.message}`;
     }
     const hello = fact({ hello: 1 });
@@ -345,9 +343,10 @@ export function createTarget(cfg, prepared = {}) {
     const body = batchBody(nums, stamp);
     const n = nums.length;
     return request(n, body, (tags) => {
-      const r = client.write(mop, db, COLLECTION, body, wopts);
-      if (!r.error && !r.writeConcernError && !r.errors) return ACKNOWLEDGED;
-      return { settle: () => failure(r, n, tags) };
+      const r = client.write(mop, db, COLLECTION, body, wopts, tags);
+      const responses = r.res ? [r.res] : undefined;
+      if (!r.error && !r.writeConcernError && !r.errors) return { responses };
+      return { responses, settle: () => failure(r, n, tags) };
     });
   }
 

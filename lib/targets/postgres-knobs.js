@@ -6,7 +6,7 @@ export const POSTGRES = {
   // Environment names with this prefix look like its knobs (a misspelling is refused).
   prefix: 'PG_',
   knobs: {
-    PG_URL:       { type: 'secret', required: true, plan: false, url: { schemes: ['postgres', 'postgresql'], credentials: true, path: true, example: 'postgres://user:password@host:5432/database?sslmode=disable' }, doc: 'PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:17432/writepath?sslmode=disable (make up writes one to .run/env). Never printed.' },
+    PG_URL:       { type: 'secret', wrapper: true, plan: false, url: { schemes: ['postgres', 'postgresql'], credentials: true, path: true, example: 'postgres://user:password@host:5432/database?sslmode=disable' }, doc: 'PostgreSQL connection URL, e.g. postgres://user:pass@127.0.0.1:17432/writepath?sslmode=disable (make up writes one to .run/env). Read by the gateway (bin/wp-gateway, docs/gateway.md) from its environment, never by k6; scripts/run hands it to the private gateway it starts. Never printed.' },
     PG_SCHEMA:    { type: 'string', plan: false, pattern: /^[a-z_][a-z0-9_]{0,62}$/, allowed: 'a lower-case SQL identifier', default: 'public', doc: 'Schema that holds the run\'s table k6wp_<RUN_ID>.' },
     PG_TABLE:     { type: 'enum', values: ['logged', 'unlogged'], default: 'logged', doc: 'E2: UNLOGGED skips WAL (faster, not crash-safe).' },
     PG_SYNC_COMMIT: { type: 'enum', plan: false, values: ['on', 'off', 'local', 'remote_write', 'remote_apply'], default: 'on', doc: 'synchronous_commit for the run\'s connections (E2: off).' },
@@ -23,7 +23,8 @@ export const POSTGRES = {
   capabilities: (_cfg) => ({ batch: ['insert', 'upsert'], count: true, readback: true, increment: true }),
   // Instances of one run may share its table (docs/scale-out.md).
   distributed: true,
-  // What its VUs hold per batch (lib/memory.js): sql requests, one body per request format of
-  // the operations a plan writes (every batch is the same binary jsonb parameter, whatever the statement).
-  memory: { transport: 'sql', formats: (ops) => (ops.length > 0 ? 1 : 0) },
+  // What its VUs hold per batch (lib/memory.js): http requests (each batch is posted to the
+  // gateway), one body per request format of the operations a plan writes (every batch is the
+  // same binary jsonb parameter, whatever the statement).
+  memory: { transport: 'http', formats: (ops) => (ops.length > 0 ? 1 : 0) },
 };

@@ -1,14 +1,14 @@
 // PostgreSQL target: one table (key text primary key, doc jsonb not null) per run, named
-// k6wp_<RUN_ID> in PG_SCHEMA, written through xk6-sql. A batch is ONE statement that gets
+// k6wp_<RUN_ID> in PG_SCHEMA, written through the pack's gateway (lib/gateway.js,
+// docs/gateway.md), which holds PG_URL. A batch is ONE statement that gets
 // the whole batch as one JSON text parameter and expands it server-side with
 // jsonb_array_elements: one parameter crosses the driver once, and the rows come out on the
 // server (two array parameters with unnest were measured much slower; bench/RESULTS.md).
 //   insert: INSERT … SELECT …            a duplicate key fails the statement (whole batch)
 //   upsert: INSERT … ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc
-// xk6-sql has no transactions; one statement is atomic, so a failed batch wrote nothing.
-import sql from 'k6/x/sql';
-import driver, * as driverModule from 'k6/x/sql/driver/postgres';
-import { durationMs, fail } from '../parse.js';
+// One statement is atomic, so a batch the server refused wrote nothing.
+import { openSql, requireGateway } from '../gateway.js';
+import { durationMs, InputRefusal } from '../parse.js';
 import { redact } from '../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
 import { lifecycle, markerText, probeTimeout } from './lifecycle.js';
@@ -17,25 +17,9 @@ import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { asciiBuffer, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
 import { stampsInChunks } from '../readback.js';
-import { useNative } from '../native.js';
 import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from './increments.js';
 
-// bin/k6's driver module also brings the Go twins of the per-key loops (lib/native.js).
-useNative(driverModule);
-
 const REASONS = POSTGRES.reasons;
-
-// lib/pq sends connection-string keys it does not know as server settings at connect time,
-// which is how synchronous_commit reaches every pooled connection of every VU.
-function connectionUrl(cfg) {
-  const u = cfg.PG_URL;
-  const extra = [];
-  if (!/[?&]connect_timeout=/.test(u)) extra.push('connect_timeout=5');
-  if (!/[?&]application_name=/.test(u)) extra.push('application_name=k6-writepath');
-  if (!/[?&]binary_parameters=/.test(u)) extra.push('binary_parameters=yes'); // see jsonbBinary()
-  extra.push(`synchronous_commit=${cfg.PG_SYNC_COMMIT}`);
-  return u + (u.includes('?') ? '&' : '?') + extra.join('&');
-}
 
 // message: the driver's error; ms: how long the statement took. At TIMEOUT lib/pq sends a
 // cancel request and the server answers 57014 "canceling statement due to user request" (or
@@ -55,19 +39,12 @@ function classify(message, ms = 0, timeoutMs = Infinity) {
   return 'other';
 }
 
-// Batches as binary jsonb parameters. With binary_parameters=yes, lib/pq (v1.12.3, conn.go
-// sendBinaryParameters) sends a []byte argument in binary format and every other argument
-// as text; xk6-sql passes a Uint8Array as []byte. jsonb's binary input format is a version
-// byte 1 followed by the JSON text (PostgreSQL src/backend/utils/adt/jsonb.c, jsonb_recv), so
-// a batch is the same patched byte image the HTTP adapters post, behind one 0x01 byte: no
-// string is built per batch (lib/docs.js body()). The other statements (DDL, markers,
-// count, the read-back's text[] parameter) pass strings and stay text. A PG_URL that sets
-// binary_parameters to anything but true keeps the text path: lib/pq would then send the
-// bytes as bytea text, which jsonb rejects.
-function jsonbBinary(url) {
-  const m = /[?&]binary_parameters=([^&]*)/.exec(url);
-  return !m || ['1', 't', 'T', 'true', 'TRUE', 'True', 'yes', 'on'].includes(decodeURIComponent(m[1]));
-}
+// Batches as binary jsonb parameters. The gateway opens its pool with binary_parameters=yes
+// (unless PG_URL sets it otherwise) and sends an octet-stream parameter in binary format.
+// jsonb's binary input format is a version byte 1 followed by the JSON text (PostgreSQL
+// src/backend/utils/adt/jsonb.c, jsonb_recv), so a batch is the same patched byte image the
+// HTTP adapters post, behind one 0x01 byte: no string is built per batch (lib/docs.js body()).
+// A PG_URL that turns binary_parameters off keeps the text path (a JSON text argument).
 const JSONB_VERSION = '\u0001';
 
 // Reasons after which hammering on is pointless: the run stops with one clear line once the
@@ -76,14 +53,19 @@ const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run
 
 const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
-// lib/pq checks its options (sslmode, …) when the pool is opened, in the init context: a bad
-// one is bad input, one line naming the knob (the URL itself is never shown).
+// The pool: one connection per VU, with the run's synchronous_commit as a server setting.
 function open(cfg) {
-  try {
-    return sql.open(driver, connectionUrl(cfg), { max_open_conns: 1, max_idle_conns: 1 });
-  } catch (e) {
-    return fail(`PG_URL (value not shown) is not allowed: ${redact(String(e).split('\n')[0]).replace(/^GoError: /, '')}`);
+  return openSql(cfg, { settings: { synchronous_commit: cfg.PG_SYNC_COMMIT } });
+}
+
+// What the gateway's refusal of the first call means for the user: no gateway at
+// GATEWAY_URL, or one without a usable PG_URL, is bad input (exit 107, nothing written).
+function gatewayRefusal(cfg, e) {
+  if (e && e.unreachable) {
+    return new InputRefusal(`GATEWAY_URL=${cfg.GATEWAY_URL}: ${e.message}: start one with  PG_URL='postgres://…' bin/wp-gateway -ready-file .run/gateway.url  and give k6 -e GATEWAY_URL=$(cat .run/gateway.url) (scripts/run does both; docs/gateway.md)`);
   }
+  if (e && e.kind === 'config') return new InputRefusal(String(e.message).replace(/^gateway: /, ''));
+  return null;
 }
 
 // The declaration of this target (knobs, reasons, capabilities): lib/targets/postgres-knobs.js.
@@ -101,6 +83,8 @@ function tablePrimitives(cfg, db, run) {
         current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync,
         current_setting('server_version') AS server_version`)[0];
     } catch (e) {
+      const refusal = gatewayRefusal(cfg, e);
+      if (refusal) throw refusal;
       throw `PG_URL: cannot reach PostgreSQL: ${redact(e)}`;
     }
     return {
@@ -215,14 +199,12 @@ function tablePrimitives(cfg, db, run) {
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
 export function createTarget(cfg, prepared = {}) {
+  requireGateway(cfg, 'PG_URL', 'postgres://user:password@host:5432/database');
   const db = open(cfg);
   const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
-  const binary = jsonbBinary(cfg.PG_URL);
-  // render: on bin/k6 each batch is rendered in Go into a buffer the driver hands back once the
-  // statement is on the wire, so a VU holds no body (lib/docs.js render mode; issue 30).
-  const bodyOpts = { lead: JSONB_VERSION, render: true };
+  const bodyOpts = { lead: JSONB_VERSION };
   // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (binary && writingVu()) docs.prepareFor(prepared, bodyOpts);
+  if (writingVu()) docs.prepareFor(prepared, bodyOpts);
   const timeout = cfg.TIMEOUT;
   const timeoutMs = durationMs(timeout);
   // The run's table, named by bind().
@@ -251,28 +233,28 @@ export function createTarget(cfg, prepared = {}) {
     get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
   }, tablePrimitives(cfg, db, run)));
 
-  // The batch parameter: binary jsonb bytes — on bin/k6 the body rendered in Go (a Go object the
-  // driver turns into a []byte), elsewhere a Uint8Array over the body docs.body() patched
-  // (xk6-sql passes it to lib/pq as a []byte, no copy) —, or the JSON text where no byte path applies.
+  // The batch parameter: binary jsonb bytes (the body docs.body() patched, posted to the
+  // gateway as they are), or the JSON text where no byte path applies (binary_parameters off,
+  // a key the byte body cannot hold).
   function batchBody(nums, stamp) {
-    if (!binary) return docs.batch(nums, stamp);
-    const b = docs.body(nums, stamp, bodyOpts);
-    return b instanceof ArrayBuffer ? new Uint8Array(b) : b;
+    if (!db.binary()) return docs.batch(nums, stamp);
+    return docs.body(nums, stamp, bodyOpts);
   }
 
   // One batch = one statement (lib/targets/outcome.js runs it). send() is the statement call
-  // and nothing else, since the runner's clock around it is the batch's time; what failed is
-  // worked out in settle(), after the clock.
+  // and nothing else: its k6 timing is the batch's time; what failed is worked out in
+  // settle(), after the clock.
   function batch(op, nums, stamp) {
     const body = batchBody(nums, stamp);
     const query = op === 'insert' ? run.insertSql : run.upsertSql;
     const n = nums.length;
     return request(n, body, (tags) => {
       try {
-        db.execWithTimeout(timeout, query, body);
+        if (typeof body === 'string') db.execWithTimeout(timeout, query, body);
+        else return { responses: [db.execBytes(timeout, query, body, tags)] };
         return ACKNOWLEDGED;
       } catch (e) {
-        return { settle: (ms) => failure(e, n, tags, ms) };
+        return { responses: e.res ? [e.res] : undefined, settle: (ms) => failure(e, n, tags, ms) };
       }
     });
   }

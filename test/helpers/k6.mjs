@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './testserver.mjs';
 import { RUN_ENV_FILE, readRunEnv } from '../../scripts/run-env.mjs';
+import { checkGatewayEnv, needsGateway, startGateway } from './gateway.mjs';
 
 export const k6Bin = path.join(repoRoot, 'bin', 'k6');
 
@@ -45,7 +46,8 @@ export async function runK6(scenario, env = {}, opts = {}) {
 
 // startK6(…) -> { runId, dir, waitFor(regex, ms), done }: the same run, for tests that act
 // while it is under way (waitFor resolves with the first output line matching regex).
-export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, runId = env.RUN_ID || uniqueRunId(), k6 = k6Bin } = {}) {
+// gatewayFor: false = no private gateway even for a PostgreSQL/MongoDB scenario.
+export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, runId = env.RUN_ID || uniqueRunId(), k6 = k6Bin, gatewayFor = true } = {}) {
   const resultsDir = mkdtempSync(path.join(tmpdir(), 'k6wp-results-'));
   const dir = path.join(resultsDir, runId);
   mkdirSync(dir, { recursive: true });
@@ -60,7 +62,20 @@ export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, run
     ...env,
   };
   for (const [k, v] of Object.entries(fullEnv)) if (v === undefined || v === null) delete fullEnv[k];
-  const child = spawn(k6, ['run', '--quiet', '--address=', ...args, path.join(repoRoot, scenario)], { cwd: repoRoot, env: fullEnv });
+  // PostgreSQL and MongoDB scenarios: a private gateway holds the database URLs (as scripts/run
+  // does it); a bad URL ends the run with scripts/run's one line and 107, before k6 starts.
+  let gateway = null;
+  let k6Env = fullEnv;
+  if (!env.GATEWAY_URL && gatewayFor !== false && needsGateway(scenario)) {
+    const refused = checkGatewayEnv(fullEnv);
+    if (refused) {
+      return { runId, dir, child: null, waitFor: () => Promise.reject(new Error(refused.stderr)), done: Promise.resolve({ code: refused.code, stdout: '', stderr: refused.stderr, runId, dir, summary: null, junit: null }) };
+    }
+    gateway = startGateway(fullEnv);
+    k6Env = gateway.env(fullEnv);
+  }
+  const child = spawn(k6, ['run', '--quiet', '--address=', ...args, path.join(repoRoot, scenario)], { cwd: repoRoot, env: k6Env });
+  if (gateway) child.on('exit', () => gateway.stop());
   let stdout = '';
   let stderr = '';
   const waiters = [];
@@ -87,7 +102,7 @@ export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, run
     waiters.push(w);
     check();
   });
-  return { runId, dir, child, waitFor, done };
+  return { runId, dir, child, gateway, waitFor, done };
 }
 
 // Minimal InfluxQL query against the local InfluxDB (INFLUX_URL=http://host:port/db).

@@ -1,11 +1,18 @@
-// The BSON the MongoDB module makes of the pack's bodies is exactly their JSON, for every
-// document shape and body path (test/integration/fixtures/mongodb-twins.js, run in bin/k6).
+// The BSON the gateway makes of the pack's bodies is exactly their JSON, for every document
+// shape and body path (test/integration/fixtures/mongodb-twins.js, run in k6 against a gateway).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runK6 } from '../helpers/k6.mjs';
+import { startGateway } from '../helpers/gateway.mjs';
 
-test('MongoDB module: the documents it makes of every shape and body path are the body\'s JSON, integers typed as int32/int64', async () => {
-  const r = await runK6('test/integration/fixtures/mongodb-twins.js', {});
+test('gateway: the MongoDB documents it makes of every shape and body path are the body\'s JSON, integers typed as int32/int64', async () => {
+  const gw = startGateway({});
+  let r;
+  try {
+    r = await runK6('test/integration/fixtures/mongodb-twins.js', { GATEWAY_URL: gw.url, WP_GATEWAY_TOKEN: gw.token });
+  } finally {
+    gw.stop();
+  }
   assert.equal(r.code, 0, r.stderr);
   const m = /TWINS (\{.*\})/.exec(r.stderr.replace(/\\"/g, '"'));
   assert.ok(m, r.stderr);

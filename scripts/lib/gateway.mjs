@@ -1,0 +1,72 @@
+// A private gateway (bin/wp-gateway, docs/gateway.md) for one k6 run started from Node (the
+// tests, the experiments, the bench), as scripts/run starts one (scripts/gateway.sh): the
+// database URLs go to the gateway's environment, k6 gets only GATEWAY_URL and the token.
+// Started synchronously, so callers that spawn k6 synchronously stay so.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const gatewayBin = path.join(repoRoot, 'bin', 'wp-gateway');
+const DB_URLS = ['PG_URL', 'MONGO_URL'];
+const live = new Set();
+process.on('exit', () => { for (const g of live) g.kill('SIGKILL'); });
+
+// Whether a scenario writes through the gateway (the rule of scripts/gateway.sh wp_gateway_needed).
+export function needsGateway(scenario) {
+  const file = path.isAbsolute(scenario) ? scenario : path.join(repoRoot, scenario);
+  try {
+    return /lib\/targets\/(postgres|mongodb)(\.js|\/)/.test(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+// The URL check scripts/run makes before it starts a gateway: null, or { code, stderr }.
+export function checkGatewayEnv(env) {
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'gateway-check.mjs')], { env, encoding: 'utf8' });
+  return r.status === 0 ? null : { code: r.status, stderr: r.stderr };
+}
+
+function sleepSync(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+// startGateway({ PG_URL, MONGO_URL, … }) -> { url, token, env(k6Env), stop(), process }
+export function startGateway(env = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-gw-'));
+  const ready = path.join(dir, 'url');
+  const token = randomBytes(16).toString('hex');
+  const genv = { PATH: process.env.PATH, WP_GATEWAY_TOKEN: token };
+  for (const k of DB_URLS) if (env[k] !== undefined && env[k] !== null) genv[k] = env[k];
+  const child = spawn(gatewayBin, ['-addr', '127.0.0.1:0', '-ready-file', ready], { env: genv, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (d) => { log += d; });
+  live.add(child);
+  child.on('exit', () => live.delete(child));
+  for (let i = 0; i < 400 && !existsSync(ready); i++) sleepSync(10);
+  if (!existsSync(ready)) {
+    child.kill('SIGKILL');
+    throw new Error(`bin/wp-gateway did not start: ${log}`);
+  }
+  const url = readFileSync(ready, 'utf8').trim();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    url,
+    token,
+    process: child,
+    // k6's environment: the gateway's URL and token, never the database URLs
+    env(k6Env) {
+      const out = { ...k6Env, GATEWAY_URL: url, WP_GATEWAY_TOKEN: token };
+      for (const k of DB_URLS) delete out[k];
+      return out;
+    },
+    stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    },
+  };
+}
