@@ -111,7 +111,7 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     // (Declared first, so that a per-stage limit of the threshold file replaces the empty entry.)
     thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {},
       k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.loadModel ? plan.loadModel.stages.length : 0, {
-        count: countBy, planned: Boolean(plannedBatches),
+        count: countBy, planned: Boolean(plannedBatches), gateway: Boolean(declaration.gateway),
         ranged: Boolean(tgt.capabilities && tgt.capabilities.unnamedFailures),
         readback: distributed === '0' && workload.describe(cfg, plan).readback !== null && !plan.loadModel,
       })),

@@ -2,6 +2,8 @@
 // Grafana dashboards and the tests. Every write metric is tagged phase, target and op.
 export const M = {
   batchDuration: 'writepath_batch_duration', // Trend, ms per batch request/statement
+  gatewayDb: 'writepath_gateway_db_duration', // Trend, ms per batch the database took (the gateway's Server-Timing db; PostgreSQL, MongoDB)
+  gatewayOwn: 'writepath_gateway_own_duration', // Trend, ms per batch the gateway spent around the database call (Server-Timing gw)
   docsOk: 'writepath_docs_ok',               // Counter, documents the database acknowledged
   docsNew: 'writepath_docs_new',             // Counter, acknowledged documents with a new key
   docsFailed: 'writepath_docs_failed',       // Counter, documents not written; tag reason

@@ -31,6 +31,13 @@ function phaseStats(data, phase, reasons = []) {
   // A phase that never ran (a run stopped before it) has no batch times: k6 reports an empty
   // Trend as zeros, which would read as 0 ms batches and 0.00x ratios.
   const none = !d.count;
+  // Through the gateway: the database's own time of the same batches (Server-Timing db).
+  const g = metric(data, M.gatewayDb + tag);
+  const gateway = g && g.count ? {
+    batches: g.count, db_ms: { median: num(g.med), average: num(g.avg), p99: num(g['p(99)']) },
+    // The share of the batch time outside the database: k6 -> gateway -> k6 and the gateway's own work.
+    outside_share: num(d.avg) && num(g.avg) !== null ? 1 - g.avg / d.avg : null,
+  } : undefined;
   return {
     phase,
     batches: d.count || 0,
@@ -46,6 +53,7 @@ function phaseStats(data, phase, reasons = []) {
       min: num(d.min), median: num(d.med), average: num(d.avg),
       p90: num(d['p(90)']), p95: num(d['p(95)']), p99: num(d['p(99)']), max: num(d.max),
     },
+    ...(gateway ? { gateway } : {}),
   };
 }
 
@@ -245,6 +253,11 @@ export function buildReport(data, meta) {
   ], [10, 8, 8, 10, 8, 10, 23, 9, 9, 9, 9, 9, 9], 2));
   for (const p of phases) {
     if (p.docs_failed > 0) lines.push(`  ${p.phase}: ${p.docs_failed} documents failed: ${Object.entries(p.failed_by_reason).map(([r, c]) => `${r} ${c}`).join(', ')}`);
+  }
+  for (const p of phases) {
+    if (!p.gateway) continue;
+    lines.push(`  ${p.phase}: database time per batch median ${fmt(p.gateway.db_ms.median)} ms, average ${fmt(p.gateway.db_ms.average)} of the batch's ${fmt(p.batch_ms.average)} ms: `
+      + `${fmt(100 * p.gateway.outside_share, 1)} % of the batch time is outside the database (k6 <-> gateway on loopback, the gateway's own work)`);
   }
   if (dropped > 0) lines.push(`  dropped iterations: ${dropped} batches k6 could not start on schedule (open model: no free VU, raise VUS/MAX_VUS or lower the rate) or before MAX_DURATION`);
   lines.push('');

@@ -100,6 +100,7 @@ export function k6Thresholds(parsed, phases, reasons = [], stageCount = 0, verif
     t[`${M.docsNew}{phase:${phase}}`] = [];
     t[`${M.bytes}{phase:${phase}}`] = [];
     t[`${M.phaseClock}{phase:${phase}}`] = [];
+    if (verification.gateway) t[`${M.gatewayDb}{phase:${phase}}`] = [];
     // A failure limit, as k6 takes it (aborting the run at once when the file says so).
     const limit = (value, stat) => (value === undefined ? [] : [abort ? { threshold: `${stat}<=${value}`, abortOnFail: true, delayAbortEval: '5s' } : `${stat}<=${value}`]);
     t[`${M.docsFailed}{phase:${phase}}`] = limit(limits.failed_docs_max, 'count');

@@ -34,6 +34,8 @@ export const MONGODB = {
   // serverConflicts: where the contention workload reads the write conflicts the server retried
   // itself (lib/workloads/contention.js samples it during the load).
   capabilities: (_cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true, increment: true, serverConflicts: 'serverStatus metrics.operation.writeConflicts' }),
+  // Reached through the pack's gateway (docs/gateway.md): its Server-Timing is recorded per batch.
+  gateway: true,
   // Instances of one run may share its database (docs/scale-out.md).
   distributed: true,
   // What its VUs hold per batch (lib/memory.js): http requests (each batch is posted to the

@@ -21,6 +21,8 @@ export const POSTGRES = {
   reasons: ['unique_violation', 'cardinality_violation', 'deadlock', 'serialization', 'unconfirmed', 'timeout', 'cancelled', 'connection', 'auth', 'undefined_table', 'other'],
   // What workloads may ask of it (lib/capabilities.js).
   capabilities: (_cfg) => ({ batch: ['insert', 'upsert'], count: true, readback: true, increment: true }),
+  // Reached through the pack's gateway (docs/gateway.md): its Server-Timing is recorded per batch.
+  gateway: true,
   // Instances of one run may share its table (docs/scale-out.md).
   distributed: true,
   // What its VUs hold per batch (lib/memory.js): http requests (each batch is posted to the
