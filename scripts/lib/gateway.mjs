@@ -27,8 +27,9 @@ export function needsGateway(scenario) {
 }
 
 // The URL check scripts/run makes before it starts a gateway: null, or { code, stderr }.
-export function checkGatewayEnv(env) {
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'gateway-check.mjs')], { env, encoding: 'utf8' });
+export function checkGatewayEnv(env, scenario = '') {
+  const file = !scenario || path.isAbsolute(scenario) ? scenario : path.join(repoRoot, scenario);
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'gateway-check.mjs'), file], { env, encoding: 'utf8' });
   return r.status === 0 ? null : { code: r.status, stderr: r.stderr };
 }
 

@@ -30,6 +30,13 @@ export function markerFor(what, { run, token = '0123456789abcdef', plan = 'inser
   return { ...m, proof, state };
 }
 
+// The error lines a user sees: k6's level=error lines (its message unescaped) and the wrappers'
+// own one-line refusals (scripts/run, the private gateway's URL check), which k6 never printed.
+export function errorLines(r) {
+  const text = typeof r === 'string' ? r : r.stderr;
+  return text.split('\n').filter((l) => /level=error/.test(l) || /^(k6-writepath|scripts\/[a-z-]+): /.test(l)).map((l) => l.replace(/\\"/g, '"'));
+}
+
 let counter = 0;
 export function uniqueRunId(prefix = 't') {
   counter += 1;
@@ -67,7 +74,7 @@ export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, run
   let gateway = null;
   let k6Env = fullEnv;
   if (!env.GATEWAY_URL && gatewayFor !== false && needsGateway(scenario)) {
-    const refused = checkGatewayEnv(fullEnv);
+    const refused = checkGatewayEnv(fullEnv, scenario);
     if (refused) {
       return { runId, dir, child: null, waitFor: () => Promise.reject(new Error(refused.stderr)), done: Promise.resolve({ code: refused.code, stdout: '', stderr: refused.stderr, runId, dir, summary: null, junit: null }) };
     }
@@ -103,6 +110,29 @@ export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, run
     check();
   });
   return { runId, dir, child, gateway, waitFor, done };
+}
+
+// runWrapper('scenarios/…', env, { args }) -> the same result as runK6, through scripts/run (its
+// private gateway, its refusals of flags and secrets, its one-line aborts), as users run it.
+export function runWrapper(scenario, env = {}, { args = [], timeoutMs = 300000, runId = env.RUN_ID || uniqueRunId() } = {}) {
+  const resultsDir = mkdtempSync(path.join(tmpdir(), 'k6wp-results-'));
+  const dir = path.join(resultsDir, runId);
+  const fullEnv = { ...process.env, K6_NO_USAGE_REPORT: 'true', RESULTS_DIR: resultsDir, RUN_ID: runId, RUN_SECRET: TEST_RUN_SECRET, HISTORY: '0', WP_INFLUX: '0', ...env };
+  for (const [k, v] of Object.entries(fullEnv)) if (v === undefined || v === null) delete fullEnv[k];
+  const child = spawn(path.join(repoRoot, 'scripts', 'run'), [scenario, '--quiet', ...args], { cwd: repoRoot, env: fullEnv });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`scripts/run did not finish in ${timeoutMs} ms:\n${stdout}\n${stderr}`)); }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const read = (f) => (existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'utf8') : null);
+      const summaryText = read('summary.json');
+      resolve({ code, stdout, stderr, runId, dir, summary: summaryText ? JSON.parse(summaryText) : null, junit: read('junit.xml'), child });
+    });
+  });
 }
 
 // Minimal InfluxQL query against the local InfluxDB (INFLUX_URL=http://host:port/db).

@@ -14,6 +14,7 @@ import { KNOBS } from '../../lib/config.js';
 import { durationMs } from '../../lib/parse.js';
 import { urlProblem } from '../../lib/urls.js';
 import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { errorLines as helperErrorLines } from '../helpers/k6.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 
 const scenario = 'scenarios/postgres/insert-vs-overwrite.js';
@@ -23,7 +24,7 @@ const runIds = [];
 
 // k6 prints a thrown string as  level=error msg="k6-writepath: …\n" hint="script exception"
 function errorLines(stderr) {
-  return stderr.split('\n').filter((l) => /level=error/.test(l));
+  return helperErrorLines(stderr);
 }
 function messageOf(line) {
   const m = /msg="((?:[^"\\]|\\.)*)"/.exec(line);

@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { localEnv, markerFor, psql, psqlSession as session, startK6, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { localEnv, markerFor, psql, psqlSession as session, startK6, runK6, uniqueRunId, errorLines } from '../helpers/k6.mjs';
 import { startTestServer, testServerBinary } from '../helpers/testserver.mjs';
 import { startPrivateMongo } from '../helpers/mongoprivate.mjs';
 import { closeMongo, failPoint, mongo } from '../helpers/mongo.mjs';
@@ -26,7 +26,6 @@ import { closeMongo, failPoint, mongo } from '../helpers/mongo.mjs';
 const E1 = (t) => `scenarios/${t}/insert-vs-overwrite.js`;
 const small = { DOCS: '2000', BATCH_SIZE: '250', OVERWRITE_BATCHES: '4', MIXED_BATCHES: '2' };
 const explain = (r) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
-const errorLines = (r) => r.stderr.split('\n').filter((l) => /level=error/.test(l));
 const json = (o) => JSON.stringify(o);
 
 // ---- PostgreSQL: a database of this test's own on the shared server ---------------------

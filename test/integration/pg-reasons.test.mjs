@@ -10,12 +10,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { localEnv, psql, psqlSession, runK6, startK6, uniqueRunId } from '../helpers/k6.mjs';
+import { localEnv, psql, psqlSession, runK6, startK6, uniqueRunId, errorLines, runWrapper } from '../helpers/k6.mjs';
 
 const { PG_URL } = localEnv();
 const E1 = 'scenarios/postgres/insert-vs-overwrite.js';
 const explain = (r) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
-const errorLines = (r) => r.stderr.split('\n').filter((l) => /level=error/.test(l));
 const noStack = (text) => assert.doesNotMatch(text, /\\n\\tat |\bat \S+ \(file:|\(native\)/, 'no stack frame');
 
 test('a statement cancelled by someone else (pg_cancel_backend, 57014) before TIMEOUT is reason cancelled, not timeout', { timeout: 180000 }, async () => {
@@ -77,32 +76,36 @@ test('a PG_URL whose driver options lib/pq rejects is bad input: the knob\'s lin
 // bin/k6 refuses the k6 options the knobs own before k6 starts (xk6/cliflags.go): one line,
 // exit 107, like every bad input. --vus alone too: k6 v1.8.1 would drop it without a word and
 // run the knobs' VUs. (Stock k6 still meets the setup refusal, exit 108: bad-input.test.mjs.)
-test('flags that override the plan (--vus, -i, --duration, -u with -i, --stage, K6_ITERATIONS) are refused before k6 starts: one line, 107, nothing created', async () => {
+// Every spelling k6's own flag parser accepts (scripts/common.sh wp_k6_args).
+test('scripts/run: flags that override the plan (--vus, -i, --duration, -u with -i, --stage, K6_ITERATIONS, in every spelling k6 reads) are refused before k6 starts: one line, 107, nothing created', async () => {
   for (const [args, env, says] of [
     [['--vus', '5'], {}, '--vus is not allowed: the knobs plan the run and k6 would replace or ignore that plan; use -e VUS=… (or STAGES, MAX_VUS) instead'],
     [['-i', '3'], {}, '--iterations is not allowed'],
     [['--duration', '2s'], {}, '--duration is not allowed: the knobs plan the run and k6 would replace or ignore that plan; use -e MAX_DURATION=… or -e STAGES=… instead'],
     [['-u', '5', '-i', '5'], {}, '--vus is not allowed'],
+    [['-qu', '5'], {}, '--vus is not allowed'],
+    [['-u5'], {}, '--vus is not allowed'],
+    [['--vus=5'], {}, '--vus is not allowed'],
     [['--stage', '5s:2'], {}, '--stage is not allowed'],
     [[], { K6_ITERATIONS: '3' }, 'K6_ITERATIONS="3" is not allowed (k6\'s --iterations)'],
   ]) {
     const runId = uniqueRunId('fl');
-    const r = await runK6(E1, { PG_URL, DOCS: '400', BATCH_SIZE: '100', ...env }, { runId, args });
+    const r = await runWrapper(E1, { PG_URL, DOCS: '400', BATCH_SIZE: '100', ...env }, { runId, args });
     assert.equal(r.code, 107, explain(r));
     assert.equal(r.stdout, '');
     assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, r.stderr);
-    assert.ok(r.stderr.startsWith(`k6-writepath: ${says}`), r.stderr);
+    assert.ok(r.stderr.startsWith(`scripts/run: ${says}`), r.stderr);
     assert.equal(await psql(PG_URL, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`), '0');
   }
 });
 
-test('the run\'s table dropped mid-run: the abort is one line, without a JavaScript frame', { timeout: 120000 }, async () => {
+test('the run\'s table dropped mid-run: through scripts/run the abort is one line, without a JavaScript frame', { timeout: 120000 }, async () => {
   const runId = uniqueRunId('dx');
-  const run = startK6(E1, { PG_URL, DOCS: '2000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '100000', MIXED_BATCHES: '0', READBACK: '0' }, { runId, timeoutMs: 100000 });
-  await run.waitFor(/writing to table/);
+  const done = runWrapper(E1, { PG_URL, DOCS: '2000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '100000', MIXED_BATCHES: '0', READBACK: '0' }, { runId, timeoutMs: 100000 });
+  for (let i = 0; i < 100 && (await psql(PG_URL, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`)) === '0'; i++) await delay(200);
   await delay(1000);
   await psql(PG_URL, `DROP TABLE k6wp_${runId}`);
-  const r = await run.done;
+  const r = await done;
   assert.equal(r.code, 108, explain(r));
   const aborted = errorLines(r).filter((l) => /test aborted/.test(l));
   assert.equal(aborted.length, 1, r.stderr);
