@@ -210,8 +210,6 @@ export const HEAP_CLASSES = [
   ['request copies', 'k6\'s copy of each request body (response.request.body)', (f) => f.some((x) => x.includes('httpext.MakeRequest')) && f[0].startsWith('bytes.(*Buffer).String')],
   ['opened', 'files read by open() (the plain script\'s body)', (f) => f.some((x) => x.includes('afero.readAll'))],
   ['responses', 'response bodies', (f) => f.some((x) => x.includes('httpext.readResponseBody'))],
-  ['driver', 'PostgreSQL driver buffers (lib/pq)', (f) => f.some((x) => x.includes('github.com/lib/pq'))],
-  ['shared', 'process-wide images and rendered PostgreSQL bodies (the Go module)', (f) => f.some((x) => x.includes('/modules/writepath'))],
   ['images', 'byte images made from text (k6/encoding b64decode)', (f) => f[0].startsWith('encoding/base64.(*Encoding).DecodeString')],
   ['buffers', 'ArrayBuffers and typed arrays made in JavaScript (bodies, key tables)', (f) => f[0].includes('sobek.allocByteSlice')],
   ['strings', 'JavaScript strings (payload pool, text of images)', (f) => f.some((x) => /concatStrings|arrayproto_join|arrayproto_map|EncodeToString|strings\.\(\*Builder\)/.test(x)) || f[0].includes('MakeNoZero')],

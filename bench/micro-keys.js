@@ -14,17 +14,12 @@
 //             interpreter's per-iteration floor, to read the others against
 //   verify    the read-back's key recomputation, all VUs' (readBack(), each VU's after its last
 //             batch; fake target: no I/O, every key reads back as stale, 5 warnings per VU)
-//   keys-go, bytes-go, verify-go  the same as keys, bytes and verify with the per-key loops in
-//             Go, as bin/k6 runs them for PostgreSQL (lib/native.js); the lines above are the
-//             JavaScript loops, which the ArangoDB and RavenDB scenarios run (stock k6)
 //   pool      createDocs() (the per-VU payload pool, init work); prepare: the body images
 //   shared    reading one 1.2 MB string (a body image's text) from a k6 SharedArray, per read:
 //             the way to build the pool and images once per process instead of per VU, which
 //             costs more than building them (bench/README.md)
 //   bin/k6 run -q bench/micro-keys.js      (knobs: MICRO_BATCHES=300, DOCS=100000, VUS=2)
 import { SharedArray } from 'k6/data';
-import * as driverModule from 'k6/x/sql/driver/postgres';
-import { useNative } from '../lib/native.js';
 import { loadConfig } from '../lib/config.js';
 import { createDocs } from '../lib/docs.js';
 import { asciiBuffer } from '../lib/bytes.js';
@@ -92,20 +87,10 @@ export default function () {
   out.shared_ms = (Date.now() - t0) / 3;
   out.shared_kb = sharedText[0].length / 1000;
   const fake = { count: () => p.expectedDocs, readStamps: (ks) => new Map(ks.map((k) => [k, 'x'])) };
-  const verify = () => {
-    const t = Date.now();
-    let checked = 0;
-    for (let v = 0; v < p.vus; v++) checked += readBack(fake, cfg, p, v, {}).checked;
-    return [Date.now() - t, checked];
-  };
-  [out.verify_ms, out.verify_checked] = verify();
-  // The same steps with the loops in Go (bin/k6's driver module, lib/native.js).
-  useNative(driverModule);
-  const gst = {};
-  out.keys_go_ms = perBatch((j) => batchKeys(cfg, p, 'overwrite', j, gst));
-  const fixedGo = batchKeys(cfg, p, 'overwrite', 1, gst).keys;
-  out.bytes_go_ms = perBatch((j) => docs.body(fixedGo, `o${j}`, { lead: '\u0001' }));
-  [out.verify_go_ms] = verify();
-  useNative(null);
+  t0 = Date.now();
+  let checked = 0;
+  for (let v = 0; v < p.vus; v++) checked += readBack(fake, cfg, p, v, {}).checked;
+  out.verify_ms = Date.now() - t0;
+  out.verify_checked = checked;
   console.log(JSON.stringify(out));
 }

@@ -221,7 +221,7 @@ async function microBench() {
     runs.push(JSON.parse(m[1]));
     log(`micro rep ${rep + 1}: ${m[1]}`);
   }
-  const keys = ['keys_ms', 'keys_zipf_ms', 'sfc32_ms', 'load_keys_ms', 'bytes_ms', 'bytes_load_ms', 'body_ms', 'loop_ms', 'verify_ms', 'pool_ms', 'prepare_ms', 'shared_ms', 'keys_go_ms', 'bytes_go_ms', 'verify_go_ms'];
+  const keys = ['keys_ms', 'keys_zipf_ms', 'sfc32_ms', 'load_keys_ms', 'bytes_ms', 'bytes_load_ms', 'body_ms', 'loop_ms', 'verify_ms', 'pool_ms', 'prepare_ms', 'shared_ms'];
   return Object.fromEntries(keys.map((k) => [k, spread(runs.map((x) => x[k]))]));
 }
 
@@ -289,10 +289,10 @@ const lines = [
   '| body | docs/s | KB/request | ratio to its ceiling |', '|---|---:|---:|---:|',
   ...http.map((h) => `| ${h.mode} | ${ms(h.docs)} | ${fmt(h.bytes)} | ${ms(h.ratio, 2)}${h.ceiling === 'ceiling' || h.ceiling === h.mode ? '' : ` (${h.ceiling})`} |`), '',
   ...goalRows.map(([goal, items, g]) => `Goal: ${goal}: ${items.map(([n, v]) => `${n} ${fmt(v, 2)} (${ok(v >= g)}${by(v, g)})`).join('; ')}.`), '',
-  `With the key draw inside the timed loop, as an overwrite iteration of the ArangoDB and RavenDB scenarios does it on stock k6: ${fmt(get('arangodb-overwrite').ratio.med, 2)} (whole \`write()\` ${fmt(get('arangodb-overwrite-write').ratio.med, 2)}), ${fmt(100 * (1 - get('arangodb-overwrite').ratio.med / 0.5), 0)} % below 0.50: in k6's interpreter the draw of exactly these keys costs about what the body does (its sfc32 words alone ${fmt(micro.sfc32_ms.med, 2)} ms per batch, "Where the time goes" below), and a scenario that must run on stock k6 cannot load Go code. PostgreSQL batches, which need bin/k6 anyway, draw and patch in Go (${fmt(micro.keys_go_ms.med + micro.bytes_go_ms.med, 3)} ms per batch).`, '',
+  `With the key draw inside the timed loop, as an overwrite iteration of the ArangoDB and RavenDB scenarios does it on stock k6: ${fmt(get('arangodb-overwrite').ratio.med, 2)} (whole \`write()\` ${fmt(get('arangodb-overwrite-write').ratio.med, 2)}), ${fmt(100 * (1 - get('arangodb-overwrite').ratio.med / 0.5), 0)} % below 0.50: in k6's interpreter the draw of exactly these keys costs about what the body does (its sfc32 words alone ${fmt(micro.sfc32_ms.med, 2)} ms per batch, "Where the time goes" below), and stock k6 runs no Go code of the pack: every target draws and patches in JavaScript.`, '',
   `## PostgreSQL upsert (batches of 1000, 2 connections, table of ${fmt(PG_DOCS)} documents)`, '',
   '| client | rows/s | ratio to pgbench | client share of CPU, whole run | client share of CPU, overwrite phase window |', '|---|---:|---:|---:|---:|',
-  `| k6-writepath overwrite phase (scenarios/postgres/insert-vs-overwrite.js, ${PG_BATCHES} batches, binary jsonb, per-key loops in Go) | ${ms(pg.pack)} | ${ms(pg.packVsPgbench, 2)} | ${ms(pg.packShare, 1, 100)} % | ${ms(pg.packPhaseShare, 1, 100)} % |`,
+  `| k6-writepath overwrite phase (scenarios/postgres/insert-vs-overwrite.js, ${PG_BATCHES} batches, binary jsonb, per-key loops in JavaScript) | ${ms(pg.pack)} | ${ms(pg.packVsPgbench, 2)} | ${ms(pg.packShare, 1, 100)} % | ${ms(pg.packPhaseShare, 1, 100)} % |`,
   `| xk6-sql floor: the same statement, constant pre-built parameters (bench/pg-floor.js, ${PGBENCH_SECONDS} s) | ${ms(pg.floor)} | ${ms(pg.floorVsPgbench, 2)} | ${ms(pg.floorShare, 1, 100)} % | (whole run = the upsert) |`,
   `| pgbench, rows generated server-side (bench/pg-upsert.sql, ${PGBENCH_SECONDS} s) | ${ms(pg.pgbench)} | 1.00 | ${ms(pg.pgbenchShare, 1, 100)} % | (whole run = the upsert) |`, '',
   `The pack against its floor (per repetition): ${ms(pg.packVsFloor, 2)} of the floor's rows/s.`, '',
@@ -307,20 +307,20 @@ const lines = [
   ...mem.rows.map((m) => `| ${fmt(m.docs)} | ${ms(m.load, 2)} | ${ms(m.mb)} MB |`), '',
   `Goal flat within 20 %: ${ms(mem.ratio, 2)}× (${ok(Math.abs(mem.ratio.med - 1) <= 0.2)}; judged on the median, ${mem.ratio.n} repetitions).`, '',
   '## Where the time goes (bench/micro-keys.js: 1 VU, no database, ms of k6 per batch of 1000, DOCS=100000)', '',
-  'The per-key loops of random-key batches run in JavaScript on stock k6 (the ArangoDB and RavenDB scenarios) and in Go in bin/k6 for PostgreSQL (lib/native.js: the same keys and bytes, test/integration/native-twins.test.mjs).', '',
-  '| step | JavaScript | Go (bin/k6, PostgreSQL) |', '|---|---:|---:|',
-  `| key draw of an overwrite batch, uniform (\`batchKeys()\`: BatchPicker) | ${ms(micro.keys_ms, 2)} | ${ms(micro.keys_go_ms, 3)} |`,
-  `| byte body of those keys as PostgreSQL gets it (\`keysBody\`, binary jsonb) | ${ms(micro.bytes_ms, 2)} | ${ms(micro.bytes_go_ms, 3)} |`,
-  `| the read-back's key recomputation (300 batches, all VUs' shares, each after its last batch; ms in all) | ${ms(micro.verify_ms, 0)} | ${ms(micro.verify_go_ms, 0)} |`,
-  `| key draw, zipfian | ${ms(micro.keys_zipf_ms, 2)} | (JavaScript) |`,
-  `| of the uniform draw: the sfc32 words alone (inlined, no distinctness, no owned-key mapping): the floor of drawing exactly these keys in JavaScript | ${ms(micro.sfc32_ms, 2)} | |`,
-  `| keys of a load batch (\`loadBatchKeys()\`: a key range, no array of 1000 numbers; it was 0.2 ms with one) | ${ms(micro.load_keys_ms, 2)} | |`,
-  `| byte body of a load batch (\`rangeBody\`) | ${ms(micro.bytes_load_ms, 2)} | |`,
-  `| string body of the same keys (\`docs.batch()\`, the path before) | ${ms(micro.body_ms, 2)} | |`,
-  `| empty loop of 1000 iterations with one array store (the interpreter's floor) | ${ms(micro.loop_ms, 2)} | |`,
-  `| payload pool (1024 e1 payloads) / body images (\`prepare()\`), once per writing VU (ms) | ${ms(micro.pool_ms, 0)} / ${ms(micro.prepare_ms, 0)} | |`,
-  `| reading one body image's text (1.2 MB) from a k6 SharedArray, per read (the once-per-process alternative to the line above; not used; ms) | ${ms(micro.shared_ms, 0)} | |`, '',
-  `Reading: micro-keys times with the wall clock, so on a loaded machine every line is inflated by waiting for a CPU; compare the lines with each other (and the CPU per batch above for absolute cost). In JavaScript an overwrite batch costs k6 the key draw plus the byte body plus the statement; the key draw is ${fmt(micro.keys_ms.med / micro.bytes_ms.med, 1)}× the byte body, and ${fmt(100 * micro.sfc32_ms.med / micro.keys_ms.med, 0)} % of it is the sfc32 arithmetic alone, which no exact draw can skip in the interpreter (the keys must stay those recorded runs were verified with, bench/README.md). In Go both loops together cost ${fmt(micro.keys_go_ms.med + micro.bytes_go_ms.med, 3)} ms. A load batch's keys alone (${fmt(micro.load_keys_ms.med, 2)} ms) cost about as much as its byte body (${fmt(micro.bytes_load_ms.med, 2)} ms). The whole-run share adds the init of each writing VU (payload pool, images) and the read-back's key recomputation.`, '',
+  'The per-key loops of random-key batches run in JavaScript on every target (stock k6 has no Go code of the pack).', '',
+  '| step | JavaScript |', '|---|---:|',
+  `| key draw of an overwrite batch, uniform (\`batchKeys()\`: BatchPicker) | ${ms(micro.keys_ms, 2)} |`,
+  `| byte body of those keys as PostgreSQL gets it (\`keysBody\`, binary jsonb) | ${ms(micro.bytes_ms, 2)} |`,
+  `| the read-back's key recomputation (300 batches, all VUs' shares, each after its last batch; ms in all) | ${ms(micro.verify_ms, 0)} |`,
+  `| key draw, zipfian | ${ms(micro.keys_zipf_ms, 2)} |`,
+  `| of the uniform draw: the sfc32 words alone (inlined, no distinctness, no owned-key mapping): the floor of drawing exactly these keys in JavaScript | ${ms(micro.sfc32_ms, 2)} |`,
+  `| keys of a load batch (\`loadBatchKeys()\`: a key range, no array of 1000 numbers; it was 0.2 ms with one) | ${ms(micro.load_keys_ms, 2)} |`,
+  `| byte body of a load batch (\`rangeBody\`) | ${ms(micro.bytes_load_ms, 2)} |`,
+  `| string body of the same keys (\`docs.batch()\`, the path before) | ${ms(micro.body_ms, 2)} |`,
+  `| empty loop of 1000 iterations with one array store (the interpreter's floor) | ${ms(micro.loop_ms, 2)} |`,
+  `| payload pool (1024 e1 payloads) / body images (\`prepare()\`), once per writing VU (ms) | ${ms(micro.pool_ms, 0)} / ${ms(micro.prepare_ms, 0)} |`,
+  `| reading one body image's text (1.2 MB) from a k6 SharedArray, per read (the once-per-process alternative to the line above; not used; ms) | ${ms(micro.shared_ms, 0)} |`, '',
+  `Reading: micro-keys times with the wall clock, so on a loaded machine every line is inflated by waiting for a CPU; compare the lines with each other (and the CPU per batch above for absolute cost). In JavaScript an overwrite batch costs k6 the key draw plus the byte body plus the statement; the key draw is ${fmt(micro.keys_ms.med / micro.bytes_ms.med, 1)}× the byte body, and ${fmt(100 * micro.sfc32_ms.med / micro.keys_ms.med, 0)} % of it is the sfc32 arithmetic alone, which no exact draw can skip in the interpreter (the keys must stay those recorded runs were verified with, bench/README.md). A load batch's keys alone (${fmt(micro.load_keys_ms.med, 2)} ms) cost about as much as its byte body (${fmt(micro.bytes_load_ms.med, 2)} ms). The whole-run share adds the init of each writing VU (payload pool, images) and the read-back's key recomputation.`, '',
 ];
 // The sections bench/memory.mjs and make bench-gate (bench/gate.mjs) write stay as they are.
 const resultsFile = path.join(root, 'bench', 'RESULTS.md');

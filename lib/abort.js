@@ -4,18 +4,12 @@
 // object (lib/targets/lifecycle.js), a refusal k6 lets the script see only in setup
 // (lib/experiment.js), a verification that could not run.
 //
-// k6's own test.abort() run in a VU's iteration ends its line with the JavaScript frame it met
-// ("… at iteration (file:///…:163:33(280))"); where the binary brings the pack's Go module
-// (bin/k6, lib/native.js) its abort keeps the line as given. Stock k6 (the HTTP scenarios'
-// option) has only test.abort: there the frame stays, in iterations only (setup and teardown
-// print none).
+// k6's test.abort() run in a VU's iteration ends its line with the JavaScript frame it met
+// ("… at iteration (file:///…:163:33(280))"); setup and teardown print none.
 import exec from 'k6/execution';
-import { native } from './native.js';
 
 /** @returns {never} */
 export function stop(message) {
-  const nat = native();
-  if (nat && nat.abort) nat.abort(message);
-  else exec.test.abort(message);
+  exec.test.abort(message);
   throw message; // not reached in k6; keeps plain-JS callers (unit tests) honest
 }

@@ -14,7 +14,6 @@
 //  user          a person record (names, email, phone, dates, address) for E4.
 import { Rng } from './rand.js';
 import { isConsecutive, keyArray, keyName, rangeStart } from './keys.js';
-import { native } from './native.js';
 
 export const INDEX_FIELDS = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8'];
 
@@ -179,22 +178,19 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // one body the builder holds. null when the shape has no byte path (random-shapes: no pool;
   // a pool that is not ASCII).
   const builders = new Map();
-  function builderFor(envelope, lead, trail, render = false) {
+  function builderFor(envelope, lead, trail) {
     // Envelopes that differ only in their mid (envelope.mids: RavenDB's bulk_docs with and
     // without a change vector) share one builder and one body (bodyBuilder's mid variants).
     const mids = envelope ? envelope.mids || [envelope.mid] : null;
-    const id = `${envelope ? `${envelope.open}\u0000${mids.join('\u0000')}\u0000${envelope.close}` : ''}\u0000${lead}\u0000${trail}\u0000${render}`;
+    const id = `${envelope ? `${envelope.open}\u0000${mids.join('\u0000')}\u0000${envelope.close}` : ''}\u0000${lead}\u0000${trail}`;
     let bb = builders.get(id);
     if (bb === undefined) {
       bb = null;
       const close = envelope ? envelope.close : '';
       const spec = {
-        toBytes, lead, trail, render,
+        toBytes, lead, trail,
         tail: (i) => `${extra}${poolUpTo(i + 1)[i]}${close}`, // payload of slot i
         tails: (n) => Math.min(n, P), // slots of an image for bodies of n documents
-        // What decides an image's text besides the layout (bodyBuilder adds that): bin/k6's
-        // process-wide copy is found by it (lib/native.js).
-        id: `${shape}/${cfg.DOC_BYTES}/${cfg.COMPLEXITY}/${cfg.SEED}/${fixedLen}/${extra}/${close}`,
       };
       if (pooled && keyField && !envelope) bb = bodyBuilder(`{"${keyField}":"`, '","w":"', spec);
       else if (pooled && !keyField && envelope) bb = bodyBuilder(envelope.open, mids.map((m) => `${m}{"w":"`), spec);
@@ -215,28 +211,25 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // bytes, or null when the shape or the keys cannot take the byte path.
   function keysBody(nums, stamp, envelope = null, lead = '', trail = '') {
     const bb = builderFor(envelope, lead, trail);
-    return bb && nums.length > 0 ? bb.keys(nums instanceof Float64Array ? nums : keyArray(nums), stamp, envelope ? `${envelope.mid}{"w":"` : null) : null;
+    return bb && nums.length > 0 ? bb.keys(keyArray(nums), stamp, envelope ? `${envelope.mid}{"w":"` : null) : null;
   }
 
   // The body of a write: bytes when a fast path takes the keys (a key range, lib/keys.js
   // keyRange, or any other list), else the string of batch()/commands().
   //   envelope: RavenDB command wrapper of each document;
   //   wrap {open, close}: text around the array, in byte and string bodies alike;
-  //   lead: bytes in front of a byte body only (PostgreSQL's jsonb binary version byte);
-  //   render: the caller sends the body through bin/k6's PostgreSQL driver, which takes a body
-  //     rendered in Go (lib/native.js render; bodyBuilder's render mode): where the binary has
-  //     it, the body comes back as that Go object (its byteLength is the size) instead of bytes.
+  //   lead: bytes in front of a byte body only (PostgreSQL's jsonb binary version byte).
   // Check `typeof body === 'string'` to know which one came back. Bytes are an ArrayBuffer for a
   // batch of the size the body was made for and a Uint8Array over its start for a shorter one
-  // (http.post and xk6-sql send either as it is); both are the builder's one body, rewritten by
+  // (http.post sends either as it is); both are the builder's one body, rewritten by
   // the next call with the same options: send it before building another.
-  function anyBody(nums, stamp, { envelope = null, wrap = null, lead = '', render = false } = {}) {
+  function anyBody(nums, stamp, { envelope = null, wrap = null, lead = '' } = {}) {
     const open = `${lead}${wrap ? wrap.open : ''}`;
     const close = wrap ? wrap.close : '';
-    const bb = nums.length > 0 ? builderFor(envelope, open, close, render) : null;
+    const bb = nums.length > 0 ? builderFor(envelope, open, close) : null;
     let out = null;
     const variant = envelope ? `${envelope.mid}{"w":"` : null;
-    if (bb) out = isConsecutive(nums) ? bb.range(rangeStart(nums), nums.length, stamp, variant) : bb.keys(nums instanceof Float64Array ? nums : keyArray(nums), stamp, variant);
+    if (bb) out = isConsecutive(nums) ? bb.range(rangeStart(nums), nums.length, stamp, variant) : bb.keys(keyArray(nums), stamp, variant);
     if (out !== null) return out;
     const arr = envelope ? commands(nums, stamp, envelope) : batch(nums, stamp);
     return wrap ? `${wrap.open}${arr}${wrap.close}` : arr;
@@ -247,9 +240,9 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // phase (a scenario creates its target, hence calls this, in the init context). Call it once
   // per format the VU's phases send: an unused format costs a body. Drops the payload pool
   // afterwards (it is only needed to make images; the string paths make it again).
-  function prepare({ count, maxKey, maxStamp = 7, envelope = null, wrap = null, lead = '', render = false }) {
+  function prepare({ count, maxKey, maxStamp = 7, envelope = null, wrap = null, lead = '' }) {
     if (!(count > 0)) return;
-    const bb = builderFor(envelope, `${lead}${wrap ? wrap.open : ''}`, wrap ? wrap.close : '', render);
+    const bb = builderFor(envelope, `${lead}${wrap ? wrap.open : ''}`, wrap ? wrap.close : '');
     if (bb) bb.prepare(count, maxKey, maxStamp);
     releasePool();
   }
@@ -303,13 +296,11 @@ function isAscii(s) {
 // A key range costs one 8-byte store per document (its high part; the low words of a range
 // that starts at the same low digits as the previous one are already in place, and the stamp
 // region is rewritten only when the stamp changes); any other key list costs the high part,
-// the low word and the stamp region per document. bin/k6 (lib/native.js) patches key lists in
-// Go (patchKeys, the same bytes) and keeps the image once per process (writepathImage), so
-// its VUs neither make the payload pool nor the image text. Payload of slot i: tail(i % P)
+// the low word and the stamp region per document. Payload of slot i: tail(i % P)
 // (not tied to the key as in batch(); same fields, other pairing). Keys are non-negative
 // integers up to 2^53; another key or a non-ASCII payload returns null (the string path).
 const MAX_KEY = Number.MAX_SAFE_INTEGER; // keys are JavaScript safe integers (16 digits at most)
-// JavaScript tables of the key-list fill (made on first use; bin/k6 patches in Go without them):
+// Tables of the key-list fill (made by prepare(), or on first use):
 let HI8 = null; // Float64Array: high part `    "K<h>` of h = floor(n / 1000) < 10^4, right-aligned in 8 bytes
 let LO3Q = null; // Uint32Array: the low word `<3 digits>"` of n % 1000
 let SMALLLO = null; // Uint32Array: the low word of n < 1000 (`"K5"`, `K42"`, `123"`)
@@ -364,14 +355,7 @@ function wideTables(toBytes) {
 }
 
 // open/mid: the text before and after the key (`{"_key":"` and `","w":"`, or a RavenDB
-// command's); spec: { toBytes, lead, trail, render, tail(i), tails(count) -> image slots, id }.
-//
-// Render mode (spec.render, on a binary whose module renders: lib/native.js; one mid only): the
-// builder keeps the layout and no bytes. Each batch is rendered in Go from the process-wide
-// image into a buffer of bin/k6's PostgreSQL driver, which hands it back once the statement is
-// on the wire (xk6/modules/writepath render, xk6/driver/postgres CheckNamedValue): the bytes
-// are the ones this builder would patch, but a VU holds no body between batches nor while it
-// waits for the server — about 1.2 MB less per VU with batches of 1000 e1 documents (issue 30).
+// command's); spec: { toBytes, lead, trail, tail(i), tails(count) -> image slots }.
 function bodyBuilder(open, mid, spec) {
   const { toBytes, lead, trail } = spec;
   // mid variants: texts after the key that one body can hold in turn (each padded in front with
@@ -402,55 +386,39 @@ function bodyBuilder(open, mid, spec) {
     return { base, pad, keyAt: keyOpen.length, stampAt, R, T };
   }
 
-  // The image for bodies of `count` documents (made now, or found: bin/k6 keeps it per process)
-  // and where things sit: { L0, slots, key, image (this VU's bytes, or null when the process
-  // keeps it), length (0: no byte path) }.
-  function layout(count, R, T) {
-    const L0 = geometry(R, T);
-    const slots = spec.tails(count);
-    const nat = native();
-    // Everything the image's text depends on (bin/k6 keeps one image per key for the process).
-    const key = `${spec.id}/${keyOpen}/${rests.join('|')}/${R}/${T}/${slots}`;
-    // The image: documents with blank key and stamp regions, padded to the stride of the
-    // longest one. Made by this VU, or on bin/k6 by the first VU that asks (the others copy it).
-    const build = () => {
-      const docs = new Array(slots);
-      const keyBlank = ' '.repeat(R);
-      const between = `,${' '.repeat(L0.pad)}${midRest}${' '.repeat(4 * T)}`;
-      let width = 0;
-      for (let i = 0; i < slots; i++) {
-        docs[i] = `${keyOpen}${keyBlank}${between}${spec.tail(i)}`;
-        if (docs[i].length > width) width = docs[i].length;
-      }
-      const stride = Math.ceil((width + 1) / 8) * 8;
-      for (let i = 0; i < slots; i++) docs[i] = `${docs[i]}${' '.repeat(stride - 1 - docs[i].length)},`;
-      const text = docs.join('');
-      if (!isAscii(text)) return null;
-      imageBuilds++;
-      return toBytes(text);
-    };
-    const image = nat && nat.image ? null : build();
-    const length = image === null && nat && nat.image ? nat.image(key, () => build() || new ArrayBuffer(0)) : image ? image.byteLength : 0;
-    ascii = length > 0;
-    return { L0, slots, key, image, length };
+  // The image of `slots` documents with blank key and stamp regions, each
+  // padded to the stride of the longest one (null: not ASCII, no byte path).
+  function image(R, T, L0, slots) {
+    const docs = new Array(slots);
+    const keyBlank = ' '.repeat(R);
+    const between = `,${' '.repeat(L0.pad)}${midRest}${' '.repeat(4 * T)}`;
+    let width = 0;
+    for (let i = 0; i < slots; i++) {
+      docs[i] = `${keyOpen}${keyBlank}${between}${spec.tail(i)}`;
+      if (docs[i].length > width) width = docs[i].length;
+    }
+    const stride = Math.ceil((width + 1) / 8) * 8;
+    for (let i = 0; i < slots; i++) docs[i] = `${docs[i]}${' '.repeat(stride - 1 - docs[i].length)},`;
+    const text = docs.join('');
+    if (!isAscii(text)) return null;
+    imageBuilds++;
+    return toBytes(text);
   }
 
   function make(count, R, T) {
-    const { L0, slots, key, image, length } = layout(count, R, T);
-    const nat = native();
+    const L0 = geometry(R, T);
+    const slots = spec.tails(count);
+    const img = image(R, T, L0, slots);
+    ascii = img !== null && img.byteLength > 0;
     if (!ascii) return null;
-    const S = (length / slots) | 0; // an integer: sobek indexes typed arrays faster with it than with a whole float
+    const S = (img.byteLength / slots) | 0; // an integer: sobek indexes typed arrays faster with it than with a whole float
     const len = L0.base + count * S + trail.length;
     const buf = new ArrayBuffer(len);
     const u8 = new Uint8Array(buf);
     u8.fill(32, 0, L0.base);
     u8.set(leadBytes, 0);
-    if (image) {
-      const img = new Uint8Array(image);
-      for (let at = 0; at < count * S; at += img.length) u8.set(at + img.length <= count * S ? img : img.subarray(0, count * S - at), L0.base + at);
-    } else {
-      nat.fill(key, buf, L0.base, count * S);
-    }
+    const im = new Uint8Array(img);
+    for (let at = 0; at < count * S; at += im.length) u8.set(at + im.length <= count * S ? im : im.subarray(0, count * S - at), L0.base + at);
     u8.set(closeBytes, L0.base + count * S - 1); // ']' replaces the last document's ','
     const g = L0;
     return {
@@ -524,45 +492,10 @@ function bodyBuilder(open, mid, spec) {
     }
   }
 
-  // Render mode: the layout of the body (RL) and the Go object the batches are rendered into.
-  const nat0 = native();
-  const rendering = Boolean(spec.render && nat0 && nat0.render && variants.length === 1);
-  let RL = null;
-  let handle = null;
-  const prefixCode = KEY_PREFIX.charCodeAt(0);
-  function renderLayout(count, R, T) {
-    if (RL && RL.cap >= count && RL.R >= R && RL.T >= T) return RL;
-    if (ascii === false) return null;
-    const cap = RL ? Math.max(RL.cap, count) : count;
-    const { L0, slots, key, length } = layout(cap, R, T);
-    if (!ascii) return null;
-    RL = { key, cap, R, T, S: (length / slots) | 0, base: L0.base, key0: L0.base + L0.keyAt, stamp0: L0.base + L0.stampAt };
-    return RL;
-  }
-  // nums: a key list, or null for start … start+count-1. -> the rendered body, or null.
-  function render(nums, start, count, stamp) {
-    const t = stampWords(stamp);
-    if (!t) return null;
-    let R = nums ? (RL ? RL.R : 12) : wide(start + count - 1);
-    const list = nums === null ? null : nums instanceof Float64Array && nums.byteOffset === 0 ? nums : Float64Array.from(nums);
-    for (;;) {
-      const lay = renderLayout(count, R, t);
-      if (!lay) return null;
-      if (handle === null) handle = nat0.newBody();
-      const at = nat0.render(handle, lay.key, lay.base, count, lay.S, leadBytes.buffer, closeBytes.buffer, lay.key0, lay.R, lay.stamp0,
-        stampBytes.buffer.slice(0, 4 * lay.T), prefixCode, list === null ? null : list.buffer, start);
-      if (at === count) return handle;
-      const n = list === null ? start + at : list[at];
-      if (!(Number.isSafeInteger(n) && n >= 0) || wide(n) <= lay.R) return null;
-      R = wide(n);
-    }
-  }
-
   // A key range: start … start+count-1. Below 1000 (key widths vary) it is a key list.
   function range(start, count, stamp, variant = null) {
     const end = start + count - 1;
     if (!Number.isSafeInteger(end)) return null;
-    if (rendering) return start >= 0 ? render(null, start, count, stamp) : null;
     if (start < 1000) return keys(keyArray({ start, length: count }), stamp, variant);
     const t = stampWords(stamp);
     if (!t || !body(count, wide(end), t)) return null;
@@ -675,18 +608,15 @@ function bodyBuilder(open, mid, spec) {
 
   // Key regions of documents 0 … until a key does not fit (its index; count when all fit).
   function fillAll(nums, count) {
-    const nat = nums instanceof Float64Array ? native() : null;
-    if (nat) return nat.patchKeys(L.buf, nums.buffer, count, L.key8 * 8, L.S, L.R, L.stamp8 * 8, stampBytes.buffer.slice(0, 4 * L.T), KEY_PREFIX.charCodeAt(0));
     if (!HI8) keyTables(toBytes);
     const at = L.R === 12 ? fill12(nums, count) : fill20(nums, count);
     if (at === count && L.T !== 2) putStamps(0, count); // (the fills stored the first 8 stamp bytes)
     return at;
   }
 
-  // Any key list (a Float64Array of lib/native.js keyList is patched in Go on bin/k6).
+  // Any key list.
   function keys(nums, stamp, variant = null) {
     const count = nums.length;
-    if (rendering) return render(nums, 0, count, stamp);
     const t = stampWords(stamp);
     if (!t || !body(count, L ? L.R : 12, t)) return null;
     for (;;) {
@@ -705,18 +635,15 @@ function bodyBuilder(open, mid, spec) {
   }
 
   // The body for batches of up to `count` keys below maxKey, stamps up to maxStamp characters.
-  // The JavaScript key tables too, unless Go patches the key lists (bin/k6): made by the first
-  // key-list batch instead, they would be made by every VU at once when the VUs reach their
-  // overwrite phase together, and the garbage of making them (~1 MB per VU) would add up.
+  // The key tables too: made by the first key-list batch instead, they would be made by every
+  // VU at once when the VUs reach their overwrite phase together, and the garbage of making
+  // them (~1 MB per VU) would add up.
   function prepare(count, maxKey, maxStamp) {
     const t = Math.max(2, Math.ceil((maxStamp + 1) / 8) * 2);
-    if (rendering) {
-      if (maxKey <= MAX_KEY) renderLayout(count, wide(maxKey), t);
-      return;
-    }
     if (maxKey <= MAX_KEY && body(count, wide(maxKey), t)) {
       loTable(toBytes);
-      if (!native()) { keyTables(toBytes); if (maxKey >= 1e7) wideTables(toBytes); }
+      keyTables(toBytes);
+      if (maxKey >= 1e7) wideTables(toBytes);
     }
   }
 

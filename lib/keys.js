@@ -10,7 +10,6 @@
 // Together the VUs' picks still cover the whole key range, so the overwrite phase reads
 // random pages of the whole data set, as in E1.
 import { Rng } from './rand.js';
-import { native } from './native.js';
 
 export function keyName(n) {
   return `K${n}`;
@@ -47,7 +46,7 @@ export function rangeStart(keys) {
 /** @param {any} keys @returns {number[]} */
 export function keyArray(keys) {
   if (Array.isArray(keys)) return keys;
-  if (ArrayBuffer.isView(keys)) return Array.from(/** @type {any} */ (keys)); // a keyList() of lib/native.js
+  if (ArrayBuffer.isView(keys)) return Array.from(/** @type {any} */ (keys)); // a typed array
   const out = new Array(keys.length);
   for (let i = 0; i < out.length; i++) out[i] = keys.start + i;
   return out;
@@ -95,9 +94,6 @@ export class OwnedKeys {
 //    size instead (memory bounded by the batch, not by the key space);
 //  - OwnedKeys.at inlined.
 // (A Set with calls and a plain hash table were measured slower: bench/RESULTS.md.)
-// Where bin/k6 brings Go twins (lib/native.js: the PostgreSQL target) and the key list is a
-// Float64Array (keyList), the uniform branch of fillMarked runs as one call into Go: same
-// words, same marks, same keys (test/integration/native-twins.test.mjs).
 const MARK_MAX = 1 << 22; // 4 MiB of marks per picker at most
 
 export class BatchPicker {
@@ -110,7 +106,6 @@ export class BatchPicker {
     this.mask = 0;
     this.marks = null; // Uint8Array(size), allocated on the first batch
     this.gen = 0;
-    this.state = null; // Float64Array(4): the generator's state handed to the Go twin
     // OwnedKeys.at(r) = base + V * (r - r % B) + r % B, inlined in the loops below
     this.batch = owned.batch;
     this.base = owned.v * owned.batch;
@@ -131,15 +126,6 @@ export class BatchPicker {
     if (++this.gen === 256) { marks.fill(0); this.gen = 1; }
     const g = this.gen;
     const { batch: B, base, vus: V, uniform } = this;
-    const nat = native();
-    if (nat && uniform && keys instanceof Float64Array) {
-      // the same loop in Go (lib/native.js), on the same state, marks and key list
-      const st = this.state || (this.state = new Float64Array(4));
-      st[0] = rng.a; st[1] = rng.b; st[2] = rng.c; st[3] = rng.d;
-      nat.fillUniform(st.buffer, marks.buffer, keys.buffer, at, count, size, g, B, this.owned.v, V);
-      rng.a = st[0]; rng.b = st[1]; rng.c = st[2]; rng.d = st[3];
-      return keys;
-    }
     const pick = this.pick;
     // (t * 2^-32 * size) >>> 0 is rng.int(size): t / 2^32 is exact, so both round the same
     // product once; Math.floor of a double below 2^32 is >>> 0.
@@ -220,21 +206,14 @@ export class BatchPicker {
 
 // A set of key numbers that batches are searched for (the read-back's sample): matchKeys(keys,
 // set, out) stores at out[0 …] the positions t, ascending, whose keys[t] is in the set and
-// returns how many. The JavaScript loop is the rule; with bin/k6's Go twin (lib/native.js)
-// and a Float64Array key list, one call into Go does it (a Map lookup per key of every batch
-// was a noticeable share of a VU's CPU in the read-back).
+// returns how many.
 export class KeySet {
   constructor(keys) {
     this.set = new Set(keys);
-    this.sorted = Float64Array.from(this.set).sort();
   }
 }
 
 export function matchKeys(keys, ks, out) {
-  const nat = native();
-  if (nat && keys instanceof Float64Array && out instanceof Int32Array) {
-    return nat.matchKeys(keys.buffer, keys.length, ks.sorted.buffer, ks.sorted.length, out.buffer);
-  }
   const set = ks.set;
   let n = 0;
   for (let t = 0; t < keys.length; t++) if (set.has(keys[t])) out[n++] = t;

@@ -8,12 +8,10 @@
 //   - its JavaScript runtime: the pack's modules, closures and metrics (RUNTIME);
 //   - one body per request format its phases send (lib/docs.js bodyBuilder: every batch of a
 //     format patches the same bytes), BATCH_SIZE documents plus their padding; a shape without a
-//     byte path (random-shapes) builds a string per batch instead, which becomes bytes per request.
-//     Not on PostgreSQL with bin/k6: its batches are rendered in Go per statement into buffers
-//     the driver hands back once the statement is sent (lib/docs.js render mode), so a VU keeps
-//     no body (held: false); one statement's worth is in flight in the process (inflight);
+//     byte path (random-shapes) builds a string per batch instead, which becomes bytes per request;
 //   - what the transport keeps of a batch: k6's copy of every HTTP request body (its response's
-//     request.body), or lib/pq's message (and the rendered bytes) while a statement is sent;
+//     request.body); every target posts its batches over HTTP (PostgreSQL and MongoDB to the
+//     gateway, docs/gateway.md);
 //   - the answer kept as text (ArangoDB lists every document of a batch);
 //   - the marks of its overwrite picks: a byte per key it loaded, at most 4 MiB (lib/keys.js).
 // Go's collector lets the heap grow to about twice what is live before it collects
@@ -29,40 +27,12 @@ export const MEMORY_MODEL = {
   GC: 2.0, // peak RSS per live byte
   PAD: 24, // bytes a byte body adds per document (key and stamp regions, stride)
   // What the transport keeps: `copy` of a batch body per VU (k6 copies every HTTP request body
-  // and keeps it with the response; lib/pq's message lives while a statement is sent, a part
-  // of the statement's time), `fixed` MiB per VU (k6's response objects and per-request
-  // state), `answer` bytes per document of a batch's answer kept as text (ArangoDB lists
-  // every document).
-  // held: false = the VU keeps no body between batches (sql: rendered per statement on bin/k6;
-  // an xk6 build with the upstream driver keeps the JavaScript body, GC × a body more per VU
-  // than estimated here); inflight: bodies in flight in the process whatever the VUs (sql: the
-  // rendered bytes and lib/pq's message of the statement being sent).
-  // pacedCopy: `copy` in an open model (RATE_STAGES). sql's copy is no body a VU keeps: it is
-  // the statements' bytes the collector finds alive while VUs send back to back, so it grows with
-  // the statements a second, not with the VUs. An arrival-rate VU starts a batch only on the
-  // rate's tick (k6 v1.8.1 lib/executor/constant_arrival_rate.go Run: one
-  // activeVUPool.TryRunIteration per tick, ramping_arrival_rate.go activeVUPool), so the rate, not
-  // MAX_VUS, bounds them; what is in flight is the process's (inflight). Measured (bench grid
-  // "E1 open model", 40 VUs at 40 batches/s: 175 MiB against 238 estimated with copy; probes at
-  // 40 and 400/s with all 40 VUs busy: 185-190 MiB): a paced VU holds its runtime and fixed part.
-  // sql's fixed is 0: a PostgreSQL VU has no HTTP response objects, and its whole live heap once
-  // initialised is its runtime (bench/memory.mjs init: 816 KiB per VU). sql's copy grows with
-  // the statement: copy + copyPerDecade × log10(statement MiB), at least copy. Fitted to two
-  // estimate grids of 2026-11-25 (12:11Z and 12:43Z, bench/memory.mjs): the statement bytes alive
-  // per VU were ~0.63 statements at BATCH_SIZE 1000 (1.2 MB), ~1.1 at 10000 and ~1.4 at 50000;
-  // one constant (0.85) left the 1000-document cells 1.34x their peak at 200 VUs and the
-  // 50000-document cells 0.67x at 10 VUs. An empirical fit, not a mechanism: lib/pq's message
-  // and the rendered bytes of statements in flight, which the collector finds alive more often
-  // the longer a statement takes to send.
-  // driver (MongoDB, k6/x/writepath/mongodb): while a batch is sent the module holds the BSON
-  // documents made from the body, the driver's wire message and their garbage (xk6/modules/mongodb);
-  // measured by bench/memory.mjs's grid (MongoDB cells, BATCH_SIZE 1000-50000, 1-50 VUs): about
-  // 4.3 bodies per VU beyond the body it keeps (copy); fixed and answer as sql (the answer is
-  // per-operation counts, no documents).
+  // and keeps it with the response), `fixed` MiB per VU (k6's response objects and per-request
+  // state), `answer` bytes per document of a batch's answer kept as text (ArangoDB lists every
+  // document; the gateway answers PostgreSQL and MongoDB batches with counts, so it over-counts
+  // them slightly).
   TRANSPORT: {
     http: { copy: 1, fixed: 0.8, answer: 60 },
-    sql: { copy: 0.6, copyPerDecade: 0.45, pacedCopy: 0, fixed: 0, answer: 0, held: false, inflight: 1 },
-    driver: { copy: 4.3, fixed: 0.3, answer: 0 },
   },
 };
 
@@ -77,19 +47,13 @@ export function docBytes(cfg) {
   return 20 + cfg.COMPLEXITY * 27; // complexity: "test<i>":"some test value"
 }
 
-// Bodies' worth of a batch of `sent` bytes the transport keeps per VU (TRANSPORT copy, copyPerDecade).
-export function copyOf(T, sent) {
-  return T.copy + (T.copyPerDecade || 0) * Math.max(0, Math.log10(sent / MIB));
-}
-
 // The estimate for `vus` VUs of a run writing batches of batchSize documents of docBytes each:
 //   formats    request formats one VU sends (bodies it holds): 0 when it writes single documents;
-//   transport  'http' (k6 keeps a copy of every request body), 'sql' or 'driver' (MongoDB's module);
+//   transport  'http' (k6 keeps a copy of every request body): the one MEMORY_MODEL.TRANSPORT;
 //   strings    bodies are text built per batch (no byte path for the shape);
-//   marks      bytes of overwrite marks per VU; setupBodies: bodies the setup context builds;
-//   paced      an open model (RATE_STAGES): the VUs start batches at the rate (TRANSPORT pacedCopy).
+//   marks      bytes of overwrite marks per VU; setupBodies: bodies the setup context builds.
 // -> { mib, perVuMib, baseMib, live: { runtime, bodies, transport, answer, marks } (MiB per VU) }
-export function memoryEstimate({ vus, batchSize, docBytes: d, formats = 1, transport = 'http', strings = false, marks = 0, setupBodies = 0, paced = false }) {
+export function memoryEstimate({ vus, batchSize, docBytes: d, formats = 1, transport = 'http', strings = false, marks = 0, setupBodies = 0 }) {
   const M = MEMORY_MODEL;
   const T = M.TRANSPORT[transport];
   if (!T) throw new Error(`lib/memory.js: no model of transport '${transport}' (MEMORY_MODEL.TRANSPORT)`);
@@ -97,13 +61,13 @@ export function memoryEstimate({ vus, batchSize, docBytes: d, formats = 1, trans
   const sent = formats > 0 || strings ? body : d; // a batch, or a single document
   const live = {
     runtime: M.RUNTIME,
-    bodies: (strings ? 2 : T.held === false ? 0 : formats) * body / MIB,
-    transport: (paced && T.pacedCopy !== undefined ? T.pacedCopy : copyOf(T, sent)) * sent / MIB + T.fixed,
+    bodies: (strings ? 2 : formats) * body / MIB,
+    transport: T.copy * sent / MIB + T.fixed,
     answer: batchSize * T.answer / MIB,
     marks: Math.min(marks, MARKS_MAX) / MIB,
   };
   const perVuMib = M.GC * Object.values(live).reduce((a, b) => a + b, 0);
-  const baseMib = M.BASE + M.GC * (setupBodies * body + (formats > 0 || strings ? T.inflight || 0 : 0) * sent) / MIB;
+  const baseMib = M.BASE + M.GC * setupBodies * body / MIB;
   return { mib: Math.ceil(baseMib + vus * perVuMib), perVuMib, baseMib, live };
 }
 
@@ -127,8 +91,7 @@ export function runMemory(cfg, plan, declaration) {
   const { vus, knob } = peakVus(cfg, plan);
   // overwrite picks mark the keys their VU loaded
   const marks = plan.overwriteBatches || plan.mixedBatches ? Math.ceil(cfg.DOCS / vus) : 0;
-  const paced = Boolean(plan.loadModel && plan.loadModel.open);
-  const input = { vus, batchSize, docBytes: docBytes(cfg), formats: ops.length ? mem.formats(ops) : 0, transport: mem.transport, strings, marks, setupBodies: plan.preload ? 1 : 0, paced };
+  const input = { vus, batchSize, docBytes: docBytes(cfg), formats: ops.length ? mem.formats(ops) : 0, transport: mem.transport, strings, marks, setupBodies: plan.preload ? 1 : 0 };
   return { input, knob, estimate: memoryEstimate(input) };
 }
 

@@ -20,7 +20,6 @@ import { stop } from '../abort.js';
 import { loadBatchCount, loadBatchKeys } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
-import { keyList } from '../native.js';
 import { countOnly, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, overwritesUnaccounted, rampKeysExhausted } from '../metrics.js';
 import { M } from '../metric-names.js';
 import { describeModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
@@ -105,9 +104,7 @@ export function iteration(db, cfg, p, state, ops) {
   if (!state.tags) state.tags = p.loadModel.stages.map((_, s) => ({ phase: p.ramped, op: ops[p.ramped], target: db.target.name, stage: String(s + 1) }));
   const { s, n } = rampPosition(p.loadModel, exec, Date.now());
   const tags = state.tags[s];
-  // a keyList: on bin/k6 a Float64Array that Go patches into the body (lib/native.js); in
-  // JavaScript the key tables of every VU would otherwise be made at once, at the ramp's start
-  const keys = keyList(p.batchSize);
+  const keys = new Array(p.batchSize);
   let fresh;
   if (n < 0) { rampKeysExhausted.add(1, tags); return; }
   if (p.preload) {

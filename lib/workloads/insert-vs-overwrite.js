@@ -9,7 +9,6 @@
 import exec from 'k6/execution';
 import { fail } from '../parse.js';
 import { stop } from '../abort.js';
-import { keyList } from '../native.js';
 import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
@@ -73,7 +72,7 @@ export function batchKeys(cfg, p, phase, j, pickers) {
   let picker = pickers[v];
   if (!picker) picker = pickers[v] = new BatchPicker(cfg, new OwnedKeys(cfg.DOCS, p.batchSize, p.vus, v));
   const fresh = phase === 'mixed' ? p.newPerMixed : 0;
-  const keys = keyList(p.batchSize);
+  const keys = new Array(p.batchSize);
   const first = cfg.DOCS + j * p.newPerMixed;
   for (let t = 0; t < fresh; t++) keys[t] = first + t;
   picker.fill(p.batchSize - fresh, new Rng(cfg.SEED, phase, j), keys, fresh);

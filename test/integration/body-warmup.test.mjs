@@ -21,7 +21,5 @@ for (const [docs, batch] of [['20000', '1000'], ['2500000', '10000'], ['4500', '
     assert.equal(w.built_in_iteration, 0, JSON.stringify(w));
     assert.deepEqual(w.strings, [], 'every batch took a byte path');
     assert.equal(w.batches, 3 * (Math.ceil(Number(docs) / Number(batch)) + 10));
-    // the PostgreSQL target handed bin/k6's Go twins of the per-key loops over (lib/native.js)
-    assert.equal(w.go_loops, true);
   });
 }

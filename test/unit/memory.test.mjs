@@ -4,7 +4,7 @@
 // never this test's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MEMORY_MODEL, batchThatFits, checkMemory, copyOf, docBytes, memoryEstimate, peakVus, runMemory, vusThatFit } from '../../lib/memory.js';
+import { MEMORY_MODEL, batchThatFits, checkMemory, docBytes, memoryEstimate, peakVus, runMemory, vusThatFit } from '../../lib/memory.js';
 import { TARGETS } from '../../lib/targets/index.js';
 
 const M = MEMORY_MODEL;
@@ -30,22 +30,6 @@ test('the estimate is k6 plus, per VU, its runtime, one body per request format,
   // linear in the VUs; a second format is a second body
   assert.ok(Math.abs(memoryEstimate({ ...input, vus: 200 }).mib - (M.BASE + 200 * perVu)) <= 1);
   assert.ok(Math.abs(memoryEstimate({ ...input, formats: 2 }).perVuMib - (perVu + M.GC * body)) < 1e-9);
-  // SQL: the driver's message for part of a statement's time, no answer text; on bin/k6 no body
-  // kept per VU (rendered per statement), one statement's bytes in flight per process
-  const sql = memoryEstimate({ ...input, transport: 'sql' });
-  assert.equal(sql.live.answer, 0);
-  assert.ok(Math.abs(sql.live.transport - (copyOf(M.TRANSPORT.sql, body * MIB) * body + M.TRANSPORT.sql.fixed)) < 1e-9);
-  // sql's copy grows with the statement (a decade more bytes: copyPerDecade more bodies), never below copy
-  const sqlCopy = (batchSize) => memoryEstimate({ ...input, batchSize, transport: 'sql' }).live.transport / (batchSize * (1200 + M.PAD) / MIB);
-  assert.ok(Math.abs(sqlCopy(10000) - sqlCopy(1000) - M.TRANSPORT.sql.copyPerDecade) < 1e-9);
-  assert.ok(sqlCopy(1000) > M.TRANSPORT.sql.copy && Math.abs(sqlCopy(100) - M.TRANSPORT.sql.copy) < 1e-12 && Math.abs(sqlCopy(10) - M.TRANSPORT.sql.copy) < 1e-12);
-  assert.equal(copyOf(M.TRANSPORT.http, 100 * MIB), M.TRANSPORT.http.copy); // HTTP: k6's one copy, whatever the size
-  assert.equal(M.TRANSPORT.sql.held, false);
-  assert.equal(sql.live.bodies, 0);
-  assert.equal(sql.baseMib, M.BASE + M.GC * M.TRANSPORT.sql.inflight * body);
-  assert.equal(memoryEstimate({ ...input, transport: 'sql', formats: 2 }).perVuMib, sql.perVuMib);
-  assert.equal(memoryEstimate({ ...input, transport: 'sql', formats: 0 }).baseMib, M.BASE); // no batches: nothing in flight
-  assert.equal(memoryEstimate({ ...input, transport: 'sql', strings: true, docBytes: 200 }).live.bodies, 2 * 1000 * 200 / MIB); // text: no rendering
   // a string body (no byte path) is the text and the bytes made of it per request
   const s = memoryEstimate({ ...input, strings: true, docBytes: 200 });
   assert.equal(s.live.bodies, 2 * 1000 * 200 / MIB);
@@ -78,25 +62,19 @@ test('formats come from the target and the operations the plan writes: the image
   assert.equal(f('ravendb', { bulk: ['b'] }), 1);
   assert.equal(f('ravendb', { upsert: [] }), 1);
   assert.equal(f('arangodb', {}), 0); // single-document operations (arangobench)
-  assert.equal(runMemory(cfg(), e1(10), decl.postgres).input.transport, 'sql');
+  // every target posts its batches over HTTP (PostgreSQL and MongoDB to the gateway)
+  for (const t of TARGETS) assert.equal(runMemory(cfg(), e1(10), t).input.transport, 'http', t.name);
   assert.equal(runMemory(cfg({ DOC_SHAPE: 'random-shapes' }), e1(10), decl.arangodb).input.strings, true);
   // a ramped pre-load writes its batches in setup: one more body in the process, not per VU
   const ramp = runMemory(cfg(), e1(4, undefined, { preload: true, overwriteBatches: 0, mixedBatches: 0 }), decl.arangodb);
   assert.ok(ramp.estimate.baseMib > M.BASE);
 });
 
-test('an open model (RATE_STAGES) counts no per-VU statement copy for sql: its VUs start batches at the rate; HTTP keeps k6\'s copy per VU', () => {
-  const body = 1000 * (1200 + M.PAD) / MIB;
-  const sqlPlan = (open) => runMemory(cfg(), e1(40, undefined, { loadModel: { open, maxVUs: 40 } }), decl.postgres);
-  const closed = sqlPlan(false); const open = sqlPlan(true);
-  assert.equal(open.input.paced, true);
-  assert.equal(closed.input.paced, false);
-  assert.ok(Math.abs(closed.estimate.live.transport - (copyOf(M.TRANSPORT.sql, body * MIB) * body + M.TRANSPORT.sql.fixed)) < 1e-9);
-  assert.ok(Math.abs(open.estimate.live.transport - M.TRANSPORT.sql.fixed) < 1e-9);
-  assert.ok(Math.abs(closed.estimate.perVuMib - open.estimate.perVuMib - M.GC * copyOf(M.TRANSPORT.sql, body * MIB) * body) < 1e-9);
-  assert.equal(open.estimate.baseMib, closed.estimate.baseMib); // the statement in flight stays, once per process
-  const http = (open) => runMemory(cfg(), e1(40, undefined, { loadModel: { open, maxVUs: 40 } }), decl.arangodb).estimate.perVuMib;
-  assert.equal(http(true), http(false));
+test('an open model (RATE_STAGES) is estimated per VU as a closed one: k6 keeps its copy of the last request body per VU', () => {
+  for (const target of ['postgres', 'arangodb']) {
+    const perVu = (open) => runMemory(cfg(), e1(40, undefined, { loadModel: { open, maxVUs: 40 } }), decl[target]).estimate.perVuMib;
+    assert.equal(perVu(true), perVu(false), target);
+  }
 });
 
 test('the peak VUs: VUS, the peak of STAGES, MAX_VUS of an open model', () => {
@@ -140,7 +118,7 @@ test('a run above MEMORY_BUDGET_MB is refused with one line: the estimate, what 
 test('docs/capacity.md\'s VUs-per-GiB table is what lib/memory.js estimates', async () => {
   const { readFileSync } = await import('node:fs');
   const text = readFileSync(new URL('../../docs/capacity.md', import.meta.url), 'utf8');
-  const shapes = { 'E1, ArangoDB (HTTP)': [1200, 1, 'http'], 'E1, PostgreSQL': [1200, 1, 'sql'], 'E1, RavenDB (bulk_docs insert + upsert)': [1200, 1, 'http'], 'E4 bulk insert, RavenDB (user documents)': [docBytes({ DOC_SHAPE: 'user' }), 1, 'http'] };
+  const shapes = { 'E1, ArangoDB (HTTP)': [1200, 1, 'http'], 'E1, PostgreSQL': [1200, 1, 'http'], 'E1, RavenDB (bulk_docs insert + upsert)': [1200, 1, 'http'], 'E4 bulk insert, RavenDB (user documents)': [docBytes({ DOC_SHAPE: 'user' }), 1, 'http'] };
   let rows = 0;
   for (const m of text.matchAll(/^\| (E[14][^|]*) \| (\d+) \| ([\d.]+) \| (\d+) \| (\d+) \| (\d+) \|$/gm)) {
     const [d, formats, transport] = shapes[m[1]];
