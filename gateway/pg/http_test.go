@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 type exchange struct {
@@ -251,5 +252,41 @@ func TestHTTPPasswordNeverInAnswers(t *testing.T) {
 		}
 		check("a malformed URL", ex)
 		t.Logf("malformed PG_URL: %s", errorOf(ex)["message"])
+	}
+}
+
+// A k6 connection that goes away mid-request cancels the statement (the request's context
+// ends: the driver cancels and cuts it as at a deadline); nothing of it is committed.
+func TestHTTPClientGoneCancelsTheStatement(t *testing.T) {
+	u := pgURL(t)
+	adm := admin(t, u)
+	table := name("gw_gone")
+	mustExec(t, adm, `CREATE TABLE `+table+` (stamp text)`)
+	t.Cleanup(func() { adm.Exec(`DROP TABLE IF EXISTS ` + table) })
+	app := name("gw_gone")
+	srv := serve(t, New(withApp(u, app)))
+	h := open(t, srv, nil)
+	client := &http.Client{Timeout: 500 * time.Millisecond}
+	body, _ := json.Marshal(map[string]any{"sql": `INSERT INTO ` + table + ` SELECT 'x' FROM pg_sleep(3)`})
+	t0 := time.Now()
+	if res, err := client.Post(srv.URL+"/pg/exec?h="+h, "application/json", bytes.NewReader(body)); err == nil {
+		res.Body.Close()
+		t.Fatalf("answered %d before the client gave up", res.StatusCode)
+	}
+	// The backend stops sleeping within the cancel's grace, long before its 3 s.
+	for {
+		n := one[int](t, adm, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND wait_event = 'PgSleep'`, app)
+		if n == 0 {
+			break
+		}
+		if time.Since(t0) > 2500*time.Millisecond {
+			t.Fatalf("the statement still runs %v after its client went away", time.Since(t0))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("statement gone %v after the request started (client timeout 500ms)", time.Since(t0))
+	time.Sleep(3 * time.Second)
+	if n := one[int](t, adm, `SELECT count(*) FROM `+table); n != 0 {
+		t.Fatalf("the abandoned statement committed %d rows", n)
 	}
 }

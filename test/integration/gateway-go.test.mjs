@@ -28,7 +28,7 @@ const EXPECTED = [
   // gateway/pg: the driver's guarantees and the HTTP exchanges
   'TestTerminatedStatementIsNotReExecuted', 'TestIdleConnectionClosedIsReplacedWithoutError', 'TestDeadlineEndsALongStatement',
   'TestFrozenBackendEndsAtTheDeadline', 'TestRefusedConnectionSendsNothing', 'TestConnectionURL', 'TestSecretsOf',
-  'TestHTTPStatementsAndRows', 'TestHTTPRefusals', 'TestHTTPPasswordNeverInAnswers',
+  'TestHTTPStatementsAndRows', 'TestHTTPRefusals', 'TestHTTPPasswordNeverInAnswers', 'TestHTTPClientGoneCancelsTheStatement',
   // gateway/mongo: the client of the k6 module, and the HTTP exchanges
   'TestUnorderedDuplicatesCountedPerDocument', 'TestOrderedStopsAtTheFirstDuplicate', 'TestReplaceMergeIgnoreAndInc',
   'TestCollectionUUIDRefusesAGoneCollection', 'TestServerErrorsOfAWholeBatch', 'TestTimeoutBoundsABatch', 'TestAuthRefusedWithoutShowingThePassword',
