@@ -115,10 +115,20 @@ func main() {
 	ready := flag.String("ready-file", "", "once listening, write http://HOST:PORT to this file (temporary file, then rename)")
 	flag.Parse()
 	if err := run(*addr, *ready); err != nil {
+		var bad badInput
+		if errors.As(err, &bad) {
+			fmt.Fprintf(os.Stderr, "k6-writepath: %s\n", bad.msg)
+			os.Exit(107)
+		}
 		fmt.Fprintf(os.Stderr, "wp-gateway: %v\n", err)
 		os.Exit(1)
 	}
 }
+
+// badInput: a configuration the gateway refuses to start with (exit 107).
+type badInput struct{ msg string }
+
+func (b badInput) Error() string { return b.msg }
 
 func run(addr, ready string) error {
 	// Signals first: a SIGTERM that arrives once the ready file exists must find them caught.
@@ -127,6 +137,18 @@ func run(addr, ready string) error {
 	defer signal.Stop(sig)
 	g := newGateway(os.Getenv("PG_URL"), os.Getenv("MONGO_URL"), os.Getenv("WP_GATEWAY_TOKEN"))
 	defer g.close()
+	// A URL its driver cannot take is bad input, said before anything listens: one line, exit
+	// 107 (the pack's code for bad input), the value never shown.
+	for _, c := range []struct {
+		set bool
+		why func() string
+	}{{g.pg.Configured(), g.pg.CheckURL}, {g.mongo.Configured(), g.mongo.CheckURL}} {
+		if msg := ""; c.set {
+			if msg = c.why(); msg != "" {
+				return badInput{msg}
+			}
+		}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

@@ -29,6 +29,10 @@ wp_gateway_start() {
     sleep 0.05
   done
   if [ ! -s "$dir/gateway.url" ]; then
+    local code=0
+    kill -0 "$WP_GATEWAY_PID" 2>/dev/null || { wait "$WP_GATEWAY_PID"; code=$?; }
+    # 107: the gateway refused its configuration in one line (a URL its driver cannot take)
+    if [ "$code" = 107 ]; then tail -n 1 "$dir/gateway.log" >&2; WP_GATEWAY_PID=; return 107; fi
     echo "k6-writepath: the private gateway did not start: $(tail -n 1 "$dir/gateway.log" 2>/dev/null)" >&2
     wp_gateway_stop
     return 108

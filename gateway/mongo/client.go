@@ -1,10 +1,8 @@
 // Package mongo is the gateway's MongoDB side, on the official Go driver
 // (go.mongodb.org/mongo-driver/v2, pinned in gateway/go.mod): a shared driver Client per
 // process and URL, the batch writes with their per-operation results, and the few commands
-// the target adapter needs (this file and image.go, ported from the pack's
-// xk6/modules/mongodb, where js.go bound them to k6's JavaScript runtime); http.go answers
-// the exchanges of docs/gateway.md with the same objects js.go gave JavaScript;
-// client_test.go runs it against a real mongod.
+// the target adapter needs (this file and image.go); http.go answers the exchanges of
+// docs/gateway.md; client_test.go runs it against a real mongod.
 package mongo
 
 import (

@@ -3,8 +3,7 @@ package mongo
 // Against a real mongod: MONGO_URL (with credentials), started with
 // --setParameter enableTestCommands=1 so that the server's own failCommand fail point can make
 // it answer with a given error (mongodb/mongo src/mongo/db/commands/fail_point_cmd.cpp;
-// test/integration/gateway-go.test.mjs starts such a server and runs these tests). Ported
-// from xk6/modules/mongodb/client_test.go with the client unchanged.
+// test/integration/gateway-go.test.mjs starts such a server and runs these tests).
 
 import (
 	"context"

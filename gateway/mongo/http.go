@@ -1,10 +1,9 @@
 package mongo
 
-// The MongoDB exchanges of docs/gateway.md. Each mirrors a method of the client object the
-// pack's k6 module gave JavaScript (xk6/modules/mongodb/js.go, clientObject), with the same
-// option fields (writeOptions), result objects (resultObject) and error objects
-// (errorObject), so lib/targets/mongodb.js reads the same answers it read from the module.
-// A call the module threw on (bad options, a body that is no batch) is a 400 refusal here.
+// The MongoDB exchanges of docs/gateway.md, one per operation lib/targets/mongodb.js sends,
+// with its option fields (writeOptions), result objects (resultObject) and error objects
+// (errorObject). A call that is wrong in itself (bad options, a body that is no batch) is a
+// 400 refusal.
 
 import (
 	"bytes"
@@ -139,8 +138,17 @@ func num(m map[string]any, k string) (float64, bool) {
 
 func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
+// CheckURL: why the driver refuses MONGO_URL (connstring.ParseAndValidate, the check Open
+// makes first), as one line that never shows the password, or "" when it takes it.
+func (s *Service) CheckURL() string {
+	if _, err := connstring.ParseAndValidate(s.rawURL); err != nil {
+		return "MONGO_URL (value not shown) is not allowed: " + redactWith(quoted.ReplaceAllString(err.Error(), "(…)"), secretsOf(s.rawURL))
+	}
+	return ""
+}
+
 // connect {appName, serverSelectionTimeoutMs, connectTimeoutMs} -> {handle, driverVersion,
-// apiVersion, url}. (js.go connect; the module's driverVersion and apiVersion exports.)
+// apiVersion, url}. (the shape the k6 module of earlier releases returned.)
 func (s *Service) connect(w http.ResponseWriter, r *http.Request, t *wire.Timing) *wire.Refusal {
 	var o map[string]any
 	if ref := readJSON(r, &o, true); ref != nil {
@@ -203,7 +211,7 @@ func urlConcern(raw string) map[string]any {
 	return out
 }
 
-// writeOptions: js.go writeOptions (its throws are refusals).
+// writeOptions: the options of a write (a bad one is a refusal).
 func writeOptions(m map[string]any) (WriteOptions, *wire.Refusal) {
 	o := WriteOptions{Timeout: 60 * time.Second}
 	if m == nil {
@@ -253,7 +261,7 @@ func timeoutOf(m map[string]any) time.Duration {
 	return 60 * time.Second
 }
 
-// document: a JSON value given as an object or as its text (js.go json) -> BSON, read as
+// document: a JSON value given as an object or as its text -> BSON, read as
 // (relaxed) extended JSON, so the key order of the request is kept. null/absent -> nil.
 func document(raw json.RawMessage, what string) (bson.Raw, *wire.Refusal) {
 	text := bytes.TrimSpace(raw)
@@ -304,7 +312,7 @@ func resultObject(r Result) map[string]any {
 }
 
 // writeFailure: Write and Update answer an error only for a call that is wrong itself (an
-// InputError; or the driver refusing the collectionUUID option, which js.go threw too).
+// InputError; or the driver refusing the collectionUUID option, a refusal too).
 func writeFailure(what string, err error) *wire.Refusal {
 	return wire.Refuse(wire.KindInput, "%s: %v", what, err)
 }
@@ -362,7 +370,7 @@ func (q *request) opts() (map[string]any, map[string]json.RawMessage, *wire.Refu
 	return m, raw, nil
 }
 
-// ids: strings, or whole numbers written as prefix + the number (js.go ids).
+// ids: strings, or whole numbers written as prefix + the number.
 func ids(list []any, prefix string) ([]any, *wire.Refusal) {
 	if list == nil {
 		return nil, wire.Refuse(wire.KindInput, "update: ids must be an array")
@@ -536,7 +544,7 @@ func (s *Service) close(w http.ResponseWriter, r *http.Request, t *wire.Timing) 
 
 // parse-batch, body = a batch -> {extJSON: the BSON documents it turns into, as one
 // canonical extended JSON array (types explicit: {"$numberInt":"7"})}: the twin test of the
-// conversion (js.go parseBatchJS).
+// conversion.
 func (s *Service) parseBatch(w http.ResponseWriter, r *http.Request, t *wire.Timing) *wire.Refusal {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {

@@ -1,7 +1,6 @@
 // Package pg is the gateway's PostgreSQL side: lib/pq wrapped so that a batch is never
-// re-executed behind the pack's back and always ends at its timeout (this file, ported from
-// the pack's own xk6/driver/postgres/driver.go), and the HTTP exchanges of docs/gateway.md
-// (http.go).
+// re-executed behind the pack's back and always ends at its timeout (this file), and the
+// HTTP exchanges of docs/gateway.md (http.go).
 package pg
 
 // lib/pq with two guarantees the pack's counts depend on (docs/reliability.md):
@@ -27,9 +26,8 @@ package pg
 //     the statement). The same holds when the context is cancelled: the gateway's request
 //     context ends when k6's connection goes away.
 //
-// The xk6 version also accepted a body rendered in Go (a writepath.Body parameter released
-// at lib/pq's first Write). The gateway receives a batch as the bytes of an HTTP body, so a
-// []byte parameter is all there is: lib/pq sends it in binary format with
+// The gateway receives a batch as the bytes of an HTTP body, so a []byte parameter is all
+// there is: lib/pq sends it in binary format with
 // binary_parameters=yes (conn.go, sendBinaryModeQuery).
 
 import (

@@ -2,7 +2,7 @@ package pg
 
 // The PostgreSQL exchanges of docs/gateway.md: /pg/open, /pg/exec, /pg/query, /pg/close.
 // A handle is one *sql.DB of at most max_conns connections (default 1: one per k6 VU, as the
-// pack had with xk6-sql's sql.open and max_open_conns 1).
+// pack always had).
 
 import (
 	"context"
@@ -36,6 +36,16 @@ type Service struct {
 type handle struct {
 	db     *sql.DB
 	binary bool
+}
+
+// CheckURL: why lib/pq refuses PG_URL, as one line that never shows the URL (the parser quotes
+// what it stumbled on, which may be part of a password), or "" when it takes it. The gateway
+// refuses to start with such a URL (main.go), and /pg/open answers the same line.
+func (s *Service) CheckURL() string {
+	if _, _, err := OpenDB(ConnectionURL(s.rawURL, nil)); err != nil {
+		return "PG_URL (value not shown) is not allowed: " + s.redact.Redact(wire.Quoted.ReplaceAllString(err.Error(), "(…)"))
+	}
+	return ""
 }
 
 // New returns the service for rawURL (PG_URL; "" = not configured: every exchange answers
@@ -198,9 +208,8 @@ func (s *Service) open(w http.ResponseWriter, r *http.Request, t *wire.Timing) *
 		maxConns = int(n)
 	}
 	// The URL alone first: a malformed PG_URL is the gateway's configuration, not the input.
-	// Its message never shows the URL: the parser quotes what it stumbled on.
-	if _, _, err := OpenDB(ConnectionURL(s.rawURL, nil)); err != nil {
-		return wire.Refuse(wire.KindConfig, "PG_URL (value not shown) is not allowed: %s", s.redact.Redact(wire.Quoted.ReplaceAllString(err.Error(), "(…)")))
+	if msg := s.CheckURL(); msg != "" {
+		return wire.Refuse(wire.KindConfig, "%s", msg)
 	}
 	settings := make([][2]string, 0, len(req.Settings))
 	for k, v := range req.Settings {

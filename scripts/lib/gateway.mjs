@@ -4,7 +4,7 @@
 // Started synchronously, so callers that spawn k6 synchronously stay so.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,22 +37,35 @@ function sleepSync(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-// startGateway({ PG_URL, MONGO_URL, … }) -> { url, token, env(k6Env), stop(), process }
+// Whether a child has exited (a zombie until Node reaps it, which a blocked event loop does not).
+function exited(pid) {
+  try {
+    return / [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\)/, ' '));
+  } catch {
+    return true;
+  }
+}
+
+// startGateway({ PG_URL, MONGO_URL, … }) -> { url, token, env(k6Env), stop(), process };
+// a URL the gateway refuses: throws an Error with refused: true and its one line as stderr.
 export function startGateway(env = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-gw-'));
   const ready = path.join(dir, 'url');
+  const logFile = path.join(dir, 'log');
   const token = randomBytes(16).toString('hex');
   const genv = { PATH: process.env.PATH, WP_GATEWAY_TOKEN: token };
   for (const k of DB_URLS) if (env[k] !== undefined && env[k] !== null) genv[k] = env[k];
-  const child = spawn(gatewayBin, ['-addr', '127.0.0.1:0', '-ready-file', ready], { env: genv, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr.on('data', (d) => { log += d; });
+  const logFd = openSync(logFile, 'w');
+  const child = spawn(gatewayBin, ['-addr', '127.0.0.1:0', '-ready-file', ready], { env: genv, stdio: ['ignore', 'ignore', logFd] });
+  closeSync(logFd);
   live.add(child);
   child.on('exit', () => live.delete(child));
-  for (let i = 0; i < 400 && !existsSync(ready); i++) sleepSync(10);
+  for (let i = 0; i < 1000 && !existsSync(ready) && !exited(child.pid); i++) sleepSync(10);
   if (!existsSync(ready)) {
     child.kill('SIGKILL');
-    throw new Error(`bin/wp-gateway did not start: ${log}`);
+    const log = readFileSync(logFile, 'utf8');
+    rmSync(dir, { recursive: true, force: true });
+    throw Object.assign(new Error(`bin/wp-gateway did not start: ${log}`), { stderr: log, refused: /^k6-writepath: /m.test(log) });
   }
   const url = readFileSync(ready, 'utf8').trim();
   rmSync(dir, { recursive: true, force: true });

@@ -78,7 +78,13 @@ export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, run
     if (refused) {
       return { runId, dir, child: null, waitFor: () => Promise.reject(new Error(refused.stderr)), done: Promise.resolve({ code: refused.code, stdout: '', stderr: refused.stderr, runId, dir, summary: null, junit: null }) };
     }
-    gateway = startGateway(fullEnv);
+    try {
+      gateway = startGateway(fullEnv);
+    } catch (e) {
+      if (!e.refused) throw e;
+      // the gateway's own refusal of a URL its driver cannot take: its one line, 107
+      return { runId, dir, child: null, waitFor: () => Promise.reject(e), done: Promise.resolve({ code: 107, stdout: '', stderr: e.stderr, runId, dir, summary: null, junit: null }) };
+    }
     k6Env = gateway.env(fullEnv);
   }
   const child = spawn(k6, ['run', '--quiet', '--address=', ...args, path.join(repoRoot, scenario)], { cwd: repoRoot, env: k6Env });
