@@ -14,6 +14,8 @@ import { native } from './native.js';
 
 /** @returns {never} */
 export function stop(message) {
+  // Go errors reach the script as "GoError: …": the prefix names k6's plumbing, not the fault.
+  message = String(message).replace(/\bGoError: /g, '');
   const nat = native();
   if (nat && nat.abort) nat.abort(message);
   else exec.test.abort(message);

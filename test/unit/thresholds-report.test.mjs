@@ -26,7 +26,7 @@ test('a threshold file becomes k6 thresholds on per-phase sub-metrics', () => {
   assert.deepEqual(t['writepath_docs_failed{phase:load,reason:unique_violation}'], []);
   assert.deepEqual(t.writepath_verify_mismatch, ['value==0']);
   assert.equal(t['writepath_batch_duration{phase:mixed}'], undefined, 'phases that do not run get no sub-metrics');
-  const noVerify = k6Thresholds(parseThresholds('{"phases":{},"verify":false}', opts), ['load']);
+  const noVerify = k6Thresholds(parseThresholds('{"phases":{"load":{"failed_docs_max":0}},"verify":false}', opts), ['load']);
   assert.equal(noVerify.writepath_verify_mismatch, undefined);
 });
 
