@@ -73,8 +73,8 @@ TEST_FILES = $(sort $(wildcard test/unit/*.test.mjs)) $(sort $(wildcard test/fid
 test: bin/k6 bin/wp-gateway testservers up node-deps $(TEST_DEPS)
 	node --test --test-concurrency=1 $(TEST_FILES)
 
-## unit tests of the pure modules only (seconds)
-test-unit: node-deps
+## unit tests of the pure modules only (a minute or two; the statistics are checked against SciPy from .run/otava, installed once)
+test-unit: node-deps otava-deps
 	node --test $(sort $(wildcard test/unit/*.test.mjs))
 
 ## integration tests only: real k6 runs against PostgreSQL, InfluxDB and the API test servers

@@ -10,6 +10,8 @@ import exec from 'k6/execution';
 
 /** @returns {never} */
 export function stop(message) {
+  // Go errors reach the script as "GoError: …": the prefix names k6's plumbing, not the fault.
+  message = String(message).replace(/\bGoError: /g, '');
   exec.test.abort(message);
   throw message; // not reached in k6; keeps plain-JS callers (unit tests) honest
 }

@@ -46,16 +46,18 @@ export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, c
 // pass: p99 within the SLO, nothing failed, nothing dropped, everything verified, k6 not at
 // the limit of the machine. slo: p99 above the SLO. failed: documents failed. unverified: the
 // database does not hold what was acknowledged (the search stops). client: k6 used (nearly)
-// all cores in the measured stage — whatever p99 was — or batches were dropped while the
-// server answered within the SLO: the load generator, not the database, was the limit, so the
-// step says nothing about the server's knee, pass or not.
+// all cores in the measured stage (measured, whatever p99 was): the load generator's CPU, not
+// the database, was the limit. vus: batches were dropped while the server answered within the
+// SLO and k6's CPU was not at the machine's limit (or not measured): every VU was busy, too few
+// VUs for the rate. Neither says anything about the server's knee, pass or not.
 export const CLIENT_CPU_SHARE = 0.9;
+export const clientSaturated = (s) => typeof s.client_cpu_cores === 'number' && Boolean(s.cores) && s.client_cpu_cores >= CLIENT_CPU_SHARE * s.cores;
 export function verdict(s, sloMs) {
   if (!s.verified) return 'unverified';
   if (s.docs_failed > 0) return 'failed';
   const p99 = s.batch_ms && s.batch_ms.p99;
-  if (typeof s.client_cpu_cores === 'number' && s.cores && s.client_cpu_cores >= CLIENT_CPU_SHARE * s.cores) return 'client';
-  if (s.dropped_iterations > 0) return p99 !== null && p99 <= sloMs ? 'client' : 'slo';
+  if (clientSaturated(s)) return 'client';
+  if (s.dropped_iterations > 0) return p99 !== null && p99 <= sloMs ? 'vus' : 'slo';
   if (p99 === null || p99 > sloMs) return 'slo';
   return 'pass';
 }
@@ -85,7 +87,7 @@ export function kneeOf(steps) {
     docs_per_s: best ? best.docs_per_s : null,
     p99_ms: best ? best.batch_ms.p99 : null,
     first_failing_rate: firstBad,
-    limited_by: limitedBy, // slo | failed | client | unverified | null (no failure within the ladder)
+    limited_by: limitedBy, // slo | failed | client | vus | unverified | null (no failure within the ladder)
     step: best && firstBad !== null ? firstBad - best.rate : null,
     passes_above_failure: perRate.filter((r) => firstBad !== null && r.rate > firstBad && r.passed === r.steps).map((r) => r.rate),
     per_rate: perRate,
@@ -108,7 +110,7 @@ export function nextRate(steps, { start, factor, max, resolution, repeat = 1 }) 
   const k = kneeOf(steps);
   const coarse = nextLadderRate(steps, k, { factor, max, resolution });
   if (coarse !== null) return coarse;
-  if (k.limited_by === 'client' || k.first_failing_rate === null) return null;
+  if (clientLimited(k) || k.first_failing_rate === null) return null;
   for (const rate of [k.rate, k.first_failing_rate, k.boundary.to]) {
     if (rate === null) continue;
     if (steps.filter((s) => s.rate === rate).length < repeat) return rate;
@@ -116,13 +118,15 @@ export function nextRate(steps, { start, factor, max, resolution, repeat = 1 }) 
   return null;
 }
 
+const clientLimited = (k) => k.limited_by === 'client' || k.limited_by === 'vus';
+
 function nextLadderRate(steps, k, { factor, max, resolution }) {
   if (k.first_failing_rate === null) {
     const top = Math.max(...steps.map((s) => s.rate));
     if (top >= max) return null;
     return Math.min(max, Math.max(top + 1, Math.ceil(top * factor)));
   }
-  if (k.limited_by === 'client') return null; // beyond this the client, not the server, is measured
+  if (clientLimited(k)) return null; // beyond this the client, not the server, is measured
   const lo = k.rate === null ? 0 : k.rate;
   const hi = k.first_failing_rate;
   if (hi - lo <= Math.max(1, Math.floor(resolution * lo))) return null;
@@ -156,10 +160,13 @@ export function capacityText(c) {
   } else if (k.first_failing_rate === null) {
     lines.push(`knee: not reached — every step up to ${k.rate} batches/s (${f(k.docs_per_s, 0)} docs/s) passed; raise CAPACITY_MAX`);
   } else {
-    lines.push(`knee: ${k.rate} batches/s = ${f(k.docs_per_s, 0)} docs/s at p99 ${f(k.p99_ms)} ms (SLO ${c.slo_ms} ms); ${k.first_failing_rate}/s ${describeLimit(k.limited_by)}`);
-    if (k.limited_by !== 'client' && k.limited_by !== 'unverified') lines.push(`  how sure: ${boundaryText(k)}`);
+    lines.push(`knee (the highest rate every step of which passed): ${k.rate} batches/s = ${f(k.docs_per_s, 0)} docs/s at p99 ${f(k.p99_ms)} ms (SLO ${c.slo_ms} ms); ${failingText(k)}`);
+    if (!clientLimited(k) && k.limited_by !== 'unverified') lines.push(`  how sure: ${boundaryText(k)}`);
   }
-  if (k.limited_by === 'client') lines.push('  the load generator saturated (dropped iterations with the server within the SLO, or k6 on every core): this is not the database\'s knee — raise MAX_VUS or add load generators (docs/scale-out.md)');
+  const limitStep = c.steps.find((s) => s.rate === k.first_failing_rate && s.verdict === k.limited_by);
+  const cpu = limitStep && typeof limitStep.client_cpu_cores === 'number' ? `k6 used ${limitStep.client_cpu_cores.toFixed(2)} of ${limitStep.cores} cores` : 'k6\'s CPU was not measured';
+  if (k.limited_by === 'client') lines.push(`  the load generator saturated (measured: ${cpu} in the measured stage, at least ${Math.round(CLIENT_CPU_SHARE * 100)} %): this is not the database's knee — add load generators (docs/scale-out.md)`);
+  if (k.limited_by === 'vus') lines.push(`  every VU was busy (dropped iterations while the server answered within the SLO; ${cpu}, not the machine's limit): too few VUs for the rate, not the database's knee — raise MAX_VUS (or MEMORY_BUDGET_MB where memory capped them)`);
   if (k.passes_above_failure.length) lines.push(`  note: ${k.passes_above_failure.join(', ')}/s passed above the first failure (noise; not counted)`);
   const unverified = c.steps.filter((s) => s.verdict === 'unverified');
   if (unverified.length) lines.push(`  VERIFICATION FAILED in step(s) ${unverified.map((s) => s.n).join(', ')}: the database does not hold what it acknowledged; the search stopped`);
@@ -179,7 +186,16 @@ function boundaryText(k) {
 }
 
 function describeLimit(v) {
-  return { slo: 'went past the SLO', failed: 'had failed writes', client: 'hit the load generator\'s limit', unverified: 'failed verification' }[v] || 'did not pass';
+  return { slo: 'went past the SLO', failed: 'had failed writes', client: 'hit the load generator\'s CPU limit', vus: 'ran out of VUs', unverified: 'failed verification' }[v] || 'did not pass';
+}
+
+// The first rate that did not pass every time, with its own outcomes: a rate that passed 2 of 3
+// is said to have passed twice, not to have failed.
+function failingText(k) {
+  const row = k.per_rate.find((r) => r.rate === k.first_failing_rate);
+  if (!row || row.passed === 0) return `${k.first_failing_rate}/s ${describeLimit(k.limited_by)}${row && row.steps > 1 ? ` (${row.steps} of ${row.steps} steps)` : ''}`;
+  const why = [...new Set(row.verdicts.filter((v) => v !== 'pass'))].map(describeLimit).join(', ');
+  return `${k.first_failing_rate}/s passed only ${row.passed} of ${row.steps} steps (the others ${why}), so it is not counted as within capacity`;
 }
 
 // One chart for one or several searches: p50 (dashed) and p99 against achieved docs/s.
@@ -188,16 +204,21 @@ export function capacityChart(runs, { title = 'Latency against throughput' } = {
   const marks = [];
   for (const c of runs) {
     const label = `${c.label || `${c.target} ${c.op}`}${testEndpointOf(c) ? ` (${TEST_ENDPOINT})` : ''}`;
-    const steps = c.steps.filter((s) => s.docs_per_s !== null).sort((a, b) => a.rate - b.rate);
-    series.push({ name: `${label} p99`, points: steps.map((s) => [s.docs_per_s, s.batch_ms.p99]) });
-    series.push({ name: `${label} p50`, points: steps.map((s) => [s.docs_per_s, s.batch_ms.median]), dashed: true, color: undefined });
+    // One point per offered rate (the median of its steps), joined in rate order: repeated
+    // steps at one rate would otherwise make the line run back and forth.
+    const steps = c.steps.filter((s) => s.docs_per_s !== null);
+    const rates = [...new Set(steps.map((s) => s.rate))].sort((a, b) => a - b);
+    const med = (xs) => { const v = xs.filter((x) => typeof x === 'number').sort((a, b) => a - b); return v.length ? (v[(v.length - 1) >> 1] + v[v.length >> 1]) / 2 : null; };
+    const perRate = (get) => rates.map((r) => { const at = steps.filter((s) => s.rate === r); return [med(at.map((s) => s.docs_per_s)), med(at.map(get))]; });
+    series.push({ name: `${label} p99`, points: perRate((s) => s.batch_ms.p99) });
+    series.push({ name: `${label} p50`, points: perRate((s) => s.batch_ms.median), dashed: true, color: undefined });
     if (c.knee.rate !== null) marks.push({ x: c.knee.docs_per_s, y: c.knee.p99_ms, label: `knee ${label}` });
   }
   // p50 in the p99 colour of the same run (dashed).
   const PAL = ['#3274d9', '#e0752d', '#56a64b', '#a352cc', '#c4162a', '#8f6b00', '#1f9e9e', '#555555'];
   series.forEach((s, i) => { s.color = PAL[Math.floor(i / 2) % PAL.length]; });
   const slos = [...new Set(runs.map((c) => c.slo_ms))];
-  return lineChart({ title, xLabel: 'achieved docs/s (points in order of the offered rate)', yLabel: 'batch time (ms)', series, marks, sortX: false, hLines: slos.map((y) => ({ y, label: `SLO p99 ${y} ms` })) });
+  return lineChart({ title, xLabel: 'achieved docs/s (one point per offered rate: the median of its steps, joined in rate order)', yLabel: 'batch time (ms)', series, marks, sortX: false, hLines: slos.map((y) => ({ y, label: `SLO p99 ${y} ms` })) });
 }
 
 function esc(s) {

@@ -177,7 +177,7 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     try {
       v = workload.verify(tgt, cfg, plan);
     } catch (e) {
-      error = String(e).split('\n')[0].replace(/^(Error: )+/, '');
+      error = String(e).split('\n')[0].replace(/^((Go)?Error: )+/, '');
     }
     // The verify step of a distributed run did not write the objects: one whose count is not
     // the plan's is left in place, named with the command to drop it (lifecycle.js).

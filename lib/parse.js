@@ -20,8 +20,18 @@ export class InputRefusal {
   toString() { return this.message; }
 }
 
+// A value as the refusal shows it: quoted, control characters (C0, DEL, C1) escaped so that
+// nothing reaches the terminal raw, and a long value cut (a 100 KB knob is not echoed whole).
+export const SHOW_MAX = 80;
+export function shown(raw) {
+  const s = String(raw);
+  const cut = s.length > SHOW_MAX ? `${s.slice(0, SHOW_MAX)}` : s;
+  const q = JSON.stringify(cut).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return s.length > SHOW_MAX ? `${q.slice(0, -1)}…" (${s.length} characters)` : q;
+}
+
 export function bad(name, raw, allowed) {
-  fail(`${name}=${JSON.stringify(raw)} is not allowed: ${allowed}`);
+  fail(`${name}=${shown(raw)} is not allowed: ${allowed}`);
 }
 
 export function durationMs(s) {
@@ -81,6 +91,8 @@ export function parseKnob(name, raw, spec) {
     case 'secret':
       if (!raw) fail(`${name} is empty: set it in the environment`);
       if (spec.minLength && raw.length < spec.minLength) fail(`${name} (value not shown) is not allowed: at least ${spec.minLength} characters`);
+      // Blanks or control characters are no secret a user chose (sixteen spaces pass a length).
+      if (spec.minLength && /[\s\u0000-\u001f\u007f]/.test(raw)) fail(`${name} (value not shown) is not allowed: at least ${spec.minLength} characters without spaces or control characters`);
       // The value is never shown, not even redacted: a malformed URL may put part of the
       // password where the host or port should be.
       if (spec.url) {
@@ -89,7 +101,11 @@ export function parseKnob(name, raw, spec) {
       }
       return raw;
     case 'list': {
-      const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      const all = raw.split(',').map((s) => s.trim());
+      // A blank item ("load, ,mixed", "1,,10") is a typo, not a wish to drop it: said, not skipped.
+      const blank = all.findIndex((x) => !x);
+      if (raw.trim() && blank >= 0 && all.length > 1) bad(name, raw, `${spec.allowed || 'a comma-separated list'} without blank items (item ${blank + 1} is blank)`);
+      const items = all.filter(Boolean);
       if (spec.itemPattern && !items.every((x) => spec.itemPattern.test(x))) bad(name, raw, spec.allowed);
       return items;
     }

@@ -3,7 +3,7 @@
 // opens offline, in a CI artifact viewer, and in a headless browser. Pure: tested in Node.
 import { groupedBars } from './svg-chart.js';
 import { fmt } from './format.js';
-import { settingsText, showObserved } from './report.js';
+import { settingsText, showObserved, thresholdUnit } from './report.js';
 import { ledgerLine } from './ledger.js';
 
 function esc(s) {
@@ -54,7 +54,7 @@ export function renderHtml(json, description = {}) {
     ? `${v.gate === false ? '<p class="muted" id="not-a-gate">not a gate: "verify": false in the threshold file</p>\n' : ''}<p class="${v.count_ok ? 'ok' : 'bad'}">documents: expected ${v.expected}${v.expected_max !== undefined ? `–${v.expected_max}` : ''}, found ${v.found} — ${v.count_ok ? 'OK' : 'FAILED'} (acknowledged new documents: ${v.acknowledged_new})</p>
 ${v.readback_none ? '<p class="ok">read-back: not part of this run</p>' : `<p class="${v.readback_ok ? 'ok' : 'bad'}">read-back: ${v.readback_checked} overwritten keys checked, ${v.readback_stale_or_missing} stale or missing${v.readback_excused ? `, ${v.readback_excused} excused (later batches to them failed)` : ''}${v.readback_unacknowledged ? `, ${v.readback_unacknowledged} hold a version reported failed` : ''} — ${v.readback_ok ? 'OK' : v.readback_ok === false ? 'FAILED' : v.readback_unjudged ? 'NOT JUDGED: every key checked is undetermined' : v.readback_by_instances ? 'done by the instances' : 'not judged: the plan did not finish'}</p>`}`
     : `<p class="bad">verification did not run: ${esc(v.why || 'setup or teardown did not finish')}</p>`;
-  const thresholds = (json.thresholds || []).map((t) => `<tr class="${t.ok ? 'ok' : 'bad'}"><td>${esc(t.metric)}</td><td>${esc(t.threshold)}</td><td>${fmt(t.observed, 3)}</td><td>${t.ok ? 'passed' : 'FAILED'}</td></tr>`).join('\n');
+  const thresholds = (json.thresholds || []).map((t) => `<tr class="${t.ok ? 'ok' : 'bad'}"><td>${esc(t.metric)}</td><td>${esc(t.threshold)}</td><td>${fmt(t.observed, 3)}${t.observed !== null && t.observed !== undefined && thresholdUnit(t) ? ` ${thresholdUnit(t)}` : ''}</td><td>${t.ok ? 'passed' : 'FAILED'}</td></tr>`).join('\n');
 
   const groups = phases.map((p) => p.phase);
   const latencyChart = groupedBars({

@@ -47,8 +47,9 @@ function phaseStats(data, phase, reasons = []) {
     failed_by_reason: byReason,
     failed_batch_rate: num(failedBatchRate) ?? 0,
     wall_s: wallMs === null ? null : wallMs / 1000,
-    docs_per_s: wallMs ? ok / (wallMs / 1000) : null,
-    mb_per_s: wallMs ? bytes / 1e6 / (wallMs / 1000) : null,
+    // A phase that wrote nothing has no rate: its bytes went out in batches the server refused.
+    docs_per_s: wallMs && ok > 0 ? ok / (wallMs / 1000) : null,
+    mb_per_s: wallMs && ok > 0 ? bytes / 1e6 / (wallMs / 1000) : null,
     batch_ms: none ? { min: null, median: null, average: null, p90: null, p95: null, p99: null, max: null } : {
       min: num(d.min), median: num(d.med), average: num(d.avg),
       p90: num(d['p(90)']), p95: num(d['p(95)']), p99: num(d['p(99)']), max: num(d.max),
@@ -93,7 +94,17 @@ export function observedValue(values, expr) {
   return num(v);
 }
 
-export const showObserved = (t) => (t.observed === null || t.observed === undefined ? '' : ` (observed ${Number.isInteger(t.observed) ? t.observed : t.observed.toFixed(3)})`);
+// The unit of a threshold's figures, from its metric and expression: batch times in ms, failed
+// batches as a share, counts of documents or iterations; '' where no unit applies.
+export function thresholdUnit(t) {
+  const m = String(t.metric || ''); const x = String(t.threshold || '');
+  if (/^rate\b/.test(x)) return 'share';
+  if (/duration|_ms\b|time/.test(m)) return 'ms';
+  if (/dropped_iterations/.test(m)) return 'iterations';
+  if (/docs|verify|readback|mismatch|lost|stale|unaccounted/.test(m)) return 'documents';
+  return '';
+}
+export const showObserved = (t) => (t.observed === null || t.observed === undefined ? '' : ` (observed ${Number.isInteger(t.observed) ? t.observed : t.observed.toFixed(3)}${thresholdUnit(t) ? ` ${thresholdUnit(t)}` : ''})`);
 
 function thresholdResults(data) {
   const out = [];
@@ -119,7 +130,8 @@ export function buildReport(data, meta) {
   const ratios = {};
   if (byName.load) {
     for (const p of phases) {
-      if (p.phase === 'load' || p.batches === 0 || byName.load.batches === 0) continue;
+      // Batch times of a phase that wrote nothing time refusals, not writes: no ratio.
+      if (p.phase === 'load' || p.batches === 0 || byName.load.batches === 0 || p.docs_ok === 0 || byName.load.docs_ok === 0) continue;
       ratios[`${p.phase}/load`] = {
         average: ratio(p.batch_ms.average, byName.load.batch_ms.average),
         median: ratio(p.batch_ms.median, byName.load.batch_ms.median),
@@ -253,6 +265,7 @@ export function buildReport(data, meta) {
   ], [10, 8, 8, 10, 8, 10, 23, 9, 9, 9, 9, 9, 9], 2));
   for (const p of phases) {
     if (p.docs_failed > 0) lines.push(`  ${p.phase}: ${p.docs_failed} documents failed: ${Object.entries(p.failed_by_reason).map(([r, c]) => `${r} ${c}`).join(', ')}`);
+    if (p.batches > 0 && p.docs_ok === 0) lines.push(`  ${p.phase}: wrote nothing (all ${p.docs_failed} documents failed): no docs/s, MB/s or ratio for it — its batch times time refusals, not writes`);
   }
   for (const p of phases) {
     if (!p.gateway) continue;

@@ -65,6 +65,10 @@ export function parseThresholds(text, { path, phases }) {
       out.stages[stage] = limits;
     }
   }
+  // A file that limits nothing would pass every run: a gate that cannot fail.
+  const anyLimit = Object.values(doc.phases).some((l) => Object.keys(l).some((k) => k !== 'abort_on_fail'))
+    || (doc.stages && typeof doc.stages === 'object' && Object.values(doc.stages).some((l) => l && typeof l === 'object' && Object.keys(l).length));
+  if (!anyLimit) fail(`${where}: no limit in it ("phases" ${Object.keys(doc.phases).length ? 'holds no limit' : 'is {}'}): a threshold file must limit at least one phase (${phases.join(', ')}) with keys such as batch_p99_ms, failed_docs_max`);
   return out;
 }
 

@@ -6,11 +6,12 @@
 // aggregate into results/<RUN_ID>/ and prints summary.txt. --exits: k6's exit code of each
 // repetition (scripts/run knows them; a repetition that left no summary.json still counts).
 // Also the reader of such a folder for scripts/compare (readRepeat).
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { aggregate, aggregateJunit, aggregateText } from './lib/repeat.mjs';
 import { renderRepeatHtml } from './lib/report-repeat.mjs';
+import { InputError, ensureDir, readJsonFile, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
 
 export const REP_RE = /^(.+)_r(\d{2})$/;
 
@@ -23,7 +24,7 @@ export function repetitionsOf(dir) {
     .map((e) => e.name).sort()
     .map((name) => {
       const f = path.join(dir, name, 'summary.json');
-      return { run_id: name, dir: path.join(dir, name), summary: existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null };
+      return { run_id: name, dir: path.join(dir, name), summary: existsSync(f) ? readSummaryFile(f) : null };
     });
 }
 
@@ -31,8 +32,8 @@ export function repetitionsOf(dir) {
 export function readRepeat(dir) {
   const f = path.join(dir, 'summary.json');
   if (!existsSync(f)) return null;
-  const s = JSON.parse(readFileSync(f, 'utf8'));
-  return s.kind === 'repeat' ? s : null;
+  const s = readJsonFile(f);
+  return s && s.kind === 'repeat' ? s : null;
 }
 
 // server:/settings:/workload: lines of the first repetition's table (its own words).
@@ -49,10 +50,10 @@ export function writeAggregate(dir, exits = []) {
   if (!agg) return null;
   const first = reps.find((r) => r.summary);
   const text = aggregateText(agg, { header: headerOf({ dir: first.abs }), resultsAt: `${dir.replace(/\/$/, '')}/` });
-  writeFileSync(path.join(dir, 'summary.json'), `${JSON.stringify(agg, null, 2)}\n`);
-  writeFileSync(path.join(dir, 'summary.txt'), text);
-  writeFileSync(path.join(dir, 'junit.xml'), aggregateJunit(agg));
-  writeFileSync(path.join(dir, 'report.html'), renderRepeatHtml(agg));
+  writeFileAtomic(path.join(dir, 'summary.json'), `${JSON.stringify(agg, null, 2)}\n`);
+  writeFileAtomic(path.join(dir, 'summary.txt'), text);
+  writeFileAtomic(path.join(dir, 'junit.xml'), aggregateJunit(agg));
+  writeFileAtomic(path.join(dir, 'report.html'), renderRepeatHtml(agg));
   return { agg, text };
 }
 
@@ -63,6 +64,9 @@ function main(argv) {
     return 2;
   }
   const exits = argv[2] ? argv[2].split(',').map((x) => (x === '' ? null : Number(x))) : [];
+  if (!existsSync(dir)) throw new InputError(`${dir}: no such result folder`);
+  // The aggregate goes into the folder itself: never through a planted link.
+  ensureDir(dir, 'result folder');
   const r = writeAggregate(dir, exits);
   if (!r) {
     process.stderr.write(`scripts/aggregate.mjs: ${dir}: no repetition left a summary.json (folders ${path.basename(path.resolve(dir))}_rNN)\n`);
@@ -72,4 +76,4 @@ function main(argv) {
   return 0;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) process.exit(main(process.argv.slice(2)));
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) runTool('scripts/aggregate.mjs', () => main(process.argv.slice(2)));

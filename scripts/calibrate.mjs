@@ -6,12 +6,13 @@
 // prints which regression each limit would still let through.
 //   scripts/calibrate [options] <scenario.js | result folder(s)>
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newRunId } from '../lib/config.js';
-import { runsOfFolders } from './compare.mjs';
+import { CompareError, runsOfFolders } from './compare.mjs';
+import { ensureDir, runTool, writeFileAtomic } from './lib/files.mjs';
 import { align } from './lib/verdict.mjs';
 import { logSd, lognormalMean, normalQuantile, predictionUpper } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
@@ -31,7 +32,8 @@ const usage = `usage: scripts/calibrate [options] <scenario.js | result folder(s
   --repeat N            runs to make (default 10; at least ${MIN_RUNS})
   --false-alarm X       share of A/A runs allowed to fail the file (default 1%)
   --limits LIST         threshold keys to calibrate per phase (default ${DEFAULT_LIMITS.join(',')}; any of ${Object.keys(FIGURE).join(', ')})
-  --out FILE            where the threshold file goes (default results/<id>/thresholds.json)
+  --out FILE            where the threshold file goes (default: results/cal_<id>/thresholds.json beside
+                        the runs it makes; results/cal_<id>-thresholds.json from existing runs)
   -e KNOB=value         scenario knobs (the same workload must be run against the file later)
 `;
 
@@ -118,8 +120,8 @@ async function main(argv) {
   if (failed.length) refuse(`${failed.length} of ${summaries.length} runs did not pass their thresholds or verification (${failed.map((s) => s.run_id).join(', ')}): limits are calibrated from clean runs only`);
   const machine = `${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} at calibration`;
   const c = calibrate(summaries, { rate: o.rate, limits: o.limits, source, machine });
-  mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });
-  writeFileSync(o.out, `${JSON.stringify(c.file, null, 2)}\n`);
+  ensureDir(path.dirname(path.resolve(o.out)), '--out');
+  writeFileAtomic(o.out, `${JSON.stringify(c.file, null, 2)}\n`);
   process.stdout.write(`k6-writepath calibrated thresholds · ${summaries[0].target}${summaries[0].test_endpoint ? ' · TEST ENDPOINT' : ''} · ${summaries[0].experiment} · ${summaries.length} runs\n\n${c.table.join('\n')}\n\n`
     + `Each limit: the one-sided ${((1 - c.q) * 100).toFixed(3)} % prediction bound of a log-normal fit of the runs (the ${(o.rate * 100).toFixed(0)} % false-alarm rate of the file shared among its ${c.k} limits).\n`
     + '"passes unnoticed below": a regression of that size fails a single run against the limit less than half the time; "caught 90 %": from that size on, 9 runs in 10 fail it. More runs give tighter limits (the bound of 5 runs is wide; 20 runs roughly halve the margin).\n'
@@ -128,8 +130,5 @@ async function main(argv) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
-    if (e instanceof CalibrateError || (e && e.constructor && e.constructor.name === 'CompareError')) { process.stderr.write(`scripts/calibrate: ${e.message}\n`); process.exit(107); }
-    throw e;
-  });
+  runTool('scripts/calibrate', () => main(process.argv.slice(2)), [CalibrateError, CompareError]);
 }

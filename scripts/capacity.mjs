@@ -26,6 +26,7 @@ import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
 import { KNOBS } from '../lib/config.js';
 import { TARGETS } from '../lib/targets/index.js';
 import { docBytes, memoryEstimate, vusThatFit } from '../lib/memory.js';
+import { InputError, ensureDir, readJsonFile, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Documents per batch when BATCH_SIZE is not given.
@@ -217,17 +218,19 @@ function runStep(s, id, out, n, rate, passed, alloc) {
       mkdirSync(dir, { recursive: true });
       writeFileSync(path.join(dir, 'k6.log'), log);
       const f = path.join(dir, 'summary.json');
-      resolve({ runId, code, log, summary: existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : null, samples });
+      let summary = null;
+      try { summary = existsSync(f) ? readSummaryFile(f) : null; } catch (e) { log += `\ncapacity: ${e.message}\n`; }
+      resolve({ runId, code, log, summary, samples });
     });
   });
 }
 
 function writeOutputs(out, c) {
   const text = capacityText(c);
-  writeFileSync(path.join(out, 'capacity.json'), `${JSON.stringify(c, null, 2)}\n`);
-  writeFileSync(path.join(out, 'capacity.txt'), text);
-  writeFileSync(path.join(out, 'capacity.svg'), capacityChart([c], { title: `${c.target} ${c.op}: batch time against docs/s` }));
-  writeFileSync(path.join(out, 'capacity.html'), capacityHtml([c], text));
+  writeFileAtomic(path.join(out, 'capacity.json'), `${JSON.stringify(c, null, 2)}\n`);
+  writeFileAtomic(path.join(out, 'capacity.txt'), text);
+  writeFileAtomic(path.join(out, 'capacity.svg'), capacityChart([c], { title: `${c.target} ${c.op}: batch time against docs/s` }));
+  writeFileAtomic(path.join(out, 'capacity.html'), capacityHtml([c], text));
   return text;
 }
 
@@ -242,7 +245,7 @@ async function search(argv) {
   const id = knobs.CAPACITY_ID || `cap${new Date().toISOString().replace(/[-:T]/g, '').slice(2, 14)}_${Math.floor(Math.random() * 0x10000).toString(16)}`;
   if (!/^[a-z0-9][a-z0-9_]{0,27}$/.test(id)) bad(`CAPACITY_ID=${JSON.stringify(id)} is not allowed: 1-28 characters a-z 0-9 _ (each step's RUN_ID adds _sNN)`);
   const out = path.resolve(knobs.CAPACITY_OUT || path.join(knobs.RESULTS_DIR || 'results', `capacity-${id}`));
-  mkdirSync(out, { recursive: true });
+  try { ensureDir(out, knobs.CAPACITY_OUT ? 'CAPACITY_OUT' : 'RESULTS_DIR'); } catch (e) { bad(e.message); }
   const cores = os.cpus().length;
   const c = {
     tool: 'k6-writepath', kind: 'capacity', id, target: s.target, op: s.op, phase: s.phase, scenario: s.scenario,
@@ -281,12 +284,28 @@ async function search(argv) {
   process.exit(code);
 }
 
+// A step's recorded figures the knee is recomputed from: numbers where numbers belong.
+const okNum = (x) => x === null || x === undefined || (typeof x === 'number' && Number.isFinite(x) && x >= 0);
+export function checkCapacity(c, file) {
+  if (!c || typeof c !== 'object' || c.kind !== 'capacity' || !Array.isArray(c.steps)) throw new InputError(`${file} is not a capacity search result`);
+  if (!(typeof c.slo_ms === 'number' && c.slo_ms > 0)) throw new InputError(`${file}: slo_ms ${JSON.stringify(c.slo_ms)} is not a number of ms above 0 (a corrupted capacity file)`);
+  if (!c.ladder || typeof c.ladder !== 'object') throw new InputError(`${file}: no ladder (a corrupted capacity file)`);
+  c.steps.forEach((st, i) => {
+    const bad1 = !st || typeof st !== 'object' ? 'not an object'
+      : !(typeof st.rate === 'number' && st.rate > 0) ? `rate ${JSON.stringify(st.rate)}`
+      : !st.batch_ms || typeof st.batch_ms !== 'object' ? 'no batch_ms'
+      : ['docs_per_s', 'docs_ok', 'docs_failed', 'dropped_iterations', 'client_cpu_cores'].find((k) => !okNum(st[k])) || ['median', 'p90', 'p99', 'max'].find((k) => !okNum(st.batch_ms[k]));
+    if (bad1) throw new InputError(`${file}: step ${i + 1}: ${typeof bad1 === 'string' && /^(rate|not|no) /.test(bad1) ? bad1 : `${bad1} ${JSON.stringify(st[bad1] ?? st.batch_ms[bad1])}`} is not allowed: a recorded figure is a number of at least 0 (a corrupted capacity file)`);
+  });
+  return c;
+}
+
 export function loadCapacity(p) {
   let file = p;
   if (existsSync(p) && statSync(p).isDirectory()) file = path.join(p, 'capacity.json');
   if (!existsSync(file)) bad(`${p}: no capacity.json there (a folder written by scripts/capacity.mjs, or its capacity.json)`);
-  const c = JSON.parse(readFileSync(file, 'utf8'));
-  if (c.kind !== 'capacity' || !Array.isArray(c.steps)) bad(`${file} is not a capacity search result`);
+  let c;
+  try { c = checkCapacity(readJsonFile(file), file); } catch (e) { if (e instanceof InputError) bad(e.message); throw e; }
   // Recomputed from the recorded figures, never taken from the file's own verdicts.
   for (const st of c.steps) st.verdict = verdict(st, c.slo_ms);
   c.knee = kneeOf(c.steps);
@@ -308,10 +327,10 @@ function main() {
     const text = compareText(a, b);
     process.stdout.write(text);
     const out = path.resolve(outDir || path.join('results', `capacity-compare-${a.id}-${b.id}`.slice(0, 80)));
-    mkdirSync(out, { recursive: true });
-    writeFileSync(path.join(out, 'compare.svg'), capacityChart([a, b], { title: 'Batch time against docs/s: A vs. B' }));
-    writeFileSync(path.join(out, 'compare.html'), capacityHtml([a, b], `${text}\n${capacityText(a)}\n${capacityText(b)}`));
-    writeFileSync(path.join(out, 'compare.txt'), text);
+    try { ensureDir(out, '--out'); } catch (e) { bad(e.message); }
+    writeFileAtomic(path.join(out, 'compare.svg'), capacityChart([a, b], { title: 'Batch time against docs/s: A vs. B' }));
+    writeFileAtomic(path.join(out, 'compare.html'), capacityHtml([a, b], `${text}\n${capacityText(a)}\n${capacityText(b)}`));
+    writeFileAtomic(path.join(out, 'compare.txt'), text);
     console.log(`chart: ${path.join(out, 'compare.svg')} · report: ${path.join(out, 'compare.html')}`);
   } else if (cmd === 'chart') {
     const outAt = rest.indexOf('--out');
@@ -321,9 +340,9 @@ function main() {
     for (const c of runs) c.label = `${c.target} ${c.op} (${c.id})`;
     const text = runs.map((c) => `${c.label}: ${c.knee.rate === null ? 'no knee' : `knee ${c.knee.rate} batches/s = ${c.knee.docs_per_s.toFixed(0)} docs/s at p99 ${c.knee.p99_ms.toFixed(1)} ms`} (SLO ${c.slo_ms} ms)`).join('\n');
     const out = path.resolve(outDir || path.join('results', `capacity-chart-${runs.map((c) => c.id).join('-')}`.slice(0, 80)));
-    mkdirSync(out, { recursive: true });
-    writeFileSync(path.join(out, 'chart.svg'), capacityChart(runs, { title: 'Batch time against docs/s' }));
-    writeFileSync(path.join(out, 'chart.html'), capacityHtml(runs, `${text}\n\n${runs.map(capacityText).join('\n')}`));
+    try { ensureDir(out, '--out'); } catch (e) { bad(e.message); }
+    writeFileAtomic(path.join(out, 'chart.svg'), capacityChart(runs, { title: 'Batch time against docs/s' }));
+    writeFileAtomic(path.join(out, 'chart.html'), capacityHtml(runs, `${text}\n\n${runs.map(capacityText).join('\n')}`));
     console.log(`${text}\nchart: ${path.join(out, 'chart.svg')} · report: ${path.join(out, 'chart.html')}`);
   } else if (cmd === 'plan') {
     // The search as these knobs define it, validated, without running a step.
@@ -331,8 +350,8 @@ function main() {
     const s = settings(knobs);
     process.stdout.write(`${JSON.stringify({ target: s.target, op: s.op, scenario: s.scenario, phase: s.phase, slo_ms: s.slo, thresholds: s.thresholds, batch_size: s.batch, docs: s.docs, ladder: s.ladder }, null, 2)}\n`);
   } else {
-    search(cmd === 'run' || cmd === undefined ? rest : [cmd, ...rest]);
+    return search(cmd === 'run' || cmd === undefined ? rest : [cmd, ...rest]);
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) runTool('k6-writepath capacity', main);

@@ -151,12 +151,31 @@ wp_cli_secret_line() {
 # where .run cannot be written it stays unset (each run then proves only its own objects).
 wp_run_secret() {
   [ -n "${RUN_SECRET:-}" ] && return 0
-  local dir; dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.run
-  if [ ! -s "$dir/run-secret" ]; then
-    ( umask 077; mkdir -p "$dir" 2>/dev/null && od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$dir/run-secret.$$" &&
-      mv -n "$dir/run-secret.$$" "$dir/run-secret"; rm -f "$dir/run-secret.$$" ) 2>/dev/null || return 0
+  local dir f v why=
+  dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.run
+  f=$dir/run-secret
+  # Only a regular file of this user, unreadable to others, holding 32 hex digits is the secret: a
+  # link could point at a file others read (or write), a directory or an empty file is no secret.
+  if [ -L "$f" ]; then why="is a symbolic link (to $(readlink "$f")): a link may lead to a file other users can read"
+  elif [ -e "$f" ] && [ ! -f "$f" ]; then why="is not a regular file"
+  elif [ -f "$f" ] && [ ! -O "$f" ]; then why="belongs to another user"
+  elif [ -f "$f" ] && [ -n "$(find "$f" -maxdepth 0 -perm /077 2>/dev/null)" ]; then why="is readable or writable by other users (mode $(stat -c %a "$f" 2>/dev/null)): anyone who read it can claim this user's kept objects"
+  elif [ -f "$f" ]; then
+    v=$(head -c 4096 "$f" 2>/dev/null)
+    [[ "$v" =~ ^[0-9a-f]{32}$ ]] || why="does not hold 32 hex digits (empty, blank or edited)"
   fi
-  [ -s "$dir/run-secret" ] && RUN_SECRET=$(cat "$dir/run-secret") && export RUN_SECRET
+  if [ -n "$why" ]; then
+    # Never followed, never trusted: moved aside (kept for whoever wants to look) and made anew.
+    echo "k6-writepath: .run/run-secret $why; it is moved to .run/run-secret.refused.$$ and a new secret is made (objects kept with REUSE under the old one must be claimed with RUN_SECRET=<old value>)" >&2
+    mv -f "$f" "$dir/run-secret.refused.$$" 2>/dev/null || { echo "k6-writepath: .run/run-secret cannot be moved aside: this run goes on without a secret (it proves only its own objects); remove $f" >&2; return 0; }
+  fi
+  if [ ! -e "$f" ]; then
+    ( umask 077; mkdir -p "$dir" 2>/dev/null && od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$dir/run-secret.$$" &&
+      mv -n "$dir/run-secret.$$" "$f"; rm -f "$dir/run-secret.$$" ) 2>/dev/null || return 0
+  fi
+  [ -f "$f" ] && [ ! -L "$f" ] || return 0
+  v=$(head -c 4096 "$f" 2>/dev/null)
+  [[ "$v" =~ ^[0-9a-f]{32}$ ]] && RUN_SECRET=$v && export RUN_SECRET
   return 0
 }
 

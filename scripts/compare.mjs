@@ -7,12 +7,14 @@
 // REPEAT=N folder, or several of them joined with commas). Runs whose workload settings differ
 // are refused. --gate: the regression gate against a baseline (docs/results.md).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { KNOBS, newRunId } from '../lib/config.js';
+import { KNOBS, knobScope, newRunId } from '../lib/config.js';
+import { settingsText } from '../lib/report.js';
+import { InputError, ensureDir, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
 import { junitXml } from '../lib/report.js';
 import { fmt } from '../lib/format.js';
 import { workloadDifference, workloadSettings } from './lib/repeat.mjs';
@@ -42,7 +44,7 @@ export function checkSameWorkload(runs) {
 function readSummary(dir) {
   const file = path.join(dir, 'summary.json');
   if (!existsSync(file)) refuse(`${dir}: no summary.json (not a result folder of a finished run)`);
-  return JSON.parse(readFileSync(file, 'utf8'));
+  return readSummaryFile(file);
 }
 
 // Result folders of a side: "dir", "dir1,dir2,…"; a REPEAT=N folder counts as its repetitions.
@@ -128,6 +130,14 @@ export function parseArgs(argv) {
     if (o.specs.length < 2) refuse('give at least two runs: scenario files and/or result folders');
   }
   if (o.specs.length > LETTERS.length) refuse(`at most ${LETTERS.length} runs`);
+  // Runs with different workload settings are refused after they ran; a workload knob given to
+  // one side only would make exactly such runs, so it is refused before any of them.
+  for (const [l, knobs] of Object.entries(o.perRun)) {
+    for (const [k, v] of Object.entries(knobs)) {
+      const sc = knobScope(k);
+      if (sc && sc.scope === 'workload') refuse(`-e ${l}:${k}=${v} is not allowed: ${k} sets the workload, and runs of different workloads are not compared; give it to every run (-e ${k}=${v}), or compare target settings (-e ${l}:PG_SYNC_COMMIT=off …)`);
+    }
+  }
   for (const l of [...Object.keys(o.perRun), ...Object.keys(o.labels), ...o.testEndpoints]) {
     if (LETTERS.indexOf(l) >= o.specs.length) refuse(`run ${l} is named in an option but only ${o.specs.length} runs were given`);
   }
@@ -192,6 +202,39 @@ examples:
 
 // ---- outputs ---------------------------------------------------------------------------------
 
+// What differs between the sides beside the workload (which must be the same): the target, the
+// server's version and settings, and every other knob (-e B:PG_SYNC_COMMIT=off, a URL, the
+// threshold file). Secrets are never shown; names that differ per run by design are left out.
+// -> [{ what, values: { A: 'on', B: 'off' } }]; a side whose runs disagree shows each value.
+const PER_RUN_KNOBS = new Set(['RUN_ID', 'RESULTS_DIR', 'REPEAT', 'HISTORY']);
+export function sideDifferences(sides) {
+  const show = (v) => (v === undefined || v === null ? '(unset)' : Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const valuesOf = (get) => sides.map((s) => [...new Set(s.runs.map((r) => show(get(r.summary))))].join(' / '));
+  const out = [];
+  const add = (what, get) => {
+    const vals = valuesOf(get);
+    if (new Set(vals).size > 1 || vals.some((v) => v.includes(' / '))) out.push({ what, values: Object.fromEntries(sides.map((s, i) => [s.letter, vals[i]])) });
+  };
+  const srv = (x) => x.server || {};
+  add('target', (x) => x.target);
+  add('server version', (x) => srv(x).serverVersion || srv(x).version);
+  const settingKeys = [...new Set(sides.flatMap((s) => s.runs.flatMap((r) => Object.keys(srv(r.summary).settings || {}))))].sort();
+  for (const k of settingKeys) add(`server setting ${k}`, (x) => (srv(x).settings || {})[k]);
+  const knobKeys = [...new Set(sides.flatMap((s) => s.runs.flatMap((r) => Object.keys(r.summary.config || {}))))].sort();
+  for (const k of knobKeys) {
+    if (PER_RUN_KNOBS.has(k) || (KNOBS[k] && KNOBS[k].type === 'secret')) continue;
+    const sc = knobScope(k);
+    if (sc && sc.scope === 'workload') continue;
+    add(k, (x) => (x.config || {})[k] ?? (KNOBS[k] ? KNOBS[k].default : undefined));
+  }
+  return out;
+}
+
+export function differencesLine(diffs, letters) {
+  if (!diffs.length) return `differs between ${letters.join(' and ')}: nothing recorded (same target, server version, server settings and knobs): an A/A comparison`;
+  return `differs between ${letters.join(' and ')}: ${diffs.map((d) => `${d.what} ${Object.entries(d.values).map(([l, v]) => `${l}=${v}`).join(' ')}`).join(' · ')}`;
+}
+
 const title = (s) => `${s.label}${s.testEndpoint ? ' (TEST ENDPOINT)' : ''}`;
 
 function headerLines(sides, o) {
@@ -215,6 +258,7 @@ function headerLines(sides, o) {
     const made = s.made ? `made now${s.interleaved ? ', interleaved' : ''}` : s.spec;
     lines.push(`${s.letter}: ${title(s)} · ${s.runs[0].summary.target} · ${srv} · ${ids} · ${n === 1 ? (passed ? 'thresholds passed' : 'thresholds FAILED') : `${passed} of ${n} passed thresholds`} · ${n === 1 ? (verified ? 'verified' : 'verification FAILED') : `${verified} of ${n} verified`} · ${made}`);
   }
+  lines.push(differencesLine(sideDifferences(sides), sides.map((s) => s.letter)));
   if (sides.some((s) => s.testEndpoint)) lines.push('TEST ENDPOINT: an API test server of this project (test/servers), not the real database; its figures check the pack, they are no benchmark.');
   return { lines, e3, phases };
 }
@@ -232,7 +276,7 @@ export function buildComparison(sides, o = { alpha: ALPHA }) {
     const ops = cmp.figures.find((f) => f.phase === 'e3' && f.key === 'ops_per_s');
     const cell = (st, d) => (st.n ? `${fmt(st.median, d)} (n=${st.n})` : '-');
     const pct = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
-    const head = ['Complexity', 'Requests', 'Concurrency', ...sides.map((s) => `Time ${s.letter} (s)`), ...others.map((s) => `A/${s.letter}`), ...others.flatMap((s) => [`delta ${s.letter}`, '95 % CI', 'p', '']), ...sides.map((s) => `ops/s ${s.letter}`)];
+    const head = ['Complexity', 'Requests', 'Concurrency', ...sides.map((s) => `Time ${s.letter} (s)`), ...others.map((s) => `A/${s.letter}`), ...others.flatMap((s) => [`delta ${s.letter} (HL)`, '95 % CI', 'p', '']), ...sides.map((s) => `ops/s ${s.letter}`)];
     const row = [String(x.complexity), String(x.requests), String(x.concurrency), ...sides.map((s) => cell(t.sides[s.letter], 2)),
       ...others.map((s) => fmt(t.sides[sides[0].letter].median / t.sides[s.letter].median, 2)),
       ...others.flatMap((s) => { const c = t.vs[s.letter]; return [c.delta === null ? '-' : pct(c.delta), c.ci ? `${pct(c.ci.lo)} … ${pct(c.ci.hi)}` : '-', c.p === null ? '-' : c.p.toFixed(3), c.note === 'n=1: no significance' ? c.note : c.significant ? (c.delta > 0 ? `${s.letter} slower` : `${s.letter} faster`) : c.note]; }),
@@ -249,7 +293,7 @@ export function buildComparison(sides, o = { alpha: ALPHA }) {
   lines.push(...compareTable({ ...cmp, figures: cmp.figures.filter((f) => f.phase !== 'e3') }, sides));
   lines.push('');
   const pc = Math.round(0.95 * 100);
-  lines.push(`median (n): of the runs of each side; p50/p90/p99/avg: time per batch (ms); docs/s: acknowledged documents per second of phase wall time. delta: B/A − 1, the median of the ratios of every B run to every A run, with its distribution-free ${pc} % interval; p: two-sided exact Mann–Whitney U test; ~: not significant at α = ${o.alpha}.`);
+  lines.push(`median (n): of the runs of each side; p50/p90/p99/avg: time per batch (ms); docs/s: acknowledged documents per second of phase wall time. delta (HL): B/A − 1 as the Hodges–Lehmann estimate — the median of the ratios of every B run to every A run, not the ratio of the two medians (the two can differ, even in sign, when the runs overlap) — with its distribution-free ${pc} % interval; p: two-sided exact Mann–Whitney U test; ~: not significant at α = ${o.alpha}.`);
   const sig = cmp.figures.filter((f) => Object.values(f.vs).some((c) => c.significant)).length;
   const tested = cmp.figures.filter((f) => Object.values(f.vs).some((c) => c.p !== null)).length;
   const few = others.filter((s) => smallestP(sides[0].runs.length, s.runs.length, 'two-sided') >= o.alpha && sides[0].runs.length > 1 && s.runs.length > 1);
@@ -259,6 +303,8 @@ export function buildComparison(sides, o = { alpha: ALPHA }) {
   const text = `${lines.join('\n')}\n`;
   const json = {
     tool: 'k6-writepath compare', experiment: sides[0].runs[0].summary.experiment, alpha: o.alpha,
+    differences: sideDifferences(sides),
+    delta_estimator: 'Hodges–Lehmann: the median of the ratios of every run of a side to every run of A, minus 1 (not the ratio of the medians)',
     sides: sides.map((s) => ({ letter: s.letter, label: s.label, test_endpoint: s.testEndpoint, target: s.runs[0].summary.target, spec: s.spec, made_now: Boolean(s.made), runs: s.runs.map((r) => ({ run_id: r.summary.run_id, source: r.source, passed: r.summary.passed, warmup: false })) })),
     warmup_runs: sides.flatMap((s) => (s.warmups || []).map((r) => ({ letter: s.letter, run_id: r.summary.run_id, source: r.source }))),
     order: o.order || null,
@@ -318,10 +364,10 @@ export function buildGate(sides, o) {
   lines.push('');
   lines.push(...gateTable(dec));
   lines.push('');
-  lines.push(`delta: candidate/baseline − 1; regression: the share the candidate is worse (docs/s lower, ms higher), Hodges–Lehmann estimate, with its ${Math.round(dec.conf * 100)} % interval (its lower end is the one-sided bound of the test).`);
+  lines.push(`delta (HL): candidate/baseline − 1 as the Hodges–Lehmann estimate — the median of the ratios of every candidate run to every baseline run, not the ratio of the two medians shown (the two can differ, even in sign, when the runs overlap); regression: the same estimate as the share the candidate is worse (docs/s lower, ms higher), with its ${Math.round(dec.conf * 100)} % interval (its lower end is the one-sided bound of the test).`);
   if (failedRuns.length) lines.push(`runs that failed their thresholds or verification: ${failedRuns.join(', ')} — the gate fails (exit 99)`);
   lines.push(`verdict: ${exit === 99 ? 'FAILED (exit 99)' : exit === 107 ? 'REFUSED (exit 107)' : 'passed (exit 0)'}: ${failedRuns.length && dec.exit !== 99 ? 'runs failed' : dec.why}`);
-  return { text: `${lines.join('\n')}\n`, json: { tool: 'k6-writepath gate', ...dec, exit, failed_runs: failedRuns, sides: sides.map((s) => ({ letter: s.letter, label: s.label, spec: s.spec, runs: s.runs.map((r) => ({ run_id: r.summary.run_id, source: r.source, passed: r.summary.passed })) })), order: o.order || null }, junit: gateJunit(dec, sides), exit };
+  return { text: `${lines.join('\n')}\n`, json: { tool: 'k6-writepath gate', ...dec, differences: sideDifferences(sides), delta_estimator: 'Hodges–Lehmann: the median of the ratios of every candidate run to every baseline run, minus 1 (not the ratio of the medians)', exit, failed_runs: failedRuns, sides: sides.map((s) => ({ letter: s.letter, label: s.label, spec: s.spec, runs: s.runs.map((r) => ({ run_id: r.summary.run_id, source: r.source, passed: r.summary.passed })) })), order: o.order || null }, junit: gateJunit(dec, sides), exit };
 }
 
 // Before any run: could the gate reach significance at all with these N, and (a stored
@@ -348,8 +394,10 @@ export function precheckGate(o, baseRuns, nCand) {
     }
   }
   if (!blind.length) return;
-  const need = needs.some((n) => n === null) ? 'not even 64 runs per side would at this spread' : `at least ${Math.max(...needs)} runs per side would`;
-  refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability; ${need}); raise --repeat, gate fewer figures (--metrics) or allow more (--max-regression figure=X%)`);
+  // More runs are suggested only when some number of them would do.
+  const hopeless = needs.some((n) => n === null);
+  const need = hopeless ? 'not even 64 runs per side would at this spread, so more runs do not help' : `at least ${Math.max(...needs)} runs per side would`;
+  refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability; ${need}); ${hopeless ? 'gate steadier figures (--metrics docs/s,p50) or allow more (--max-regression figure=X%)' : `raise --repeat to ${Math.max(...needs)}, gate steadier figures (--metrics docs/s,p50) or allow more (--max-regression figure=X%)`}`);
 }
 
 // ---- main ------------------------------------------------------------------------------------
@@ -362,6 +410,8 @@ export async function main(argv) {
   const fromE = o.env.filter((e) => e.startsWith('RESULTS_DIR=')).pop();
   const resultsDir = (fromE && fromE.slice('RESULTS_DIR='.length)) || process.env.RESULTS_DIR || 'results';
   const outDir = o.out || path.join(resultsDir, cmpId);
+  // Before any run: a folder the outputs cannot go to is refused now, not after the runs.
+  ensureDir(outDir, o.out ? '--out' : 'RESULTS_DIR');
   const sides = o.specs.map((spec, i) => {
     const letter = LETTERS[i];
     if (isScenario(spec)) return { letter, spec, scenario: true, runs: [], warmups: [], made: true, interleaved: o.specs.filter(isScenario).length > 1 };
@@ -409,7 +459,7 @@ export async function main(argv) {
       const args = [path.join(root, 'scripts', 'run'), s.spec, '-q', ...[...knobs].flatMap(([k, v]) => ['-e', `${k}=${v}`]), '-e', `RUN_ID=${runId}`, '-e', `RESULTS_DIR=${outDir}`];
       const r = spawnSync(args[0], args.slice(1), { env: { ...env, RESULTS_DIR: outDir }, stdio: ['ignore', 'ignore', 'inherit'] });
       if (!existsSync(path.join(dir, 'summary.json'))) refuse(`run ${run.letter} (${s.spec}, RUN_ID=${runId}) left no summary.json (k6 exit code ${r.status}); see the lines above`);
-      if (testEndpoint) writeFileSync(path.join(dir, TEST_ENDPOINT_MARKER), 'This run wrote to a project API test server, not to the real database.\n');
+      if (testEndpoint) writeFileAtomic(path.join(dir, TEST_ENDPOINT_MARKER), 'This run wrote to a project API test server, not to the real database.\n');
       const summary = readSummary(dir);
       (run.warmup ? s.warmups : s.runs).push({ summary, source: dir, testEndpoint: isTestEndpoint(dir, summary), order: step + 1 });
     }
@@ -430,27 +480,24 @@ export async function main(argv) {
     if (own !== phases) refuse(`refusing to compare runs with different phases: A=${phases} ${s.letter}=${own}`);
   }
   o.order = order.length ? order.map((r, i) => `${r.letter}${r.warmup ? ' (warm-up)' : ''}#${i + 1}`) : null;
-  mkdirSync(outDir, { recursive: true });
+  ensureDir(outDir, o.out ? '--out' : 'RESULTS_DIR');
   const cmp = buildComparison(sides, o);
-  writeFileSync(path.join(outDir, 'compare.json'), `${JSON.stringify(cmp.json, null, 2)}\n`);
-  writeFileSync(path.join(outDir, 'compare.svg'), cmp.svg);
+  writeFileAtomic(path.join(outDir, 'compare.json'), `${JSON.stringify(cmp.json, null, 2)}\n`);
+  writeFileAtomic(path.join(outDir, 'compare.svg'), cmp.svg);
   if (!o.gate) {
-    writeFileSync(path.join(outDir, 'compare.txt'), cmp.text);
+    writeFileAtomic(path.join(outDir, 'compare.txt'), cmp.text);
     process.stdout.write(`${cmp.text}chart: ${path.join(outDir, 'compare.svg')} · table: ${path.join(outDir, 'compare.txt')}\n`);
     return 0;
   }
   const gate = buildGate(sides, o);
-  writeFileSync(path.join(outDir, 'compare.txt'), cmp.text);
-  writeFileSync(path.join(outDir, 'gate.txt'), gate.text);
-  writeFileSync(path.join(outDir, 'gate.json'), `${JSON.stringify(gate.json, null, 2)}\n`);
-  writeFileSync(path.join(outDir, 'junit.xml'), gate.junit);
+  writeFileAtomic(path.join(outDir, 'compare.txt'), cmp.text);
+  writeFileAtomic(path.join(outDir, 'gate.txt'), gate.text);
+  writeFileAtomic(path.join(outDir, 'gate.json'), `${JSON.stringify(gate.json, null, 2)}\n`);
+  writeFileAtomic(path.join(outDir, 'junit.xml'), gate.junit);
   process.stdout.write(`${gate.text}comparison of every figure: ${path.join(outDir, 'compare.txt')} · chart: ${path.join(outDir, 'compare.svg')} · JUnit: ${path.join(outDir, 'junit.xml')}\n`);
   return gate.exit;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
-    if (e instanceof CompareError) { process.stderr.write(`scripts/compare: ${e.message}\n`); process.exit(107); }
-    throw e;
-  });
+  runTool('scripts/compare', () => main(process.argv.slice(2)), [CompareError]);
 }

@@ -11,12 +11,13 @@
 // target knobs × phase: what the pack was asked to do. The server's own version and settings are
 // not part of it — a change there is exactly what a change point should find.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KNOBS, knobScope } from '../lib/config.js';
 import { settingsText } from '../lib/report.js';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
+import { InputError, OutputError, ensureDir, readRegularFile, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export class HistoryError extends Error {}
@@ -72,25 +73,46 @@ export function rowsOf(summary) {
 const csvCell = (v) => { const s = v === null || v === undefined ? '' : String(v); return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; };
 export const csvLine = (cells) => cells.map(csvCell).join(',');
 
-// RFC 4180 rows (quoted cells may hold commas, quotes doubled).
+// RFC 4180 rows (quoted cells may hold commas, quotes doubled). Each row keeps the line it
+// started on (rows[i].line, 1-based); a quote left open at the end of the text is an error
+// (it would take every later line into one cell), thrown with the line where it opened.
 export function parseCsv(text) {
-  const rows = []; let row = []; let cell = ''; let q = false;
+  const rows = []; let row = []; let cell = ''; let q = false; let line = 1; let rowLine = 1; let quoteLine = 0;
+  const end = () => { row.push(cell); Object.defineProperty(row, 'line', { value: rowLine }); rows.push(row); row = []; cell = ''; rowLine = line; };
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
+    if (c === '\n') line++;
     if (q) {
       if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') q = false; else cell += c;
-    } else if (c === '"') q = true;
-    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; } else if (c !== '\r') cell += c;
+    } else if (c === '"') { q = true; quoteLine = line; }
+    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\n') end(); else if (c !== '\r') cell += c;
   }
-  if (cell !== '' || row.length) { row.push(cell); rows.push(row); }
+  if (q) throw new InputError(`line ${quoteLine}: a quote opens a cell that never closes (it would swallow every later row)`);
+  if (cell !== '' || row.length) end();
   return rows;
 }
 
+const NUMERIC = ['docs_per_s', 'p50_ms', 'p99_ms'];
 export function readHistory(file) {
   if (!existsSync(file)) return [];
-  const [head, ...rows] = parseCsv(readFileSync(file, 'utf8'));
+  let parsed;
+  try { parsed = parseCsv(readRegularFile(file, `history ${file}`)); } catch (e) {
+    if (e instanceof InputError && /^line \d/.test(e.message)) refuse(`history ${file}, ${e.message}: fix or move the file (scripts/run and scripts/history append refuse to add to it until then)`);
+    throw e;
+  }
+  const [head, ...rows] = parsed;
   if (!head || head.join(',') !== COLUMNS.join(',')) refuse(`${file} is not a k6-writepath history (its header is not ${COLUMNS.join(',')})`);
-  return rows.filter((r) => r.length === COLUMNS.length).map((r) => Object.fromEntries(COLUMNS.map((c, i) => [c, r[i]])));
+  // A row the file cannot account for is named, never dropped: a history that silently loses
+  // rows would hide the very runs a change point is made of.
+  for (const r of rows) {
+    if (r.length === 1 && r[0] === '') continue;
+    if (r.length !== COLUMNS.length) refuse(`history ${file}, line ${r.line}: ${r.length} cells, a row has ${COLUMNS.length}: fix or move the file`);
+    for (const c of NUMERIC) {
+      const v = r[COLUMNS.indexOf(c)];
+      if (v !== '' && !(Number.isFinite(Number(v)) && Number(v) >= 0)) refuse(`history ${file}, line ${r.line}: ${c} ${JSON.stringify(v)} is not a figure (a number of at least 0): fix or move the file`);
+    }
+  }
+  return rows.filter((r) => !(r.length === 1 && r[0] === '')).map((r) => Object.fromEntries(COLUMNS.map((c, i) => [c, r[i]])));
 }
 
 // Adds the runs of result folders (a REPEAT=N folder: its repetitions) not yet in the file.
@@ -100,15 +122,16 @@ export function append(file, dirs) {
   for (const dir of dirs) {
     const f = path.join(dir, 'summary.json');
     if (!existsSync(f)) refuse(`${dir}: no summary.json (not a result folder of a finished run)`);
-    const summaries = readRepeat(dir) ? repetitionsOf(dir).filter((r) => r.summary).map((r) => r.summary) : [JSON.parse(readFileSync(f, 'utf8'))];
+    const summaries = readRepeat(dir) ? repetitionsOf(dir).filter((r) => r.summary).map((r) => r.summary) : [readSummaryFile(f)];
     for (const s of summaries) {
       if (!s.run_id || !s.started_at) continue; // a run that did not start has no figures
       for (const r of rowsOf(s)) if (!have.has(`${r.run_id}\t${r.phase}`)) { add.push(r); have.add(`${r.run_id}\t${r.phase}`); }
     }
   }
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  if (!existsSync(file)) writeFileSync(file, `${csvLine(COLUMNS)}\n`);
-  if (add.length) appendFileSync(file, add.map((r) => `${csvLine(COLUMNS.map((c) => r[c]))}\n`).join(''));
+  ensureDir(path.dirname(path.resolve(file)), 'HISTORY folder');
+  // The whole file is rewritten and renamed over the old one: a full disk leaves the old history.
+  const old = existsSync(file) ? readRegularFile(file, `history ${file}`) : `${csvLine(COLUMNS)}\n`;
+  if (add.length || !existsSync(file)) writeFileAtomic(file, `${old}${old.endsWith('\n') ? '' : '\n'}${add.map((r) => `${csvLine(COLUMNS.map((c) => r[c]))}\n`).join('')}`);
   return add.length;
 }
 
@@ -123,6 +146,17 @@ export function seriesOf(rows) {
 }
 
 export const OTAVA = path.join(root, '.run', 'otava', 'bin', 'otava');
+
+// Apache Otava in its pinned venv, installed once on first use (the recipe of make otava-deps,
+// mk/otava.mk) with one line saying so; where that fails, one line says what to run.
+export function ensureOtava(otava = OTAVA) {
+  if (existsSync(otava)) return;
+  process.stderr.write(`scripts/history: installing Apache Otava once into ${path.relative(process.cwd(), path.dirname(path.dirname(otava))) || '.run/otava'} (make otava-deps: pinned, a minute or two)\n`);
+  const r = spawnSync('make', ['-s', '-C', root, 'otava-deps'], { stdio: ['ignore', 2, 2] });
+  if (r.error || r.status !== 0 || !existsSync(otava)) {
+    throw new OutputError(`Apache Otava could not be installed (${r.error ? `make: ${r.error.code}` : `make otava-deps exited ${r.status}`}; its lines above say why): it needs python3 with venv and network access to PyPI; then run make otava-deps`);
+  }
+}
 // A change point must also move its figure by at least this share (Otava's magnitude): runs on
 // a shared machine drift by several per cent, and E-divisive's p-value takes runs as independent
 // (docs/results.md "History and change points").
@@ -181,7 +215,7 @@ export function classifyChanges(rows, changes, minSegment = DEFAULT_MIN_SEGMENT)
 export function analyze(rows, { work, pValue = 0.001, magnitude = DEFAULT_MAGNITUDE, minRuns = 6, minSegment = DEFAULT_MIN_SEGMENT, otava = OTAVA } = {}) {
   if (!existsSync(otava)) refuse(`Apache Otava is not installed at ${path.relative(root, otava)}: make otava-deps`);
   rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
+  ensureDir(work, 'history work folder');
   const series = [...seriesOf(rows).entries()].map(([id, list], i) => ({ id, name: `s${i + 1}`, rows: list }));
   const tests = series.filter((s) => s.rows.length >= minRuns);
   const yaml = ['tests:'];
@@ -294,9 +328,10 @@ function main(argv) {
     if (o.series) rows = rows.filter((r) => r.series.includes(o.series));
     if (!rows.length) refuse(`--series ${o.series}: no series matches (scripts/history list shows them)`);
     const work = path.join(path.dirname(path.resolve(o.file)), 'history-otava');
+    ensureOtava();
     const result = analyze(rows, { work, pValue: o.pValue, magnitude: o.magnitude, minRuns: o.minRuns, minSegment: o.minSegment });
     const text = analysisText(result, { file: o.file, ...o });
-    writeFileSync(path.join(work, 'analysis.json'), `${JSON.stringify(result.map((s) => ({ series: s.series, runs: s.rows.length, analysed: s.analysed, changes: s.changes.map(({ before, after, ...c }) => c), unconfirmed: s.unconfirmed.map(({ before, after, ...c }) => c), outliers: s.outliers })), null, 2)}\n`);
+    writeFileAtomic(path.join(work, 'analysis.json'), `${JSON.stringify(result.map((s) => ({ series: s.series, runs: s.rows.length, analysed: s.analysed, changes: s.changes.map(({ before, after, ...c }) => c), unconfirmed: s.unconfirmed.map(({ before, after, ...c }) => c), outliers: s.outliers })), null, 2)}\n`);
     process.stdout.write(`${text}\nOtava's input and this analysis as JSON: ${work}/\n`);
     return 0;
   }
@@ -305,8 +340,5 @@ function main(argv) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  try { process.exit(main(process.argv.slice(2))); } catch (e) {
-    if (e instanceof HistoryError) { process.stderr.write(`scripts/history: ${e.message}\n`); process.exit(107); }
-    throw e;
-  }
+  runTool('scripts/history', () => main(process.argv.slice(2)), [HistoryError]);
 }

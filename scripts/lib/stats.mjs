@@ -7,9 +7,10 @@
 // distributions of the rank statistics, the order statistics that bound an interval, the
 // permutation adjustment — is small and tested against SciPy (test/unit/stats.test.mjs runs
 // scipy.stats from make test's .run/otava venv) and against published tables.
-import jstatPkg from 'jstat';
+import { requirePinned } from './deps.mjs';
 
-const { jStat } = jstatPkg;
+// Installed on first use when a fresh clone has no node_modules yet (scripts/lib/deps.mjs).
+const { jStat } = requirePinned('jstat', 'the statistics of the verdicts and the history (jstat)');
 
 const finite = (xs) => xs.filter((x) => typeof x === 'number' && Number.isFinite(x));
 const sorted = (xs) => [...xs].sort((a, b) => a - b);

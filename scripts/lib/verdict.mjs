@@ -65,7 +65,7 @@ function direction(row, c) {
 // The table: phase | figure | A (n) | B (n) | delta B | 95 % CI | p | (~, better, worse)
 export function compareTable(cmp, sides) {
   const others = sides.slice(1);
-  const head = ['phase', 'figure', ...sides.map((s) => `${s.letter} median (n)`), ...others.flatMap((s) => [`delta ${s.letter}`, `${Math.round(CONF * 100)} % CI`, 'p', ''])];
+  const head = ['phase', 'figure', ...sides.map((s) => `${s.letter} median (n)`), ...others.flatMap((s) => [`delta ${s.letter} (HL)`, `${Math.round(CONF * 100)} % CI`, 'p', ''])];
   const rows = cmp.figures.map((r) => [
     r.phase, r.label,
     ...sides.map((s) => { const x = r.sides[s.letter]; return x.n ? `${fmt(x.median, r.digits)} (${x.n})` : '-'; }),
@@ -224,13 +224,13 @@ export function gateDecision({ base, cand, metrics, tolerance, alpha = ALPHA, pa
   const needed = needs.length ? (needs.some((n) => n === null) ? null : Math.max(...needs)) : undefined;
   const exit = flagged.length ? 99 : blind.length ? 107 : 0;
   const why = flagged.length ? `regression beyond the tolerance: ${flagged.map((r) => `${r.phase} ${r.label} ${pct(r.delta)}`).join(', ')}`
-    : blind.length ? `this gate cannot detect its tolerance on ${blind.map((r) => `${r.phase} ${r.label} (detects ${r.detectable === Infinity || r.detectable === null ? 'nothing' : `≥ ${(r.detectable * 100).toFixed(0)} %`}, tolerance ${(r.tolerance * 100).toFixed(0)} %)`).join(', ')}${needed === undefined ? '' : needed === null ? ' — not even 64 runs per side would at this spread' : ` — about ${needed} ${paired ? 'pairs' : 'runs per side'} would at this spread`}: more runs (--repeat), fewer figures (--metrics) or a larger tolerance for them (--max-regression figure=X%)`
+    : blind.length ? `this gate cannot detect its tolerance on ${blind.map((r) => `${r.phase} ${r.label} (detects ${r.detectable === Infinity || r.detectable === null ? 'nothing' : `≥ ${(r.detectable * 100).toFixed(0)} %`}, tolerance ${(r.tolerance * 100).toFixed(0)} %)`).join(', ')}${needed === undefined ? '' : needed === null ? ' — not even 64 runs per side would at this spread, so more runs do not help' : ` — about ${needed} ${paired ? 'pairs' : 'runs per side'} would at this spread`}: ${needed === null ? '' : 'more runs (--repeat), '}steadier figures (--metrics docs/s,p50) or a larger tolerance for them (--max-regression figure=X%)`
       : 'no significant regression beyond the tolerance';
   return { design: paired ? 'paired' : 'unpaired', alpha, k, level, conf, rows, exit, why, runs_needed: needed };
 }
 
 export function gateTable(dec) {
-  const head = ['phase', 'figure', 'baseline median (n)', 'candidate median (n)', 'delta', `${Math.round(dec.conf * 100)} % CI of the regression`, 'p', 'p adjusted', 'detects (90 %)', 'tolerance', 'verdict'];
+  const head = ['phase', 'figure', 'baseline median (n)', 'candidate median (n)', 'delta (HL)', `${Math.round(dec.conf * 100)} % CI of the regression`, 'p', 'p adjusted', 'detects (90 %)', 'tolerance', 'verdict'];
   const rows = dec.rows.map((r) => [
     r.phase, r.label, `${fmt(r.base.median, r.digits)} (${r.base.n})`, `${fmt(r.cand.median, r.digits)} (${r.cand.n})`, pct(r.delta),
     r.ci ? `${pct(r.ci.lo)} … ${pct(r.ci.hi)}` : '-', r.p === null ? '-' : r.p.toFixed(4), r.p_adjusted === null ? '-' : r.p_adjusted.toFixed(4),

@@ -17,7 +17,7 @@
 // Prints one line per case and a table (markdown) of every case with what was observed; exit 1
 // when any case failed.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -598,8 +598,24 @@ function verificationCases() {
   return cases;
 }
 
+// Result files a crash, a full disk or a user leaves behind, given to the verdict tools.
+function badFileFolders() {
+  const w = mkdtempSync(path.join(tmpdir(), 'k6wp-trial-files-'));
+  const mk = (name, text) => { const d = path.join(w, name); mkdirSync(d); writeFileSync(path.join(d, 'summary.json'), text); return d; };
+  const good = JSON.stringify({ tool: 'k6-writepath', run_id: 'g', target: 'postgres', experiment: 'insert-vs-overwrite', passed: true, config: {}, phases: [{ phase: 'load', batches: 1, docs_per_s: 1, batch_ms: { median: 1, p99: 1 } }] });
+  return { w, good: mk('good', good), truncated: mk('truncated', good.slice(0, 40)), empty: mk('empty', ''), negative: mk('negative', good.replace('"docs_per_s":1', '"docs_per_s":-5')) };
+}
+
 function entryPointCases() {
+  const f = badFileFolders();
+  const oneLine = { code: 107, lines: 1, within: 30000 };
   return [
+    { cls: 'bad file', name: 'scripts/compare with a truncated summary.json', target: null, runId: null, cmd: ['scripts/compare', '--out', path.join(f.w, 'o1'), f.good, f.truncated], env: {}, expect: { ...oneLine, mentions: /truncated/ }, expectText: '107, one line naming the file', timeoutMs: 60000 },
+    { cls: 'bad file', name: 'scripts/compare --gate with an empty baseline summary.json', target: null, runId: null, cmd: ['scripts/compare', '--gate', '--baseline', f.empty, '--out', path.join(f.w, 'o2'), f.good], env: {}, expect: { ...oneLine, mentions: /is empty/ }, expectText: '107, one line', timeoutMs: 60000 },
+    { cls: 'bad file', name: 'scripts/compare --gate with a negative docs/s in the baseline', target: null, runId: null, cmd: ['scripts/compare', '--gate', '--baseline', f.negative, '--out', path.join(f.w, 'o3'), f.good], env: {}, expect: { ...oneLine, mentions: /docs_per_s = -5/ }, expectText: '107, refused, not taken into the baseline', timeoutMs: 60000 },
+    { cls: 'bad file', name: 'scripts/compare --out /proc/self/x', target: null, runId: null, cmd: ['scripts/compare', '--out', '/proc/self/x', f.good, f.good], env: {}, expect: { ...oneLine, mentions: /cannot be created/ }, expectText: '107 at once, no hang', timeoutMs: 60000 },
+    { cls: 'bad file', name: 'scripts/history list --file /dev/full', target: null, runId: null, cmd: ['scripts/history', 'list', '--file', '/dev/full'], env: {}, expect: { ...oneLine, mentions: /not a regular file/ }, expectText: '107 at once, no hang', timeoutMs: 60000 },
+    { cls: 'bad file', name: 'scripts/history append with a directory as history file', target: null, runId: null, cmd: ['scripts/history', 'append', f.good, '--file', f.w], env: {}, expect: { ...oneLine, mentions: /is a directory/ }, expectText: '107, one line', timeoutMs: 60000 },
     { cls: 'bad input', name: 'scripts/capacity.mjs --help (an unknown argument)', target: null, runId: null, cmd: ['node', 'scripts/capacity.mjs', '--help'], env: { PG_URL }, expect: { code: 107, lines: 1, within: 20000 }, expectText: 'one line saying what it takes, no search run', timeoutMs: 60000 },
     { cls: 'bad input', name: 'scripts/compare with one side', target: null, runId: null, cmd: ['scripts/compare', 'scenarios/postgres/insert-vs-overwrite.js'], env: { PG_URL }, expect: { code: 107, lines: 1, within: 20000 }, expectText: '107, one line', timeoutMs: 60000 },
     { cls: 'bad input', name: 'scripts/run-distributed 3 with VUS=2', target: null, runId: null, cmd: ['scripts/run-distributed', '3', 'scenarios/postgres/insert-vs-overwrite.js', '-e', 'VUS=2'], env: { PG_URL }, expect: { code: 107, lines: 1 }, expectText: '107, one line, no instance started' },

@@ -85,7 +85,7 @@ for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_UR
       assert.equal(rates.filter((x) => x === k.rate).length, 2, 'the knee ran twice');
       assert.equal(rates.filter((x) => x === k.first_failing_rate).length, 2, 'the first failure ran twice');
       assert.equal(k.knee_runs.passed, 2);
-      assert.match(r.out, new RegExp(`knee: ${k.rate} batches/s = \\d+ docs/s at p99 [\\d.]+ ms \\(SLO ${SLO_MS} ms\\)`));
+      assert.match(r.out, new RegExp(`knee \\(the highest rate every step of which passed\\): ${k.rate} batches/s = \\d+ docs/s at p99 [\\d.]+ ms \\(SLO ${SLO_MS} ms\\)`));
       assert.match(r.out, new RegExp(`^  how sure: ${k.rate}/s passed 2 of 2, ${k.first_failing_rate}/s passed ${k.failing_runs.passed} of 2.*; the boundary lies between ${k.rate} and ${k.boundary.to} batches/s$`, 'm'));
       // A test server answered: every output of the search says so.
       assert.equal(c.test_endpoint, true);

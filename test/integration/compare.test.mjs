@@ -31,7 +31,7 @@ test('PostgreSQL vs PostgreSQL, 2 runs each, interleaved: medians with n, delta 
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
   const r = compare([...small, '--repeat', '2', '--label', 'A=pg-a', '--label', 'B=pg-b', '--out', path.join(dir, 'cmp1'), pgScenario, pgScenario], dir);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^phase\s+\| figure \| A median \(n\) \| B median \(n\) \|\s+delta B \|\s+95 % CI \|\s+p \|$/m);
+  assert.match(r.stdout, /^phase\s+\| figure \| A median \(n\) \| B median \(n\) \|\s+delta B \(HL\) \|\s+95 % CI \|\s+p \|$/m);
   const rows = tableRows(r.stdout);
   assert.deepEqual(rows.map((x) => `${x[0]} ${x[1]}`), ['load', 'overwrite', 'mixed'].flatMap((p) => ['docs/s', 'MB/s', 'p50 ms', 'p90 ms', 'p99 ms', 'avg ms'].map((f) => `${p} ${f}`)));
   const json = readJson(path.join(dir, 'cmp1', 'compare.json'));
@@ -111,7 +111,7 @@ test('arangobench A/B, 3 runs each: E3 table (Complexity | Requests | Concurrenc
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^workload: arangobench case crud · complexity 20 · 200 operations · 2 VUs · seed 1 \(identical in every run\)$/m);
   const lines = r.stdout.split('\n');
-  const at = lines.findIndex((l) => /^Complexity \| Requests \| Concurrency \|\s+Time A \(s\) \|\s+Time B \(s\) \|\s+A\/B \|\s+delta B \|\s+95 % CI \|\s+p \|\s+\|\s+ops\/s A \|\s+ops\/s B$/.test(l));
+  const at = lines.findIndex((l) => /^Complexity \| Requests \| Concurrency \|\s+Time A \(s\) \|\s+Time B \(s\) \|\s+A\/B \|\s+delta B \(HL\) \|\s+95 % CI \|\s+p \|\s+\|\s+ops\/s A \|\s+ops\/s B$/.test(l));
   assert.ok(at >= 0, r.stdout);
   const cells = lines[at + 2].split('|').map((c) => c.trim());
   assert.deepEqual(cells.slice(0, 3), ['20', '200', '2']);

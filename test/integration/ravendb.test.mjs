@@ -98,7 +98,7 @@ test('E1 on RavenDB: a batch that inserts an existing id fails whole (409 confli
     assert.equal(res.summary.verification.found, 1901);
     assert.match(res.stderr, /insert batch of 100 documents failed \(conflict\), none stored: 409 Raven\.Client\.Exceptions\.ConcurrencyException/);
     assert.ok(res.summary.thresholds.some((t) => t.metric === 'writepath_docs_failed{phase:load}' && !t.ok));
-    assert.match(res.junit, /<failure message="threshold crossed: writepath_docs_failed\{phase:load\} count&lt;=0 \(observed 100\)"/);
+    assert.match(res.junit, /<failure message="threshold crossed: writepath_docs_failed\{phase:load\} count&lt;=0 \(observed 100 documents\)"/);
   });
 });
 

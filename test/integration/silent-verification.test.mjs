@@ -27,7 +27,7 @@ test('silent=true, every overwritten key undetermined: the read-back says NOT JU
   assert.equal(v.ok, false);
   assert.match(r.stdout, /read-back: \d+ overwritten keys checked, 0 stale or missing; \d+ undetermined .* — NOT JUDGED: every key checked is undetermined\n/);
   assert.doesNotMatch(r.stdout, /^read-back: .*— OK$/m);
-  assert.match(r.stdout, /writepath_readback_judged count>0 \(observed 0\)/);
+  assert.match(r.stdout, /writepath_readback_judged count>0 \(observed 0 documents\)/);
   assert.match(r.junit, /name="verification: read-back of overwritten keys"><failure message="not judged: all \d+ keys checked are undetermined"/);
   assert.equal(r.code, 99);
   assert.equal(r.summary.passed, false);

@@ -10,12 +10,14 @@ import { k6Thresholds, parseThresholds } from '../../lib/thresholds.js';
 const step = (rate, p99, extra = {}) => ({ n: 0, rate, docs_per_s: rate * 100, batch_ms: { median: p99 / 2, p90: p99, p99, max: p99 }, docs_failed: 0, dropped_iterations: 0, verified: true, client_cpu_cores: 0.3, cores: 2, ...extra });
 const judged = (steps, slo = 200) => steps.map((s) => ({ ...s, verdict: verdict(s, slo) }));
 
-test('verdicts: SLO, failures, dropped iterations with the server in time = client, unverified first', () => {
+test('verdicts: SLO, failures, dropped iterations with the server in time = vus (too few VUs), client only when k6\'s CPU was measured at the limit, unverified first', () => {
   assert.equal(verdict(step(10, 150), 200), 'pass');
   assert.equal(verdict(step(10, 200), 200), 'pass', 'the SLO is inclusive');
   assert.equal(verdict(step(10, 201), 200), 'slo');
   assert.equal(verdict(step(10, 50, { docs_failed: 3 }), 200), 'failed');
-  assert.equal(verdict(step(10, 50, { dropped_iterations: 2 }), 200), 'client');
+  assert.equal(verdict(step(10, 50, { dropped_iterations: 2 }), 200), 'vus', 'k6 at 0.3 of 2 cores: not a saturated client');
+  assert.equal(verdict(step(10, 50, { dropped_iterations: 2, client_cpu_cores: null }), 200), 'vus', 'not measured: never called a saturated client');
+  assert.equal(verdict(step(10, 50, { dropped_iterations: 2, client_cpu_cores: 1.9 }), 200), 'client');
   assert.equal(verdict(step(10, 900, { dropped_iterations: 2 }), 200), 'slo', 'a slow server also leaves VUs busy');
   assert.equal(verdict(step(10, 900, { client_cpu_cores: 1.9 }), 200), 'client', 'k6 on every core');
   // The client rule holds on every step, not only once p99 is past the SLO: a step whose k6
@@ -70,10 +72,17 @@ test('the ladder: coarse ×factor to the first failure, bisection to the resolut
   for (let r = nextRate(fast, L); r !== null; r = nextRate(fast, L)) fast.push(...judged([step(r, 10)]));
   assert.deepEqual(fast.map((s) => s.rate), [6, 12, 24, 48]);
   // The client limit ends the search: beyond it the load generator is measured.
-  const client = judged([step(6, 10), step(12, 10, { dropped_iterations: 5 })]);
+  const client = judged([step(6, 10), step(12, 10, { dropped_iterations: 5, client_cpu_cores: 1.95 })]);
   assert.equal(nextRate(client, L), null);
   assert.match(capacityText({ id: 'x', target: 'postgres', op: 'upsert', slo_ms: 200, batch_size: 100, ladder: { ...L, warmup: '1s', hold: '3s' }, steps: client, knee: kneeOf(client) }),
-    /the load generator saturated .* this is not the database's knee/);
+    /the load generator saturated \(measured: k6 used 1\.95 of 2 cores.*this is not the database's knee/);
+  // Dropped iterations with k6 at 0.23 of 2 cores: out of VUs, never "the load generator saturated".
+  const vus = judged([step(6, 10), step(12, 10, { dropped_iterations: 5, client_cpu_cores: 0.23 })]);
+  assert.equal(nextRate(vus, L), null);
+  const vt = capacityText({ id: 'x', target: 'postgres', op: 'upsert', slo_ms: 200, batch_size: 100, ladder: { ...L, warmup: '1s', hold: '3s' }, steps: vus, knee: kneeOf(vus) });
+  assert.doesNotMatch(vt, /saturated/);
+  assert.match(vt, /12\/s ran out of VUs/);
+  assert.match(vt, /every VU was busy .*k6 used 0\.23 of 2 cores, not the machine's limit.*raise MAX_VUS/);
   // An unverified step stops everything.
   assert.equal(nextRate(judged([step(6, 10, { verified: false })]), L), null);
 });
@@ -92,7 +101,7 @@ test('a knee that fails a repeat moves down; the text says how many runs passed 
   assert.equal(k.first_failing_rate, 30);
   assert.deepEqual([k.knee_runs, k.failing_runs, k.boundary], [{ steps: 3, passed: 3 }, { steps: 3, passed: 1 }, { from: 28, to: 33 }]);
   const text = capacityText({ id: 'x', target: 'postgres', op: 'upsert', slo_ms: 200, batch_size: 100, ladder: { ...L, warmup: '1s', hold: '3s' }, steps, knee: k });
-  assert.match(text, /^knee: 28 batches\/s = 2800 docs\/s at p99 100\.0 ms \(SLO 200 ms\); 30\/s went past the SLO$/m);
+  assert.match(text, /^knee \(the highest rate every step of which passed\): 28 batches\/s = 2800 docs\/s at p99 100\.0 ms \(SLO 200 ms\); 30\/s passed only 1 of 3 steps \(the others went past the SLO\), so it is not counted as within capacity$/m);
   assert.match(text, /^  how sure: 28\/s passed 3 of 3, 30\/s passed 1 of 3, 33\/s passed 0 of 3; the boundary lies between 28 and 33 batches\/s$/m);
 });
 
@@ -113,7 +122,7 @@ test('text, chart and comparison of recorded searches', () => {
   const mk = (id, target, steps) => { const s = judged(steps); return { id, target, op: 'insert', slo_ms: 200, batch_size: 100, ladder: { start: 10, factor: 2, max: 80, resolution: 0.1, warmup: '1s', hold: '3s' }, steps: s, knee: kneeOf(s) }; };
   const a = mk('a', 'postgres', [step(10, 20), step(20, 30), step(40, 300)]);
   const b = mk('b', 'arangodb', [step(10, 20), step(20, 300)]);
-  assert.match(capacityText(a), /knee: 20 batches\/s = 2000 docs\/s at p99 30\.0 ms \(SLO 200 ms\); 40\/s went past the SLO/);
+  assert.match(capacityText(a), /knee \(the highest rate every step of which passed\): 20 batches\/s = 2000 docs\/s at p99 30\.0 ms \(SLO 200 ms\); 40\/s went past the SLO/);
   assert.match(compareText(a, b), /A\/B knee docs\/s: 2\.00x/);
   const svg = capacityChart([a, b]);
   assert.match(svg, /SLO p99 200 ms/);
@@ -181,4 +190,19 @@ test('scripts/capacity.mjs refuses an argument it does not take: one line, 107, 
     assert.equal(r.stdout, '');
     assert.match(r.stderr, new RegExp(`^k6-writepath capacity: "${arg}" is not allowed: scripts/capacity\\.mjs \\[run\\] \\[-e KNOB=value…\\] \\| plan .*\\n$`));
   }
+});
+
+test('the knee line agrees with the steps: a rate that passed 2 of 3 is said to, not called a failure; the curve has one point per rate, in rate order', () => {
+  const steps = judged([step(60, 100), step(60, 110), step(60, 120), step(70, 150), step(70, 250), step(70, 160), step(80, 300), step(80, 320), step(80, 310)]).map((s, i) => ({ ...s, n: i + 1 }));
+  const c = { id: 'x', target: 'postgres', op: 'upsert', slo_ms: 200, batch_size: 100, ladder: { start: 10, factor: 2, max: 400, resolution: 0.1, warmup: '1s', hold: '3s', repeat: 3 }, steps, knee: kneeOf(steps) };
+  const t = capacityText(c);
+  assert.match(t, /knee \(the highest rate every step of which passed\): 60 batches\/s/);
+  assert.match(t, /70\/s passed only 2 of 3 steps \(the others went past the SLO\), so it is not counted as within capacity/);
+  assert.doesNotMatch(t, /70\/s went past the SLO/);
+  // Steps recorded out of rate order (bisection, repeats): the p99 line visits 60, 70, 80 once each.
+  const shuffled = { ...c, steps: [steps[6], steps[0], steps[3], steps[1], steps[7], steps[4], steps[2], steps[5], steps[8]] };
+  const svg = capacityChart([shuffled]);
+  const line = /<polyline[^>]*points="([^"]+)"/.exec(svg)[1].split(' ').map((p) => Number(p.split(',')[0]));
+  assert.equal(line.length, 3, 'one point per rate');
+  assert.deepEqual([...line].sort((a, b) => a - b), line, 'in rate order (x grows with the rate here)');
 });

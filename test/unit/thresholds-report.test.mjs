@@ -26,7 +26,7 @@ test('a threshold file becomes k6 thresholds on per-phase sub-metrics', () => {
   assert.deepEqual(t['writepath_docs_failed{phase:load,reason:unique_violation}'], []);
   assert.deepEqual(t.writepath_verify_mismatch, ['value==0']);
   assert.equal(t['writepath_batch_duration{phase:mixed}'], undefined, 'phases that do not run get no sub-metrics');
-  const noVerify = k6Thresholds(parseThresholds('{"phases":{},"verify":false}', opts), ['load']);
+  const noVerify = k6Thresholds(parseThresholds('{"phases":{"load":{"failed_docs_max":0}},"verify":false}', opts), ['load']);
   assert.equal(noVerify.writepath_verify_mismatch, undefined);
 });
 
@@ -185,4 +185,22 @@ test('read-back: excused, unacknowledged and undetermined keys are named; only s
   assert.match(r.text, /read-back: 100 overwritten keys checked, 3 stale or missing; 7 at their last .* — FAILED\n/);
   assert.equal(r.json.verification.readback_ok, false);
   assert.match(r.junit, /<failure message="3 of 100 stale or missing"\/>/);
+});
+
+test('a phase that wrote nothing gets no docs/s, MB/s or ratio, and the report says why; threshold figures carry their unit', () => {
+  const data = fakeSummary({ thresholdOk: false, found: 2000 });
+  data.metrics['writepath_docs_ok{phase:overwrite}'] = { type: 'counter', values: { count: 0, rate: 0 } };
+  data.metrics['writepath_docs_failed{phase:overwrite}'] = { type: 'counter', values: { count: 2000, rate: 1 } };
+  data.metrics['writepath_docs_failed{phase:overwrite,reason:connection}'] = { type: 'counter', values: { count: 2000, rate: 1 } };
+  data.metrics['writepath_bytes{phase:overwrite}'] = { type: 'counter', values: { count: 5e7, rate: 1 } };
+  const r = buildReport(data, meta);
+  const ow = r.json.phases.find((p) => p.phase === 'overwrite');
+  assert.equal(ow.docs_per_s, null);
+  assert.equal(ow.mb_per_s, null);
+  assert.equal(r.json.ratios['overwrite/load'], undefined, 'no ratio for a phase that wrote nothing');
+  assert.doesNotMatch(r.text, /overwrite\/load ratio/);
+  assert.match(r.text, /overwrite\s+upsert\s+2\s+0\s+2000\s+- /);
+  assert.match(r.text, /^  overwrite: wrote nothing \(all 2000 documents failed\): no docs\/s, MB\/s or ratio for it/m);
+  // "(observed 34.000)" said what it is: batch times in ms.
+  assert.match(r.text, /writepath_batch_duration\{phase:load\} p\(95\)<=2000 \(observed 17(\.000)? ms\)/);
 });
