@@ -85,7 +85,10 @@ wp_run_secret() {
   [ -n "${RUN_SECRET:-}" ] && return 0
   local dir; dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.run
   if [ ! -s "$dir/run-secret" ]; then
-    ( umask 077; mkdir -p "$dir" 2>/dev/null && od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$dir/run-secret.$$" &&
+    # .run itself keeps the default mode: the postgres user of scripts/pg-private.sh must
+    # traverse it; the secret is mode 600 by the umask below.
+    mkdir -p "$dir" 2>/dev/null
+    ( umask 077; od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$dir/run-secret.$$" &&
       mv -n "$dir/run-secret.$$" "$dir/run-secret"; rm -f "$dir/run-secret.$$" ) 2>/dev/null || return 0
   fi
   [ -s "$dir/run-secret" ] && RUN_SECRET=$(cat "$dir/run-secret") && export RUN_SECRET
