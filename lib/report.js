@@ -254,7 +254,7 @@ export function buildReport(data, meta) {
   ], [10, 8, 8, 10, 8, 10, 23, 9, 9, 9, 9, 9, 9], 2));
   for (const p of phases) {
     if (p.docs_failed > 0) lines.push(`  ${p.phase}: ${p.docs_failed} documents failed: ${Object.entries(p.failed_by_reason).map(([r, c]) => `${r} ${c}`).join(', ')}` +
-      (p.docs_undetermined > 0 ? `; ${p.docs_undetermined} of them undetermined (sent whole, no answer or "committed, but a wait failed": stored or not, the verification below resolves them)` : ''));
+      (p.docs_undetermined > 0 ? `; ${p.docs_undetermined} of them undetermined (the server may have stored them: no answer came after they were sent, or it answered "committed, but a wait failed"; the verification below resolves them)` : ''));
     if (p.retries > 0) lines.push(`  ${p.phase}: ${p.retries} requests sent again after the server refused them before doing anything ("not now")`);
   }
   if (dropped > 0) lines.push(`  dropped iterations: ${dropped} batches k6 could not start on schedule (open model: no free VU, raise VUS/MAX_VUS or lower the rate) or before MAX_DURATION`);
