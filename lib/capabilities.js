@@ -18,6 +18,8 @@
 //                 per-stage report says whether MB/s crossed the network as they are)
 //   unnamedFailures: true when an answer may count failed documents without naming them
 //                 (ArangoDB silent=true): the count is then held against a range (not a need)
+//   undetermined: true when a failed batch may be stored after all (its request reached the
+//                 server whole and no answer came; lib/targets/outcome.js): also a range
 // A workload declares needs(cfg, plan) -> a list of the names below.
 
 const NAMES = {

@@ -112,7 +112,8 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {},
       k6Thresholds(thresholdsFrom, cfg.PHASES, tgt.reasons, plan.loadModel ? plan.loadModel.stages.length : 0, {
         count: countBy, planned: Boolean(plannedBatches), gateway: Boolean(declaration.gateway),
-        ranged: Boolean(tgt.capabilities && tgt.capabilities.unnamedFailures),
+        // a target whose failed batches may be stored after all (undetermined) holds a range too
+        ranged: Boolean(tgt.capabilities && (tgt.capabilities.unnamedFailures || tgt.capabilities.undetermined)),
         readback: distributed === '0' && workload.describe(cfg, plan).readback !== null && !plan.loadModel,
       })),
     summaryTrendStats: TREND_STATS,

@@ -66,6 +66,16 @@ export function fixedScenario(name, cfg, vus, iterations) {
   return { [name]: { executor: 'per-vu-iterations', vus, iterations, maxDuration: cfg.MAX_DURATION, gracefulStop: '30s' } };
 }
 
+
+// How long k6 lets a batch in flight finish when a stage or the scenario ends: its request
+// (TIMEOUT) plus the reading of what a failed one committed (a RavenDB bulk insert's operation
+// state, lib/targets/ravendb.js). An iteration k6 cuts off is never recorded, yet its
+// documents may be stored: the count would show them as unexpected.
+const SETTLE_MS = 5000;
+function grace(cfg) {
+  return `${durationMs(cfg.TIMEOUT) + SETTLE_MS}ms`;
+}
+
 export function rampScenario(name, cfg, lm) {
   if (lm.open) {
     const out = {};
@@ -78,7 +88,7 @@ export function rampScenario(name, cfg, lm) {
         startTime: `${i === 0 ? 0 : lm.ends[i - 1]}ms`,
         preAllocatedVUs: lm.vus,
         maxVUs: lm.maxVUs,
-        gracefulStop: cfg.TIMEOUT,
+        gracefulStop: grace(cfg),
       };
     });
     return out;
@@ -88,8 +98,8 @@ export function rampScenario(name, cfg, lm) {
       executor: 'ramping-vus',
       startVUs: 0,
       stages: lm.steps,
-      gracefulRampDown: cfg.TIMEOUT,
-      gracefulStop: cfg.TIMEOUT,
+      gracefulRampDown: grace(cfg),
+      gracefulStop: grace(cfg),
     },
   };
 }

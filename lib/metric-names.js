@@ -7,6 +7,7 @@ export const M = {
   docsOk: 'writepath_docs_ok',               // Counter, documents the database acknowledged
   docsNew: 'writepath_docs_new',             // Counter, acknowledged documents with a new key
   docsFailed: 'writepath_docs_failed',       // Counter, documents not written; tag reason
+  docsUndetermined: 'writepath_docs_undetermined', // Counter, failed documents that may be stored after all (request sent whole, no answer; committed but a wait failed)
   batchFailed: 'writepath_batch_failed',     // Rate, share of batches with >= 1 failed document
   bytes: 'writepath_bytes',                  // Counter, request payload bytes
   phaseClock: 'writepath_phase_clock',       // Gauge, epoch ms at batch start/end: min..max = phase wall time
@@ -20,6 +21,7 @@ export const M = {
   readbackExcused: 'writepath_readback_excused', // Counter, keys at their last acknowledged version whose later batches failed
   readbackUnacknowledged: 'writepath_readback_unacknowledged', // Counter, keys holding a batch reported failed but applied
   readbackUndetermined: 'writepath_readback_undetermined',     // Counter, keys whose later batch failed in part without naming documents
+  readbackResolved: 'writepath_readback_resolved',   // Counter, keys holding the version of a batch whose outcome was undetermined: resolved, stored
   planRemaining: 'writepath_plan_remaining',     // Counter: + the planned batches (setup, single-process fixed plan), -1 per batch run; > 0 = the plan did not finish
   verifyError: 'writepath_verify_error',         // Gauge (teardown): 1 = the verification failed to run to its end
   verifyUnaccounted: 'writepath_verify_unaccounted', // Counter: + new documents acknowledged (per batch), - documents found (teardown)

@@ -7,6 +7,7 @@ export const batchDuration = new Trend(M.batchDuration, true);
 export const docsOk = new Counter(M.docsOk);
 export const docsNew = new Counter(M.docsNew);
 export const docsFailed = new Counter(M.docsFailed);
+export const docsUndetermined = new Counter(M.docsUndetermined);
 export const batchFailed = new Rate(M.batchFailed);
 export const bytes = new Counter(M.bytes);
 export const phaseClock = new Gauge(M.phaseClock);
@@ -36,6 +37,7 @@ export const readbackStale = new Counter(M.readbackStale);
 export const readbackExcused = new Counter(M.readbackExcused);
 export const readbackUnacknowledged = new Counter(M.readbackUnacknowledged);
 export const readbackUndetermined = new Counter(M.readbackUndetermined);
+export const readbackResolved = new Counter(M.readbackResolved);
 export const readbackJudged = new Counter(M.readbackJudged);
 // The contention workload's retries and ledger verification (lib/workloads/contention.js).
 export const incrementsRetried = new Counter(M.retries);
@@ -79,8 +81,12 @@ export function recordBatch(tags, res, newCount, startedAt, recreated = 0) {
     for (const [reason, count] of Object.entries(res.byReason)) {
       docsFailed.add(count, Object.assign({}, tags, { reason }));
     }
+    if (res.undetermined) docsUndetermined.add(res.failed, tags);
     if (res.failedIndexes) {
       for (const i of res.failedIndexes) if (i < newCount) newFailed++;
+      // Failed documents that may be stored after all: their new keys raise the most the
+      // database may hold, never the acknowledged count.
+      if (res.undetermined) unknown = newFailed;
     } else if (res.failed < res.n) {
       // Failures that cannot be mapped to documents (ArangoDB silent=true lists only the
       // errors): assume the worst for new keys, so docs_new is a lower bound. At best they all
@@ -90,6 +96,7 @@ export function recordBatch(tags, res, newCount, startedAt, recreated = 0) {
       unknown = newFailed - Math.max(0, res.failed - (res.n - newCount)) + (newCount === res.n ? res.failed : 0);
     } else {
       newFailed = newCount; // the whole batch failed
+      if (res.undetermined) unknown = newCount;
     }
   }
   if (newCount - newFailed + recreated > 0) {

@@ -10,6 +10,9 @@
 //                   was told so): not a lost write, and not counted as stale
 //   unacknowledged  the key holds the version of a later batch that was reported failed,
 //                   yet applied (a commit whose answer the outage swallowed): nothing lost
+//   resolved        the key holds the version of a batch whose outcome was undetermined (its
+//                   request reached the server whole and no answer came, or "committed, but a
+//                   wait failed"): that batch was stored; nothing lost
 //   undetermined    a later batch failed in part without naming its failed documents
 //                   (ArangoDB silent=true): whether this key's write was acknowledged is unknown
 //   missing         an acknowledged version exists, the key does not
@@ -28,19 +31,27 @@ export function stampsInChunks(nums, size, readChunk) {
   return out;
 }
 const UNKNOWN = 'unknown';
+// Not acknowledged, stored or not (res.undetermined of lib/targets/outcome.js).
+const MAYBE = 'maybe';
 
 // ledger: Map; call after every batch with what the target's write() returned.
 export function noteOutcome(ledger, phase, j, res) {
   if (res.failed === 0) return;
+  if (res.undetermined) {
+    ledger.set(`${phase}:${j}`, res.failed >= res.n ? MAYBE : { maybe: new Set(res.failedIndexes || []) });
+    return;
+  }
   ledger.set(`${phase}:${j}`, res.failed >= res.n ? ALL : res.failedIndexes ? new Set(res.failedIndexes) : UNKNOWN);
 }
 
-// 'ack' | 'failed' | 'unknown' for document t (index into the batch's keys) of batch (phase, j).
+// 'ack' | 'failed' | 'maybe' | 'unknown' for document t (index into the batch's keys) of batch (phase, j).
 export function ackOf(ledger, phase, j, t) {
   const f = ledger.get(`${phase}:${j}`);
   if (f === undefined) return 'ack';
   if (f === ALL) return 'failed';
   if (f === UNKNOWN) return 'unknown';
+  if (f === MAYBE) return MAYBE;
+  if (f.maybe) return f.maybe.has(t) ? MAYBE : 'ack';
   return f.has(t) ? 'failed' : 'ack';
 }
 
@@ -67,8 +78,9 @@ export function judge(writers, found) {
     if (maybe.some(([, a]) => a === 'unknown')) return 'undetermined';
     return laterFailed ? 'excused' : 'ok';
   }
-  const late = maybe.find(([s]) => s === found);
-  if (late) return late[1] === 'unknown' ? 'undetermined' : 'unacknowledged';
+  // The last of the not-acknowledged writes that holds the stored version.
+  const late = maybe.slice().reverse().find(([s]) => s === found);
+  if (late) return late[1] === 'unknown' ? 'undetermined' : late[1] === MAYBE ? 'resolved' : 'unacknowledged';
   if (found === undefined) return 'missing';
   return 'stale';
 }

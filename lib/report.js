@@ -16,6 +16,8 @@ function phaseStats(data, phase, reasons = []) {
   const d = metric(data, M.batchDuration + tag) || {};
   const ok = (metric(data, M.docsOk + tag) || {}).count || 0;
   const failed = (metric(data, M.docsFailed + tag) || {}).count || 0;
+  const undetermined = (metric(data, M.docsUndetermined + tag) || {}).count || 0;
+  const retried = (metric(data, M.retries + tag) || {}).count || 0;
   const fresh = (metric(data, M.docsNew + tag) || {}).count || 0;
   const bytes = (metric(data, M.bytes + tag) || {}).count || 0;
   const clock = metric(data, M.phaseClock + tag);
@@ -44,7 +46,9 @@ function phaseStats(data, phase, reasons = []) {
     docs_ok: ok,
     docs_new: fresh,
     docs_failed: failed,
+    docs_undetermined: undetermined,
     failed_by_reason: byReason,
+    retries: retried,
     failed_batch_rate: num(failedBatchRate) ?? 0,
     wall_s: wallMs === null ? null : wallMs / 1000,
     // A phase that wrote nothing has no rate: its bytes went out in batches the server refused.
@@ -79,6 +83,7 @@ function readbackNotes(v) {
   const out = [];
   if (v.readback_excused > 0) out.push(`${v.readback_excused} at their last acknowledged version because later batches to them failed (not lost writes)`);
   if (v.readback_unacknowledged > 0) out.push(`${v.readback_unacknowledged} hold the version of a batch reported failed that was applied anyway`);
+  if (v.readback_resolved > 0) out.push(`${v.readback_resolved} hold the version of a batch whose outcome was undetermined (resolved: stored)`);
   if (v.readback_undetermined > 0) out.push(`${v.readback_undetermined} undetermined (a later batch failed in part without naming its documents)`);
   return out.length ? `; ${out.join('; ')}` : '';
 }
@@ -201,6 +206,10 @@ export function buildReport(data, meta) {
     readback_excused: c(M.readbackExcused),
     readback_unacknowledged: c(M.readbackUnacknowledged),
     readback_undetermined: c(M.readbackUndetermined),
+    readback_resolved: c(M.readbackResolved),
+    // Failed documents that may be stored after all (lib/targets/outcome.js, undetermined):
+    // the database holds found - acknowledged of them when nothing acknowledged was lost.
+    undetermined: c(M.docsUndetermined),
     // Nothing judged (every key read back undetermined: silent=true failures everywhere) is not OK.
     readback_ok: c(M.readbackStale) > 0 ? false : partial || byInstances || noReadback || unjudged ? null : true,
     readback_unjudged: unjudged || undefined,
@@ -264,7 +273,9 @@ export function buildReport(data, meta) {
     }),
   ], [10, 8, 8, 10, 8, 10, 23, 9, 9, 9, 9, 9, 9], 2));
   for (const p of phases) {
-    if (p.docs_failed > 0) lines.push(`  ${p.phase}: ${p.docs_failed} documents failed: ${Object.entries(p.failed_by_reason).map(([r, c]) => `${r} ${c}`).join(', ')}`);
+    if (p.docs_failed > 0) lines.push(`  ${p.phase}: ${p.docs_failed} documents failed: ${Object.entries(p.failed_by_reason).map(([r, c]) => `${r} ${c}`).join(', ')}` +
+      (p.docs_undetermined > 0 ? `; ${p.docs_undetermined} of them undetermined (the server may have stored them: no answer came after they were sent, or it answered "committed, but a wait failed"; the verification below resolves them)` : ''));
+    if (p.retries > 0) lines.push(`  ${p.phase}: ${p.retries} requests sent again after the server refused them before doing anything ("not now")`);
     if (p.batches > 0 && p.docs_ok === 0) lines.push(`  ${p.phase}: wrote nothing (all ${p.docs_failed} documents failed): no docs/s, MB/s or ratio for it — its batch times time refusals, not writes`);
   }
   for (const p of phases) {
@@ -284,8 +295,9 @@ export function buildReport(data, meta) {
     lines.push(`read-back: ${verification.readback_checked} keys checked by the VUs that finished their share, ${verification.readback_stale_or_missing} stale or missing${readbackNotes(verification)}; the rest not judged (${planned - phases.reduce((s, p) => s + p.batches, 0)} of ${planned} planned batches did not run)${verification.readback_ok === false ? ' — FAILED' : ''}`);
   } else if (verification.ran) {
     const shortOfPlan = planned !== null && verification.expected_by_plan !== null && verification.expected_by_plan !== verification.acknowledged_new;
-    const range = verification.expected_max !== undefined ? `${verification.expected}–${verification.expected_max} (failures that named no document: the count is a range)` : `${verification.expected}`;
-    lines.push(`verification: expected ${range}, found ${verification.found} — ${verification.count_ok ? 'OK' : `FAILED${notGate}`}` +
+    const range = verification.expected_max !== undefined ? `${verification.expected}–${verification.expected_max} (${verification.undetermined > 0 ? 'failed documents that may be stored after all' : 'failures that named no document'}: the count is a range)` : `${verification.expected}`;
+    const resolved = verification.undetermined > 0 ? `; ${verification.undetermined} documents were undetermined, and the database holds ${Math.max(0, verification.found - verification.expected)} new documents beyond the acknowledged ones (theirs: stored after all)` : '';
+    lines.push(`verification: expected ${range}, found ${verification.found} — ${verification.count_ok ? 'OK' : `FAILED${notGate}`}${resolved}` +
       (planned !== null ? ` (acknowledged new documents; lost ${verification.lost}, unexpected ${verification.unexpected}` +
         `${shortOfPlan ? `; the plan writes ${verification.expected_by_plan}, the failed documents above are the difference` : ''})`
         : deletes !== null ? ` (acknowledged: ${verification.acknowledged_new} new documents, ${deletes} deletes)`

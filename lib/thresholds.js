@@ -109,6 +109,8 @@ export function k6Thresholds(parsed, phases, reasons = [], stageCount = 0, verif
     const limit = (value, stat) => (value === undefined ? [] : [abort ? { threshold: `${stat}<=${value}`, abortOnFail: true, delayAbortEval: '5s' } : `${stat}<=${value}`]);
     t[`${M.docsFailed}{phase:${phase}}`] = limit(limits.failed_docs_max, 'count');
     for (const r of reasons) t[`${M.docsFailed}{phase:${phase},reason:${r}}`] = [];
+    t[`${M.docsUndetermined}{phase:${phase}}`] = [];
+    t[`${M.retries}{phase:${phase}}`] = [];
     t[`${M.batchFailed}{phase:${phase}}`] = limit(limits.failed_batches_rate_max, 'rate');
     // Open-model runs: batches k6 could not start on schedule. k6 tags dropped_iterations with
     // the scenario only; every workload of the pack runs one k6 scenario, so the limit is global.

@@ -170,7 +170,10 @@ wp_run_secret() {
     mv -f "$f" "$dir/run-secret.refused.$$" 2>/dev/null || { echo "k6-writepath: .run/run-secret cannot be moved aside: this run goes on without a secret (it proves only its own objects); remove $f" >&2; return 0; }
   fi
   if [ ! -e "$f" ]; then
-    ( umask 077; mkdir -p "$dir" 2>/dev/null && od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$dir/run-secret.$$" &&
+    # .run itself keeps the default mode (the postgres user of scripts/pg-private.sh must
+    # traverse it); the secret is mode 600 by the umask.
+    mkdir -p "$dir" 2>/dev/null
+    ( umask 077; od -An -N16 -tx1 /dev/urandom | tr -d ' \n' > "$dir/run-secret.$$" &&
       mv -n "$dir/run-secret.$$" "$f"; rm -f "$dir/run-secret.$$" ) 2>/dev/null || return 0
   fi
   [ -f "$f" ] && [ ! -L "$f" ] || return 0

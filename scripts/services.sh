@@ -13,6 +13,10 @@
 #   WP_MONGO_PORT   default 17017   mongod port on 127.0.0.1
 #   WP_MONGO_CACHE_GB default 0.5   mongod --wiredTigerCacheSizeGB (0.25 to 1024; MongoDB's own
 #                                   default would be half of (RAM - 1 GB), too much for a laptop)
+#   WP_RAVEN_PORT   default 17080   RavenDB 4.1 HTTP port on 127.0.0.1 (unsecured: any local user
+#                                   can read and write it)
+# `status` and .run/env name the ports the servers were started on (read from what runs), not
+# these knobs.
 # What `up` leaves running it says in its last line: both servers listen on 127.0.0.1 only;
 # PostgreSQL asks for the random password in .run/pg/password (mode 600, also in .run/env);
 # InfluxDB has no authentication (any local user can read and write its metrics); mongod asks
@@ -25,12 +29,15 @@ pg_port=${WP_PG_PORT:-17432}
 influx_port=${WP_INFLUX_PORT:-17086}
 mongo_port=${WP_MONGO_PORT:-17017}
 mongo_cache=${WP_MONGO_CACHE_GB:-0.5}
+raven_port=${WP_RAVEN_PORT:-17080}
 
 die() { echo "services: $*" >&2; exit 1; }
 # shellcheck source=scripts/pg-private.sh
 . "$root/scripts/pg-private.sh"
 # shellcheck source=scripts/mongo-private.sh
 . "$root/scripts/mongo-private.sh"
+# shellcheck source=scripts/raven-private.sh
+. "$root/scripts/raven-private.sh"
 
 check_port_knob() { # name value
   [[ "$2" =~ ^[0-9]+$ ]] && (( $2 >= 1024 && $2 <= 65533 )) ||
@@ -39,6 +46,7 @@ check_port_knob() { # name value
 check_port_knob WP_PG_PORT "$pg_port"
 check_port_knob WP_INFLUX_PORT "$influx_port"
 check_port_knob WP_MONGO_PORT "$mongo_port"
+check_port_knob WP_RAVEN_PORT "$raven_port"
 [[ "$mongo_cache" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v c="$mongo_cache" 'BEGIN { exit !(c >= 0.25 && c <= 1024) }' ||
   { echo "services: WP_MONGO_CACHE_GB=$mongo_cache is not allowed: a number of GB from 0.25 to 1024 (mongod --wiredTigerCacheSizeGB)" >&2; exit 107; }
 
@@ -165,6 +173,19 @@ mongo_down() {
   wp_mongo_stop "$run/mongo"
 }
 
+# RavenDB 4.1: scripts/raven-private.sh (shared with the tests' own servers), data in
+# .run/raven (kept by `down`/`up`); its port in .run/raven/port.
+raven_up() {
+  local dir; dir=$(wp_raven_dir raven)
+  if [ -n "$(wp_raven_pid "$dir")" ]; then return 0; fi
+  check_port_free WP_RAVEN_PORT "$raven_port"
+  ( wp_raven_start "$dir" "$raven_port" >/dev/null ) || exit 1
+}
+
+raven_down() {
+  wp_raven_stop "$run/raven"
+}
+
 write_env() {
   # Ports of the servers actually running (an earlier `up` may have used other WP_*_PORTs):
   # line 4 of postmaster.pid is PostgreSQL's port; InfluxDB's is in the config we wrote.
@@ -176,16 +197,36 @@ write_env() {
 PG_URL=$(wp_pg_url "$run/pg" "$pg_port" writepath)
 INFLUX_URL=http://127.0.0.1:$influx_port/k6
 MONGO_URL=$(wp_mongo_url "$run/mongo" "$(cat "$run/mongo/port")")
+RAVEN_URL=http://127.0.0.1:$(wp_raven_port "$run/raven")
 ENV
+}
+
+# .run made by an earlier `scripts/run` (its RUN_SECRET, scripts/common.sh) may be mode 700:
+# the postgres user, which runs the server as root's stand-in, must traverse it to reach its
+# data and password files. The files that are secret are mode 600 themselves.
+open_run_dir() {
+  mkdir -p "$run"
+  [ "$(id -u)" = 0 ] && chmod go+x "$run"
+  return 0
+}
+
+# What runs, with the port it was started on (not the WP_* knobs of this shell).
+status() {
+  local p
+  if pid_alive "$run/pg/data/postmaster.pid"; then echo "postgresql: running on $(sed -n 4p "$run/pg/data/postmaster.pid")"; else echo "postgresql: stopped"; fi
+  if pid_alive "$run/influxdb/influxd.pid"; then
+    p=$(sed -n 's/^  bind-address = "127.0.0.1:\([0-9]*\)"$/\1/p' "$run/influxdb/influxdb.conf"); echo "influxdb: running on $p"
+  else echo "influxdb: stopped"; fi
+  if [ -n "$(wp_mongo_pid "$run/mongo")" ]; then echo "mongod: running on $(cat "$run/mongo/port")"; else echo "mongod: stopped"; fi
+  if [ -n "$(wp_raven_pid "$run/raven")" ]; then echo "ravendb: $WP_RAVEN_VERSION running on $(wp_raven_port "$run/raven")"; else echo "ravendb: stopped"; fi
 }
 
 case "${1:-}" in
   up)     command -v curl >/dev/null || apt_install curl ca-certificates
-          pg_up; influx_up; mongo_up; write_env
-          echo "services: left running until \`make down\`: PostgreSQL on 127.0.0.1:$pg_port (password in .run/pg/password, mode 600), InfluxDB on 127.0.0.1:$influx_port (no authentication: any local user can read and write its metrics), mongod $WP_MONGO_VERSION on 127.0.0.1:$(cat "$run/mongo/port") (user $WP_MONGO_USER, password in .run/mongo/password, mode 600); URLs in .run/env" ;;
-  down)   mongo_down; influx_down; pg_down; echo "services: stopped" ;;
-  status) pid_alive "$run/pg/data/postmaster.pid" && echo "postgresql: running on $pg_port" || echo "postgresql: stopped"
-          pid_alive "$run/influxdb/influxd.pid" && echo "influxdb: running on $influx_port" || echo "influxdb: stopped"
-          [ -n "$(wp_mongo_pid "$run/mongo")" ] && echo "mongod: running on $(cat "$run/mongo/port")" || echo "mongod: stopped" ;;
+          open_run_dir
+          pg_up; influx_up; mongo_up; raven_up; write_env
+          echo "services: left running until \`make down\`: PostgreSQL on 127.0.0.1:$pg_port (password in .run/pg/password, mode 600), InfluxDB on 127.0.0.1:$influx_port (no authentication: any local user can read and write its metrics), mongod $WP_MONGO_VERSION on 127.0.0.1:$(cat "$run/mongo/port") (user $WP_MONGO_USER, password in .run/mongo/password, mode 600), RavenDB $WP_RAVEN_VERSION on 127.0.0.1:$(wp_raven_port "$run/raven") (unsecured: any local user can read and write it); URLs in .run/env" ;;
+  down)   raven_down; mongo_down; influx_down; pg_down; echo "services: stopped" ;;
+  status) status ;;
   *)      die "usage: scripts/services.sh up|down|status" ;;
 esac

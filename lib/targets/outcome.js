@@ -28,6 +28,15 @@
 //   bytes          the bytes actually sent, when not the whole body (a request not sent)
 //   log            the line printed the first time this VU meets the reason
 //   notes          [[key, line], …] more lines printed once per VU and key
+//   undetermined   true: the failed documents may be stored after all (the request reached the
+//                  server whole and its answer never came, or the server answered "committed,
+//                  but a wait after the commit failed"): they are counted failed (not
+//                  acknowledged) and undetermined, never "none stored"; the count then holds
+//                  them as a range and the read-back resolves their keys (lib/readback.js)
+//   notNow         a reason name: the server refused the request before doing anything
+//                  ("not now": a database unloading or loading, a node still passive after a
+//                  restart); the runner waits and sends it again, within GIVE_UP, each resend
+//                  counted in writepath_retries{reason}; after GIVE_UP the answer counts as is
 //   fatal          a one-line reason to stop the whole run once this batch is counted
 //   answered       the server itself answered a connection failure (PostgreSQL "too many
 //                  clients", "starting up"): it is there, so the give-up clock starts again
@@ -41,7 +50,7 @@
 // A k6 VU has its own copy of this module, so the state below is per VU.
 import { sleep } from 'k6';
 import exec from 'k6/execution';
-import { recordBatch } from '../metrics.js';
+import { incrementsRetried, recordBatch } from '../metrics.js';
 import { bodyBytes } from '../docs.js';
 import { durationMs } from '../parse.js';
 import { stop } from '../abort.js';
@@ -99,12 +108,27 @@ export function batchRunner(target, cfg = {}) {
   function run(tags, { fresh = 0, recreated = null } = {}, prepare) {
     const startedAt = Date.now();
     const req = prepare();
-    const t0 = now();
-    const sent = req.send(tags);
-    const clock = now() - t0;
-    const wire = sent.responses ? wireTime(sent.responses) : null;
-    const ms = wire === null ? clock : wire;
-    const a = sent.settle ? sent.settle(ms) : sent;
+    let ms;
+    let a;
+    let retrySince = null;
+    let retryPause = 0;
+    for (;;) {
+      const t0 = now();
+      const sent = req.send(tags);
+      const clock = now() - t0;
+      const wire = sent.responses ? wireTime(sent.responses) : null;
+      // A resent request's time is the last attempt's: the refused ones did no work.
+      ms = wire === null ? clock : wire;
+      a = sent.settle ? sent.settle(ms) : sent;
+      if (!a.notNow) break;
+      if (retrySince === null) retrySince = Date.now();
+      const left = giveUpMs - (Date.now() - retrySince);
+      if (left <= 0) break;
+      if (a.log) logOnce(`notnow:${a.notNow}`, `${a.log}; nothing was done: sent again after a pause (within GIVE_UP=${cfg.GIVE_UP})`);
+      incrementsRetried.add(1, Object.assign({}, tags, { reason: a.notNow }));
+      retryPause = retryPause === 0 ? BACKOFF_MIN_S : Math.min(BACKOFF_MAX_S, retryPause * 2);
+      sleep(Math.min(retryPause, left / 1000));
+    }
     const n = req.n;
     if (a.log) logOnce(a.fatal ? `fatal:${a.reason}` : a.reason, a.log);
     if (a.notes) for (const [key, line] of a.notes) logOnce(key, line);
@@ -130,6 +154,7 @@ export function batchRunner(target, cfg = {}) {
       failed,
       byReason: failed === 0 ? {} : a.byReason || { [a.reason]: failed },
       failedIndexes: failed === 0 ? null : a.failedIndexes || null,
+      undetermined: failed > 0 && a.undetermined === true,
       abort: a.fatal || giveUp,
     };
     recordBatch(tags, res, fresh, startedAt, recreated ? recreated(res) : 0);

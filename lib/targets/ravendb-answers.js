@@ -19,10 +19,17 @@
 //     "#,#" prints thousands separators ("1,234,567"; another server culture may use "." or a
 //     space), ";;0" prints "0" for zero.
 //   - InProgress: still running (the caller polls); anything else tells nothing.
+// RavenDB 4.x words it otherwise: the handler (src/Raven.Server/Documents/Handlers/BulkInsertHandler.cs,
+// 4.x) throws "Failed to process bulk insert " + progress, and 4.x's BulkInsertProgress.ToString()
+// (src/Raven.Client/Documents/Operations/IOperationProgress.cs, 4.x) is
+//       $"Inserted {Processed} documents in {BatchCount} batches." + $" Last document id: '{…}'"
+// where Processed grows after each awaited TxMerger commit: again the committed count. Recorded
+// from 4.1.0: "Failed to process bulk insert Inserted 19558 documents in 32 batches. Last
+// document id: 'K119557'".
 
-// The committed count and batches of a BulkInsertProgress text, or null when the text is not
-// in that format. Separators of any culture (",", ".", spaces, apostrophe) are accepted.
-const PROGRESS = /Inserted ([0-9][0-9,.'\u00a0\u202f ]*) items in ([0-9][0-9,.'\u00a0\u202f ]*) batches\.(?: Last document ID: '(.*)')?/;
+// The committed count and batches of a BulkInsertProgress text (either form), or null when the
+// text is in neither. Separators of any culture (",", ".", spaces, apostrophe) are accepted.
+const PROGRESS = /Inserted ([0-9][0-9,.'\u00a0\u202f ]*) (?:items|documents) in ([0-9][0-9,.'\u00a0\u202f ]*) batches\.(?: Last document (?:ID|id): '(.*)')?/;
 
 function digits(s) {
   return Number(s.replace(/[^0-9]/g, ''));
@@ -68,4 +75,33 @@ export function placementProblem(createAnswer, nodeTag) {
   if (!nodeTag || group.length === 0 || group.includes(nodeTag)) return null;
   const where = Array.isArray(createAnswer.NodesAddedTo) && createAnswer.NodesAddedTo.length ? ` (${createAnswer.NodesAddedTo.join(', ')})` : '';
   return `the cluster placed it on node ${group.join(', ')}${where}, but RAVEN_URL reaches node ${nodeTag}`;
+}
+
+// "Not now" answers: the server refused the request before any handler ran, so it did nothing
+// and the same request may be sent again later (lib/targets/outcome.js notNow). Recorded from
+// RavenDB 4.1.0 (docs/ravendb.md, "A real server"):
+//   503 DatabaseDisabledException   the database is being unloaded (a deletion under way, then
+//                                   500 DatabaseDoesNotExistException) or loaded
+//   503 NodeIsPassiveException      a restarted server, for some seconds, before it is a node again
+//   500 NullReferenceException      the first ~0.4 s after a restart, thrown in route handling
+//                                   (RouteInformation.CreateDatabase), before any handler
+// The exception types are mapped to status codes in src/Raven.Server/RavenServerStartup.cs
+// (MaybeSetExceptionStatusCode). Returns the reason to retry under, or null.
+const NOT_NOW_503 = /(DatabaseDisabledException|NodeIsPassiveException|DatabaseLoadTimeoutException|DatabaseConcurrentLoadTimeoutException)/;
+export function notNowReason(status, error) {
+  if (!error || typeof error !== 'object') return null;
+  const type = String(error.Type || '');
+  if (status === 503 && NOT_NOW_503.test(type)) return 'http_503';
+  if (status === 500 && /NullReferenceException/.test(type) && /RouteInformation/.test(String(error.Error || ''))) return 'http_500';
+  return null;
+}
+
+// A bulk_docs batch answered 408 because the wait for indexes after its commit timed out
+// (?waitForIndexesTimeout=): committed, though not acknowledged as written and indexed. 4.1.0
+// answers "System.TimeoutException: After waiting for 00:00:00.0073570, could not verify that 1
+// indexes has caught up with the changes as of etag: 601" (the batch handler waits after the
+// merged command ran, src/Raven.Server/Documents/Handlers/BatchHandler.cs, WaitForIndexesAsync).
+export function committedButIndexWaitFailed(status, error) {
+  return status === 408 && Boolean(error) && /TimeoutException/.test(String(error.Type || ''))
+    && /indexes ha(s|ve) caught up/.test(String(error.Message || ''));
 }

@@ -18,7 +18,8 @@ export const RAVENDB = {
   reasons: ['conflict', 'missing', 'unconfirmed', 'connection', 'timeout', 'http_400', 'http_402', 'http_403', 'http_404', 'http_408',
     'http_413', 'http_429', 'http_500', 'http_502', 'http_503', 'http_other'],
   // compression: how request bodies travel (the per-stage report says so).
-  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, increment: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null }),
+  // undetermined: a batch may end stored or not without the pack knowing (lib/targets/outcome.js).
+  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, increment: true, undetermined: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null }),
   distributed: true,
   // What its VUs hold per batch (lib/memory.js): http requests, one body per request format of
   // the operations a plan writes: the bulk insert command array, and bulk_docs (insert and

@@ -15,7 +15,7 @@ import { sleep } from 'k6';
 import { durationMs } from '../parse.js';
 import { RAVENDB } from './ravendb-knobs.js';
 import { completeOrUndo, lifecycle, probeTimeout } from './lifecycle.js';
-import { committedFromState, placementProblem } from './ravendb-answers.js';
+import { committedButIndexWaitFailed, committedFromState, notNowReason, placementProblem } from './ravendb-answers.js';
 import { request } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
 import { COUNTER_FIELD, ravenIncrementBody, ravenIncrementOutcome } from './increments.js';
@@ -47,6 +47,21 @@ export function classify(res) {
   if (res.status === 409) return 'conflict';
   if (res.status === 0) return /timeout|deadline/i.test(String(res.error)) || res.error_code === 1050 ? 'timeout' : 'connection';
   return STATUS_REASONS.has(res.status) ? `http_${res.status}` : 'http_other';
+}
+
+// The server's JSON error {"Url","Type","Message","Error"}, or null.
+function errorJson(res) {
+  if (res.status === 0 || typeof res.body !== 'string' || res.body[0] !== '{') return null;
+  try { return JSON.parse(res.body); } catch (_) { return null; }
+}
+
+// A request that got no answer, yet may have reached the server whole: anything but a failure
+// to connect (k6 error codes: 1020 invalid URL, 11xx DNS, 1210-1213 dial; grafana/k6
+// lib/netext/httpext/error_codes.go). A reset or EOF after the last byte was written, or the
+// client's own TIMEOUT, leaves what the server did unknown: the batch may be committed.
+function maybeArrived(res) {
+  const c = res.error_code;
+  return res.status === 0 && !(c === 1020 || (c >= 1100 && c < 1200) || (c >= 1210 && c <= 1213));
 }
 
 // The server's JSON error {"Url","Type","Message","Error"}, or the transport error.
@@ -249,7 +264,8 @@ function requests(cfg, run, docs, prepared) {
     let st = null;
     for (let t = 0; t < 30; t++) {
       const r = http.get(`${run.dbUrl}/operations/state?id=${opId}`, { timeout: '10s', tags: { name: 'operations/state' } });
-      if (r.status === 404) return { known: true, processed: 0, text: 'operation not found (the server never started it)' };
+      if (r.status === 404) return { known: true, notFound: true, processed: 0, text: 'operation not found (the server never started it)' };
+      if (r.status === 0) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
       if (r.status !== 200) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
       st = JSON.parse(/** @type {string} */ (r.body));
       if (st.Status !== 'InProgress') break;
@@ -259,40 +275,61 @@ function requests(cfg, run, docs, prepared) {
   }
 
   // A bulk insert: the operation id first (not part of the batch's time, as the official
-  // clients also fetch it once per bulk insert), then ONE request with the whole array.
+  // clients also fetch it once per bulk insert), then ONE request with the whole array. A
+  // request the server refused before doing anything ("not now") is sent again by the runner
+  // with a fresh id (a restarted server has forgotten the ids it handed out).
   function bulkInsert(nums, stamp) {
     const n = nums.length;
-    const idRes = http.get(`${run.dbUrl}/operations/next-operation-id`, opIdParams);
-    if (idRes.status !== 200) {
-      const reason = classify(idRes);
-      // Nothing was sent: the answer to the id request is the batch's.
-      return { n, bytes: 0, send: (tags) => ({ responses: [idRes], reason, fatal: gone(run, idRes),
-        log: `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(idRes)}` }) };
-    }
-    const opId = JSON.parse(/** @type {string} */ (idRes.body)).Id;
-    const body = batchBody('bulk', nums, stamp);
-    return request(n, body, (tags) => {
-      const res = http.post(`${run.dbUrl}/bulk_insert?id=${opId}`, body, bulkParams);
+    let idRes = http.get(`${run.dbUrl}/operations/next-operation-id`, opIdParams);
+    const body = idRes.status === 200 ? batchBody('bulk', nums, stamp) : null;
+    const send = (tags) => {
+      if (idRes === null) idRes = http.get(`${run.dbUrl}/operations/next-operation-id`, opIdParams);
+      if (idRes.status !== 200) {
+        // Nothing was sent: the answer to the id request is the batch's.
+        const failed = idRes;
+        idRes = null;
+        const reason = classify(failed);
+        return { responses: [failed], reason, notNow: notNowReason(failed.status, errorJson(failed)), fatal: gone(run, failed),
+          log: `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(failed)}` };
+      }
+      const opId = JSON.parse(/** @type {string} */ (idRes.body)).Id;
+      idRes = null;
+      const res = http.post(`${run.dbUrl}/bulk_insert?id=${opId}`, body || batchBody('bulk', nums, stamp), bulkParams);
       if (res.status === 201) return { responses: [res] };
       const reason = classify(res);
       const fatal = gone(run, res);
       if (fatal) return { responses: [res], reason, fatal, log: `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}` };
+      const notNow = notNowReason(res.status, errorJson(res));
+      if (notNow) return { responses: [res], reason, notNow, log: `[${tags.phase}] bulk insert of ${n} documents refused (${reason}): ${errorText(res)}` };
       return { responses: [res], settle: () => committedPart(res, reason, opId, n, tags) };
-    });
+    };
+    return body ? request(n, body, send) : { n, bytes: 0, send };
   }
 
   // The server commits the array in order, in internal batches: the first `processed`
-  // documents are stored, the rest are not. When the state cannot tell, every document is
-  // counted as failed — verification then shows how many were stored after all.
+  // documents are stored, the rest are not. When the state cannot tell (the server restarted
+  // and forgot the operation, or cannot be asked), the array is undetermined: part of it may be
+  // committed whether or not the whole body was sent, and the verification resolves it.
   function committedPart(res, reason, opId, n, tags) {
-    const state = committedByOperation(opId);
+    let state = committedByOperation(opId);
+    // "Never started" holds only for a request the server answered: without an answer the
+    // operation may be gone with the server's memory of it (a restart) after committing.
+    if (state.known && state.processed === 0 && state.notFound && res.status === 0) state = { known: false, processed: 0, text: state.text };
     const processed = Math.min(n, state.processed);
     const log = `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}; operation ${opId}: ${state.text}; ` +
-      (state.known ? `${processed} committed, ${n - processed} counted as failed` : `committed part unknown, all ${n} counted as failed`);
-    return { reason, failed: n - processed, failedIndexes: processed === n ? null : range(processed, n), log };
+      (state.known ? `${processed} committed, ${n - processed} counted as failed` : `committed part unknown: all ${n} counted failed and undetermined (stored or not; the verification resolves them)`);
+    if (!state.known) return { reason, undetermined: true, log };
+    // Without an answer the count read is a floor: 4.1.0 was seen committing internal batches
+    // after the operation had faulted on a client's timeout (E4, TIMEOUT=150ms: 12 335 reported,
+    // more stored), so the rest of the array is undetermined, not failed.
+    const rest = processed < n && res.status === 0;
+    return { reason, failed: n - processed, failedIndexes: processed === n ? null : range(processed, n), undetermined: rest || undefined,
+      log: rest ? log.replace(/counted as failed$/, 'counted failed and undetermined (stored or not; the verification resolves them)') : log };
   }
 
-  // bulk_docs: one transaction; whatever went wrong, nothing of this batch is stored.
+  // bulk_docs: one transaction, all or nothing. A refusal or error answered before the commit
+  // stores nothing; a request without an answer that may have reached the server whole, and a
+  // 408 for the index wait after the commit, leave the batch undetermined (stored or not).
   function batchCommands(op, nums, stamp) {
     const n = nums.length;
     const body = batchBody(op, nums, stamp);
@@ -300,6 +337,17 @@ function requests(cfg, run, docs, prepared) {
       const res = http.post(`${run.dbUrl}/bulk_docs${run.batchQuery}`, body, batchParams);
       if (res.status === 201) return { responses: [res] };
       const reason = classify(res);
+      const err = errorJson(res);
+      const notNow = notNowReason(res.status, err);
+      if (notNow) return { responses: [res], reason, notNow, log: `[${tags.phase}] ${op} batch of ${n} documents refused (${reason}): ${errorText(res)}` };
+      if (committedButIndexWaitFailed(res.status, err)) {
+        return { responses: [res], reason, undetermined: true,
+          log: `[${tags.phase}] ${op} batch of ${n} documents committed by the server, then its wait for the indexes timed out (RAVEN_WAIT_FOR_INDEXES): counted failed and undetermined: ${errorText(res)}` };
+      }
+      if (maybeArrived(res)) {
+        return { responses: [res], reason, undetermined: true,
+          log: `[${tags.phase}] ${op} batch of ${n} documents got no answer (${reason}): stored or not, counted failed and undetermined (the verification resolves it): ${errorText(res)}` };
+      }
       return { responses: [res], reason, fatal: gone(run, res),
         log: `[${tags.phase}] ${op} batch of ${n} documents failed (${reason}), none stored: ${errorText(res)}` };
     });

@@ -152,33 +152,35 @@ test('E4 bulk insert: dropped connections are reported with the committed part f
       assert.equal(bulk.docs_ok, bulk.batches * 1000, 'the committed internal batch of each bulk insert is acknowledged');
       assert.equal(bulk.docs_ok + bulk.docs_failed, bulk.batches * 3000);
       assert.deepEqual(bulk.failed_by_reason, { connection: bulk.docs_failed });
+      // No answer came: the state's count is a floor, the rest undetermined (never "failed, none stored").
+      assert.equal(bulk.docs_undetermined, bulk.docs_failed);
       assert.equal(await collectionCount(srv.url, db), bulk.docs_ok);
       assert.equal(res.summary.verification.count_ok, true);
-      assert.match(res.stderr, /bulk insert of 3000 documents failed \(connection\): .*operation \d+: Faulted: Failed to process bulk insert\. Inserted 1,000 items in 1 batches\. Last document ID: 'K\d+'; 1000 committed, 2000 counted as failed/);
+      assert.match(res.stderr, /bulk insert of 3000 documents failed \(connection\): .*operation \d+: Faulted: Failed to process bulk insert\. Inserted 1,000 items in 1 batches\. Last document ID: 'K\d+'; 1000 committed, 2000 counted failed and undetermined/);
     } finally {
       await dropDatabase(srv.url, db);
     }
   });
 });
 
-test('E4 bulk insert refused with 503 before the server started it: operation state 404, nothing counted as stored', async () => {
-  // A 503 answered before the bulk-insert handler ran leaves no operation behind: the real
-  // server's operations/state answers 404 without a body (OperationsHandler.State), and the
-  // pack counts the whole array as failed; verification then agrees with the server's count.
+test('E4 bulk insert refused with 503 DatabaseDisabled before the server started it: sent again, counted by reason, nothing failed', async () => {
+  // A 503 DatabaseDisabledException is answered before the bulk-insert handler runs (the real
+  // server maps it in RavenServerStartup.MaybeSetExceptionStatusCode): nothing was done, so the
+  // runner sends it again after a pause (with a fresh operation id) and counts the resend.
   await withServer([], async (srv) => {
     await faults(srv.url, { burst503: { every: 2, length: 1 } });
     const res = await runK6('scenarios/ravendb/bulk-insert.js', {
-      RAVEN_URL: srv.url, STAGES: '1s:1', BATCH_SIZE: '500', DOC_POOL: '200', KEEP: '1',
+      RAVEN_URL: srv.url, STAGES: '2s:1', BATCH_SIZE: '500', DOC_POOL: '200', KEEP: '1',
     });
     const db = `k6wp_${res.runId}`;
     try {
-      assert.equal(res.code, 99, out(res));
+      assert.equal(res.code, 0, out(res));
       const bulk = phase(res.summary, 'bulk');
-      assert.ok(bulk.docs_failed >= 500 && bulk.docs_failed % 500 === 0, out(res));
-      assert.deepEqual(bulk.failed_by_reason, { http_503: bulk.docs_failed });
+      assert.equal(bulk.docs_failed, 0, out(res));
+      assert.ok(bulk.retries >= 1, out(res));
       assert.equal(await collectionCount(srv.url, db), bulk.docs_ok);
       assert.equal(res.summary.verification.count_ok, true);
-      assert.match(res.stderr, /bulk insert of 500 documents failed \(http_503\): 503 Raven\.Client\.Exceptions\.Database\.DatabaseDisabledException: .*operation not found \(the server never started it\); 0 committed, 500 counted as failed/);
+      assert.match(res.stderr, /bulk insert of 500 documents refused \(http_503\): 503 Raven\.Client\.Exceptions\.Database\.DatabaseDisabledException: .*; nothing was done: sent again after a pause \(within GIVE_UP=60s\)/);
     } finally {
       await dropDatabase(srv.url, db);
     }
@@ -267,6 +269,8 @@ test('E4 bulk insert: an acknowledged document that disappears fails the verific
     assert.equal(res.summary.verification.count_ok, false);
     const t = res.summary.thresholds.find((x) => x.metric === 'writepath_verify_unaccounted');
     // observed: acknowledged minus found = the one deleted document.
-    assert.deepEqual(t, { metric: 'writepath_verify_unaccounted', threshold: 'count==0', ok: false, observed: 1 });
+    // RavenDB's count is a range (a batch without an answer may be stored after all): the
+    // acknowledged documents are its floor, and one of them is missing.
+    assert.deepEqual(t, { metric: 'writepath_verify_unaccounted', threshold: 'count<=0', ok: false, observed: 1 });
   });
 });

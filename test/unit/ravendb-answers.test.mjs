@@ -6,7 +6,7 @@
 // src/Raven.Server/Documents/Handlers/Processors/BulkInsert/AbstractBulkInsertHandlerProcessor.cs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { committedFromState, parseBulkInsertProgress, placementProblem } from '../../lib/targets/ravendb-answers.js';
+import { committedButIndexWaitFailed, committedFromState, notNowReason, parseBulkInsertProgress, placementProblem } from '../../lib/targets/ravendb-answers.js';
 
 const faulted = (message) => ({
   Status: 'Faulted',
@@ -84,4 +84,29 @@ test('cluster placement: a database on RAVEN_URL\'s node is fine, on another nod
   // cannot tell: no node tag, or an answer without a topology
   assert.equal(placementProblem(created(['B']), null), null);
   assert.equal(placementProblem({ RaftCommandIndex: 1, Name: 'k6wp_x' }, 'A'), null);
+});
+
+// Texts and answers recorded from a real RavenDB 4.1.0 (scripts/raven-private.sh).
+test('4.x bulk insert failure text: "Inserted N documents in B batches. Last document id: …" gives the committed count', () => {
+  const msg = "Failed to process bulk insert Inserted 19558 documents in 32 batches. Last document id: 'K119557'";
+  assert.deepEqual(parseBulkInsertProgress(msg), { total: 19558, batches: 32, lastId: 'K119557' });
+  assert.deepEqual(committedFromState(faulted(msg)), { known: true, processed: 19558, text: `Faulted: ${msg}` });
+  assert.deepEqual(parseBulkInsertProgress('Failed to process bulk insert Inserted 0 documents in 0 batches.'), { total: 0, batches: 0, lastId: null });
+});
+
+test('"not now" answers: 503 DatabaseDisabled / NodeIsPassive and the 500 in route handling after a restart; nothing else', () => {
+  assert.equal(notNowReason(503, { Type: 'Raven.Client.Exceptions.Database.DatabaseDisabledException', Message: "Database 'k6wp_x' is unloaded and locked by DeleteDatabase" }), 'http_503');
+  assert.equal(notNowReason(503, { Type: 'Raven.Client.Exceptions.Cluster.NodeIsPassiveException', Message: 'Cannot execute the request because this node is passive' }), 'http_503');
+  assert.equal(notNowReason(500, { Type: 'System.NullReferenceException', Message: 'Object reference not set to an instance of an object.', Error: 'System.NullReferenceException: …\n   at Raven.Server.Routing.RouteInformation.CreateDatabase(RequestHandlerContext context)' }), 'http_500');
+  assert.equal(notNowReason(500, { Type: 'System.NullReferenceException', Error: 'at Raven.Server.Documents.Handlers.BatchHandler.BulkDocs()' }), null, 'inside a handler: it may have done something');
+  assert.equal(notNowReason(503, { Type: 'Raven.Client.Exceptions.ClientVersionMismatchException' }), null);
+  assert.equal(notNowReason(500, { Type: 'Raven.Client.Exceptions.Database.DatabaseDoesNotExistException' }), null);
+  assert.equal(notNowReason(503, null), null);
+});
+
+test('408 after the commit: the index wait timed out (4.1.0\'s text); other 408s are not taken for it', () => {
+  const e = { Type: 'System.TimeoutException', Message: 'After waiting for 00:00:00.0073570, could not verify that 1 indexes has caught up with the changes as of etag: 601' };
+  assert.equal(committedButIndexWaitFailed(408, e), true);
+  assert.equal(committedButIndexWaitFailed(408, { Type: 'System.TimeoutException', Message: 'The operation has timed out' }), false);
+  assert.equal(committedButIndexWaitFailed(500, e), false);
 });

@@ -63,3 +63,18 @@ test('the ledger records failed batches: whole, by document index, or unknown', 
   assert.equal(ackOf(ledger, 'mixed', 2, 0), 'unknown');
   assert.equal(ackOf(ledger, 'load', 4, 0), 'ack', 'phases are kept apart');
 });
+
+test('an undetermined batch (sent whole, no answer) is resolved by the key it left: stored -> resolved, not stored -> excused, never stale', () => {
+  const ledger = new Map();
+  noteOutcome(ledger, 'overwrite', 3, { n: 10, failed: 10, undetermined: true });
+  assert.equal(ackOf(ledger, 'overwrite', 3, 4), 'maybe');
+  const writers = [w('l0'), w('o3', 'maybe')];
+  assert.equal(judge(writers, 'o3'), 'resolved');
+  assert.equal(judge(writers, 'l0'), 'excused');
+  assert.equal(judge(writers, undefined), 'missing');
+  assert.equal(judge(writers, 'o9'), 'stale');
+  // Only its named documents are undetermined when a batch names them.
+  noteOutcome(ledger, 'mixed', 1, { n: 10, failed: 3, failedIndexes: [7, 8, 9], undetermined: true });
+  assert.equal(ackOf(ledger, 'mixed', 1, 8), 'maybe');
+  assert.equal(ackOf(ledger, 'mixed', 1, 2), 'ack');
+});

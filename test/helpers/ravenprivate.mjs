@@ -1,0 +1,29 @@
+// A RavenDB 4.1 server of a test's own (scripts/raven-private.mjs over scripts/raven-private.sh,
+// the helper `make up` uses too), for what must not touch the shared one: kill -9 and restart,
+// a database deleted under a run. Data under .run/test/<name>/data (kept by restart()), a port
+// the OS hands out.
+import { RavenServer } from '../../scripts/raven-private.mjs';
+import { freePort } from './mongoprivate.mjs';
+
+// startPrivateRaven({ name }) -> { url, port, dir, log, pid(), restart(), kill(sig), stop() }
+export async function startPrivateRaven({ name }) {
+  const port = await freePort();
+  const server = new RavenServer(`test/${name}`, port);
+  if (server.running()) server.stop(10); // left over by an interrupted earlier run
+  server.start();
+  return {
+    url: server.url, port, dir: server.dir, log: server.log,
+    pid: () => server.running(),
+    // After kill(): the same data directory and port, as a restarted server would have.
+    restart: () => server.start(),
+    kill(sig = 'SIGKILL') {
+      const pid = server.running();
+      if (pid) process.kill(pid, sig);
+      return pid;
+    },
+    stop: (seconds = 30) => server.stop(seconds),
+  };
+}
+
+// The URL of the RavenDB 4.1 that `make up` started (RAVEN_URL in .run/env), or null.
+export { RavenServer };
