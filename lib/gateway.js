@@ -22,8 +22,12 @@ const gwTime = new Trend(M.gatewayOwn, true);
 // An error the database (or the gateway) gave: String(e) is its text alone, as the targets
 // classify and print it.
 export class GatewayError extends Error {
+  /** @param {string} message @param {Record<string, any>} fields */
   constructor(message, fields = {}) {
     super(message);
+    /** @type {boolean} */ this.unreachable = false;
+    /** @type {string} */ this.kind = 'gateway';
+    /** @type {any} */ this.res = null;
     Object.assign(this, fields);
   }
 
@@ -66,14 +70,15 @@ function client(cfg) {
   const byteHeaders = token ? { 'Content-Type': 'application/octet-stream', 'X-WP-Token': token } : { 'Content-Type': 'application/octet-stream' };
   // -> { res, body } ; throws GatewayError on a refusal of the gateway itself (non-200)
   function post(path, body, { bytes = false, name = path, tags = null } = {}) {
+    /** @type {any} */
     const params = { headers: bytes ? byteHeaders : jsonHeaders, timeout: httpTimeout, tags: Object.assign({ name: `gateway ${name}` }, tags || {}), responseType: 'text' };
     const res = http.post(`${base}${path}`, bytes ? body : JSON.stringify(body), params);
     if (unreachable(res)) {
-      throw new GatewayError(`gateway at ${base} does not answer (${res.error || 'no answer'})`, { kind: 'gateway', unreachable: true, code: res.error_code });
+      throw new GatewayError(`gateway at ${base} does not answer (${res.error || 'no answer'})`, { kind: 'gateway', unreachable: true, code: res.error_code, res });
     }
     let parsed = null;
     try {
-      parsed = JSON.parse(res.body);
+      parsed = JSON.parse(String(res.body));
     } catch (_e) {
       throw new GatewayError(`gateway at ${base} answered ${res.status} with no JSON: ${String(res.body).slice(0, 200)}`, { kind: 'gateway' });
     }
@@ -160,7 +165,7 @@ export function connectMongo(cfg, opts = {}) {
       return fn();
     } catch (e) {
       if (!(e instanceof GatewayError)) throw e;
-      return { error: { kind: e.unreachable ? 'connection' : e.kind === 'config' ? 'config' : 'other', code: 0, name: '', labels: [], message: e.message, gateway: true, unreachable: Boolean(e.unreachable) } };
+      return { error: { kind: e.unreachable ? 'connection' : e.kind === 'config' ? 'config' : 'other', code: 0, name: '', labels: [], message: e.message, gateway: true, unreachable: Boolean(e.unreachable), res: e.res } };
     }
   }
   const call = (op, body) => guarded(() => gw.post(`/mongo/${op}?h=${ensure()}`, body, { name: `/mongo/${op}` }).body);

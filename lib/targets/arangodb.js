@@ -21,7 +21,7 @@ import { keyName } from '../keys.js';
 import { stampsInChunks } from '../readback.js';
 import { asciiBuffer, writingVu } from '../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
-import { request } from './outcome.js';
+import { request, maybeArrived } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
 import { arangoIncrementBody, arangoIncrementOutcome, COUNTER_FIELD } from './increments.js';
 
@@ -277,7 +277,9 @@ function requests(cfg, conn, run, docs) {
   function answerOf(res, method, path, n, tags, ok) {
     if (res.status === 0) {
       const reason = transportReason(res);
-      return { responses: [res], reason, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${redact(res.error)}` };
+      // sent whole and never answered: stored or not (the verification resolves it)
+      if (maybeArrived(res)) return { responses: [res], reason, undetermined: true, log: `[${tags.phase}] batch of ${n} got no answer (${reason}): stored or not, counted failed and undetermined (the verification resolves it): ${redact(res.error)}` };
+      return { responses: [res], reason, log: `[${tags.phase}] batch of ${n} failed (${reason}), none sent: ${redact(res.error)}` };
     }
     if (!ok.includes(res.status)) {
       return { responses: [res], reason: httpReason(res.status), log: `[${tags.phase}] batch of ${n} failed: ${describe(res)}`, fatal: fatal(res, `${method} ${path.split('?')[0]}`) };

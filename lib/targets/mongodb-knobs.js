@@ -33,7 +33,7 @@ export const MONGODB = {
     'timeout', 'connection', 'auth', 'other'],
   // serverConflicts: where the contention workload reads the write conflicts the server retried
   // itself (lib/workloads/contention.js samples it during the load).
-  capabilities: (_cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true, increment: true, serverConflicts: 'serverStatus metrics.operation.writeConflicts' }),
+  capabilities: (_cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true, increment: true, undetermined: true, serverConflicts: 'serverStatus metrics.operation.writeConflicts' }),
   // Reached through the pack's gateway (docs/gateway.md): its Server-Timing is recorded per batch.
   gateway: true,
   // Instances of one run may share its database (docs/scale-out.md).

@@ -16,7 +16,7 @@ import { redact } from '../urls.js';
 import { stop } from '../abort.js';
 import { MONGODB } from './mongodb-knobs.js';
 import { lifecycle, probeTimeout } from './lifecycle.js';
-import { ACKNOWLEDGED, request } from './outcome.js';
+import { ACKNOWLEDGED, maybeArrived, request } from './outcome.js';
 import { COUNTER_FIELD } from './increments.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { keyName } from '../keys.js';
@@ -354,8 +354,14 @@ export function createTarget(cfg, prepared = {}) {
     const a = account(r, n);
     const why = r.error || r.writeConcernError || r.errors[0];
     const fatal = Object.keys(a.byReason).find((x) => FATAL[x]);
-    return { reason: a.reason, failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes,
-      log: `[${tags.phase}] batch of ${n}: ${a.failed} failed (${Object.entries(a.byReason).map(([k, v]) => `${k} ${v}`).join(', ')}): ${redact(why.message)}`,
+    // Stored or not, nobody knows: the bulk write got no answer once sent (a timeout, a lost
+    // connection: not a failed server selection, which sent nothing; or no answer from the
+    // gateway after the whole request), or the server applied it and reported its write concern
+    // unmet.
+    const e = r.error;
+    const unknown = e ? (e.unreachable ? maybeArrived(e.res) : ['timeout', 'connection', 'cancelled'].includes(e.kind) && !/server selection/i.test(e.message)) : Boolean(r.writeConcernError);
+    return { reason: a.reason, failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes, undetermined: unknown || undefined,
+      log: `[${tags.phase}] batch of ${n}: ${a.failed} failed (${Object.entries(a.byReason).map(([k, v]) => `${k} ${v}`).join(', ')})${unknown ? ', stored or not: counted undetermined (the verification resolves it)' : ''}: ${redact(why.message)}`,
       fatal: fatal ? `${FATAL[fatal]}: ${redact(why.message)}` : null };
   }
 

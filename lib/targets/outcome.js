@@ -67,6 +67,16 @@ const PAUSING = new Set(['connection']);
 
 export const ACKNOWLEDGED = Object.freeze({});
 
+// A request that got no answer, yet may have reached the server whole: anything but a failure
+// to connect (k6 error codes: 1020 invalid URL, 11xx DNS, 1210-1213 dial; grafana/k6
+// lib/netext/httpext/error_codes.go). A reset or EOF after the last byte was written, or the
+// client's own TIMEOUT, leaves what the server did unknown: the batch may be committed. A fact
+// of HTTP, so every HTTP target (and the gateway's, for PostgreSQL and MongoDB) applies it.
+export function maybeArrived(res) {
+  const c = res.error_code;
+  return res.status === 0 && !(c === 1020 || (c >= 1100 && c < 1200) || (c >= 1210 && c <= 1213));
+}
+
 // A request of n documents whose body is built: what a target's batch() returns.
 export function request(n, body, send) {
   return { n, bytes: bodyBytes(body), body, send };

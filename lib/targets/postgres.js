@@ -12,7 +12,7 @@ import { durationMs, InputRefusal } from '../parse.js';
 import { redact } from '../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
 import { lifecycle, markerText, probeTimeout } from './lifecycle.js';
-import { ACKNOWLEDGED, request } from './outcome.js';
+import { ACKNOWLEDGED, maybeArrived, request } from './outcome.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { asciiBuffer, writingVu } from '../bytes.js';
 import { keyName } from '../keys.js';
@@ -263,7 +263,15 @@ export function createTarget(cfg, prepared = {}) {
     const message = redact(String(e).replace(/^GoError: /, ''));
     const reason = classify(message, ms, timeoutMs);
     // A SQLSTATE in the message: the server answered (too many clients, starting up, …).
-    return { reason, answered: /\((SQLSTATE )?[0-9A-Z]{5}\)/.test(message), log: `[${tags.phase}] batch of ${n} failed (${reason}): ${message}`,
+    const answered = /\((SQLSTATE )?[0-9A-Z]{5}\)/.test(message);
+    // Stored or not, nobody knows: the statement was sent (a byte of it at least) and the
+    // server never answered (connection lost, the deadline), or the gateway got the whole
+    // request and k6 no answer. A server's own error (a SQLSTATE) rolled it back.
+    const unknown = e.unreachable ? maybeArrived(e.res) : e.sent !== false && !answered && (reason === 'connection' || reason === 'timeout');
+    if (unknown) {
+      return { reason, undetermined: true, log: `[${tags.phase}] batch of ${n} got no answer (${reason}): stored or not, counted failed and undetermined (the verification resolves it): ${message}` };
+    }
+    return { reason, answered, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${message}`,
       fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null };
   }
 

@@ -16,7 +16,7 @@ import { durationMs } from '../parse.js';
 import { RAVENDB } from './ravendb-knobs.js';
 import { completeOrUndo, lifecycle, probeTimeout } from './lifecycle.js';
 import { committedButIndexWaitFailed, committedFromState, notNowReason, placementProblem } from './ravendb-answers.js';
-import { request } from './outcome.js';
+import { request, maybeArrived } from './outcome.js';
 import { markTestEndpoint } from '../test-endpoint.js';
 import { COUNTER_FIELD, ravenIncrementBody, ravenIncrementOutcome } from './increments.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
@@ -55,14 +55,6 @@ function errorJson(res) {
   try { return JSON.parse(res.body); } catch (_) { return null; }
 }
 
-// A request that got no answer, yet may have reached the server whole: anything but a failure
-// to connect (k6 error codes: 1020 invalid URL, 11xx DNS, 1210-1213 dial; grafana/k6
-// lib/netext/httpext/error_codes.go). A reset or EOF after the last byte was written, or the
-// client's own TIMEOUT, leaves what the server did unknown: the batch may be committed.
-function maybeArrived(res) {
-  const c = res.error_code;
-  return res.status === 0 && !(c === 1020 || (c >= 1100 && c < 1200) || (c >= 1210 && c <= 1213));
-}
 
 // The server's JSON error {"Url","Type","Message","Error"}, or the transport error.
 function errorText(res) {
