@@ -165,7 +165,7 @@ export function connectMongo(cfg, opts = {}) {
       return fn();
     } catch (e) {
       if (!(e instanceof GatewayError)) throw e;
-      return { error: { kind: e.unreachable ? 'connection' : e.kind === 'config' ? 'config' : 'other', code: 0, name: '', labels: [], message: e.message, gateway: true, unreachable: Boolean(e.unreachable), res: e.res } };
+      return { error: { kind: e.unreachable ? (e.code === 1050 ? 'timeout' : 'connection') : e.kind === 'config' ? 'config' : 'other', code: 0, name: '', labels: [], message: e.message, gateway: true, unreachable: Boolean(e.unreachable), res: e.res } };
     }
   }
   const call = (op, body) => guarded(() => gw.post(`/mongo/${op}?h=${ensure()}`, body, { name: `/mongo/${op}` }).body);

@@ -165,11 +165,13 @@ export function stepVus(s, rate) {
   return { vus: want, maxVus: Math.max(want, Math.min(maxVus, fit)) };
 }
 
-// k6's CPU (cores) over successive 1-second windows, as [{ t: epoch ms at the window's end,
-// cores }], for the k6 process found as the child of scripts/run.
+// The client's CPU (cores) over successive 1-second windows, as [{ t: epoch ms at the window's
+// end, cores }]: the k6 process found as the child of scripts/run, plus the private gateway
+// scripts/run started beside it for PostgreSQL and MongoDB (bin/wp-gateway: the same load
+// generator's work, moved out of k6).
 function cpuSampler(bashPid) {
   const tick = 100; // USER_HZ on Linux
-  let k6pid = null; let last = null;
+  let pids = null; let last = null;
   const samples = [];
   const read = (pid) => {
     try {
@@ -179,14 +181,16 @@ function cpuSampler(bashPid) {
     } catch { return null; }
   };
   const timer = setInterval(() => {
-    if (k6pid === null) {
+    if (pids === null) {
       try {
         const kids = readFileSync(`/proc/${bashPid}/task/${bashPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-        for (const k of kids) if (/\bk6$/.test(readFileSync(`/proc/${k}/comm`, 'utf8').trim())) k6pid = k;
+        const comm = (k) => readFileSync(`/proc/${k}/comm`, 'utf8').trim();
+        if (kids.some((k) => /\bk6$/.test(comm(k)))) pids = kids.filter((k) => /\bk6$|^wp-gateway$/.test(comm(k)));
       } catch { /* not started yet or gone */ }
       return;
     }
-    const cpu = read(k6pid);
+    const parts = pids.map(read);
+    const cpu = parts.every((x) => x === null) ? null : parts.reduce((a, b) => a + (b || 0), 0);
     const now = Date.now();
     if (cpu !== null && last) samples.push({ t: now, cores: (cpu - last.cpu) / ((now - last.t) / 1000) });
     if (cpu !== null) last = { cpu, t: now };

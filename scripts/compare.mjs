@@ -410,8 +410,9 @@ export async function main(argv) {
   const fromE = o.env.filter((e) => e.startsWith('RESULTS_DIR=')).pop();
   const resultsDir = (fromE && fromE.slice('RESULTS_DIR='.length)) || process.env.RESULTS_DIR || 'results';
   const outDir = o.out || path.join(resultsDir, cmpId);
-  // Before any run: a folder the outputs cannot go to is refused now, not after the runs.
-  ensureDir(outDir, o.out ? '--out' : 'RESULTS_DIR');
+  // Before any run: a folder the outputs cannot go to is refused now, not after the runs (and
+  // not made yet: a refused comparison writes nothing).
+  ensureDir(outDir, o.out ? '--out' : 'RESULTS_DIR', { create: false });
   const sides = o.specs.map((spec, i) => {
     const letter = LETTERS[i];
     if (isScenario(spec)) return { letter, spec, scenario: true, runs: [], warmups: [], made: true, interleaved: o.specs.filter(isScenario).length > 1 };

@@ -261,7 +261,8 @@ export function createTarget(cfg, prepared = {}) {
 
   function failure(e, n, tags, ms) {
     const message = redact(String(e).replace(/^GoError: /, ''));
-    const reason = classify(message, ms, timeoutMs);
+    // No answer from the gateway: k6's own timeout (error code 1050) or a connection problem.
+    const reason = e.unreachable ? (e.code === 1050 ? 'timeout' : 'connection') : classify(message, ms, timeoutMs);
     // A SQLSTATE in the message: the server answered (too many clients, starting up, …).
     const answered = /\((SQLSTATE )?[0-9A-Z]{5}\)/.test(message);
     // Stored or not, nobody knows: the statement was sent (a byte of it at least) and the

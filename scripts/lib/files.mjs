@@ -5,7 +5,7 @@
 // and never followed through a symbolic link (a planted link would send the outputs into
 // another folder); every output file is written whole or not at all (a temporary file renamed
 // over it), and a file that cannot be written is an error (exit 108), never a silent exit 0.
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeSync, accessSync, constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 
 // Bad input: one line, exit 107.
@@ -60,7 +60,9 @@ export const readSummaryFile = (file, what = file) => checkSummary(readJsonFile(
 // A folder for outputs: made component by component; an existing component that is a
 // symbolic link, or not a folder, is refused (`what` names the option or knob).
 const named = (what, v) => (/^-|\s/.test(what) ? `${what} ${v}` : `${what}=${v}`);
-export function ensureDir(dir, what) {
+// create: false checks the folder could be made (every existing part a real folder, the last
+// one writable) without making it: a refusal before the runs then leaves nothing behind.
+export function ensureDir(dir, what, { create = true } = {}) {
   const abs = path.resolve(dir);
   const parts = abs.split(path.sep).filter(Boolean);
   let cur = path.sep;
@@ -68,6 +70,12 @@ export function ensureDir(dir, what) {
     cur = path.join(cur, part);
     let st = null;
     try { st = lstatSync(cur); } catch (e) { if (e.code !== 'ENOENT') throw new InputError(`${named(what, dir)} is not allowed: ${cur} cannot be examined (${why(e)})`); }
+    if (st === null && !create) {
+      try { accessSync(path.dirname(cur), fsConstants.W_OK); } catch (e) {
+        throw new InputError(`${named(what, dir)} is not allowed: ${cur} cannot be created (${why(e)}); give a folder this user may write`);
+      }
+      return abs;
+    }
     if (st === null) {
       try { mkdirSync(cur); } catch (e) {
         if (e.code !== 'EEXIST') throw new InputError(`${named(what, dir)} is not allowed: ${cur} cannot be created (${why(e)}); give a folder this user may write`);

@@ -37,6 +37,12 @@ export function errorLines(r) {
   return text.split('\n').filter((l) => /level=error/.test(l) || /^(k6-writepath|scripts\/[a-z-]+): /.test(l)).map((l) => l.replace(/\\"/g, '"'));
 }
 
+// An abort line as scripts/run shows it (its cut_frame): stock k6's test.abort() adds the
+// JavaScript frame it was called from ("… at stop (file:///…/lib/abort.js:…)").
+export function cutFrame(line) {
+  return line.replace(/^(.*level=error msg="test aborted: .*) at [^ ]+ \(file:\/\/[^ ]*\)"$/, '$1"');
+}
+
 let counter = 0;
 export function uniqueRunId(prefix = 't') {
   counter += 1;

@@ -13,8 +13,7 @@ import path from 'node:path';
 import { KNOBS } from '../../lib/config.js';
 import { durationMs } from '../../lib/parse.js';
 import { urlProblem } from '../../lib/urls.js';
-import { localEnv, psql, runK6, uniqueRunId } from '../helpers/k6.mjs';
-import { errorLines as helperErrorLines } from '../helpers/k6.mjs';
+import { localEnv, psql, runK6, uniqueRunId, runWrapper } from '../helpers/k6.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 
 const scenario = 'scenarios/postgres/insert-vs-overwrite.js';
@@ -23,8 +22,9 @@ const { PG_URL } = localEnv();
 const runIds = [];
 
 // k6 prints a thrown string as  level=error msg="k6-writepath: …\n" hint="script exception"
+// (escaped as k6 writes it: messageOf below reads it); the wrappers' refusals are plain lines.
 function errorLines(stderr) {
-  return helperErrorLines(stderr);
+  return stderr.split('\n').filter((l) => /level=error/.test(l) || /^(k6-writepath|scripts\/[a-z-]+): /.test(l));
 }
 function messageOf(line) {
   const m = /msg="((?:[^"\\]|\\.)*)"/.exec(line);
@@ -283,15 +283,16 @@ test('bounds: memory budget, empty ramps and stage targets, durations out of ran
 });
 
 test('--http-debug (prints Authorization headers and login bodies) is refused without ALLOW_HTTP_DEBUG=1', async () => {
-  // bin/k6 refuses it before k6 starts (xk6/cliflags.go): one line, 107; K6_HTTP_DEBUG too.
-  for (const [args, env, shown] of [[['--http-debug=full'], {}, '--http-debug=full'], [[], { K6_HTTP_DEBUG: 'headers' }, 'K6_HTTP_DEBUG=headers']]) {
+  // scripts/run refuses it before k6 starts (scripts/common.sh wp_cli_plan_flag): one line, 107;
+  // K6_HTTP_DEBUG too, and every spelling k6 reads.
+  for (const [args, env, shown] of [[['--http-debug=full'], {}, '--http-debug=full'], [['--http-debug'], {}, '--http-debug'], [[], { K6_HTTP_DEBUG: 'headers' }, 'K6_HTTP_DEBUG=headers']]) {
     const runId = uniqueRunId('bad');
     runIds.push(runId);
-    const r = await runK6(scenario, { PG_URL, DOCS: '400', BATCH_SIZE: '100', ...env }, { runId, args, timeoutMs: 60000 });
+    const r = await runWrapper(scenario, { PG_URL, DOCS: '400', BATCH_SIZE: '100', ...env }, { runId, args, timeoutMs: 60000 });
     assert.equal(r.code, 107, r.stderr);
-    assert.equal(r.stderr, `k6-writepath: ${shown} is not allowed: it prints credentials (Authorization headers, login bodies) to the terminal; set ALLOW_HTTP_DEBUG=1 to accept that\n`);
+    assert.equal(r.stderr, `scripts/run: ${shown} is not allowed: it prints credentials (Authorization headers, login bodies) to the terminal; set ALLOW_HTTP_DEBUG=1 to accept that\n`);
   }
-  const allowed = await runK6(scenario, { PG_URL, DOCS: '400', BATCH_SIZE: '100', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1', ALLOW_HTTP_DEBUG: '1' }, { args: ['--http-debug'], timeoutMs: 120000 });
+  const allowed = await runWrapper(scenario, { PG_URL, DOCS: '400', BATCH_SIZE: '100', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1', ALLOW_HTTP_DEBUG: '1' }, { args: ['--http-debug'], timeoutMs: 120000 });
   assert.equal(allowed.code, 0, allowed.stderr);
 });
 
@@ -345,15 +346,15 @@ test('--http-debug on ArangoDB reveals credentials (checked), so it is refused u
   const e1 = 'scenarios/arangodb/insert-vs-overwrite.js';
   const knobs = { ARANGO_URL: srv.url, ARANGO_PASSWORD: PASSWORD, INFLUX_URL: undefined, DOCS: '200', BATCH_SIZE: '100', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1' };
   try {
-    const refused = await runK6(e1, knobs, { args: ['--http-debug=full'], timeoutMs: 60000 });
+    const refused = await runWrapper(e1, knobs, { args: ['--http-debug=full'], timeoutMs: 60000 });
     assert.equal(refused.code, 107, refused.stderr);
-    assert.match(refused.stderr, /^k6-writepath: --http-debug=full is not allowed: [^\n]*ALLOW_HTTP_DEBUG=1 to accept that\n$/);
+    assert.match(refused.stderr, /^scripts\/run: --http-debug=full is not allowed: [^\n]*ALLOW_HTTP_DEBUG=1 to accept that\n$/);
     assert.ok(!(refused.stdout + refused.stderr).includes(basic) && !(refused.stdout + refused.stderr).includes(PASSWORD));
-    // A stock k6 has no such check before it starts: the scenario refuses in setup (exit 108),
-    // the flags that bend the plan as well, before anything is created.
+    // A plain `k6 run` has no such check before it starts: the scenario refuses in setup (exit
+    // 108), the flags that bend the plan as well, before anything is created.
     for (const args of [['--http-debug=full'], ['-i', '3']]) {
       const runId = uniqueRunId('bad');
-      const stockRun = await runK6(e1, knobs, { args, runId, timeoutMs: 60000, k6: path.join(repoRoot, 'bin', 'k6-stock') });
+      const stockRun = await runK6(e1, knobs, { args, runId, timeoutMs: 60000 });
       assert.equal(stockRun.code, 108, stockRun.stderr);
       assert.equal(stockRun.stderr.split('\n').filter((l) => /level=error/.test(l)).length, 1, stockRun.stderr);
       assert.match(stockRun.stderr, args[0] === '-i' ? /msg="test aborted: k6-writepath: the run's scenarios differ from what the knobs plan/ : /msg="test aborted: k6-writepath: --http-debug=full is not allowed/);

@@ -72,7 +72,8 @@ test('different workload settings are refused with one line naming them (exit 10
   const r = compare([...small, '-e', 'B:SEED=7', '-e', 'B:BATCH_SIZE=200', pgScenario, pgScenario], dir);
   assert.equal(r.code, 107, r.stdout);
   const last = r.stderr.trim().split('\n').pop();
-  assert.equal(last, 'scripts/compare: refusing to compare runs with different workload settings: BATCH_SIZE A=250 B=200; SEED A=1 B=7');
+  // A workload knob for one side only is refused before either side runs.
+  assert.equal(last, 'scripts/compare: -e B:SEED=7 is not allowed: SEED sets the workload, and runs of different workloads are not compared; give it to every run (-e SEED=7), or compare target settings (-e B:PG_SYNC_COMMIT=off …)');
   assert.equal(r.stdout, '');
   const bad = compare(['results/does-not-exist', pgScenario], dir);
   assert.equal(bad.code, 107);

@@ -9,12 +9,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
-import { psql, startK6, uniqueRunId } from '../helpers/k6.mjs';
+import { cutFrame, psql, startK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startPrivatePg } from '../helpers/pgprivate.mjs';
 import { startTestServer } from '../helpers/testserver.mjs';
 
 const explain = (r) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
-const aborts = (r) => r.stderr.split('\n').filter((l) => /level=error msg="test aborted: /.test(l));
+// Stock k6 ends an abort line with the JavaScript frame; scripts/run cuts it (cutFrame does the same).
+const aborts = (r) => r.stderr.split('\n').filter((l) => /level=error msg="test aborted: /.test(l)).map(cutFrame);
 // Long plans: without the give-up they would run for many minutes against a dead server.
 const long = { DOCS: '20000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '200000', MIXED_BATCHES: '0', READBACK: '0', GIVE_UP: '3s', TIMEOUT: '2s' };
 
