@@ -322,8 +322,8 @@ const lines = [
   `| reading one body image's text (1.2 MB) from a k6 SharedArray, per read (the once-per-process alternative to the line above; not used; ms) | ${ms(micro.shared_ms, 0)} |`, '',
   `Reading: micro-keys times with the wall clock, so on a loaded machine every line is inflated by waiting for a CPU; compare the lines with each other (and the CPU per batch above for absolute cost). In JavaScript an overwrite batch costs k6 the key draw plus the byte body plus the statement; the key draw is ${fmt(micro.keys_ms.med / micro.bytes_ms.med, 1)}× the byte body, and ${fmt(100 * micro.sfc32_ms.med / micro.keys_ms.med, 0)} % of it is the sfc32 arithmetic alone, which no exact draw can skip in the interpreter (the keys must stay those recorded runs were verified with, bench/README.md). A load batch's keys alone (${fmt(micro.load_keys_ms.med, 2)} ms) cost about as much as its byte body (${fmt(micro.bytes_load_ms.med, 2)} ms). The whole-run share adds the init of each writing VU (payload pool, images) and the read-back's key recomputation.`, '',
 ];
-// The sections bench/memory.mjs and make bench-gate (bench/gate.mjs) write stay as they are.
+// The sections bench/gateway.mjs, bench/memory.mjs and make bench-gate (bench/gate.mjs) write stay as they are.
 const resultsFile = path.join(root, 'bench', 'RESULTS.md');
-lines.push(...keepSections(existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '', ['bench-memory', 'bench-gate']));
+lines.push(...keepSections(existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '', ['bench-gateway', 'bench-memory', 'bench-gate']));
 writeFileSync(resultsFile, lines.join('\n'));
 process.stdout.write(lines.join('\n'));
