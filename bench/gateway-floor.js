@@ -30,7 +30,7 @@ const cfg = loadConfig(Object.assign({ DOCS: String(ndocs) }, __ENV), { target: 
 const query = `INSERT INTO ${table} (key, doc) SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
 const db = sink ? null : openSql({ GATEWAY_URL: __ENV.GATEWAY_URL, WP_GATEWAY_TOKEN: __ENV.WP_GATEWAY_TOKEN, TIMEOUT: '60s' });
 
-// Pre-built bodies as bench/pg-floor.js builds them: batch b of this VU holds keys
+// Pre-built bodies as the xk6-sql floor (bench/pg-floor.js) built them: batch b of this VU holds keys
 // (start + g*stride) mod ndocs, distinct within a batch (stride coprime with ndocs).
 const bodies = [];
 if (__VU > 0) { // __VU: 0 in the init run that only reads options
