@@ -1,5 +1,5 @@
-// The MongoDB floor (bench/README.md): what k6 + the pack's MongoDB module + the Go driver cost
-// when the generator costs nothing. 2 VUs (BENCH_VUS) send the pack's own overwrite call
+// The MongoDB floor (bench/README.md): what k6 + the pack's gateway (docs/gateway.md) + the Go
+// driver cost when the generator costs nothing. 2 VUs (BENCH_VUS) send the pack's own overwrite call
 // (client.write('replace', …): a bulkWrite of ReplaceOne upserts, the collection's UUID on every
 // command, as lib/targets/mongodb.js sends it) for BENCH_SECONDS, each batch one of
 // FLOOR_BATCHES byte bodies pre-built in the init context (1000 scattered existing keys each, of
@@ -7,16 +7,17 @@
 // e1 documents of ~1.2 KB, built by lib/docs.js as the pack builds them), cycled: no JavaScript
 // work per batch but picking the next one. setup() fills its own database k6wp_bench_floor with
 // DOCS documents (not timed); teardown drops it. Prints rows/s over the batches' own window.
-//   MONGO_URL=mongodb://… DOCS=100000 bin/k6 run bench/mongo-floor.js
-import * as mongodb from 'k6/x/writepath/mongodb';
+// It reaches MongoDB as the pack does, through lib/gateway.js (the gateway holds MONGO_URL).
+//   MONGO_URL=mongodb://… bin/wp-gateway -ready-file /tmp/gw.url &
+//   GATEWAY_URL=$(cat /tmp/gw.url) DOCS=100000 bin/k6 run bench/mongo-floor.js
+import { connectMongo } from '../lib/gateway.js';
 import { Counter, Gauge } from 'k6/metrics';
 import { loadConfig } from '../lib/config.js';
 import { createDocs } from '../lib/docs.js';
 import { asciiBuffer } from '../lib/bytes.js';
 import { keyRange } from '../lib/keys.js';
 
-const url = __ENV.MONGO_URL;
-if (!url) throw 'MONGO_URL is not set';
+if (!__ENV.GATEWAY_URL) throw 'GATEWAY_URL is not set: start bin/wp-gateway with MONGO_URL in its environment (docs/gateway.md)';
 const ndocs = Number(__ENV.DOCS || 100000);
 const vus = Number(__ENV.BENCH_VUS || 2);
 const seconds = Number(__ENV.BENCH_SECONDS || 10);
@@ -28,7 +29,7 @@ const modified = new Counter('floor_modified');
 const clock = new Gauge('floor_clock');
 
 const cfg = loadConfig(Object.assign({ DOCS: String(ndocs) }, __ENV), { target: 'mongodb', experiment: 'mongo-floor', phases: ['bench'] });
-const client = mongodb.connect(url, { appName: 'k6-writepath-floor' });
+const client = connectMongo({ GATEWAY_URL: __ENV.GATEWAY_URL, WP_GATEWAY_TOKEN: __ENV.WP_GATEWAY_TOKEN, TIMEOUT: '60s' }, { appName: 'k6-writepath-floor' });
 const docs = createDocs(cfg, { keyField: '_id', toBytes: asciiBuffer });
 
 // Pre-built bodies: VU v (of vus) owns its own block of keys, [(v-1)·ndocs/vus, v·ndocs/vus),

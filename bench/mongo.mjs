@@ -5,7 +5,9 @@
 //   1. the pack: scenarios/mongodb/insert-vs-overwrite.js, PHASES=load,overwrite,mixed, batches
 //      of 1000, 2 VUs, BENCH_MONGO_DOCS loaded, BENCH_MONGO_BATCHES overwrite batches (uniform
 //      random existing keys) and as many mixed batches with 50 % new keys (E2's upsert workload);
-//   2. the floor: bench/mongo-floor.js, the same module call with constant pre-built batches.
+//   2. the floor: bench/mongo-floor.js, the same gateway call with constant pre-built batches.
+// Each k6 run reaches mongod through its own private gateway (bin/wp-gateway, docs/gateway.md),
+// and the client's CPU is k6's plus that gateway's.
 // Measured: overwrite docs/s vs. the floor's (goal ≥ 0.8, per repetition); the CPU of k6 and of
 // mongod sampled from /proc every 100 ms and cut at the phases' first batch start and last
 // batch end (writepath_phase_clock): k6's share in the mixed (E2 upsert) phase (goal ≤ 20 %).
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MongoServer } from '../scripts/mongo-private.mjs';
+import { startGateway } from '../scripts/lib/gateway.mjs';
 import { spread, HZ, statOf, at } from './lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,19 +34,21 @@ function cpuOf(pid) {
   return st ? (st.own + st.children) / HZ : null;
 }
 
-// Runs k6 with `args`; samples k6's and mongod's CPU every 100 ms. Returns { code, out, err, samples }.
+// Runs k6 with `args` through a private gateway holding MONGO_URL (extraEnv.MONGO_URL); samples
+// the client's CPU (k6 + the gateway) and mongod's every 100 ms. Returns { code, out, err, samples }.
 function k6Run(args, extraEnv, mongod) {
+  const gw = startGateway({ MONGO_URL: extraEnv.MONGO_URL });
   return new Promise((resolve) => {
-    const child = spawn(k6, args, { cwd: root, env: { ...env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false', ...extraEnv } });
+    const child = spawn(k6, args, { cwd: root, env: gw.env({ ...env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false', ...extraEnv }) });
     const samples = [];
     const timer = setInterval(() => {
-      const a = cpuOf(child.pid); const b = cpuOf(mongod);
-      if (a !== null && b !== null) samples.push({ t: Date.now(), k6: a, server: b });
+      const a = cpuOf(child.pid); const g = cpuOf(gw.process.pid); const b = cpuOf(mongod);
+      if (a !== null && g !== null && b !== null) samples.push({ t: Date.now(), k6: a + g, server: b });
     }, 100);
     let out = ''; let err = '';
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { err += d; });
-    child.on('close', (code) => { clearInterval(timer); resolve({ code, out, err, samples }); });
+    child.on('close', (code) => { clearInterval(timer); gw.stop(); resolve({ code, out, err, samples }); });
   });
 }
 
@@ -93,7 +98,7 @@ export async function mongoBench({ reps = Number(env.BENCH_REPS || 3), seconds =
       row.packMsPerBatch = ow.k6 * 1000 / BATCHES;
       row.serverMsPerBatch = ow.server * 1000 / BATCHES;
       row.mixedServerMsPerDoc = mx.server * 1000 / (BATCHES * 1000);
-      log(`mongo pack rep ${rep + 1}: overwrite ${fmt(row.pack)} docs/s (k6 ${(ow.share * 100).toFixed(1)} % of CPU), mixed ${fmt(row.mixed)} docs/s (k6 ${(mx.share * 100).toFixed(1)} %)`);
+      log(`mongo pack rep ${rep + 1}: overwrite ${fmt(row.pack)} docs/s (k6 + gateway ${(ow.share * 100).toFixed(1)} % of CPU), mixed ${fmt(row.mixed)} docs/s (k6 + gateway ${(mx.share * 100).toFixed(1)} %)`);
       // 2. The floor: the same call with constant pre-built batches.
       const f = await k6Run(['run', '--quiet', '--address=', 'bench/mongo-floor.js'], {
         MONGO_URL: url, DOCS: String(DOCS), BENCH_VUS: '2', BENCH_SECONDS: String(seconds) }, mongod);
@@ -107,7 +112,7 @@ export async function mongoBench({ reps = Number(env.BENCH_REPS || 3), seconds =
       const fw = windowShare(f.samples, fj.t0 && fj.t1 ? { min: fj.t0, max: fj.t1 } : null);
       row.floorShare = fw.share;
       row.floorServerMsPerBatch = fw.server * 1000 / (fj.rows / 1000);
-      log(`mongo floor rep ${rep + 1}: ${fmt(row.floor)} rows/s (k6 ${(fw.share * 100).toFixed(1)} % of CPU, mongod ${fmt(row.floorServerMsPerBatch, 1)} ms per batch)`);
+      log(`mongo floor rep ${rep + 1}: ${fmt(row.floor)} rows/s (k6 + gateway ${(fw.share * 100).toFixed(1)} % of CPU, mongod ${fmt(row.floorServerMsPerBatch, 1)} ms per batch)`);
       row.packVsFloor = row.pack / row.floor;
       rows.push(row);
     }
@@ -129,12 +134,12 @@ export function mongoSection(m) {
   const ok = (c) => (c ? 'met' : '**missed**');
   return [
     `## MongoDB floor (batches of 1000, 2 VUs, collection of ${fmt(m.docs)} documents, mongod ${m.version || '?'})`, '',
-    '| client | docs/s | ratio to the floor | k6 share of CPU (k6 ÷ (k6 + mongod)) |', '|---|---:|---:|---:|',
-    `| k6-writepath overwrite phase (scenarios/mongodb/insert-vs-overwrite.js, ${m.batches} batches of ReplaceOne upserts, random existing keys, byte image → BSON in Go) | ${ms(m.pack)} | ${ms(m.packVsFloor, 2)} | ${ms(m.overwriteShare, 1, 100)} % (phase window) |`,
+    '| client | docs/s | ratio to the floor | client share of CPU ((k6 + gateway) ÷ (k6 + gateway + mongod)) |', '|---|---:|---:|---:|',
+    `| k6-writepath overwrite phase (scenarios/mongodb/insert-vs-overwrite.js, ${m.batches} batches of ReplaceOne upserts, random existing keys, byte image → BSON in the gateway) | ${ms(m.pack)} | ${ms(m.packVsFloor, 2)} | ${ms(m.overwriteShare, 1, 100)} % (phase window) |`,
     `| the same run's mixed phase = E2's upsert workload (${m.batches} batches, 50 % new keys) | ${ms(m.mixed)} | | ${ms(m.mixedShare, 1, 100)} % (phase window) |`,
-    `| MongoDB floor: the same module call with constant pre-built batches (bench/mongo-floor.js, ${m.seconds} s) | ${ms(m.floor)} | 1.00 | ${ms(m.floorShare, 1, 100)} % (its batches' window) |`, '',
-    `Goals: MongoDB batches ≥ 0.80 of the floor: ${fmt(m.packVsFloor.med, 2)} (${ok(m.packVsFloor.med >= 0.8)}). k6 ≤ 20 % of the CPU in the E2 upsert phase: ${fmt(m.mixedShare.med * 100, 1)} % (${ok(m.mixedShare.med <= 0.2)}).`, '',
-    `CPU per overwrite batch of 1000 documents in the phase window: k6 ${ms(m.packMsPerBatch, 1)} ms, mongod ${ms(m.serverMsPerBatch, 1)} ms (the floor's batches: mongod ${ms(m.floorServerMsPerBatch, 1)} ms); mongod per upserted document in the E2 phase ${ms(m.mixedServerMsPerDoc, 3)} ms. Both processes' CPU from /proc/<pid>/stat (mongod's threads included) sampled every 100 ms, interpolated at the phase's first batch start and last batch end (writepath_phase_clock).`, '',
+    `| MongoDB floor: the same gateway call with constant pre-built batches (bench/mongo-floor.js, ${m.seconds} s) | ${ms(m.floor)} | 1.00 | ${ms(m.floorShare, 1, 100)} % (its batches' window) |`, '',
+    `Goals: MongoDB batches ≥ 0.80 of the floor: ${fmt(m.packVsFloor.med, 2)} (${ok(m.packVsFloor.med >= 0.8)}). client (k6 + gateway) ≤ 20 % of the CPU in the E2 upsert phase: ${fmt(m.mixedShare.med * 100, 1)} % (${ok(m.mixedShare.med <= 0.2)}).`, '',
+    `CPU per overwrite batch of 1000 documents in the phase window: k6 + gateway ${ms(m.packMsPerBatch, 1)} ms, mongod ${ms(m.serverMsPerBatch, 1)} ms (the floor's batches: mongod ${ms(m.floorServerMsPerBatch, 1)} ms); mongod per upserted document in the E2 phase ${ms(m.mixedServerMsPerDoc, 3)} ms. Each process's CPU from /proc/<pid>/stat (threads included) sampled every 100 ms, interpolated at the phase's first batch start and last batch end (writepath_phase_clock).`, '',
   ];
 }
 

@@ -18,6 +18,7 @@ import { PgServer } from '../scripts/pg-private.mjs';
 import { keepSections } from './memory.mjs';
 import { median, spread, HZ, statOf, at } from './lib.mjs';
 import { mongoBench, mongoSection } from './mongo.mjs';
+import { startGateway } from '../scripts/lib/gateway.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const env = process.env;
@@ -128,6 +129,17 @@ function stopPg() {
 }
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { stopPg(); process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[sig]); });
 
+// A private gateway holding PG_URL for one k6 run (docs/gateway.md): fn(gwEnv, gwCpu) gets
+// k6's part of the environment (GATEWAY_URL and the token, never PG_URL) and a function giving
+// the gateway's CPU seconds so far, which counts as the client's like k6's.
+async function viaGateway(url, fn) {
+  const gw = startGateway({ PG_URL: url });
+  const gwCpu = () => { const st = statOf(gw.process.pid); return st ? st.own / HZ : 0; };
+  try { return await fn(gw.env({}), gwCpu); } finally { gw.stop(); }
+}
+// A timedWithServer() result with the gateway's CPU (seconds) added to the client's.
+const plusGateway = (r, g) => ({ ...r, cpu: r.cpu + g, share: (r.cpu + g) / (r.cpu + g + r.server) });
+
 async function pgBench() {
   pgServer.init();
   pgStarted = true;
@@ -155,14 +167,19 @@ async function pgBench() {
     // from --summary-export).
     const samples = [];
     const base = serverCpu(postmaster);
-    const sample = (child) => {
-      const k = k6Cpu(child.pid);
-      if (k !== null) samples.push({ t: Date.now(), k6: k, server: serverCpu(postmaster) - base });
-    };
+    // The client's counter is k6's plus its gateway's.
     const exportFile = path.join(resultsDir, 'export.json');
-    const r = await timedWithServer(k6, ['run', '--quiet', '--address=', `--summary-export=${exportFile}`, 'scenarios/postgres/insert-vs-overwrite.js'], {
-      PG_URL: url, RUN_ID: runId, RESULTS_DIR: resultsDir, PWD: root, PHASES: 'load,overwrite', DOCS: String(PG_DOCS),
-      BATCH_SIZE: '1000', VUS: '2', OVERWRITE_BATCHES: String(PG_BATCHES), READBACK: '200' }, postmaster, sample);
+    const r = await viaGateway(url, async (gwEnv, gwCpu) => {
+      const sample = (child) => {
+        const k = k6Cpu(child.pid);
+        if (k !== null) samples.push({ t: Date.now(), k6: k + gwCpu(), server: serverCpu(postmaster) - base });
+      };
+      const g0 = gwCpu();
+      const x = await timedWithServer(k6, ['run', '--quiet', '--address=', `--summary-export=${exportFile}`, 'scenarios/postgres/insert-vs-overwrite.js'], {
+        ...gwEnv, RUN_ID: runId, RESULTS_DIR: resultsDir, PWD: root, PHASES: 'load,overwrite', DOCS: String(PG_DOCS),
+        BATCH_SIZE: '1000', VUS: '2', OVERWRITE_BATCHES: String(PG_BATCHES), READBACK: '200' }, postmaster, sample);
+      return plusGateway(x, gwCpu() - g0);
+    });
     const summary = JSON.parse(readFileSync(path.join(resultsDir, runId, 'summary.json'), 'utf8'));
     const ow = summary.phases.find((p) => p.phase === 'overwrite');
     const load = summary.phases.find((p) => p.phase === 'load');
@@ -181,15 +198,20 @@ async function pgBench() {
       row.packMsPerBatch = wk6 * 1000 / PG_BATCHES;
       row.serverMsPerBatch = wsrv * 1000 / PG_BATCHES;
     }
-    log(`pg pack rep ${rep + 1}: overwrite ${fmt(row.pack)} docs/s; k6 share whole run ${(r.share * 100).toFixed(1)} %, overwrite window ${(row.packPhaseShare * 100).toFixed(1)} %; load docs/s / batch-time docs/s ${row.loadAgreement.toFixed(2)}`);
-    // 2. The xk6-sql floor: the same statement with constant pre-built parameters.
-    const f = await timedWithServer(k6, ['run', '--quiet', '--address=', 'bench/pg-floor.js'], {
-      PG_URL: url, TABLE: 'k6wp_bench_pgbench', DOCS: String(PG_DOCS), BENCH_VUS: '2', BENCH_SECONDS: String(PGBENCH_SECONDS) }, postmaster);
+    log(`pg pack rep ${rep + 1}: overwrite ${fmt(row.pack)} docs/s; k6 + gateway share whole run ${(r.share * 100).toFixed(1)} %, overwrite window ${(row.packPhaseShare * 100).toFixed(1)} %; load docs/s / batch-time docs/s ${row.loadAgreement.toFixed(2)}`);
+    // 2. The gateway floor: the same statement through the same client call with constant
+    // pre-built parameters (bench/gateway-floor.js).
+    const f = await viaGateway(url, async (gwEnv, gwCpu) => {
+      const g0 = gwCpu();
+      const x = await timedWithServer(k6, ['run', '--quiet', '--address=', 'bench/gateway-floor.js'], {
+        ...gwEnv, TABLE: 'k6wp_bench_pgbench', DOCS: String(PG_DOCS), BENCH_VUS: '2', BENCH_SECONDS: String(PGBENCH_SECONDS) }, postmaster);
+      return plusGateway(x, gwCpu() - g0);
+    });
     const fj = JSON.parse(f.out.trim().split('\n').filter((l) => l.startsWith('{')).pop());
     row.floor = fj.rows_per_s;
     row.floorShare = f.share;
     row.floorMsPerBatch = f.cpu * 1000 / (fj.rows / 1000); // incl. its init (pre-building 20 batches per VU)
-    log(`pg floor rep ${rep + 1}: ${fmt(row.floor)} rows/s; k6 share ${(f.share * 100).toFixed(1)} %`);
+    log(`pg floor rep ${rep + 1}: ${fmt(row.floor)} rows/s; k6 + gateway share ${(f.share * 100).toFixed(1)} %`);
     // 3. pgbench, rows generated server-side.
     const p = await timedWithServer('pgbench', ['-n', '-c', '2', '-j', '2', '-T', String(PGBENCH_SECONDS), '-D', `ndocs=${PG_DOCS}`, '-D', 'batch=1000',
       '-D', `stride=${stride}`, '-D', `slen=${slen}`, '-D', 'tbl=k6wp_bench_pgbench', '-f', 'bench/pg-upsert.sql', bare.href], pgEnv, postmaster);
@@ -234,9 +256,9 @@ async function memBench(url) {
     for (const docs of MEM) {
       const resultsDir = mkdtempSync(path.join(tmpdir(), 'k6wp-bench-'));
       const load = loadavg()[0];
-      const r = await timedK6(['run', '--quiet', '--address=', 'scenarios/postgres/insert-vs-overwrite.js'], {
-        PG_URL: url, RUN_ID: `benchmem${process.pid}_${rep}_${docs}`, RESULTS_DIR: resultsDir, PWD: root, DOCS: String(docs),
-        BATCH_SIZE: '10000', VUS: '2', OVERWRITE_BATCHES: '20', MIXED_BATCHES: '10', READBACK: '1000' });
+      const r = await viaGateway(url, (gwEnv) => timedK6(['run', '--quiet', '--address=', 'scenarios/postgres/insert-vs-overwrite.js'], {
+        ...gwEnv, RUN_ID: `benchmem${process.pid}_${rep}_${docs}`, RESULTS_DIR: resultsDir, PWD: root, DOCS: String(docs),
+        BATCH_SIZE: '10000', VUS: '2', OVERWRITE_BATCHES: '20', MIXED_BATCHES: '10', READBACK: '1000' }));
       runs.push({ rep, docs, mb: r.rssKb / 1024, load });
       log(`memory ${docs} docs rep ${rep + 1}: peak RSS ${(r.rssKb / 1024).toFixed(0)} MB (load ${load.toFixed(2)})`);
     }
@@ -293,17 +315,17 @@ const lines = [
   `## PostgreSQL upsert (batches of 1000, 2 connections, table of ${fmt(PG_DOCS)} documents)`, '',
   '| client | rows/s | ratio to pgbench | client share of CPU, whole run | client share of CPU, overwrite phase window |', '|---|---:|---:|---:|---:|',
   `| k6-writepath overwrite phase (scenarios/postgres/insert-vs-overwrite.js, ${PG_BATCHES} batches, binary jsonb, per-key loops in JavaScript) | ${ms(pg.pack)} | ${ms(pg.packVsPgbench, 2)} | ${ms(pg.packShare, 1, 100)} % | ${ms(pg.packPhaseShare, 1, 100)} % |`,
-  `| xk6-sql floor: the same statement, constant pre-built parameters (bench/pg-floor.js, ${PGBENCH_SECONDS} s) | ${ms(pg.floor)} | ${ms(pg.floorVsPgbench, 2)} | ${ms(pg.floorShare, 1, 100)} % | (whole run = the upsert) |`,
+  `| gateway floor: the same statement through the same client call, constant pre-built parameters (bench/gateway-floor.js, ${PGBENCH_SECONDS} s) | ${ms(pg.floor)} | ${ms(pg.floorVsPgbench, 2)} | ${ms(pg.floorShare, 1, 100)} % | (whole run = the upsert) |`,
   `| pgbench, rows generated server-side (bench/pg-upsert.sql, ${PGBENCH_SECONDS} s) | ${ms(pg.pgbench)} | 1.00 | ${ms(pg.pgbenchShare, 1, 100)} % | (whole run = the upsert) |`, '',
   `The pack against its floor (per repetition): ${ms(pg.packVsFloor, 2)} of the floor's rows/s.`, '',
-  'Client share = client CPU / (client + PostgreSQL server processes) CPU. **Whole run**: the client process from start to exit (`/usr/bin/time`; for the pack: init incl. payload pools and body images, setup, load phase, overwrite phase in which each VU reads its keys back after its last batch, teardown with the count) against the server over the same span. **Overwrite phase window**: both counters sampled from /proc every 100 ms and interpolated at the overwrite phase\'s first batch start and last batch end (`writepath_phase_clock`).', '',
-  `Goals: overwrite docs/s ≥ 0.95 of pgbench: ${fmt(pg.packVsPgbench.med, 2)} (${ok(pg.packVsPgbench.med >= 0.95)}${by(pg.packVsPgbench.med, 0.95)}). k6 ≤ 15 % of the CPU in the overwrite phase: ${fmt(pg.packPhaseShare.med * 100, 1)} % (${ok(pg.packPhaseShare.med <= 0.15)}${over(pg.packPhaseShare.med, 0.15)}). k6 ≤ 20 % over the whole run: ${fmt(pg.packShare.med * 100, 1)} % (${ok(pg.packShare.med <= 0.2)}${over(pg.packShare.med, 0.2)}).`, '',
-  `CPU per overwrite batch of 1000 documents in the phase window: k6 ${ms(pg.packMsPerBatch, 1)} ms, PostgreSQL ${ms(pg.serverMsPerBatch, 1)} ms; the floor's k6 ${ms(pg.floorMsPerBatch, 1)} ms per batch (whole run, including its init). The difference is the pack's own work per batch; the next section splits it.`, '',
+  'Client share = client CPU / (client + PostgreSQL server processes) CPU; for the pack and the floor the client is k6 plus its private gateway (bin/wp-gateway, /proc/<pid>/stat). **Whole run**: the client process from start to exit (`/usr/bin/time`; for the pack: init incl. payload pools and body images, setup, load phase, overwrite phase in which each VU reads its keys back after its last batch, teardown with the count) against the server over the same span. **Overwrite phase window**: both counters sampled from /proc every 100 ms and interpolated at the overwrite phase\'s first batch start and last batch end (`writepath_phase_clock`).', '',
+  `Goals: overwrite docs/s ≥ 0.95 of pgbench: ${fmt(pg.packVsPgbench.med, 2)} (${ok(pg.packVsPgbench.med >= 0.95)}${by(pg.packVsPgbench.med, 0.95)}). k6 + gateway ≤ 15 % of the CPU in the overwrite phase: ${fmt(pg.packPhaseShare.med * 100, 1)} % (${ok(pg.packPhaseShare.med <= 0.15)}${over(pg.packPhaseShare.med, 0.15)}). k6 + gateway ≤ 20 % over the whole run: ${fmt(pg.packShare.med * 100, 1)} % (${ok(pg.packShare.med <= 0.2)}${over(pg.packShare.med, 0.2)}).`, '',
+  `CPU per overwrite batch of 1000 documents in the phase window: k6 + gateway ${ms(pg.packMsPerBatch, 1)} ms, PostgreSQL ${ms(pg.serverMsPerBatch, 1)} ms; the floor's k6 + gateway ${ms(pg.floorMsPerBatch, 1)} ms per batch (whole run, including its init). The difference is the pack's own work per batch; the next section splits it.`, '',
   `Load phase of the same runs: docs/s over the phase's wall time ÷ docs/s its batch times allow (2 VUs back to back) = ${ms(pg.loadAgreement, 2)} (1.00 = no time outside the batches; the remainder is the client's work between batches).`, '',
   ...mongoSection(mongo),
   '## Memory (PostgreSQL E1: load, 20 overwrite and 10 mixed batches, BATCH_SIZE=10000, 2 VUs)', '',
   `${REPS} repetitions, interleaved (each document count once per repetition); median (min–max); the ratio within a repetition.`, '',
-  '| documents | load (1 min) | k6 peak RSS |', '|---:|---:|---:|',
+  '| documents | load (1 min) | k6 peak RSS (its gateway not counted) |', '|---:|---:|---:|',
   ...mem.rows.map((m) => `| ${fmt(m.docs)} | ${ms(m.load, 2)} | ${ms(m.mb)} MB |`), '',
   `Goal flat within 20 %: ${ms(mem.ratio, 2)}× (${ok(Math.abs(mem.ratio.med - 1) <= 0.2)}; judged on the median, ${mem.ratio.n} repetitions).`, '',
   '## Where the time goes (bench/micro-keys.js: 1 VU, no database, ms of k6 per batch of 1000, DOCS=100000)', '',
@@ -322,8 +344,8 @@ const lines = [
   `| reading one body image's text (1.2 MB) from a k6 SharedArray, per read (the once-per-process alternative to the line above; not used; ms) | ${ms(micro.shared_ms, 0)} |`, '',
   `Reading: micro-keys times with the wall clock, so on a loaded machine every line is inflated by waiting for a CPU; compare the lines with each other (and the CPU per batch above for absolute cost). In JavaScript an overwrite batch costs k6 the key draw plus the byte body plus the statement; the key draw is ${fmt(micro.keys_ms.med / micro.bytes_ms.med, 1)}× the byte body, and ${fmt(100 * micro.sfc32_ms.med / micro.keys_ms.med, 0)} % of it is the sfc32 arithmetic alone, which no exact draw can skip in the interpreter (the keys must stay those recorded runs were verified with, bench/README.md). A load batch's keys alone (${fmt(micro.load_keys_ms.med, 2)} ms) cost about as much as its byte body (${fmt(micro.bytes_load_ms.med, 2)} ms). The whole-run share adds the init of each writing VU (payload pool, images) and the read-back's key recomputation.`, '',
 ];
-// The sections bench/memory.mjs and make bench-gate (bench/gate.mjs) write stay as they are.
+// The sections bench/gateway.mjs, bench/memory.mjs and make bench-gate (bench/gate.mjs) write stay as they are.
 const resultsFile = path.join(root, 'bench', 'RESULTS.md');
-lines.push(...keepSections(existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '', ['bench-memory', 'bench-gate']));
+lines.push(...keepSections(existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '', ['bench-gateway', 'bench-memory', 'bench-gate']));
 writeFileSync(resultsFile, lines.join('\n'));
 process.stdout.write(lines.join('\n'));

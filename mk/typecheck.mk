@@ -1,5 +1,6 @@
-# Editor support (jsconfig.json, @types/k6 and tsc pinned in package.json, types/*.d.ts for the
-# extension modules). make test runs the same check through test/unit/typecheck.test.mjs.
+# Editor support (jsconfig.json, @types/k6 and tsc pinned in package.json, types/k6-globals.d.ts
+# for k6's console; no extension modules: k6 is the official binary). make test runs the same
+# check through test/unit/typecheck.test.mjs.
 
 .PHONY: typecheck
 

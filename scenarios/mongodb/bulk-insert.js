@@ -1,7 +1,8 @@
 // E4's workload on MongoDB: bulk insert (unordered insertMany) of realistic user documents by
 // ramping VUs; docs/s and MB/s per stage (docs/mongodb.md).
 //   scripts/run scenarios/mongodb/bulk-insert.js -e STAGES=30s:4,30s:8 -e BATCH_SIZE=5000
-// Needs bin/k6. Knobs: docs/configuration.md. Thresholds: thresholds/mongodb/bulk-insert.json.
+// Needs the pack's gateway (bin/wp-gateway, docs/gateway.md; scripts/run starts one).
+// Knobs: docs/configuration.md. Thresholds: thresholds/mongodb/bulk-insert.json.
 import { experiment } from '../../lib/experiment.js';
 import { KNOBS } from '../../lib/config.js';
 import * as workload from '../../lib/workloads/bulk-insert.js';

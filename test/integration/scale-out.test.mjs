@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { k6Bin, localEnv, psql, uniqueRunId } from '../helpers/k6.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
+import { startGateway } from '../helpers/gateway.mjs';
 import { closeMongo, databases, dropDatabase, mongo } from '../helpers/mongo.mjs';
 import { KNOBS } from '../../lib/config.js';
 
@@ -268,20 +269,29 @@ test('k6 archive of a scenario carries lib/ and the threshold file, and runs els
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-archive-'));
   try {
     const tar = path.join(dir, 'e1.tar');
-    // A placeholder, never the secret: k6 stores -e values in the archive. The archive freezes
-    // the run's options, so it is built with the knobs it runs with (k8s-archive.test.mjs
-    // shows other knobs at run time refused).
+    // A placeholder gateway, as scripts/k8s-archives builds them: k6 stores -e values in the
+    // archive, and k6 never holds PG_URL (the gateway does). The archive freezes the run's
+    // options, so it is built with the knobs it runs with (k8s-archive.test.mjs shows other
+    // knobs at run time refused).
     const knobs = ['-e', 'DOCS=1000', '-e', 'BATCH_SIZE=250', '-e', 'OVERWRITE_BATCHES=2', '-e', 'MIXED_BATCHES=2'];
-    const a = spawnSync(k6Bin, ['archive', '--quiet', '-e', 'PG_URL=postgres://set-at-run-time@placeholder.invalid/writepath', ...knobs, '-O', tar, E1], { cwd: repoRoot, encoding: 'utf8' });
+    const a = spawnSync(k6Bin, ['archive', '--quiet', '-e', 'GATEWAY_URL=http://gateway.set-at-run-time.invalid', ...knobs, '-O', tar, E1], { cwd: repoRoot, encoding: 'utf8' });
     assert.equal(a.status, 0, a.stderr);
     const list = spawnSync('tar', ['tf', tar], { encoding: 'utf8' }).stdout;
     assert.match(list, /thresholds\/postgres\/insert-vs-overwrite\.json/);
     assert.match(list, /lib\/workloads\/insert-vs-overwrite\.js/);
     const meta = spawnSync('tar', ['xOf', tar, 'metadata.json'], { encoding: 'utf8' }).stdout;
     assert.ok(!meta.includes(new URL(env.PG_URL).password), 'the archive holds no password');
+    // Elsewhere, as a runner pod runs it: a gateway beside k6 holds PG_URL, k6's environment
+    // has only the gateway's URL and token, which win over the archive's placeholder.
     const runId = uniqueRunId('sa');
-    const r = spawnSync(k6Bin, ['run', '--quiet', '--address=', ...knobs, '-e', `RUN_ID=${runId}`, tar],
-      { cwd: dir, encoding: 'utf8', env: { ...process.env, PG_URL: env.PG_URL, K6_NO_USAGE_REPORT: 'true' } });
+    const gw = startGateway({ PG_URL: env.PG_URL });
+    let r;
+    try {
+      r = spawnSync(k6Bin, ['run', '--quiet', '--address=', ...knobs, '-e', `RUN_ID=${runId}`, tar],
+        { cwd: dir, encoding: 'utf8', env: gw.env({ ...process.env, K6_NO_USAGE_REPORT: 'true' }) });
+    } finally {
+      gw.stop();
+    }
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout, /verification: expected 1250, found 1250 — OK/);
   } finally {
@@ -324,18 +334,44 @@ print(json.dumps(out))`, ...files.map((f) => path.join(repoRoot, 'deploy', 'k8s'
     assert.match(args, /--out influxdb=http/, name);
     const dist = /-e DISTRIBUTED=(\S+)/.exec(args)[1];
     assert.ok(dist === '1' || (dist === 'verify' && m.spec.parallelism === 1), `${name}: DISTRIBUTED=${dist} with parallelism ${m.spec.parallelism}`);
-    assert.doesNotMatch(args, /PASSWORD=|PG_URL=/, `${name}: credentials come from the Secret, not arguments`);
+    assert.doesNotMatch(args, /PASSWORD=|PG_URL=|MONGO_URL=|TOKEN=/, `${name}: credentials come from the Secret, not arguments`);
     assert.match(m.spec.runner.image, /\S+:\S+/, name);
-    for (const e of m.spec.runner.env || []) {
-      assert.ok(e.name && (e.value !== undefined || e.valueFrom), `${name}: env ${JSON.stringify(e)}`);
-      if (e.valueFrom) assert.ok(secretKeys.includes(e.valueFrom.secretKeyRef.key), `${name}: ${e.name} from a key of the example Secret`);
+    const sidecars = m.spec.runner.initContainers || [];
+    for (const c of [m.spec.runner, ...sidecars]) {
+      for (const e of c.env || []) {
+        assert.ok(e.name && (e.value !== undefined || e.valueFrom), `${name}: env ${JSON.stringify(e)}`);
+        if (e.valueFrom) assert.ok(secretKeys.includes(e.valueFrom.secretKeyRef.key), `${name}: ${e.name} from a key of the example Secret`);
+      }
+    }
+    // PostgreSQL/MongoDB: each runner pod reaches its database through its own gateway, a native
+    // sidecar (an init container with restartPolicy Always, the only extra container k6-operator
+    // puts into a runner pod) on the pod's loopback; the database URL is the sidecar's, never k6's.
+    const runnerEnv = Object.fromEntries((m.spec.runner.env || []).map((e) => [e.name, e]));
+    for (const k of ['PG_URL', 'MONGO_URL']) assert.ok(!runnerEnv[k], `${name}: k6 never gets ${k} (the gateway sidecar does)`);
+    const dbUrls = sidecars.flatMap((c) => (c.env || []).map((e) => e.name)).filter((k) => k === 'PG_URL' || k === 'MONGO_URL');
+    if (/^testrun-e1-postgres/.test(name)) assert.deepEqual(dbUrls, ['PG_URL'], `${name}: the gateway sidecar gets PG_URL`);
+    if (dbUrls.length) {
+      const gw = sidecars.find((c) => c.command && c.command[0] === '/usr/local/bin/wp-gateway');
+      assert.ok(gw, `${name}: a wp-gateway sidecar`);
+      assert.equal(gw.restartPolicy, 'Always', `${name}: the gateway is a native sidecar (runs beside k6, stopped when k6 exits)`);
+      assert.equal(gw.image, m.spec.runner.image, `${name}: the sidecar runs the runner image's wp-gateway`);
+      const addr = gw.command[gw.command.indexOf('-addr') + 1];
+      assert.match(addr, /^127\.0\.0\.1:\d+$/, `${name}: the gateway listens on the pod's loopback only`);
+      assert.equal(runnerEnv.GATEWAY_URL?.value, `http://${addr}`, `${name}: k6's GATEWAY_URL is the sidecar`);
+      const tokenOf = (list) => list.find((e) => e.name === 'WP_GATEWAY_TOKEN')?.valueFrom?.secretKeyRef;
+      assert.ok(tokenOf(gw.env || []) && tokenOf(m.spec.runner.env || []), `${name}: both containers get WP_GATEWAY_TOKEN from the Secret`);
+      assert.deepEqual(tokenOf(gw.env), tokenOf(m.spec.runner.env), `${name}: the same token`);
+      // The initializer runs only the init code: it must not inherit the sidecar (the operator
+      // copies the runner's spec when initializer is omitted).
+      assert.ok(m.spec.initializer && !m.spec.initializer.initContainers, `${name}: initializer given, without the sidecar`);
     }
     // Every -e KNOB is a knob the pack knows (a misspelt knob is silently ignored by k6).
     for (const [, k] of args.matchAll(/-e ([A-Z_]+)=/g)) assert.ok(KNOBS[k], `${name}: -e ${k} is no knob of lib/config.js`);
   }
-  // The runner image recipe builds on the pack's own k6 image (the pinned Go module).
+  // The runner image recipe builds on the pack's own k6 image (the official k6 + wp-gateway).
   const df = readFileSync(path.join(repoRoot, 'deploy', 'k8s', 'runner.Dockerfile'), 'utf8');
   assert.match(df, /docker\/k6\.Dockerfile/);
   assert.match(df, /^FROM \$\{K6_IMAGE\}/m);
   assert.ok(existsSync(path.join(repoRoot, 'docker', 'k6.Dockerfile')));
+  assert.match(readFileSync(path.join(repoRoot, 'docker', 'k6.Dockerfile'), 'utf8'), /^COPY --from=\S+ \/out\/wp-gateway \/usr\/local\/bin\/wp-gateway$/m, 'the image carries the sidecar\'s wp-gateway');
 });

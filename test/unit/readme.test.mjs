@@ -88,7 +88,7 @@ test('the Needs line names every package the make targets install and the policy
 });
 
 test('scripts and files the README names exist', () => {
-  const missing = [...read('README.md').matchAll(/`((?:scripts|scenarios|lib|grafana|thresholds|docs|xk6|k6-stock)\/[A-Za-z0-9_./-]+)`/g)]
+  const missing = [...read('README.md').matchAll(/`((?:scripts|scenarios|lib|grafana|thresholds|docs|gateway|docker|deploy)\/[A-Za-z0-9_./-]+)`/g)]
     .map((m) => m[1]).filter((p) => /\.[a-z]+$|\/$/.test(p) && !p.includes('<') && !existsSync(path.join(root, p)));
   assert.deepEqual(missing, []);
 });

@@ -1,10 +1,12 @@
 // Editor support, checked: tsc (pinned in package.json) type-checks scenarios/ and lib/ with
-// jsconfig.json against @types/k6 and the extension declarations in types/. The check must pass
-// on the tree and must fail on code that misuses k6's API or the xk6-sql module.
+// jsconfig.json against @types/k6 and the pack's globals in types/. The scenarios use k6's own
+// modules only (k6/http, k6/metrics, k6/execution, k6/crypto, k6/encoding: the official k6 binary
+// has no extension in it), so an import of an extension module k6/x/… must be reported too. The
+// check must pass on the tree and must fail on code that misuses k6's API.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
 
@@ -16,24 +18,32 @@ test('scenarios and lib type-check against @types/k6 and types/*.d.ts (jsconfig.
   assert.equal(r.status, 0);
 });
 
-test('the check is real: misuse of k6/http, k6/x/sql and its driver is reported', { timeout: 120000 }, () => {
+test('types/ declares no k6 extension module (k6 is the official binary: no k6/x/…)', () => {
+  assert.deepEqual(readdirSync(path.join(repoRoot, 'types')).filter((f) => /^k6-x-/.test(f)), []);
+});
+
+test('the check is real: misuse of k6/http, k6/metrics, k6/execution, k6/crypto, k6/encoding and an extension import are reported', { timeout: 120000 }, () => {
   // Inside the repository, so that 'k6/http' resolves to node_modules/@types/k6 as for lib/.
   const dir = mkdtempSync(path.join(repoRoot, 'test', '.tmp-tsc-'));
   const bad = path.join(dir, 'bad.js');
   writeFileSync(bad, [
     "import http from 'k6/http';",
+    "import { Trend } from 'k6/metrics';",
+    "import exec from 'k6/execution';",
+    "import crypto from 'k6/crypto';",
+    "import encoding from 'k6/encoding';",
     "import sql from 'k6/x/sql';",
-    "import driver from 'k6/x/sql/driver/postgres';",
     "http.post('http://x', '', { tags: 5 });",
-    "const db = sql.open(driver, 'postgres://x', { max_open_conns: '1' });",
-    "db.queryWithTimeout(5, 'SELECT 1');",
-    "sql.open('postgres', 'postgres://x');",
+    "new Trend('t', 'yes');",
+    'exec.test.abort(5);',
+    "crypto.sha256('x', 'hexadecimal');",
+    "encoding.b64encode('x', 'url-safe');",
     '',
   ].join('\n'));
   const r = spawnSync(process.execPath, [tsc, '--noEmit', '--allowJs', '--checkJs', '--module', 'esnext', '--moduleResolution', 'bundler',
-    '--target', 'es2022', '--types', 'k6', bad, path.join(repoRoot, 'types', 'k6-x-sql.d.ts')], { cwd: repoRoot, encoding: 'utf8' });
+    '--target', 'es2022', '--types', 'k6', bad], { cwd: repoRoot, encoding: 'utf8' });
   rmSync(dir, { recursive: true, force: true });
   assert.notEqual(r.status, 0);
   const lines = r.stdout.split('\n').filter((l) => l.includes('error TS')).map((l) => l.replace(/^.*bad\.js\((\d+),\d+\): error (TS\d+).*$/, '$1 $2'));
-  assert.deepEqual(lines, ['4 TS2322', '5 TS2322', '6 TS2345', '7 TS2345'], r.stdout);
+  assert.deepEqual(lines, ['6 TS2307', '7 TS2322', '8 TS2345', '9 TS2345', '10 TS2345', '11 TS2345'], r.stdout);
 });
