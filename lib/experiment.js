@@ -22,7 +22,8 @@ const VU0 = !(typeof __VU === 'number' && __VU > 0);
 const { checkMemory } = VU0 ? require('./memory.js') : {};
 const { frozenOptionsDiffer } = VU0 ? require('./guards.js') : {};
 const { k6Thresholds, parseThresholds } = VU0 ? require('./thresholds.js') : {};
-const { buildReport, countBasis } = VU0 ? require('./report.js') : {};
+const { buildReport } = VU0 ? require('./report.js') : {};
+const { countBasis } = VU0 ? require('./verdict.js') : {};
 const { refusal } = VU0 ? require('./capabilities.js') : {};
 const { renderHtml } = VU0 ? require('./report-html.js') : {};
 
