@@ -39,7 +39,7 @@ export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, c
     cores,
     test_endpoint: Boolean(summary.test_endpoint),
   };
-  step.verdict = verdict(step, sloMs);
+  step.verdict = stepVerdict(step, sloMs);
   return step;
 }
 
@@ -52,7 +52,7 @@ export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, c
 // VUs for the rate. Neither says anything about the server's knee, pass or not.
 export const CLIENT_CPU_SHARE = 0.9;
 export const clientSaturated = (s) => typeof s.client_cpu_cores === 'number' && Boolean(s.cores) && s.client_cpu_cores >= CLIENT_CPU_SHARE * s.cores;
-export function verdict(s, sloMs) {
+export function stepVerdict(s, sloMs) {
   if (!s.verified) return 'unverified';
   if (s.docs_failed > 0) return 'failed';
   const p99 = s.batch_ms && s.batch_ms.p99;

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DURATION_RE, durationMs } from '../lib/parse.js';
-import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, verdict } from '../lib/capacity.js';
+import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, stepVerdict } from '../lib/capacity.js';
 import { TEST_ENDPOINT } from '../lib/test-endpoint.js';
 import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
 import { KNOBS } from '../lib/config.js';
@@ -311,7 +311,7 @@ export function loadCapacity(p) {
   let c;
   try { c = checkCapacity(readJsonFile(file), file); } catch (e) { if (e instanceof InputError) bad(e.message); throw e; }
   // Recomputed from the recorded figures, never taken from the file's own verdicts.
-  for (const st of c.steps) st.verdict = verdict(st, c.slo_ms);
+  for (const st of c.steps) st.verdict = stepVerdict(st, c.slo_ms);
   c.knee = kneeOf(c.steps);
   return c;
 }

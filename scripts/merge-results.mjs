@@ -9,7 +9,7 @@
 // interpolates; never an average of the instances' percentiles). Verification: the points of
 // the DISTRIBUTED=verify run (expected vs found) with the read-back the instances' VUs did
 // after their last batches (summed), or, without a planned count (bulk-insert), found vs the
-// acknowledged new documents of all instances.
+// acknowledged new documents of all instances — judged by lib/verdict.js, as a single run is.
 // Exit: 0, 99 when a threshold or the verification failed, 1 when the data is not there.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,13 +19,15 @@ import { readRunEnv } from './run-env.mjs';
 import { M as L } from '../lib/metric-names.js';
 import { LATENCY, parseThresholds } from '../lib/thresholds.js';
 import { fmt } from '../lib/format.js';
+import { countBasis, verificationVerdict } from '../lib/verdict.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // The pack's metric names and threshold keys come from lib/ (one home each); COLUMN names the
 // columns of this script's own latency query for each k6 aggregation a threshold key uses.
 const M = {
   batch: L.batchDuration, ok: L.docsOk, fresh: L.docsNew, failed: L.docsFailed, batchFailed: L.batchFailed, clock: L.phaseClock,
-  expected: L.verifyExpected, found: L.verifyFound, checked: L.readbackChecked, stale: L.readbackStale, excused: L.readbackExcused,
+  expected: L.verifyExpected, found: L.verifyFound, error: L.verifyError, checked: L.readbackChecked, stale: L.readbackStale, excused: L.readbackExcused,
+  unacknowledged: L.readbackUnacknowledged, rbUndetermined: L.readbackUndetermined, resolved: L.readbackResolved, undetermined: L.docsUndetermined, ackMax: L.verifyUnaccountedMax,
 };
 const COLUMN = { avg: 'avg', med: 'p50', 'p(90)': 'p90', 'p(95)': 'p95', 'p(99)': 'p99', max: 'max' };
 
@@ -66,9 +68,10 @@ export async function merge({ influx, testid }) {
   const failed = await query(influx, `SELECT sum(value) AS v FROM ${M.failed} ${w} GROUP BY phase, reason`);
   const rate = await query(influx, `SELECT mean(value) AS v FROM ${M.batchFailed} ${w} GROUP BY phase`);
   const clock = await query(influx, `SELECT min(value) AS a, max(value) AS b FROM ${M.clock} ${w} GROUP BY phase`);
-  const verify = await query(influx, `SELECT last(value) AS v FROM ${M.expected}, ${M.found} ${w}`);
-  // The read-back: Counters every instance's VUs add after their last batch (lib/readback.js).
-  const readback = await query(influx, `SELECT sum(value) AS v FROM ${M.checked}, ${M.stale}, ${M.excused} ${w}`);
+  const verify = await query(influx, `SELECT last(value) AS v FROM ${M.expected}, ${M.found}, ${M.error} ${w}`);
+  // The read-back: Counters every instance's VUs add after their last batch (lib/readback.js);
+  // the documents that may be stored after all, and the most the acknowledged ones may be.
+  const readback = await query(influx, `SELECT sum(value) AS v FROM ${M.checked}, ${M.stale}, ${M.excused}, ${M.unacknowledged}, ${M.rbUndetermined}, ${M.resolved}, ${M.undetermined}, ${M.ackMax} ${w}`);
   // Open model: batches no instance could start on schedule (k6's own metric).
   const dropped = await query(influx, `SELECT sum(value) AS v FROM dropped_iterations ${w}`);
 
@@ -93,21 +96,36 @@ export async function merge({ influx, testid }) {
     };
   });
   const v = Object.fromEntries([...verify, ...readback].map((s) => [s.name, s.row.v]));
-  const newDocs = rows.reduce((a, r) => a + r.docs_new, 0);
-  let verification = null;
-  if (v[M.found] !== undefined) {
-    const expected = v[M.expected] !== undefined ? v[M.expected] : newDocs;
-    verification = {
-      basis: v[M.expected] !== undefined ? 'plan' : 'acknowledged new documents of all instances',
-      expected, found: v[M.found], readback_checked: v[M.checked] || 0, readback_stale: v[M.stale] || 0, readback_excused: v[M.excused] || 0,
-    };
-    verification.ok = verification.found === expected && verification.readback_stale === 0;
-  }
+  const verification = v[M.found] === undefined ? null : mergedVerification(v, rows);
   // Instances that wrote to a project API test server tagged their points test_endpoint=true
   // (lib/test-endpoint.js): the merged result says so too.
   const tep = await query(influx, `SELECT count(value) AS n FROM ${M.batch} ${w} AND test_endpoint='true'`);
   const testEndpoint = tep.some((x) => x.row.n > 0);
   return { testid, instances, test_endpoint: testEndpoint, phases: rows, dropped_iterations: dropped.length ? dropped[0].row.v : 0, verification };
+}
+
+// The union judged as a whole run is (lib/verdict.js) on the instances' summed counts: against
+// the plan when the verify step recorded one, else against the acknowledged new documents,
+// a range when failures may have stored documents.
+export function mergedVerification(v, rows) {
+  const n = (name) => v[name] || 0;
+  const byPlan = v[M.expected] !== undefined ? v[M.expected] : null;
+  const checked = n(M.checked);
+  const verdict = verificationVerdict({
+    found: v[M.found], error: v[M.error] === 1, expectedByPlan: byPlan, mismatch: byPlan === null ? null : Math.abs(v[M.found] - byPlan),
+    acknowledged: rows.reduce((a, row) => a + row.docs_new, 0), acknowledgedMax: v[M.ackMax] !== undefined ? v[M.ackMax] : null,
+    deletes: null, undetermined: n(M.undetermined), batches: rows.reduce((a, row) => a + row.batches, 0),
+    readback: { checked, stale: n(M.stale), excused: n(M.excused), unacknowledged: n(M.unacknowledged), undetermined: n(M.rbUndetermined), resolved: n(M.resolved) },
+  }, { distributed: '0', started: true, plannedBatches: null, readback: checked > 0 ? 'by the instances' : null });
+  return {
+    basis: countBasis('0', null, byPlan !== null) === 'plan' ? 'plan' : 'acknowledged new documents of all instances',
+    expected: verdict.ran ? verdict.expected : null, found: v[M.found],
+    ...(verdict.expected_max !== undefined ? { expected_max: verdict.expected_max } : {}),
+    readback_checked: checked, readback_stale: n(M.stale), readback_excused: n(M.excused),
+    ...(verdict.readback_unjudged ? { readback_unjudged: true } : {}),
+    ...(verdict.ran ? {} : { why: verdict.why }),
+    ok: Boolean(verdict.ran && verdict.ok),
+  };
 }
 
 // Limits of a threshold file (parsed by lib/thresholds.js parseThresholds, which refuses a
@@ -162,8 +180,9 @@ export function renderTable(merged, checks) {
   lines.push('', 'batches per instance: ' + merged.phases.map((r) => `${r.phase} ${Object.entries(r.batches_by_instance).map(([i, n]) => `${i}:${n}`).join(' ')}`).join(' · '));
   for (const r of merged.phases) if (r.docs_failed > 0) lines.push(`failed ${r.phase}: ${Object.entries(r.failed_by_reason).map(([k, n]) => `${k} ${n}`).join(', ')}`);
   const vr = merged.verification;
-  lines.push(vr ? `verification: expected ${vr.expected} (${vr.basis}), found ${vr.found}; read-back ${vr.readback_checked} keys (by the instances' VUs), ${vr.readback_stale} stale or missing${vr.readback_excused ? `, ${vr.readback_excused} at their last acknowledged version (later batches to them failed)` : ''} — ${vr.ok ? 'OK' : 'FAILED'}`
-    : 'verification: no points from a DISTRIBUTED=verify run (scripts/verify-distributed)');
+  lines.push(!vr ? 'verification: no points from a DISTRIBUTED=verify run (scripts/verify-distributed)'
+    : vr.why ? `verification: did not run: ${vr.why}`
+    : `verification: expected ${vr.expected}${vr.expected_max !== undefined ? `–${vr.expected_max}` : ''} (${vr.basis}), found ${vr.found}; read-back ${vr.readback_checked} keys (by the instances' VUs), ${vr.readback_stale} stale or missing${vr.readback_excused ? `, ${vr.readback_excused} at their last acknowledged version (later batches to them failed)` : ''}${vr.readback_unjudged ? ', every key checked undetermined (not judged)' : ''} — ${vr.ok ? 'OK' : 'FAILED'}`);
   const bad = checks.filter((c) => !c.ok);
   lines.push(bad.length === 0 ? `thresholds (whole run): all ${checks.length} passed` : `thresholds (whole run): ${bad.length} of ${checks.length} FAILED`);
   for (const c of bad) lines.push(`  ✗ ${c.name}: ${typeof c.value === 'number' ? fmt(c.value, 2) : c.value}`);

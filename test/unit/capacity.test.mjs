@@ -3,29 +3,29 @@
 // per-stage rows from k6 summary data, and per-stage thresholds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, testEndpointOf, verdict } from '../../lib/capacity.js';
+import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, testEndpointOf, stepVerdict } from '../../lib/capacity.js';
 import { loadModel, rampScenario, stageRows } from '../../lib/load-model.js';
 import { k6Thresholds, parseThresholds } from '../../lib/thresholds.js';
 
 const step = (rate, p99, extra = {}) => ({ n: 0, rate, docs_per_s: rate * 100, batch_ms: { median: p99 / 2, p90: p99, p99, max: p99 }, docs_failed: 0, dropped_iterations: 0, verified: true, client_cpu_cores: 0.3, cores: 2, ...extra });
-const judged = (steps, slo = 200) => steps.map((s) => ({ ...s, verdict: verdict(s, slo) }));
+const judged = (steps, slo = 200) => steps.map((s) => ({ ...s, verdict: stepVerdict(s, slo) }));
 
 test('verdicts: SLO, failures, dropped iterations with the server in time = vus (too few VUs), client only when k6\'s CPU was measured at the limit, unverified first', () => {
-  assert.equal(verdict(step(10, 150), 200), 'pass');
-  assert.equal(verdict(step(10, 200), 200), 'pass', 'the SLO is inclusive');
-  assert.equal(verdict(step(10, 201), 200), 'slo');
-  assert.equal(verdict(step(10, 50, { docs_failed: 3 }), 200), 'failed');
-  assert.equal(verdict(step(10, 50, { dropped_iterations: 2 }), 200), 'vus', 'k6 at 0.3 of 2 cores: not a saturated client');
-  assert.equal(verdict(step(10, 50, { dropped_iterations: 2, client_cpu_cores: null }), 200), 'vus', 'not measured: never called a saturated client');
-  assert.equal(verdict(step(10, 50, { dropped_iterations: 2, client_cpu_cores: 1.9 }), 200), 'client');
-  assert.equal(verdict(step(10, 900, { dropped_iterations: 2 }), 200), 'slo', 'a slow server also leaves VUs busy');
-  assert.equal(verdict(step(10, 900, { client_cpu_cores: 1.9 }), 200), 'client', 'k6 on every core');
+  assert.equal(stepVerdict(step(10, 150), 200), 'pass');
+  assert.equal(stepVerdict(step(10, 200), 200), 'pass', 'the SLO is inclusive');
+  assert.equal(stepVerdict(step(10, 201), 200), 'slo');
+  assert.equal(stepVerdict(step(10, 50, { docs_failed: 3 }), 200), 'failed');
+  assert.equal(stepVerdict(step(10, 50, { dropped_iterations: 2 }), 200), 'vus', 'k6 at 0.3 of 2 cores: not a saturated client');
+  assert.equal(stepVerdict(step(10, 50, { dropped_iterations: 2, client_cpu_cores: null }), 200), 'vus', 'not measured: never called a saturated client');
+  assert.equal(stepVerdict(step(10, 50, { dropped_iterations: 2, client_cpu_cores: 1.9 }), 200), 'client');
+  assert.equal(stepVerdict(step(10, 900, { dropped_iterations: 2 }), 200), 'slo', 'a slow server also leaves VUs busy');
+  assert.equal(stepVerdict(step(10, 900, { client_cpu_cores: 1.9 }), 200), 'client', 'k6 on every core');
   // The client rule holds on every step, not only once p99 is past the SLO: a step whose k6
   // used the whole machine is never a pass that could be taken for the database's knee.
-  assert.equal(verdict(step(10, 50, { client_cpu_cores: 1.97 }), 200), 'client');
-  assert.equal(verdict(step(10, 50, { client_cpu_cores: 1.79 }), 200), 'pass', 'below 90 % of the cores');
-  assert.equal(verdict(step(10, 50, { client_cpu_cores: null }), 200), 'pass', 'not measured');
-  assert.equal(verdict(step(10, 50, { verified: false, docs_failed: 1 }), 200), 'unverified');
+  assert.equal(stepVerdict(step(10, 50, { client_cpu_cores: 1.97 }), 200), 'client');
+  assert.equal(stepVerdict(step(10, 50, { client_cpu_cores: 1.79 }), 200), 'pass', 'below 90 % of the cores');
+  assert.equal(stepVerdict(step(10, 50, { client_cpu_cores: null }), 200), 'pass', 'not measured');
+  assert.equal(stepVerdict(step(10, 50, { verified: false, docs_failed: 1 }), 200), 'unverified');
 });
 
 test('k6\'s CPU of a step is its peak inside the measured stage: setup\'s pre-load and the warm-up do not count', () => {
