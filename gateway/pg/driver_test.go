@@ -366,7 +366,8 @@ func TestSecretsOf(t *testing.T) {
 	for in, want := range map[string]string{
 		"postgres://me:s3cret@h/db":                                   "s3cret",
 		"postgres://me:s3%40cret@h/db":                                "s3%40cret s3@cret",
-		"postgres://me@h/db?password=s3cret&x=1":                      "s3cret",
+		"postgres://me@h/db?password=s3cret&x=1":                      "me s3cret",
+		"postgres://me:pw@h/db":                                       "pw",
 		"host=h password=s3cret user=me":                              "s3cret",
 		"host=h password='s3 \\'cret' user=me":                        `s3 \'cret s3 'cret`,
 		"postgres://h/db":                                             "",

@@ -112,6 +112,14 @@ func secretsOf(raw string) []string {
 			host = rest[:i]
 		}
 		if at := strings.LastIndex(host, "@"); at >= 0 {
+			// A lone user info may be a password typed where the user goes: hidden too. Beside
+			// a password, the user name is not a secret and stays readable.
+			if user, _, found := strings.Cut(host[:at], ":"); !found && user != "" {
+				out = append(out, user)
+				if dec, err := url.PathUnescape(user); err == nil && dec != user {
+					out = append(out, dec)
+				}
+			}
 			if _, pw, found := strings.Cut(host[:at], ":"); found && pw != "" {
 				out = append(out, pw)
 				if dec, err := url.PathUnescape(pw); err == nil && dec != pw {

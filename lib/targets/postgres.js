@@ -85,7 +85,9 @@ function tablePrimitives(cfg, db, run) {
     } catch (e) {
       const refusal = gatewayRefusal(cfg, e);
       if (refusal) throw refusal;
-      throw `PG_URL: cannot reach PostgreSQL: ${redact(e)}`;
+      const message = redact(e);
+      if (classify(message) === 'auth') throw `PG_URL: PostgreSQL refused the credentials: ${message}`;
+      throw `PG_URL: cannot reach PostgreSQL: ${message}`;
     }
     return {
       version: String(info.version),

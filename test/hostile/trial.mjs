@@ -298,7 +298,7 @@ function secretCases() {
   const wrong = new URL(PG_URL); wrong.password = CANARY;
   for (const [name, url] of [['PG_URL with the password typed as the user name', asUser.href], ['PG_URL with a wrong password', wrong.href]]) {
     const runId = uniqueRunId('hs');
-    cases.push({ cls: 'secrets', name, target: 'postgres', runId, cmd: scriptsRun(sc, [], runId), env: { PG_URL: url }, expect: { code: 108, lines: 1, mentions: /PG_URL: cannot reach PostgreSQL/, nothingCreated: true }, expectText: '108, one line, the typed credential never shown' });
+    cases.push({ cls: 'secrets', name, target: 'postgres', runId, cmd: scriptsRun(sc, [], runId), env: { PG_URL: url }, expect: { code: 108, lines: 1, mentions: /PG_URL: PostgreSQL refused the credentials/, nothingCreated: true }, expectText: '108, one line, the typed credential never shown' });
   }
   void u;
   {
