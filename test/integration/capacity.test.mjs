@@ -95,8 +95,8 @@ for (const [name, urlKnob] of [['arangodb', 'ARANGO_URL'], ['ravendb', 'RAVEN_UR
       const svg = readFileSync(path.join(out, 'capacity.svg'), 'utf8');
       assert.match(svg, /^<svg /);
       // One point per rate tried (the median of its steps), for p50 and p99.
-      const rates = new Set(c.steps.map((st) => st.rate)).size;
-      assert.equal((svg.match(/<circle /g) || []).length >= 2 * rates, true, 'a point per rate for p50 and p99');
+      const ratesTried = new Set(c.steps.map((st) => st.rate)).size;
+      assert.equal((svg.match(/<circle /g) || []).length >= 2 * ratesTried, true, 'a point per rate for p50 and p99');
       assert.match(readFileSync(path.join(out, 'capacity.html'), 'utf8'), /<figure id="curve"><svg/);
       // Reproducible: the knee recomputed from the recorded steps is the same.
       const again = await capacity(['knee', out]);

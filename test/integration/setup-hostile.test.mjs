@@ -166,7 +166,7 @@ test('scripts/run: a K6 that is not an executable is one line and exit 107 (not 
   for (const k6 of ['/nonexistent/k6', 'no-such-k6-command', repoRoot]) {
     const r = scriptsRun([], { K6: k6 });
     assert.equal(r.status, 107, r.stderr);
-    assert.equal(r.stderr, `scripts/run: K6="${k6}" is not allowed: an executable k6 binary (make k6 builds bin/k6, the default)\n`);
+    assert.equal(r.stderr, `scripts/run: K6="${k6}" is not allowed: an executable k6 binary (make k6 installs the pinned official one as bin/k6, the default)\n`);
     assert.deepEqual(r.files, ['junit.xml']);
   }
 });
