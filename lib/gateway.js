@@ -28,6 +28,7 @@ export class GatewayError extends Error {
     /** @type {boolean} */ this.unreachable = false;
     /** @type {string} */ this.kind = 'gateway';
     /** @type {any} */ this.res = null;
+    /** @type {number} */ this.code = 0;
     Object.assign(this, fields);
   }
 
