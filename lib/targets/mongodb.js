@@ -171,6 +171,17 @@ export function createTarget(cfg, prepared = {}) {
       if (e instanceof InputRefusal) throw e;
       throw e.kind === 'auth' ? `MONGO_URL: authentication failed: ${e.message}` : `MONGO_URL: cannot reach MongoDB: ${e.message}`;
     }
+    // The write concern MONGO_URL itself sets (the gateway reads it from the URL k6 never sees).
+    const urlConcern = (client.info() || {}).url || {};
+    const fromUrl = {};
+    if (urlConcern.w !== null && urlConcern.w !== undefined) fromUrl.w = urlConcern.w;
+    if (urlConcern.j !== null && urlConcern.j !== undefined) fromUrl.j = urlConcern.j;
+    if (urlConcern.wtimeoutMs !== null && urlConcern.wtimeoutMs !== undefined) fromUrl.wtimeout = urlConcern.wtimeoutMs;
+    // w:0 from wherever it comes: unacknowledged writes would be counted as acknowledged.
+    const effectiveW = Object.keys(wc).length ? wc.w : fromUrl.w;
+    if (effectiveW === 0 || effectiveW === '0') {
+      throw new InputRefusal('MONGO_URL (value not shown) sets w=0: the server would acknowledge nothing and no write could be counted; remove w=0 from it, or set MONGO_W=1 (or majority) to replace its write concern');
+    }
     const hello = fact({ hello: 1 });
     const status = fact({ serverStatus: 1, repl: 0, metrics: 0, locks: 0, opcounters: 0, network: 0, connections: 0 });
     const opts = fact({ getCmdLineOpts: 1 });
@@ -194,8 +205,11 @@ export function createTarget(cfg, prepared = {}) {
         wiredtiger_cache: cache !== undefined ? `${Math.round(Number(cache) / 1048576)}MB` : '(not reported)',
         journal_commit_interval_ms: journal !== undefined ? String(journal) : opts.unreadable ? `unreadable (${opts.unreadable})` : '100 (default)',
         server_default_write_concern: serverDefault,
-        // What an acknowledgement of this run means: the knobs' concern, or the server's default.
-        write_concern: Object.keys(wc).length ? `${wcText(wc)} (MONGO_W/MONGO_J)` : `server default ${serverDefault}`,
+        // What an acknowledgement of this run means: the knobs' concern (it replaces the URL's
+        // whole: the gateway sets it on the collection), else MONGO_URL's, else the server's default.
+        write_concern: Object.keys(wc).length ? `${wcText(wc)} (MONGO_W/MONGO_J${Object.keys(fromUrl).length ? `; replaces MONGO_URL's ${wcText(fromUrl)}` : ''})`
+          : Object.keys(fromUrl).length ? `${wcText(fromUrl)} (MONGO_URL)` : `server default ${serverDefault}`,
+        ...(urlConcern.retryWrites === true ? { retry_writes: 'true (MONGO_URL): the driver may send a batch again after a network error; the server applies it once (retryable writes)' } : {}),
         ordered: String(cfg.MONGO_ORDERED),
       },
     };

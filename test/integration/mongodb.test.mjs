@@ -199,3 +199,21 @@ test('metrics in InfluxDB are tagged target=mongodb, with the phase and op tags 
   const series = (q.results[0].series || []).map((s) => [s.tags.target, s.tags.phase, s.tags.op, s.values[0][1]]);
   assert.deepEqual(series, [['mongodb', 'load', 'insert', 4]]);
 });
+
+// The write concern of MONGO_URL itself is read by the gateway (k6 never sees the URL) and
+// reported; w=0 is refused wherever it comes from; the knobs' concern replaces the URL's whole.
+test('MONGO_URL\'s own write concern: w=0 refused (107, nothing created), w=majority and retryWrites shown as the URL\'s, the knobs replace it', { timeout: 180000 }, async () => {
+  const withQuery = (q) => `${URL_}${URL_.includes('?') ? '&' : '?'}${q}`;
+  const runId = uniqueRunId('wz');
+  const refused = await runK6(E1, { ...small, MONGO_URL: withQuery('w=0') }, { runId });
+  assert.equal(refused.code, 107, explain(refused));
+  assert.match(errorLines(refused)[0], /MONGO_URL \(value not shown\) sets w=0: the server would acknowledge nothing/);
+  assert.ok(!(await databases()).includes(`k6wp_${runId}`), 'nothing created');
+  const maj = await runK6(E1, { ...small, DOCS: '1000', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1', MONGO_URL: withQuery('w=majority&retryWrites=true') });
+  assert.equal(maj.code, 0, explain(maj));
+  assert.match(maj.stdout, /write_concern=\{w:"majority"\} \(MONGO_URL\)/);
+  assert.match(maj.stdout, /retry_writes=true \(MONGO_URL\): the driver may send a batch again/);
+  const knob = await runK6(E1, { ...small, DOCS: '1000', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1', MONGO_W: '1', MONGO_URL: withQuery('w=0') });
+  assert.equal(knob.code, 0, explain(knob));
+  assert.match(knob.stdout, /write_concern=\{w:1\} \(MONGO_W\/MONGO_J; replaces MONGO_URL's \{w:0\}\)/);
+});
