@@ -208,7 +208,7 @@ test('MONGO_URL\'s own write concern: w=0 refused (107, nothing created), w=majo
   const refused = await runK6(E1, { ...small, MONGO_URL: withQuery('w=0') }, { runId });
   assert.equal(refused.code, 107, explain(refused));
   assert.match(errorLines(refused)[0], /MONGO_URL \(value not shown\) sets w=0: the server would acknowledge nothing/);
-  assert.ok(!(await databases()).includes(`k6wp_${runId}`), 'nothing created');
+  assert.ok(!(await databases(URL_)).includes(`k6wp_${runId}`), "nothing created");
   const maj = await runK6(E1, { ...small, DOCS: '1000', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1', MONGO_URL: withQuery('w=majority&retryWrites=true') });
   assert.equal(maj.code, 0, explain(maj));
   assert.match(maj.stdout, /write_concern=\{w:"majority"\} \(MONGO_URL\)/);
