@@ -17,11 +17,12 @@ const count = async (runId) => Number(await psql(PG_URL, `SELECT count(*) FROM k
 
 test('the gateway killed for good mid-run: exit 108 after GIVE_UP, no batch it may have committed called "none stored", the table within acknowledged … acknowledged + undetermined', { timeout: 180000 }, async () => {
   const runId = uniqueRunId('gk');
-  const run = startK6(E1, { PG_URL, DOCS: '40000', BATCH_SIZE: '200', OVERWRITE_BATCHES: '0', MIXED_BATCHES: '0', READBACK: '0', VUS: '4', GIVE_UP: '3s', TIMEOUT: '5s' },
+  // A plan no machine finishes before the kill (the run ends by GIVE_UP, not by its plan).
+  const run = startK6(E1, { PG_URL, DOCS: '40000', BATCH_SIZE: '200', OVERWRITE_BATCHES: '100000', MIXED_BATCHES: '0', READBACK: '0', VUS: '4', GIVE_UP: '3s', TIMEOUT: '5s' },
     { runId, timeoutMs: 150000 });
   try {
     await run.waitFor(/writing to table/);
-    await delay(1500);
+    await delay(1000);
     run.gateway.process.kill('SIGKILL');
     const r = await run.done;
     assert.equal(r.code, 108, explain(r));
@@ -42,11 +43,11 @@ test('the gateway killed for good mid-run: exit 108 after GIVE_UP, no batch it m
 test('the gateway frozen past k6\'s timeout, then woken: the statements it held are undetermined, the verification resolves them (count OK, no key stale)', { timeout: 180000 }, async () => {
   const runId = uniqueRunId('gf');
   // TIMEOUT 1s: k6 gives up on a request after TIMEOUT + 10 s (lib/gateway.js).
-  const run = startK6(E1, { PG_URL, DOCS: '20000', BATCH_SIZE: '200', OVERWRITE_BATCHES: '60', MIXED_BATCHES: '0', VUS: '2', TIMEOUT: '1s', GIVE_UP: '60s' },
+  // Frozen as the load phase begins (its 500 batches outlast the freeze's start on any machine).
+  const run = startK6(E1, { PG_URL, DOCS: '100000', BATCH_SIZE: '200', OVERWRITE_BATCHES: '60', MIXED_BATCHES: '0', VUS: '2', TIMEOUT: '1s', GIVE_UP: '60s' },
     { runId, timeoutMs: 150000 });
   try {
     await run.waitFor(/writing to table/);
-    await delay(1000);
     run.gateway.process.kill('SIGSTOP');
     await delay(13000);
     run.gateway.process.kill('SIGCONT');
