@@ -10,10 +10,34 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startK6 } from '../helpers/k6.mjs';
 import { startPrivateRaven } from '../helpers/ravenprivate.mjs';
+import { checkBulkInsert4x, checkDeleteWindow, checkIndexWait408, checkRestart } from '../helpers/raven-answers.mjs';
 
 let srv;
 before(async () => { srv = await startPrivateRaven({ name: 'raven-real' }); });
 after(() => { if (srv) srv.stop(30); });
+
+// The raw exchanges the API test server must answer alike (test/fidelity/ravendb.test.mjs runs
+// the same checks against it, its fault knobs staging each case).
+test('real 4.1 answers: a batch waiting for its indexes is committed, then answered 408', async () => {
+  await checkIndexWait408(srv.url, 'raw408');
+});
+
+test('real 4.1 answers: a bulk insert failed part-way answers in 4.x words, counting what is stored', async () => {
+  await checkBulkInsert4x(srv.url, 'rawbulk4');
+});
+
+test('real 4.1 answers: a database being deleted answers 503 DatabaseDisabled, then 500 DatabaseDoesNotExist', async (t) => {
+  t.diagnostic(JSON.stringify(await checkDeleteWindow(srv.url, 'rawdel')));
+});
+
+test('real 4.1 answers: killed with SIGKILL and started again on its data: 500s, then 503 NodeIsPassive, then 201, every document kept', async (t) => {
+  const met = await checkRestart(srv.url, 'rawrestart', async () => {
+    assert.ok(srv.kill('SIGKILL'), 'the server was running');
+    await new Promise((res) => setTimeout(res, 300));
+    await srv.restartAsync();
+  });
+  t.diagnostic(JSON.stringify(met));
+});
 
 const out = (r) => `${r.stdout}\n${r.stderr}`;
 const run = (scenario, env, opts) => startK6(scenario, { RAVEN_URL: srv.url, ...env }, opts);
