@@ -26,6 +26,11 @@ export async function createDatabase(base, db) {
   assert.equal(r.status, 201, r.text);
 }
 
+export async function dropDatabase(base, db) {
+  const r = await call(base, 'DELETE', '/admin/databases', JSON.stringify({ DatabaseNames: [db], HardDelete: true, FromNodes: null, TimeToWaitForConfirmation: null }));
+  assert.equal(r.status, 200, r.text);
+}
+
 export async function usersCount(base, db) {
   const r = await call(base, 'GET', `/databases/${db}/collections/stats`);
   assert.equal(r.status, 200, r.text);
@@ -56,6 +61,7 @@ export async function checkIndexWait408(base, db) {
   assert.equal(await usersCount(base, db), 2000, 'the batch answered 408 is committed');
   // Without the wait the same batch is an ordinary 201.
   assert.equal((await postBatch(base, db, 0, 10)).status, 201);
+  await dropDatabase(base, db);
 }
 
 // A bulk insert that fails part-way (5 000 PUTs, then a command the parser refuses): 500 with
@@ -84,6 +90,7 @@ export async function checkBulkInsert4x(base, db) {
   const id2 = (await call(base, 'GET', `/databases/${db}/operations/next-operation-id`)).json.Id;
   const none = await call(base, 'POST', `/databases/${db}/bulk_insert?id=${id2}`, '[{"Id":"bad","Type":"PATCH","Document":{}}]');
   assert.equal(none.json.Message, 'Failed to process bulk insert Inserted 0 documents in 0 batches.');
+  await dropDatabase(base, db);
 }
 
 // Which answer a request to a database met, as a phase name.
@@ -166,5 +173,6 @@ export async function checkRestart(base, db, killAndRestart) {
     }
   }
   assert.equal(await usersCount(base, db), 2000, 'the documents of before the kill are kept');
+  await dropDatabase(base, db);
   return met;
 }

@@ -17,22 +17,26 @@ let srv;
 before(async () => { srv = await startPrivateRaven({ name: 'raven-real' }); });
 after(() => { if (srv) srv.stop(30); });
 
+// Database names of this run's own (the server's data directory outlives a run).
+const dbName = (what) => `${what}_${process.pid}_${Date.now().toString(36)}`;
+const run = (scenario, env, opts) => startK6(scenario, { RAVEN_URL: srv.url, ...env }, opts);
+
 // The raw exchanges the API test server must answer alike (test/fidelity/ravendb.test.mjs runs
 // the same checks against it, its fault knobs staging each case).
 test('real 4.1 answers: a batch waiting for its indexes is committed, then answered 408', async () => {
-  await checkIndexWait408(srv.url, 'raw408');
+  await checkIndexWait408(srv.url, dbName('raw408'));
 });
 
 test('real 4.1 answers: a bulk insert failed part-way answers in 4.x words, counting what is stored', async () => {
-  await checkBulkInsert4x(srv.url, 'rawbulk4');
+  await checkBulkInsert4x(srv.url, dbName('rawbulk4'));
 });
 
 test('real 4.1 answers: a database being deleted answers 503 DatabaseDisabled, then 500 DatabaseDoesNotExist', async (t) => {
-  t.diagnostic(JSON.stringify(await checkDeleteWindow(srv.url, 'rawdel')));
+  t.diagnostic(JSON.stringify(await checkDeleteWindow(srv.url, dbName('rawdel'))));
 });
 
 test('real 4.1 answers: killed with SIGKILL and started again on its data: 500s, then 503 NodeIsPassive, then 201, every document kept', async (t) => {
-  const met = await checkRestart(srv.url, 'rawrestart', async () => {
+  const met = await checkRestart(srv.url, dbName('rawrestart'), async () => {
     assert.ok(srv.kill('SIGKILL'), 'the server was running');
     await new Promise((res) => setTimeout(res, 300));
     await srv.restartAsync();
@@ -40,7 +44,6 @@ test('real 4.1 answers: killed with SIGKILL and started again on its data: 500s,
   t.diagnostic(JSON.stringify(met));
 });
 
-const run = (scenario, env, opts) => startK6(scenario, { RAVEN_URL: srv.url, ...env }, opts);
 
 test('real 4.1: a batch committed, then answered 408 for its index wait, is undetermined and resolved: verification OK', async () => {
   const r = await run('scenarios/ravendb/insert-vs-overwrite.js', {
