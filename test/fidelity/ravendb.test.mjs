@@ -580,6 +580,10 @@ describe('RavenDB test server answers as the real 4.1.0 (the same checks as rave
     let a = await startTestServer('ravendb', ['-version', '4.1.0', '-data-dir', dir]);
     const addr = a.url.replace('http://', '');
     try {
+      // A database of its own with an index, to see both kept (checkRestart drops its own).
+      await createDatabase(a.url, 'fkeep');
+      await fetch(`${a.url}/databases/fkeep/admin/indexes`, { method: 'PUT', body: JSON.stringify({ Indexes: [{ Name: 'K6wp/ByFields', Maps: ['from d in docs.Users select new { d.f0 }'] }] }) });
+      assert.equal((await postBatch(a.url, 'fkeep', 0, 5)).status, 201);
       const met = await checkRestart(a.url, 'frestart', async () => {
         a.proc.kill('SIGKILL');
         await new Promise((res) => a.proc.once('exit', res));
@@ -588,13 +592,16 @@ describe('RavenDB test server answers as the real 4.1.0 (the same checks as rave
           '-start-empty500-ms', '300', '-start-nre-ms', '300', '-start-passive-ms', '400']);
       });
       assert.deepEqual(met.filter((p) => p !== 'refused'), ['empty500', 'nre', 'passive', 'ok']);
-      // Indexes and the database record are kept too; a deletion is kept as well.
-      const db = await (await fetch(`${a.url}/databases/frestart/docs?id=K1999`)).json();
-      assert.equal(db.Results[0].p.length, 200);
-      await fetch(`${a.url}/admin/databases`, { method: 'DELETE', body: JSON.stringify({ DatabaseNames: ['frestart'], HardDelete: true }) });
+      // Documents, indexes and the database record are kept; so is a deletion (frestart, dropped
+      // by checkRestart).
+      const doc = await (await fetch(`${a.url}/databases/fkeep/docs?id=K4`)).json();
+      assert.equal(doc.Results[0].p.length, 200);
+      assert.deepEqual((await (await fetch(`${a.url}/databases/fkeep/indexes`)).json()).Results.map((x) => x.Name), ['K6wp/ByFields']);
+      await fetch(`${a.url}/admin/databases`, { method: 'DELETE', body: JSON.stringify({ DatabaseNames: ['fkeep'], HardDelete: true }) });
       a.proc.kill('SIGKILL');
       await new Promise((res) => a.proc.once('exit', res));
       a = await startTestServer('ravendb', ['-version', '4.1.0', '-data-dir', dir, '-addr', addr]);
+      assert.equal((await fetch(`${a.url}/databases/fkeep/stats`)).status, 500);
       assert.equal((await fetch(`${a.url}/databases/frestart/stats`)).status, 500);
     } finally {
       await a.stop();
