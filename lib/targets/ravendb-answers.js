@@ -87,8 +87,14 @@ export function placementProblem(createAnswer, nodeTag) {
 //                                   (RouteInformation.CreateDatabase), before any handler
 // The exception types are mapped to status codes in src/Raven.Server/RavenServerStartup.cs
 // (MaybeSetExceptionStatusCode). Returns the reason to retry under, or null.
+// Before those, a restarted 4.1.0 answers 500 with no body and no Raven-Server-Version header
+// for a second or two (recorded: only "Server: Kestrel" and "Content-Length: 0"): Kestrel's
+// own answer while the server's request handler (RavenServerStartup.RequestHandler, which sets
+// Raven-Server-Version on every answer it gives) does not run yet, so nothing was done.
+// raw: { body, serverVersion } of the answer (the body text, the Raven-Server-Version header).
 const NOT_NOW_503 = /(DatabaseDisabledException|NodeIsPassiveException|DatabaseLoadTimeoutException|DatabaseConcurrentLoadTimeoutException)/;
-export function notNowReason(status, error) {
+export function notNowReason(status, error, raw = null) {
+  if (status === 500 && raw && raw.body === '' && !raw.serverVersion) return 'http_500';
   if (!error || typeof error !== 'object') return null;
   const type = String(error.Type || '');
   if (status === 503 && NOT_NOW_503.test(type)) return 'http_503';

@@ -66,6 +66,12 @@ function errorText(res) {
   return `${res.status} ${String(res.body || '').slice(0, 300)}`;
 }
 
+// A "not now" answer (ravendb-answers.js notNowReason): the reason to send it again under, or null.
+function notNowOf(res) {
+  if (res.status === 0) return null;
+  return notNowReason(res.status, errorJson(res), { body: typeof res.body === 'string' ? res.body : '', serverVersion: res.headers['Raven-Server-Version'] });
+}
+
 function dbMissing(res) {
   if (res.status < 400) return false;
   if (res.headers['Database-Missing']) return true;
@@ -281,7 +287,7 @@ function requests(cfg, run, docs, prepared) {
         const failed = idRes;
         idRes = null;
         const reason = classify(failed);
-        return { responses: [failed], reason, notNow: notNowReason(failed.status, errorJson(failed)), fatal: gone(run, failed),
+        return { responses: [failed], reason, notNow: notNowOf(failed), fatal: gone(run, failed),
           log: `[${tags.phase}] bulk insert of ${n} documents not sent (${reason}): next-operation-id: ${errorText(failed)}` };
       }
       const opId = JSON.parse(/** @type {string} */ (idRes.body)).Id;
@@ -291,7 +297,7 @@ function requests(cfg, run, docs, prepared) {
       const reason = classify(res);
       const fatal = gone(run, res);
       if (fatal) return { responses: [res], reason, fatal, log: `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}` };
-      const notNow = notNowReason(res.status, errorJson(res));
+      const notNow = notNowOf(res);
       if (notNow) return { responses: [res], reason, notNow, log: `[${tags.phase}] bulk insert of ${n} documents refused (${reason}): ${errorText(res)}` };
       return { responses: [res], settle: () => committedPart(res, reason, opId, n, tags) };
     };
@@ -330,7 +336,7 @@ function requests(cfg, run, docs, prepared) {
       if (res.status === 201) return { responses: [res] };
       const reason = classify(res);
       const err = errorJson(res);
-      const notNow = notNowReason(res.status, err);
+      const notNow = notNowOf(res);
       if (notNow) return { responses: [res], reason, notNow, log: `[${tags.phase}] ${op} batch of ${n} documents refused (${reason}): ${errorText(res)}` };
       if (committedButIndexWaitFailed(res.status, err)) {
         return { responses: [res], reason, undetermined: true,

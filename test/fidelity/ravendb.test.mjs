@@ -15,7 +15,11 @@ import {
   IndexDefinition,
   GetOperationStateOperation,
 } from 'ravendb';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { startTestServer } from '../helpers/testserver.mjs';
+import { checkBulkInsert4x, checkDeleteWindow, checkIndexWait408, checkRestart, createDatabase, postBatch, usersCount } from '../helpers/raven-answers.mjs';
 
 class User {
   constructor(name = '', email = '', age = 0) {
@@ -467,7 +471,7 @@ describe('RavenDB test server raw HTTP (what the k6 adapter relies on)', () => {
 
   test('fault: burst503 fails exactly the configured write requests', async () => {
     const f = await setFaults({ burst503: { every: 3, length: 2 } });
-    assert.deepEqual(f.body, { latencyMs: 0, latencyJitterMs: 0, burst503: { every: 3, length: 2 }, dropConnectionRate: 0, seed: 1 });
+    assert.deepEqual(f.body, { latencyMs: 0, latencyJitterMs: 0, burst503: { every: 3, length: 2 }, dropConnectionRate: 0, cutAfterBodyRate: 0, indexLagMs: 0, bulkInsertText: '', deleteWindowMs: 0, seed: 1 });
     const statuses = [];
     let body503;
     for (let i = 0; i < 10; i++) {
@@ -518,5 +522,90 @@ describe('RavenDB test server raw HTTP (what the k6 adapter relies on)', () => {
     assert.equal(reset.status, 200);
     assert.equal(reset.body.faults.latencyMs, 0);
     assert.equal((await json('GET', `/databases/${DB}/stats`)).body.Type, 'Raven.Client.Exceptions.Database.DatabaseDoesNotExistException');
+  });
+});
+
+// ---------------------------------------------------------------- the real 4.1.0's answers
+// The same checks (test/helpers/raven-answers.mjs) run against the real RavenDB 4.1.0 in
+// test/integration/ravendb-real.test.mjs: here the test server's knobs stage them.
+describe('RavenDB test server answers as the real 4.1.0 (the same checks as ravendb-real.test.mjs)', () => {
+  let srv;
+  const setFaults = async (f) => {
+    const r = await fetch(`${srv.url}/_testserver/faults`, { method: 'POST', body: JSON.stringify(f) });
+    assert.equal(r.status, 200, await r.text());
+  };
+  before(async () => { srv = await startTestServer('ravendb', ['-version', '4.1.0', '-bulk-commit-ops', '600']); });
+  after(async () => { await srv?.stop(); });
+
+  test('indexLagMs: a batch waiting for its indexes is committed, then answered 408', async () => {
+    await setFaults({ indexLagMs: 50 });
+    await checkIndexWait408(srv.url, 'f408');
+    await setFaults({ indexLagMs: 0 });
+  });
+
+  test('-version 4.1.0: a bulk insert failed part-way answers in 4.x words, counting what is stored; bulkInsertText overrides the version', async () => {
+    await checkBulkInsert4x(srv.url, 'fbulk4');
+    // A 7.1.2 server keeps 6.x's words unless told otherwise.
+    const v7 = await startTestServer('ravendb', ['-version', '7.1.2', '-bulk-commit-ops', '600']);
+    try {
+      await fetch(`${v7.url}/_testserver/faults`, { method: 'POST', body: JSON.stringify({ bulkInsertText: '4.x' }) });
+      await checkBulkInsert4x(v7.url, 'fbulk4');
+      const bad = await fetch(`${v7.url}/_testserver/faults`, { method: 'POST', body: JSON.stringify({ bulkInsertText: '5.x' }) });
+      assert.equal(bad.status, 400);
+    } finally { await v7.stop(); }
+  });
+
+  test('deleteWindowMs: a database being deleted answers 503 DatabaseDisabled, then 500 DatabaseDoesNotExist', async () => {
+    await setFaults({ deleteWindowMs: 400 });
+    await checkDeleteWindow(srv.url, 'fdel');
+    await setFaults({ deleteWindowMs: 0 });
+  });
+
+  test('cutAfterBodyRate: a batch read whole and committed loses its connection, not its documents', async () => {
+    await createDatabase(srv.url, 'fcut');
+    await setFaults({ cutAfterBodyRate: 1 });
+    const r = await postBatch(srv.url, 'fcut', 0, 300);
+    const id = (await (await fetch(`${srv.url}/databases/fcut/operations/next-operation-id`)).json()).Id;
+    const bulk = await fetch(`${srv.url}/databases/fcut/bulk_insert?id=${id}`, { method: 'POST', body: JSON.stringify([{ Id: 'K900', Type: 'PUT', Document: { '@metadata': { '@collection': 'Users' } } }]) }).then(() => 'answered', (e) => e.cause?.code || e.message);
+    await setFaults({ cutAfterBodyRate: 0 });
+    assert.equal(r.status, 0, 'no answer');
+    assert.notEqual(bulk, 'answered');
+    assert.equal(await usersCount(srv.url, 'fcut'), 301, 'both were committed');
+    const st = await (await fetch(`${srv.url}/databases/fcut/operations/state?id=${id}`)).json();
+    assert.equal(st.Status, 'Completed');
+  });
+
+  test('-data-dir and the start windows: killed with SIGKILL and started again on its data, it answers as a restarted 4.1.0 and keeps every document', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-ravends-'));
+    let a = await startTestServer('ravendb', ['-version', '4.1.0', '-data-dir', dir]);
+    const addr = a.url.replace('http://', '');
+    try {
+      // A database of its own with an index, to see both kept (checkRestart drops its own).
+      await createDatabase(a.url, 'fkeep');
+      await fetch(`${a.url}/databases/fkeep/admin/indexes`, { method: 'PUT', body: JSON.stringify({ Indexes: [{ Name: 'K6wp/ByFields', Maps: ['from d in docs.Users select new { d.f0 }'] }] }) });
+      assert.equal((await postBatch(a.url, 'fkeep', 0, 5)).status, 201);
+      const met = await checkRestart(a.url, 'frestart', async () => {
+        a.proc.kill('SIGKILL');
+        await new Promise((res) => a.proc.once('exit', res));
+        await new Promise((res) => setTimeout(res, 200));
+        a = await startTestServer('ravendb', ['-version', '4.1.0', '-data-dir', dir, '-addr', addr,
+          '-start-empty500-ms', '300', '-start-nre-ms', '300', '-start-passive-ms', '400']);
+      });
+      assert.deepEqual(met.filter((p) => p !== 'refused'), ['empty500', 'nre', 'passive', 'ok']);
+      // Documents, indexes and the database record are kept; so is a deletion (frestart, dropped
+      // by checkRestart).
+      const doc = await (await fetch(`${a.url}/databases/fkeep/docs?id=K4`)).json();
+      assert.equal(doc.Results[0].p.length, 200);
+      assert.deepEqual((await (await fetch(`${a.url}/databases/fkeep/indexes`)).json()).Results.map((x) => x.Name), ['K6wp/ByFields']);
+      await fetch(`${a.url}/admin/databases`, { method: 'DELETE', body: JSON.stringify({ DatabaseNames: ['fkeep'], HardDelete: true }) });
+      a.proc.kill('SIGKILL');
+      await new Promise((res) => a.proc.once('exit', res));
+      a = await startTestServer('ravendb', ['-version', '4.1.0', '-data-dir', dir, '-addr', addr]);
+      assert.equal((await fetch(`${a.url}/databases/fkeep/stats`)).status, 500);
+      assert.equal((await fetch(`${a.url}/databases/frestart/stats`)).status, 500);
+    } finally {
+      await a.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,8 @@
 // the helper `make up` uses too), for what must not touch the shared one: kill -9 and restart,
 // a database deleted under a run. Data under .run/test/<name>/data (kept by restart()), a port
 // the OS hands out.
-import { RavenServer } from '../../scripts/raven-private.mjs';
+import { spawn } from 'node:child_process';
+import { RavenServer, RAVEN_PRIVATE } from '../../scripts/raven-private.mjs';
 import { freePort } from './mongoprivate.mjs';
 
 // startPrivateRaven({ name }) -> { url, port, dir, log, pid(), restart(), kill(sig), stop() }
@@ -16,6 +17,14 @@ export async function startPrivateRaven({ name }) {
     pid: () => server.running(),
     // After kill(): the same data directory and port, as a restarted server would have.
     restart: () => server.start(),
+    // The same, without blocking the event loop, so a test can poll the server while it
+    // starts; resolves once it answers GET /build/version (scripts/raven-private.sh start).
+    restartAsync: () => new Promise((resolve, reject) => {
+      const p = spawn('bash', [RAVEN_PRIVATE, 'start', server.dir, String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      p.stderr.on('data', (d) => { err += d; });
+      p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`raven-private.sh start: ${err.trim()}`))));
+    }),
     kill(sig = 'SIGKILL') {
       const pid = server.running();
       if (pid) process.kill(pid, sig);

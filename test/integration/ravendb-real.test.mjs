@@ -10,65 +10,57 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startK6 } from '../helpers/k6.mjs';
 import { startPrivateRaven } from '../helpers/ravenprivate.mjs';
+import { expectBulkCut4x, expectCarriedOn, expectDeletedMidRun, expectIndexWait408, noFalseNoneStored, out } from '../helpers/raven-expect.mjs';
+import { checkBulkInsert4x, checkDeleteWindow, checkIndexWait408, checkRestart } from '../helpers/raven-answers.mjs';
 
 let srv;
 before(async () => { srv = await startPrivateRaven({ name: 'raven-real' }); });
 after(() => { if (srv) srv.stop(30); });
 
-const out = (r) => `${r.stdout}\n${r.stderr}`;
+// Database names of this run's own (the server's data directory outlives a run).
+const dbName = (what) => `${what}_${process.pid}_${Date.now().toString(36)}`;
 const run = (scenario, env, opts) => startK6(scenario, { RAVEN_URL: srv.url, ...env }, opts);
 
-// Every "none stored" line names a batch that the database must not hold: on a real server the
-// only ones left are answers given before a commit (409, refusals), never lost answers.
-function noFalseNoneStored(r) {
-  for (const line of out(r).split('\n')) {
-    if (/none stored/.test(line)) assert.doesNotMatch(line, /\((connection|timeout|http_408)\)/, line);
-  }
-}
+// The raw exchanges the API test server must answer alike (test/fidelity/ravendb.test.mjs runs
+// the same checks against it, its fault knobs staging each case).
+test('real 4.1 answers: a batch waiting for its indexes is committed, then answered 408', async () => {
+  await checkIndexWait408(srv.url, dbName('raw408'));
+});
+
+test('real 4.1 answers: a bulk insert failed part-way answers in 4.x words, counting what is stored', async () => {
+  await checkBulkInsert4x(srv.url, dbName('rawbulk4'));
+});
+
+test('real 4.1 answers: a database being deleted answers 503 DatabaseDisabled, then 500 DatabaseDoesNotExist', async (t) => {
+  t.diagnostic(JSON.stringify(await checkDeleteWindow(srv.url, dbName('rawdel'))));
+});
+
+test('real 4.1 answers: killed with SIGKILL and started again on its data: 500s, then 503 NodeIsPassive, then 201, every document kept', async (t) => {
+  const met = await checkRestart(srv.url, dbName('rawrestart'), async () => {
+    assert.ok(srv.kill('SIGKILL'), 'the server was running');
+    await new Promise((res) => setTimeout(res, 300));
+    await srv.restartAsync();
+  });
+  t.diagnostic(JSON.stringify(met));
+});
+
 
 test('real 4.1: a batch committed, then answered 408 for its index wait, is undetermined and resolved: verification OK', async () => {
   const r = await run('scenarios/ravendb/insert-vs-overwrite.js', {
     RAVEN_INDEXES: '3', RAVEN_WAIT_FOR_INDEXES: '1ms', DOCS: '3000', BATCH_SIZE: '300', VUS: '2',
     OVERWRITE_BATCHES: '6', MIXED_BATCHES: '4', MIXED_NEW_PERCENT: '50',
   }).done;
-  const s = r.summary;
-  assert.equal(s.server.version, 'RavenDB 4.1.0', out(r));
-  assert.equal(s.test_endpoint, false);
+  assert.equal(r.summary?.server.version, 'RavenDB 4.1.0', out(r));
+  assert.equal(r.summary.test_endpoint, false);
   // Not every batch need time out (an idle index may catch up within 1 ms): the ones that did
   // are undetermined, and all of them are in the database.
-  const undetermined = s.phases.reduce((a, p) => a + p.docs_undetermined, 0);
-  const failed = s.phases.reduce((a, p) => a + p.docs_failed, 0);
-  assert.ok(undetermined > 0, out(r));
-  assert.equal(undetermined, failed, 'every failure is a 408 after the commit');
-  assert.match(r.stderr, /committed by the server, then its wait for the indexes timed out \(RAVEN_WAIT_FOR_INDEXES\): counted failed and undetermined: 408 System\.TimeoutException: .*could not verify that 1 indexes has caught up/);
-  assert.equal(s.verification.found, 3000 + 4 * 150, 'the plan\'s documents are all stored');
-  assert.equal(s.verification.count_ok, true, out(r));
-  assert.equal(s.verification.lost, 0);
-  assert.equal(s.verification.unexpected, 0);
-  assert.equal(s.verification.readback_stale_or_missing, 0);
-  assert.ok(s.verification.readback_resolved > 0, 'keys holding an undetermined batch\'s version are resolved: stored');
-  assert.equal(s.verification.readback_unacknowledged, 0);
-  assert.equal(s.verification.ok, true, out(r));
-  noFalseNoneStored(r);
-  // Failed (unacknowledged) documents still cross the failure limits: exit 99, but no
-  // verification threshold among the failed ones.
-  assert.equal(r.code, 99);
-  assert.ok(s.thresholds.filter((t) => !t.ok).every((t) => t.metric.startsWith('writepath_docs_failed')), JSON.stringify(s.thresholds.filter((t) => !t.ok)));
+  expectIndexWait408(r);
 });
 
 test('real 4.1: bulk inserts cut part-way by TIMEOUT take their committed count from 4.x\'s failure text; verification OK', async () => {
   const r = await run('scenarios/ravendb/bulk-insert.js', { STAGES: '2s:1', BATCH_SIZE: '20000', TIMEOUT: '150ms' }).done;
-  const s = r.summary;
-  const bulk = s.phases.find((p) => p.phase === 'bulk');
-  assert.ok(bulk.batches >= 1, out(r));
-  assert.ok(bulk.docs_failed > 0, out(r));
   // 4.1.0's words: "Failed to process bulk insert Inserted 12335 documents in 44 batches. Last document id: 'K12334'"
-  assert.match(r.stderr, /Faulted: Failed to process bulk insert Inserted \d+ documents in \d+ batches\. Last document id: 'K\d+'; \d+ committed, \d+ counted failed and undetermined/);
-  assert.ok(bulk.docs_ok > 0, 'the committed part is acknowledged, not "all failed"');
-  assert.equal(bulk.docs_undetermined, bulk.docs_failed);
-  assert.equal(s.verification.count_ok, true, out(r));
-  assert.equal(s.verification.ok, true, out(r));
-  assert.equal(s.verification.lost, 0);
+  expectBulkCut4x(r);
 });
 
 test('real 4.1: killed with SIGKILL mid-run and restarted on its data: not-now answers are resent, lost answers are undetermined, nothing lost', async (t) => {
@@ -84,21 +76,24 @@ test('real 4.1: killed with SIGKILL mid-run and restarted on its data: not-now a
   srv.restart();
   const r = await k.done;
   const s = r.summary;
-  assert.ok(s, out(r));
-  // The run went on after the restart and finished its plan.
-  assert.equal(s.verification.partial, false, out(r));
-  assert.equal(s.verification.count_ok, true, out(r));
-  assert.equal(s.verification.lost, 0, out(r));
-  assert.equal(s.verification.unexpected, 0, out(r));
-  assert.equal(s.verification.readback_stale_or_missing, 0, out(r));
-  noFalseNoneStored(r);
-  const failed = s.phases.reduce((a, p) => a + p.docs_failed, 0);
-  const undetermined = s.phases.reduce((a, p) => a + p.docs_undetermined, 0);
   // Refused connections (nothing sent) fail; answers lost on the way are undetermined; the
   // database holds every acknowledged document and its count lies in the range.
-  assert.ok(s.verification.found >= s.verification.expected && s.verification.found <= (s.verification.expected_max ?? s.verification.expected), out(r));
-  assert.ok(failed >= undetermined);
-  assert.equal(s.verification.ok, true, out(r));
+  expectCarriedOn(r);
   t.diagnostic(`phases ${JSON.stringify(s.phases.map((p) => [p.phase, p.docs_ok, p.docs_failed, p.docs_undetermined, p.retries, p.failed_by_reason]))}; found ${s.verification.found} in ${s.verification.expected}..${s.verification.expected_max}`);
   t.diagnostic(r.stderr.split('\n').filter((l) => /level=error|sent again|undetermined/.test(l)).slice(0, 8).join('\n'));
+});
+
+test('real 4.1: the database deleted mid-run: batches meeting its 503 DatabaseDisabled window are sent again, then DatabaseDoesNotExist ends the run with one line (exit 108)', async (t) => {
+  const k = run('scenarios/ravendb/bulk-insert.js', { STAGES: '30s:2', BATCH_SIZE: '100', DOC_POOL: '100', GIVE_UP: '20s' }, { timeoutMs: 120000 });
+  const db = `k6wp_${k.runId}`;
+  await k.waitFor(/writing to database k6wp_/, 60000);
+  await new Promise((res) => setTimeout(res, 1500));
+  const started = Date.now();
+  const del = await fetch(`${srv.url}/admin/databases`, { method: 'DELETE', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ DatabaseNames: [db], HardDelete: true, FromNodes: null, TimeToWaitForConfirmation: null }) });
+  assert.equal(del.status, 200);
+  const r = await k.done;
+  assert.ok(Date.now() - started < 25000, 'the run stops once the database is gone, not after its stage');
+  expectDeletedMidRun(r, db);
+  t.diagnostic(r.stderr.split('\n').filter((l) => /level=error|sent again/.test(l)).slice(0, 6).join('\n'));
 });

@@ -99,6 +99,10 @@ test('"not now" answers: 503 DatabaseDisabled / NodeIsPassive and the 500 in rou
   assert.equal(notNowReason(503, { Type: 'Raven.Client.Exceptions.Cluster.NodeIsPassiveException', Message: 'Cannot execute the request because this node is passive' }), 'http_503');
   assert.equal(notNowReason(500, { Type: 'System.NullReferenceException', Message: 'Object reference not set to an instance of an object.', Error: 'System.NullReferenceException: …\n   at Raven.Server.Routing.RouteInformation.CreateDatabase(RequestHandlerContext context)' }), 'http_500');
   assert.equal(notNowReason(500, { Type: 'System.NullReferenceException', Error: 'at Raven.Server.Documents.Handlers.BatchHandler.BulkDocs()' }), null, 'inside a handler: it may have done something');
+  // Kestrel's empty 500 before the server's handler runs (a restart): nothing was done.
+  assert.equal(notNowReason(500, null, { body: '', serverVersion: undefined }), 'http_500');
+  assert.equal(notNowReason(500, null, { body: '', serverVersion: '4.1.0.41001' }), null, 'the server answered it: it may have done something');
+  assert.equal(notNowReason(500, null, { body: 'oops', serverVersion: undefined }), null);
   assert.equal(notNowReason(503, { Type: 'Raven.Client.Exceptions.ClientVersionMismatchException' }), null);
   assert.equal(notNowReason(500, { Type: 'Raven.Client.Exceptions.Database.DatabaseDoesNotExistException' }), null);
   assert.equal(notNowReason(503, null), null);

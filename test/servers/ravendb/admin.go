@@ -203,7 +203,9 @@ func (s *server) handleCreateDatabase(w http.ResponseWriter, r *http.Request) {
 	idx := s.raftIndex.Add(1)
 	if existing == nil {
 		existing = newDatabase(name, idx)
+		existing.persist = s.persist
 		s.dbs[strings.ToLower(name)] = existing
+		s.persistCreate(existing)
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{
@@ -240,9 +242,26 @@ func (s *server) handleDeleteDatabases(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusInternalServerError, "System.ArgumentNullException", "Value cannot be null. (Parameter 'DatabaseNames')", "")
 		return
 	}
+	// deleteWindowMs (faults.go): the databases are unloaded first, and answer 503
+	// DatabaseDisabledException until they are gone; the DELETE answers after that.
+	if win := s.faults.get().DeleteWindowMs; win > 0 {
+		s.mu.RLock()
+		some := false
+		for _, n := range names {
+			if db := s.dbs[strings.ToLower(n)]; db != nil {
+				db.unloading.Store(true)
+				some = true
+			}
+		}
+		s.mu.RUnlock()
+		if some {
+			time.Sleep(time.Duration(win) * time.Millisecond)
+		}
+	}
 	s.mu.Lock()
 	for _, n := range names {
 		if db := s.dbs[strings.ToLower(n)]; db != nil {
+			s.persistDrop(db.name)
 			db.mu.Lock()
 			storeLimit.Add(-db.stored)
 			db.stored = 0
@@ -353,12 +372,29 @@ var docsCollectionRe = regexp.MustCompile(`docs\.([A-Za-z_@][A-Za-z0-9_]*)|docs\
 // definition (Map / MapReduce / JavaScriptMap / JavaScriptMapReduce).
 func (s *server) handlePutIndexes(w http.ResponseWriter, r *http.Request, db *database) {
 	raw, _ := io.ReadAll(r.Body)
+	defs, status, typ, msg := parseIndexDefs(raw)
+	if defs == nil {
+		writeError(w, r, status, typ, msg, "")
+		return
+	}
+	results := make([]map[string]any, 0, len(defs))
+	db.mu.Lock()
+	for _, ix := range defs {
+		db.indexes[ix.name] = ix
+		results = append(results, map[string]any{"Index": ix.name, "RaftCommandIndex": s.raftIndex.Add(1)})
+	}
+	db.persistIndexes(raw)
+	db.mu.Unlock()
+	writeJSON(w, http.StatusCreated, map[string]any{"Results": results})
+}
+
+// parseIndexDefs reads a PUT admin/indexes body; nil and the error answer when it is refused.
+func parseIndexDefs(raw []byte) ([]*indexDef, int, string, string) {
 	var body struct {
 		Indexes []map[string]json.RawMessage `json:"Indexes"`
 	}
 	if err := json.Unmarshal(raw, &body); err != nil {
-		writeError(w, r, http.StatusBadRequest, "Raven.Client.Exceptions.BadRequestException", "Could not parse the index definitions: "+err.Error(), "")
-		return
+		return nil, http.StatusBadRequest, "Raven.Client.Exceptions.BadRequestException", "Could not parse the index definitions: " + err.Error()
 	}
 	defs := make([]*indexDef, 0, len(body.Indexes))
 	for _, m := range body.Indexes {
@@ -385,8 +421,7 @@ func (s *server) handlePutIndexes(w http.ResponseWriter, r *http.Request, db *da
 			}
 		}
 		if ix.name == "" {
-			writeError(w, r, http.StatusInternalServerError, "System.ArgumentException", "Index name cannot be null or empty", "")
-			return
+			return nil, http.StatusInternalServerError, "System.ArgumentException", "Index name cannot be null or empty"
 		}
 		nonEmpty := false
 		for _, mp := range ix.maps {
@@ -395,8 +430,7 @@ func (s *server) handlePutIndexes(w http.ResponseWriter, r *http.Request, db *da
 			}
 		}
 		if !nonEmpty {
-			writeError(w, r, http.StatusInternalServerError, "System.ArgumentException", "Index must have a 'Maps' fields", "")
-			return
+			return nil, http.StatusInternalServerError, "System.ArgumentException", "Index must have a 'Maps' fields"
 		}
 		js := strings.HasPrefix(strings.TrimSpace(ix.maps[0]), "map(")
 		switch {
@@ -422,14 +456,7 @@ func (s *server) handlePutIndexes(w http.ResponseWriter, r *http.Request, db *da
 		}
 		defs = append(defs, ix)
 	}
-	results := make([]map[string]any, 0, len(defs))
-	db.mu.Lock()
-	for _, ix := range defs {
-		db.indexes[ix.name] = ix
-		results = append(results, map[string]any{"Index": ix.name, "RaftCommandIndex": s.raftIndex.Add(1)})
-	}
-	db.mu.Unlock()
-	writeJSON(w, http.StatusCreated, map[string]any{"Results": results})
+	return defs, 0, "", ""
 }
 
 // GET /databases/<db>/indexes[?name=X] -> {"Results":[definitions]}
@@ -483,6 +510,9 @@ func (s *server) handleDeleteIndex(w http.ResponseWriter, r *http.Request, db *d
 	db.mu.Lock()
 	_, ok := db.indexes[name]
 	delete(db.indexes, name)
+	if ok {
+		db.persistIndexDelete(name)
+	}
 	db.mu.Unlock()
 	if !ok {
 		writeEmpty(w, http.StatusNotFound)

@@ -17,7 +17,8 @@ package main
 //   The Node client turns a 409 into ConcurrencyException(schema.message)
 //   (ExceptionDispatcher._getConflictError), so Message is what users see.
 //   waitForIndexesTimeout / waitForIndexThrow / waitForSpecificIndex and the
-//   replica options are accepted: indexes in the double are never stale.
+//   replica options are accepted. Indexes in the double are never stale unless the fault
+//   indexLagMs says how long they take to catch up after a commit (waitForIndexes below).
 
 import (
 	"bytes"
@@ -26,7 +27,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 )
 
 type putResult struct {
@@ -63,6 +67,7 @@ func (s *server) handleBulkDocs(w http.ResponseWriter, r *http.Request, db *data
 
 	var body io.Reader = r.Body
 	drop := s.faults.shouldDrop()
+	cut := !drop && s.faults.shouldCut()
 	if drop {
 		body = &dropReader{r: r.Body, limit: dropLimit(r)}
 	}
@@ -115,7 +120,22 @@ func (s *server) handleBulkDocs(w http.ResponseWriter, r *http.Request, db *data
 		}
 	}
 	t.commit()
+	etag := db.etag
+	if lag := s.faults.get().IndexLagMs; lag > 0 {
+		db.indexedAt = time.Now().Add(time.Duration(lag) * time.Millisecond)
+	}
+	indexedAt := db.indexedAt
+	waitingFor := db.indexesOver(cmds)
 	db.mu.Unlock()
+
+	if cut {
+		// cutAfterBodyRate (faults.go): committed, then the connection is lost, no answer.
+		hijackAndClose(w)
+		return
+	}
+	if !waitForIndexes(w, r, waitingFor, indexedAt, etag) {
+		return
+	}
 
 	resp := map[string]any{"Results": results}
 	if txMode == "ClusterWide" {
@@ -216,4 +236,89 @@ func parseBatch(raw []byte) ([]batchCommand, string, error) {
 		cmds = append(cmds, c)
 	}
 	return cmds, txMode, nil
+}
+
+// indexesOver: how many static indexes map a collection the batch wrote (a PATCH or DELETE,
+// whose collection the double does not look up, counts every index). Callers hold db.mu.
+func (db *database) indexesOver(cmds []batchCommand) int {
+	colls := map[string]bool{}
+	all := false
+	for _, c := range cmds {
+		if c.typ == "PUT" {
+			colls[strings.ToLower(c.collection)] = true
+		} else {
+			all = true
+		}
+	}
+	n := 0
+	for _, ix := range db.indexes {
+		hit := all || len(ix.collections) == 0
+		for _, c := range ix.collections {
+			hit = hit || colls[strings.ToLower(c)]
+		}
+		if hit {
+			n++
+		}
+	}
+	return n
+}
+
+// waitForIndexes follows ?waitForIndexesTimeout= after the commit, as the batch handler does
+// (ravendb/ravendb v4.1 src/Raven.Server/Documents/Handlers/BatchHandler.cs: BulkDocs runs the
+// merged command, then WaitForIndexesAsync). Indexes that have not caught up within the timeout
+// make it throw System.TimeoutException (unless waitForIndexThrow=false), which
+// RavenServerStartup maps to 408: the batch IS committed. Recorded from 4.1.0 (300 PUTs into a
+// new database with one 3-field Map index over the collection, waitForIndexesTimeout=00:00:00.0010000):
+//
+//	HTTP/1.1 408 Request Timeout
+//	{"Url":"/databases/rec408/bulk_docs?waitForIndexesTimeout=00:00:00.0010000","Type":"System.TimeoutException",
+//	 "Message":"After waiting for 00:00:00.0117638, could not verify that 1 indexes has caught up with the changes as of etag: 300",
+//	 "Error":"System.TimeoutException: … at Raven.Server.Documents.Handlers.BatchHandler.WaitForIndexesAsync(…) in …BatchHandler.cs:line 299 …"}
+//
+// and collections/stats then counted the 300 documents. Returns false when it answered.
+func waitForIndexes(w http.ResponseWriter, r *http.Request, indexes int, indexedAt time.Time, etag int64) bool {
+	q := r.URL.Query()
+	timeout, ok := parseTimeSpan(q.Get("waitForIndexesTimeout"))
+	if !ok || indexes == 0 {
+		return true
+	}
+	began := time.Now()
+	need := time.Until(indexedAt)
+	if need <= timeout {
+		if need > 0 {
+			time.Sleep(need)
+		}
+		return true
+	}
+	time.Sleep(timeout)
+	if strings.EqualFold(q.Get("waitForIndexThrow"), "false") {
+		return true
+	}
+	writeErrorTrace(w, r, http.StatusRequestTimeout, "System.TimeoutException",
+		fmt.Sprintf("After waiting for %s, could not verify that %d indexes has caught up with the changes as of etag: %d", timeSpan(time.Since(began)), indexes, etag),
+		"   at Raven.Server.Documents.Handlers.BatchHandler.WaitForIndexesAsync(…) in C:\\Builds\\RavenDB-Stable-4.1\\src\\Raven.Server\\Documents\\Handlers\\BatchHandler.cs:line 299\n"+
+			"   at Raven.Server.Documents.Handlers.BatchHandler.BulkDocs() in C:\\Builds\\RavenDB-Stable-4.1\\src\\Raven.Server\\Documents\\Handlers\\BatchHandler.cs:line 108")
+	return false
+}
+
+// .NET TimeSpan's constant format: [d.]hh:mm:ss[.fffffff].
+var timeSpanRe = regexp.MustCompile(`^(?:(\d+)\.)?(\d+):(\d+):(\d+)(?:\.(\d{1,7}))?$`)
+
+func parseTimeSpan(v string) (time.Duration, bool) {
+	m := timeSpanRe.FindStringSubmatch(v)
+	if m == nil {
+		return 0, false
+	}
+	n := func(s string) int64 { x, _ := strconv.ParseInt(s, 10, 64); return x }
+	d := time.Duration(n(m[1]))*24*time.Hour + time.Duration(n(m[2]))*time.Hour + time.Duration(n(m[3]))*time.Minute + time.Duration(n(m[4]))*time.Second
+	if m[5] != "" {
+		d += time.Duration(n((m[5] + "0000000")[:7])) * 100 // ticks of 100 ns
+	}
+	return d, true
+}
+
+func timeSpan(d time.Duration) string {
+	ticks := int64(d / 100)
+	sec := ticks / 10_000_000
+	return fmt.Sprintf("%02d:%02d:%02d.%07d", sec/3600, sec/60%60, sec%60, ticks%10_000_000)
 }

@@ -168,14 +168,42 @@ func (op *operation) state() map[string]any {
 	return st
 }
 
-// progressText is BulkInsertProgress.ToString() of RavenDB 6.x/7.x (IOperationProgress.cs):
-// .NET's "#,#;;0" prints thousands separators (the invariant culture's ",") and "0" for zero.
-func (op *operation) progressText() string {
-	msg := fmt.Sprintf("Inserted %s items in %s batches.", thousands(op.total), thousands(op.batches))
+// failureText is the Message of a failed bulk insert, in the words of the server's generation:
+//   - 6.x/7.x: "Failed to process bulk insert. " + BulkInsertProgress.ToString()
+//     (IOperationProgress.cs): .NET's "#,#;;0" prints thousands separators (the invariant
+//     culture's ",") and "0" for zero.
+//   - 4.x (ravendb/ravendb v4.1 src/Raven.Server/Documents/Handlers/BulkInsertHandler.cs, and
+//     its BulkInsertProgress.ToString()): "Failed to process bulk insert " + "Inserted {n}
+//     documents in {b} batches." + " Last document id: '{id}'" once a batch was committed.
+//     Recorded from 4.1.0 (5 000 PUTs then a PATCH without 'Patch'): POST answered 500 with
+//     Connection: close, Message "Failed to process bulk insert Inserted 4759 documents in 7
+//     batches. Last document id: 'K4758'", the operation state Faulted with the same Message
+//     and StatusCode 500, and collections/stats counted 4759; with nothing committed: "Failed
+//     to process bulk insert Inserted 0 documents in 0 batches."
+func (op *operation) failureText(form string) string {
+	if form == "4.x" {
+		msg := fmt.Sprintf("Failed to process bulk insert Inserted %d documents in %d batches.", op.total, op.batches)
+		if op.lastID != "" {
+			msg += fmt.Sprintf(" Last document id: '%s'", op.lastID)
+		}
+		return msg
+	}
+	msg := fmt.Sprintf("Failed to process bulk insert. Inserted %s items in %s batches.", thousands(op.total), thousands(op.batches))
 	if op.lastID != "" {
 		msg += fmt.Sprintf(" Last document ID: '%s'", op.lastID)
 	}
 	return msg
+}
+
+// bulkInsertForm: the failure text's generation, bulkInsertText or else by -version.
+func (s *server) bulkInsertForm() string {
+	if f := s.faults.get().BulkInsertText; f != "" {
+		return f
+	}
+	if strings.HasPrefix(s.version, "4.") {
+		return "4.x"
+	}
+	return "6.x"
 }
 
 // thousands formats n like .NET's "#,#;;0" under the invariant culture: 0 -> "0",
@@ -246,6 +274,7 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 	op := db.registerOperation(opID, "BulkInsert", cancel)
 
 	drop := s.faults.shouldDrop()
+	cut := !drop && s.faults.shouldCut()
 	var body io.Reader = r.Body
 	if drop {
 		body = &dropReader{r: r.Body, limit: dropLimit(r)}
@@ -256,6 +285,11 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 		op.mu.Lock()
 		op.status = "Completed"
 		op.mu.Unlock()
+		if cut {
+			// cutAfterBodyRate: everything read and committed, the answer lost.
+			hijackAndClose(w)
+			return
+		}
 		// 201 Created and no body (the processor sets 201 Created and writes nothing).
 		w.Header().Del("Content-Type")
 		w.Header().Set("Content-Length", "0")
@@ -265,7 +299,7 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 
 	inner := err.Error()
 	op.mu.Lock()
-	msg := "Failed to process bulk insert. " + op.progressText()
+	msg := op.failureText(s.bulkInsertForm())
 	op.status = "Faulted"
 	op.errType = "System.InvalidOperationException"
 	op.errMsg = msg

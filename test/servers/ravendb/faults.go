@@ -16,11 +16,29 @@ package main
 //     (half of Content-Length; 64 KiB for chunked bodies). For bulk insert the
 //     batches committed before the drop stay committed and the operation is
 //     Faulted, like the real server's internal batches (AbstractBulkInsertHandlerProcessor, ravendb/ravendb).
-//   - seed: seeds the drop decisions; every POST /_testserver/faults re-seeds
+//   - cutAfterBodyRate: share of bulk_insert / bulk_docs requests that are read whole and
+//     committed, then their connection is closed (RST) without an answer: what a server that
+//     dies or loses the connection between its commit and its answer leaves (seen on 4.1.0:
+//     killed with SIGKILL mid-run, two batches got "unexpected EOF" and were stored). Not one
+//     of RavenDB's answers but a fact of HTTP: the client cannot tell it from a cut before the
+//     commit, so such a batch is undetermined (lib/targets/outcome.js maybeArrived).
+//   - indexLagMs: a static index catches up this long after each bulk_docs commit (0: never
+//     stale). A batch whose waitForIndexesTimeout is shorter is committed, waits that long and
+//     is answered 408 (handleBulkDocs, waitForIndexes in batch.go), as 4.1.0 does.
+//   - bulkInsertText: "4.x" or "6.x", the words of a failed bulk insert (bulkinsert.go,
+//     progressText); "" follows -version (4.x for a 4.* version, else 6.x).
+//   - deleteWindowMs: DELETE /admin/databases first unloads the database for this long: its
+//     routes answer 503 DatabaseDisabledException, then it is gone (500
+//     DatabaseDoesNotExistException), and only then is the DELETE answered, as on 4.1.0.
+//   - seed: seeds the drop and cut decisions; every POST /_testserver/faults re-seeds
 //     and restarts the burst counter, so tests are deterministic.
+//
+// And the start windows of a restarted server (flags -start-empty500-ms, -start-nre-ms,
+// -start-passive-ms; startWindows below), counted from the process start.
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand"
 	"net/http"
@@ -38,6 +56,10 @@ type faultConfig struct {
 	LatencyJitterMs    int         `json:"latencyJitterMs"`
 	Burst503           burstConfig `json:"burst503"`
 	DropConnectionRate float64     `json:"dropConnectionRate"`
+	CutAfterBodyRate   float64     `json:"cutAfterBodyRate"`
+	IndexLagMs         int         `json:"indexLagMs"`
+	BulkInsertText     string      `json:"bulkInsertText"`
+	DeleteWindowMs     int         `json:"deleteWindowMs"`
 	Seed               int64       `json:"seed"`
 }
 
@@ -108,6 +130,18 @@ func (f *faultState) shouldDrop() bool {
 	return f.rng.Float64() < rate
 }
 
+// shouldCut decides (seeded) whether this request, once read whole and committed, loses its
+// connection instead of its answer.
+func (f *faultState) shouldCut() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rate := f.cfg.CutAfterBodyRate
+	if rate <= 0 {
+		return false
+	}
+	return rate >= 1 || f.rng.Float64() < rate
+}
+
 // errDropped is returned by dropReader once the drop point is reached.
 type dropError struct{}
 
@@ -172,6 +206,10 @@ func (s *server) handleControl(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad faults JSON: " + err.Error()})
 			return
 		}
+		if cfg.BulkInsertText != "" && cfg.BulkInsertText != "4.x" && cfg.BulkInsertText != "6.x" {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": `bulkInsertText must be "", "4.x" or "6.x"`})
+			return
+		}
 		s.faults.set(cfg)
 		writeJSON(w, http.StatusOK, s.faults.get())
 	case r.URL.Path == "/_testserver/reset" && r.Method == http.MethodPost:
@@ -184,4 +222,72 @@ func (s *server) handleControl(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "unknown test server control route " + r.Method + " " + r.URL.Path})
 	}
+}
+
+// startWindows: what a restarted 4.1.0 answers before it serves again. Recorded
+// (scripts/raven-private.sh; the database written, the server killed with SIGKILL and started
+// on its data directory, a bulk_docs POST every few ms from the moment the port accepted):
+//
+//	+0.0 s  connection refused (the process starts)
+//	+3.3 s  500, no body, only "Server: Kestrel" and "Content-Length: 0" (no
+//	        Raven-Server-Version: RavenServerStartup.RequestHandler has not run)
+//	+5.1 s  500 {"Type":"System.NullReferenceException","Message":"Object reference not set to
+//	        an instance of an object.","Error":"… at Raven.Server.Routing.RouteInformation.
+//	        CreateDatabase(RequestHandlerContext context) in …RouteInformation.cs:line 75 …"}
+//	+6.2 s  503 {"Type":"Raven.Client.Exceptions.Cluster.NodeIsPassiveException","Message":
+//	        "Can't perform actions on the database 'recrs' while the node is passive."}
+//	+6.4 s  201, the 2 000 documents of before the kill all there
+//
+// The windows' lengths vary from run to run (the passive one lasted 0.2 s here, 3-7 s in
+// earlier runs); the NodeIsPassiveException is thrown by RouteInformation.CreateDatabase
+// (ravendb/ravendb v4.1, src/Raven.Server/Routing/RouteInformation.cs: "Can't perform actions
+// on the database '{databaseName}' while the node is passive.") for every database route.
+type startWindows struct {
+	Empty500 time.Duration // every route: 500 with no body
+	NRE      time.Duration // database routes: 500 NullReferenceException
+	Passive  time.Duration // database routes: 503 NodeIsPassiveException
+}
+
+// startAnswer answers a request that falls in a start window and reports whether it did.
+func (s *server) startAnswer(w http.ResponseWriter, r *http.Request) bool {
+	since := time.Since(s.started)
+	win := s.start
+	if since >= win.Empty500+win.NRE+win.Passive {
+		return false
+	}
+	if since < win.Empty500 {
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusInternalServerError)
+		return true
+	}
+	db := dbNameFromPath(r.URL.Path)
+	if db == "" {
+		return false
+	}
+	s.setHeaders(w)
+	if since < win.Empty500+win.NRE {
+		writeErrorTrace(w, r, http.StatusInternalServerError, "System.NullReferenceException", "Object reference not set to an instance of an object.",
+			"   at Raven.Server.Routing.RouteInformation.CreateDatabase(RequestHandlerContext context) in C:\\Builds\\RavenDB-Stable-4.1\\src\\Raven.Server\\Routing\\RouteInformation.cs:line 75\n"+
+				"   at Raven.Server.Routing.RouteInformation.TryGetHandler(RequestHandlerContext context)\n   at Raven.Server.Routing.RequestRouter.HandlePath(HttpContext context, String method, String path)")
+		return true
+	}
+	writeErrorTrace(w, r, http.StatusServiceUnavailable, "Raven.Client.Exceptions.Cluster.NodeIsPassiveException",
+		fmt.Sprintf("Can't perform actions on the database '%s' while the node is passive.", db),
+		"   at Raven.Server.Routing.RouteInformation.CreateDatabase(RequestHandlerContext context) in C:\\Builds\\RavenDB-Stable-4.1\\src\\Raven.Server\\Routing\\RouteInformation.cs:line 88\n"+
+			"   at Raven.Server.Routing.RequestRouter.HandlePath(HttpContext context, String method, String path)")
+	return true
+}
+
+// disabledAnswer: a request to a database whose deletion is under way (deleteWindowMs).
+// Recorded from 4.1.0 (a bulk_docs loop while DELETE /admin/databases ran; the DELETE
+// answered 200 after 0.70 s): 201s, then from +0.17 s 503 {"Type":"Raven.Client.Exceptions.
+// Database.DatabaseDisabledException","Message":"The database recdel1 has been unloaded and
+// locked by DeleteDatabase","Error":"… at Raven.Server.Routing.RouteInformation.
+// UnlikelyWaitForDatabaseToLoad …RouteInformation.cs:line 126 …"}, then from +0.69 s 500
+// DatabaseDoesNotExistException "Database 'recdel1' does not exist." (RouteInformation.cs:line 88).
+func disabledAnswer(w http.ResponseWriter, r *http.Request, db *database) {
+	writeErrorTrace(w, r, http.StatusServiceUnavailable, "Raven.Client.Exceptions.Database.DatabaseDisabledException",
+		fmt.Sprintf("The database %s has been unloaded and locked by DeleteDatabase", db.name),
+		"   at Raven.Server.Routing.RouteInformation.UnlikelyWaitForDatabaseToLoad(RequestHandlerContext context, Task`1 database, DatabasesLandlord databasesLandlord, StringSegment databaseName) in C:\\Builds\\RavenDB-Stable-4.1\\src\\Raven.Server\\Routing\\RouteInformation.cs:line 126\n"+
+			"   at Raven.Server.Routing.RequestRouter.HandlePath(HttpContext context, String method, String path)")
 }

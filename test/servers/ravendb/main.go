@@ -9,6 +9,7 @@
 //
 //	[-latency-ms 0] [-latency-jitter-ms 0] [-burst503-every 0 -burst503-length 0]
 //	[-drop-connection-rate 0 -seed 1] [-store-bodies=true] [-max-stored-mb 1024]
+//	[-data-dir DIR] [-start-empty500-ms 0 -start-nre-ms 0 -start-passive-ms 0]
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/k6-writepath/k6-writepath/test/servers/internal/loadlatency"
 	"github.com/k6-writepath/k6-writepath/test/servers/internal/storelimit"
@@ -45,6 +47,12 @@ type server struct {
 	faults      *faultState
 	logger      *log.Logger
 	logRequests bool
+
+	// persist: -data-dir's log (persist.go), nil without one.
+	persist *persister
+	// started: when this process started; the start windows (faults.go, startWindows) count from it.
+	started time.Time
+	start   startWindows
 }
 
 func main() {
@@ -59,6 +67,10 @@ func main() {
 	dropRate := flag.Float64("drop-connection-rate", 0, "fault: share (0..1) of bulk_insert/bulk_docs requests whose connection is dropped mid-body")
 	seed := flag.Int64("seed", 1, "fault: random seed for drop-connection decisions")
 	logRequests := flag.Bool("log-requests", false, "log every request (method, URI) to stderr")
+	dataDir := flag.String("data-dir", "", "keep databases, indexes and documents in DIR (an append-only log, persist.go) so a restarted server has them; empty: memory only")
+	startEmpty := flag.Int("start-empty500-ms", 0, "restart window: for N ms after start every route answers 500 with no body (as 4.1.0 before its request handler runs)")
+	startNRE := flag.Int("start-nre-ms", 0, "restart window: then for N ms database routes answer 500 NullReferenceException (4.1.0, RouteInformation.CreateDatabase)")
+	startPassive := flag.Int("start-passive-ms", 0, "restart window: then for N ms database routes answer 503 NodeIsPassiveException (4.1.0)")
 	dbNode := flag.String("database-node", nodeTag, "node tag the create-database answer places new databases on (another tag than \"A\" = the database lives on another cluster node)")
 	loadLatency := loadlatency.Register()
 	storeLimit = storelimit.Register("ravendb-testserver")
@@ -76,6 +88,15 @@ func main() {
 		logger:        log.New(os.Stderr, "ravendb-testserver: ", log.LstdFlags|log.Lmicroseconds),
 		logRequests:   *logRequests,
 		dbNode:        *dbNode,
+		started:       time.Now(),
+		start: startWindows{Empty500: time.Duration(*startEmpty) * time.Millisecond,
+			NRE: time.Duration(*startNRE) * time.Millisecond, Passive: time.Duration(*startPassive) * time.Millisecond},
+	}
+	if *dataDir != "" {
+		if err := s.openPersister(*dataDir); err != nil {
+			fmt.Fprintln(os.Stderr, "-data-dir:", err)
+			os.Exit(1)
+		}
 	}
 	s.faults = newFaultState(faultConfig{
 		LatencyMs:          *latency,
@@ -119,12 +140,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Raven-Server-Version", s.serverVersionHeader())
-	// Not a RavenDB header: it tells the pack (lib/test-endpoint.js) that a test double
-	// answered, so every result of the run is labelled TEST ENDPOINT.
-	h.Set(testEndpointHeader, "ravendb-testserver")
+	if s.startAnswer(w, r) {
+		return
+	}
+	s.setHeaders(w)
 
 	s.faults.applyLatency()
 	if isWriteRequest(r) && s.faults.next503() {
@@ -164,6 +183,15 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+func (s *server) setHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Raven-Server-Version", s.serverVersionHeader())
+	// Not a RavenDB header: it tells the pack (lib/test-endpoint.js) that a test double
+	// answered, so every result of the run is labelled TEST ENDPOINT.
+	h.Set(testEndpointHeader, "ravendb-testserver")
+}
+
 func (s *server) routeDatabase(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, "/databases/")
 	name, sub, _ := strings.Cut(rest, "/")
@@ -191,6 +219,10 @@ func (s *server) routeDatabase(w http.ResponseWriter, r *http.Request) {
 		// header is what GET /topology returns, see handleDatabaseTopology).
 		writeError(w, r, http.StatusInternalServerError, "Raven.Client.Exceptions.Database.DatabaseDoesNotExistException",
 			fmt.Sprintf("Database '%s' does not exist.", name), "")
+		return
+	}
+	if db.unloading.Load() {
+		disabledAnswer(w, r, db)
 		return
 	}
 	switch route {
@@ -348,6 +380,11 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, typ, msg, in
 	}
 	errText += "\n   at Raven.Server (k6-writepath test double)"
 	writeJSON(w, status, errorBody{URL: r.URL.Path + queryWithMark(r), Type: typ, Message: msg, Error: errText})
+}
+
+// writeErrorTrace: writeError with the recorded frames of the real server's Error text.
+func writeErrorTrace(w http.ResponseWriter, r *http.Request, status int, typ, msg, trace string) {
+	writeJSON(w, status, errorBody{URL: r.URL.Path + queryWithMark(r), Type: typ, Message: msg, Error: typ + ": " + msg + "\n" + trace})
 }
 
 // writeEmpty answers without a body (204, 304, 404 of a missing document...).

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/k6-writepath/k6-writepath/test/servers/internal/storelimit"
@@ -81,6 +82,13 @@ type database struct {
 	opsMu  sync.Mutex
 	nextOp int64
 	ops    map[int64]*operation
+
+	// persist: the data log of -data-dir (persist.go), nil when the server keeps nothing.
+	persist *persister
+	// unloading: a deletion is under way (deleteWindowMs): requests answer 503 (faults.go).
+	unloading atomic.Bool
+	// indexedAt: when the indexes will have caught up with the last write (indexLagMs).
+	indexedAt time.Time
 }
 
 func newDatabaseID() string {
@@ -371,6 +379,7 @@ func (t *txn) commit() {
 	db.etag = t.etag
 	db.stored += t.delta
 	storeLimit.Add(t.delta)
+	t.persistTx()
 }
 
 // renderDocument writes the document as the server returns it from GET /docs:
