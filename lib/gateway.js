@@ -29,6 +29,7 @@ export class GatewayError extends Error {
     /** @type {string} */ this.kind = 'gateway';
     /** @type {any} */ this.res = null;
     /** @type {number} */ this.code = 0;
+    /** @type {boolean} */ this.opening = false;
     Object.assign(this, fields);
   }
 
@@ -59,6 +60,17 @@ export function requireGateway(cfg, urlKnob, example) {
   if (cfg.GATEWAY_URL) return;
   const given = typeof __ENV === 'object' && __ENV[urlKnob] ? ` (${urlKnob} is read by the gateway, from its own environment, never by k6)` : '';
   fail(`GATEWAY_URL is not set${given}: start the pack's gateway with  ${urlKnob}='${example}' bin/wp-gateway -ready-file .run/gateway.url &  then  k6 run -e GATEWAY_URL=$(cat .run/gateway.url) …  (scripts/run does both; docs/gateway.md)`);
+}
+
+// Opening a handle writes nothing: its failure is marked so that no batch is called
+// undetermined for it (the request that failed was an open, not a write).
+function opening(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof GatewayError) e.opening = true;
+    throw e;
+  }
 }
 
 // A gateway client for cfg.GATEWAY_URL. k6's own timeout is TIMEOUT plus a margin: the gateway
@@ -101,7 +113,7 @@ export function openSql(cfg, { settings = {}, maxConns = 1 } = {}) {
   let binary = null;
   function ensure() {
     if (handle) return handle;
-    const r = gw.post('/pg/open', { settings, max_conns: maxConns }, { name: '/pg/open' });
+    const r = opening(() => gw.post('/pg/open', { settings, max_conns: maxConns }, { name: '/pg/open' }));
     handle = r.body.handle;
     binary = r.body.binary;
     return handle;
@@ -154,7 +166,7 @@ export function connectMongo(cfg, opts = {}) {
   let info = null;
   function ensure() {
     if (handle) return handle;
-    const r = gw.post('/mongo/connect', opts, { name: '/mongo/connect' });
+    const r = opening(() => gw.post('/mongo/connect', opts, { name: '/mongo/connect' }));
     handle = r.body.handle;
     info = r.body;
     return handle;
@@ -166,7 +178,7 @@ export function connectMongo(cfg, opts = {}) {
       return fn();
     } catch (e) {
       if (!(e instanceof GatewayError)) throw e;
-      return { error: { kind: e.unreachable ? (e.code === 1050 ? 'timeout' : 'connection') : e.kind === 'config' ? 'config' : 'other', code: 0, name: '', labels: [], message: e.message, gateway: true, unreachable: Boolean(e.unreachable), res: e.res } };
+      return { error: { kind: e.unreachable ? (e.code === 1050 ? 'timeout' : 'connection') : e.kind === 'config' ? 'config' : 'other', code: 0, name: '', labels: [], message: e.message, gateway: true, unreachable: Boolean(e.unreachable), opening: e.opening, res: e.res } };
     }
   }
   const call = (op, body) => guarded(() => gw.post(`/mongo/${op}?h=${ensure()}`, body, { name: `/mongo/${op}` }).body);

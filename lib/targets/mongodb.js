@@ -373,7 +373,7 @@ export function createTarget(cfg, prepared = {}) {
     // gateway after the whole request), or the server applied it and reported its write concern
     // unmet.
     const e = r.error;
-    const unknown = e ? (e.unreachable ? maybeArrived(e.res) : ['timeout', 'connection', 'cancelled'].includes(e.kind) && !/server selection/i.test(e.message)) : Boolean(r.writeConcernError);
+    const unknown = e ? (e.unreachable ? !e.opening && maybeArrived(e.res) : ['timeout', 'connection', 'cancelled'].includes(e.kind) && !/server selection/i.test(e.message)) : Boolean(r.writeConcernError);
     return { reason: a.reason, failed: a.failed, byReason: a.byReason, failedIndexes: a.failedIndexes, undetermined: unknown || undefined,
       log: `[${tags.phase}] batch of ${n}: ${a.failed} failed (${Object.entries(a.byReason).map(([k, v]) => `${k} ${v}`).join(', ')})${unknown ? ', stored or not: counted undetermined (the verification resolves it)' : ''}: ${redact(why.message)}`,
       fatal: fatal ? `${FATAL[fatal]}: ${redact(why.message)}` : null };

@@ -7,7 +7,7 @@
 //   insert: INSERT … SELECT …            a duplicate key fails the statement (whole batch)
 //   upsert: INSERT … ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc
 // One statement is atomic, so a batch the server refused wrote nothing.
-import { openSql, requireGateway } from '../gateway.js';
+import { GatewayError, openSql, requireGateway } from '../gateway.js';
 import { durationMs, InputRefusal } from '../parse.js';
 import { redact } from '../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
@@ -247,9 +247,15 @@ export function createTarget(cfg, prepared = {}) {
   // and nothing else: its k6 timing is the batch's time; what failed is worked out in
   // settle(), after the clock.
   function batch(op, nums, stamp) {
-    const body = batchBody(nums, stamp);
-    const query = op === 'insert' ? run.insertSql : run.upsertSql;
     const n = nums.length;
+    let body;
+    try {
+      body = batchBody(nums, stamp); // a VU's first batch opens its handle (binary or text)
+    } catch (e) {
+      if (!(e instanceof GatewayError)) throw e;
+      return request(n, null, (tags) => ({ settle: (ms) => failure(e, n, tags, ms) }));
+    }
+    const query = op === 'insert' ? run.insertSql : run.upsertSql;
     return request(n, body, (tags) => {
       try {
         if (typeof body === 'string') db.execWithTimeout(timeout, query, body);
@@ -270,7 +276,7 @@ export function createTarget(cfg, prepared = {}) {
     // Stored or not, nobody knows: the statement was sent (a byte of it at least) and the
     // server never answered (connection lost, the deadline), or the gateway got the whole
     // request and k6 no answer. A server's own error (a SQLSTATE) rolled it back.
-    const unknown = e.unreachable ? maybeArrived(e.res) : e.sent !== false && !answered && (reason === 'connection' || reason === 'timeout');
+    const unknown = e.unreachable ? !e.opening && maybeArrived(e.res) : e.sent !== false && !answered && (reason === 'connection' || reason === 'timeout');
     if (unknown) {
       return { reason, undetermined: true, log: `[${tags.phase}] batch of ${n} got no answer (${reason}): stored or not, counted failed and undetermined (the verification resolves it): ${message}` };
     }

@@ -43,11 +43,13 @@ test('the gateway killed for good mid-run: exit 108 after GIVE_UP, no batch it m
 test('the gateway frozen past k6\'s timeout, then woken: the statements it held are undetermined, the verification resolves them (count OK, no key stale)', { timeout: 180000 }, async () => {
   const runId = uniqueRunId('gf');
   // TIMEOUT 1s: k6 gives up on a request after TIMEOUT + 10 s (lib/gateway.js).
-  // Frozen as the load phase begins (its 500 batches outlast the freeze's start on any machine).
+  // Frozen once both VUs write (their handles open: an open that never came back wrote nothing
+  // and is no undetermined batch), early in a load phase of 500 batches.
   const run = startK6(E1, { PG_URL, DOCS: '100000', BATCH_SIZE: '200', OVERWRITE_BATCHES: '60', MIXED_BATCHES: '0', VUS: '2', TIMEOUT: '1s', GIVE_UP: '60s' },
     { runId, timeoutMs: 150000 });
   try {
     await run.waitFor(/writing to table/);
+    for (let i = 0; i < 400 && (await count(runId)) < 2000; i++) await delay(25);
     run.gateway.process.kill('SIGSTOP');
     await delay(13000);
     run.gateway.process.kill('SIGCONT');
