@@ -247,8 +247,18 @@ function databasePrimitives(cfg, conn, run, indexFields) {
     writeMarker(marker);
   }
 
+  // The whole database only when it holds nothing but the run's collections and its marker: a
+  // collection someone else created in it stays, and so does the database.
   function drop() {
-    must(dropDatabase(), `drop database ${run.db}`);
+    const list = must(call('GET', `${run.prefix}/_api/collection?excludeSystem=true`, undefined, 'GET /_api/collection'), `list the collections of ${run.db}`) || {};
+    const foreign = (list.result || []).map((c) => c.name).filter((n) => !run.colls.includes(n) && n !== META);
+    if (foreign.length === 0) {
+      must(dropDatabase(), `drop database ${run.db}`);
+      return undefined;
+    }
+    const own = [...run.colls, META].filter((n) => (list.result || []).some((c) => c.name === n));
+    for (const c of own) must(call('DELETE', `${run.prefix}/_api/collection/${c}`, undefined, 'DELETE /_api/collection'), `drop collection ${c}`);
+    return `the run's collections dropped (${own.join(', ')}); database ${run.db} left in place: it also holds collections the run did not create (${foreign.join(', ')})`;
   }
 
   return { probe, create, readMarker, shape, planned, empty, mark, drop };

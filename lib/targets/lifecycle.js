@@ -24,7 +24,8 @@
 //                               (only while it still carries `found`, where the database can
 //                               check and change in one step)
 //   mark(marker, found)         replace the marker `found` by `marker`, nothing else (same)
-//   drop(marker)                drop the object (may re-check the marker atomically)
+//   drop(marker)                drop the object (may re-check the marker atomically); returns a
+//                               string when it removed only its own part (foreign data beside it)
 import { InputRefusal } from '../parse.js';
 import { sleep } from 'k6';
 import crypto from 'k6/crypto';
@@ -278,12 +279,15 @@ export function lifecycle(cfg, prims) {
       if (contradiction) return `left in place: ${contradiction}, so this run does not vouch for its content${marked}; ${dropIt()}`;
       return `kept (KEEP=1)${marked}; ${prims.dropHint} drops it`;
     }
+    let said;
     try {
-      prims.drop(owned);
+      // A target that found something it did not make beside its objects removes only its own
+      // and says so (a string); else the objects are gone.
+      said = prims.drop(owned);
     } catch (e) {
       return `NOT dropped: ${String(e)}; ${dropIt()}`;
     }
-    return 'dropped';
+    return typeof said === 'string' ? said : 'dropped';
   }
 
   // What a run that could not drop its objects (its database stopped answering) leaves behind,

@@ -317,9 +317,27 @@ export function createTarget(cfg, prepared = {}) {
   }
 
   // Drop: the marker claimed as "dropping" (only while it is this run's), then the database.
+  // The whole database only when it holds nothing but what the run made: a collection someone
+  // created in it, or a docs collection that is not the run's own (its UUID changed: dropped and
+  // recreated by someone else), stays, and so does the database.
   function drop(marker) {
     claim(Object.assign({}, marker, { state: 'dropping' }), marker);
-    dropDatabase();
+    const colls = collections();
+    const foreign = colls.map((c) => c.name).filter((n) => n !== COLLECTION && n !== META);
+    const own = colls.find((c) => c.name === COLLECTION);
+    const ownUuid = own && own.info && own.info.uuid && own.info.uuid.$binary ? own.info.uuid.$binary.base64 : null;
+    const swapped = Boolean(uuid && ownUuid && ownUuid !== uuid);
+    if (foreign.length === 0 && !swapped) {
+      dropDatabase();
+      return undefined;
+    }
+    const removed = [];
+    if (own && !swapped) { command(db, { drop: COLLECTION }); removed.push(COLLECTION); }
+    command(db, { drop: META });
+    removed.push(META);
+    const why = [foreign.length ? `collections the run did not create (${foreign.join(', ')})` : null,
+      swapped ? `a collection ${COLLECTION} that is not the one the run created (another UUID)` : null].filter(Boolean).join(' and ');
+    return `the run's collections dropped (${removed.join(', ')}); database ${db} left in place: it also holds ${why}`;
   }
 
   const lc = lifecycle(cfg, {

@@ -3,7 +3,7 @@
 // are on k6's exit code, summary.json and the server's own document counts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { influxQuery, localEnv, runK6, uniqueRunId } from '../helpers/k6.mjs';
+import { influxQuery, localEnv, runK6, startK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startTestServer } from '../helpers/testserver.mjs';
 
 const PASSWORD = 'pw-for-tests-only';
@@ -359,5 +359,28 @@ test('JWT renewal: 3 s tokens (-session-timeout 3s) over a ~8 s run, 0 failures,
     assert.equal(late.status, 401, 'an expired token gets 401');
   } finally {
     await slow.stop();
+  }
+});
+
+// Teardown removes only what the run made: a collection someone created in the run's database
+// mid-run stays, and so does the database.
+test('a collection created by someone else in the run\'s database survives teardown: the run drops its own collections only and says the database was left', { timeout: 120000 }, async () => {
+  const runId = uniqueRunId('af');
+  await setFaults({ latencyMs: 20 });
+  const run = startK6(E1, arango({ DOCS: '4000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '20', MIXED_BATCHES: '0' }), { runId });
+  try {
+    await run.waitFor(/writing to database/);
+    const made = await api('POST', `/_db/k6wp_${runId}/_api/collection`, { name: 'bystander' });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    await setFaults({});
+    const r = await run.done;
+    assert.equal(r.code, 0, explain(r));
+    assert.match(r.stderr, new RegExp(`the run's collections dropped \\([^)]*k6wp_meta\\); database k6wp_${runId} left in place: it also holds collections the run did not create \\(bystander\\)`));
+    assert.ok((await databases()).includes(`k6wp_${runId}`), 'the database stays');
+    const names = (await api('GET', `/_db/k6wp_${runId}/_api/collection?excludeSystem=true`)).body.result.map((c) => c.name);
+    assert.deepEqual(names, ['bystander']);
+  } finally {
+    await setFaults({});
+    await api('DELETE', `/_api/database/k6wp_${runId}`);
   }
 });

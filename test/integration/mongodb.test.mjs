@@ -6,7 +6,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { influxQuery, localEnv, runK6, uniqueRunId, errorLines } from '../helpers/k6.mjs';
+import { influxQuery, localEnv, runK6, startK6, uniqueRunId, errorLines } from '../helpers/k6.mjs';
 import { closeMongo, databases, dropDatabase, mongo } from '../helpers/mongo.mjs';
 import { createDocs } from '../../lib/docs.js';
 import { keyRange } from '../../lib/keys.js';
@@ -216,4 +216,23 @@ test('MONGO_URL\'s own write concern: w=0 refused (107, nothing created), w=majo
   const knob = await runK6(E1, { ...small, DOCS: '1000', OVERWRITE_BATCHES: '1', MIXED_BATCHES: '1', MONGO_W: '1', MONGO_URL: withQuery('w=0') });
   assert.equal(knob.code, 0, explain(knob));
   assert.match(knob.stdout, /write_concern=\{w:1\} \(MONGO_W\/MONGO_J; replaces MONGO_URL's \{w:0\}\)/);
+});
+
+// Teardown removes only what the run made: a collection someone created in the run's database
+// mid-run stays, and so does the database (issue of data the run did not create).
+test('a collection created by someone else in the run\'s database survives teardown: the run drops its own collections only and says the database was left', { timeout: 180000 }, async () => {
+  const runId = uniqueRunId('fr');
+  const run = startK6(E1, { ...small, DOCS: '20000', OVERWRITE_BATCHES: '40' }, { runId });
+  await run.waitFor(/writing to database/);
+  await (await mongo(URL_)).db(`k6wp_${runId}`).collection('bystander').insertOne({ _id: 'mine', note: 'not the run\'s' });
+  const r = await run.done;
+  try {
+    assert.equal(r.code, 0, explain(r));
+    assert.match(r.stderr, new RegExp(`the run's collections dropped \\(docs, k6wp_meta\\); database k6wp_${runId} left in place: it also holds collections the run did not create \\(bystander\\)`));
+    const names = (await (await mongo(URL_)).db(`k6wp_${runId}`).listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+    assert.deepEqual(names, ['bystander']);
+    assert.equal((await (await mongo(URL_)).db(`k6wp_${runId}`).collection('bystander').findOne({ _id: 'mine' })).note, 'not the run\'s');
+  } finally {
+    await dropDatabase(URL_, `k6wp_${runId}`);
+  }
 });
