@@ -129,7 +129,13 @@ function databasePrimitives(cfg, run) {
   // PUT /admin/databases: 201 = this call made it; 409 = the name is taken. Then the index
   // and the marker document last; whatever fails after the 201 deletes the database again.
   function create(marker) {
-    const created = createDatabase();
+    // A server just started or restarted answers "not now" for a few seconds (a 500 in route
+    // handling, then 503 NodeIsPassive on 4.1.0): waited out within PROBE_TIMEOUT, nothing made.
+    let created = createDatabase();
+    for (const until = Date.now() + durationMs(probeTimeout(cfg)); notNowOf(created) && Date.now() < until;) {
+      sleep(0.25);
+      created = createDatabase();
+    }
     if (created.status === 409) return 'exists';
     if (created.status !== 201) throw errorText(created);
     return completeOrUndo(() => {
