@@ -1,5 +1,5 @@
 // Command wp-gateway runs PostgreSQL statements and MongoDB operations that k6 sends over
-// HTTP on loopback (docs/gateway.md). k6 stays the stock program: go.k6.io/k6 is AGPL-3.0
+// HTTP on loopback (docs/gateway.md). k6 stays the stock program: its Go module is AGPL-3.0
 // and no AGPL module enters the pack's build, so the database drivers live here, in a
 // module of the standard library, github.com/lib/pq and go.mongodb.org/mongo-driver/v2.
 //
