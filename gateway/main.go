@@ -30,6 +30,7 @@ import (
 	"github.com/k6-writepath/k6-writepath/gateway/internal/wire"
 	"github.com/k6-writepath/k6-writepath/gateway/mongo"
 	"github.com/k6-writepath/k6-writepath/gateway/pg"
+	"github.com/k6-writepath/k6-writepath/gateway/render"
 )
 
 // apiVersion of the exchanges (GET /health answers it; lib/gateway.js checks it).
@@ -45,6 +46,9 @@ type gateway struct {
 func newGateway(pgURL, mongoURL, token string) *gateway {
 	g := &gateway{pg: pg.New(pgURL), mongo: mongo.New(mongoURL), token: token, mux: http.NewServeMux()}
 	g.mux.HandleFunc("/health", g.health)
+	images := render.NewStore()
+	images.Register(g.mux)
+	g.pg.Images = images
 	g.pg.Register(g.mux)
 	g.mongo.Register(g.mux)
 	return g

@@ -13,7 +13,7 @@
 //                share a shape (arangob's random-shapes); values true, null or a string.
 //  user          a person record (names, email, phone, dates, address) for E4.
 import { Rng } from './rand.js';
-import { isConsecutive, keyArray, keyName, rangeStart } from './keys.js';
+import { DrawnKeys, isConsecutive, keyArray, keyName, rangeStart } from './keys.js';
 
 export const INDEX_FIELDS = ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8'];
 
@@ -255,7 +255,14 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     if (Object.keys(writes).length > 0) prepare(Object.assign({ count: batchSize, maxKey, maxStamp }, opts));
   }
 
-  return { doc, batch, commands, rangeBody, keysBody, body: anyBody, prepare, prepareFor, builds: () => imageBuilds, shape };
+  // body()'s request as a recipe a gateway renders (bodyBuilder's recipe()), or null where
+  // body() would not give bytes.
+  function recipe(nums, stamp, { envelope = null, wrap = null, lead = '' } = {}) {
+    const bb = nums.length > 0 ? builderFor(envelope, `${lead}${wrap ? wrap.open : ''}`, wrap ? wrap.close : '') : null;
+    return bb ? bb.recipe(nums, stamp, envelope ? `${envelope.mid}{"w":"` : null) : null;
+  }
+
+  return { doc, batch, commands, rangeBody, keysBody, body: anyBody, recipe, prepare, prepareFor, builds: () => imageBuilds, shape };
 }
 
 // Byte images built so far (all builders of this VU): lets a test prove that the timed path
@@ -428,6 +435,7 @@ function bodyBuilder(open, mid, spec) {
       stamp8: (g.base + g.stampAt) >> 3, R, T, base: g.base, len,
       mid0: g.base + g.keyAt + R + 1 + g.pad, variant: 0, // where the mid region starts; which variant it holds
       lo: -1, loN: 0, stamp: null, stampN: 0, short: -1, saved: new Uint8Array(trail.length),
+      image: { bytes: buf, id: null }, // what a rendering gateway holds of this body (recipe())
     };
   }
 
@@ -647,7 +655,36 @@ function bodyBuilder(open, mid, spec) {
     }
   }
 
-  return { range, keys, prepare };
+  // The body of `nums` as a recipe for a gateway that renders bodies (gateway/render): this
+  // body's bytes as its image, where document i's key and stamp regions are, and the keys (a
+  // range, DrawnKeys' draw, or the list). null: no byte path for these keys or this stamp.
+  function recipe(nums, stamp, variant = null) {
+    const count = nums.length;
+    const max = nums instanceof DrawnKeys ? nums.max() : isConsecutive(nums) ? rangeStart(nums) + count - 1 : listMax(keyArray(nums));
+    const t = stampWords(stamp);
+    if (!t || !(max >= 0 && max <= MAX_KEY) || !body(count, Math.max(L ? L.R : 12, wide(max)), t)) return null;
+    reopen();
+    useVariant(variant);
+    const draw = nums instanceof DrawnKeys ? nums.draw() : null;
+    return {
+      image: L.image, count, base: L.base, stride: L.S, key0: 8 * L.key8, width: L.R, stamp0: 8 * L.stamp8,
+      stamp: String.fromCharCode.apply(null, Array.from(stampBytes.subarray(0, 4 * L.T))), prefix: KEY_PREFIX, close: `]${trail}`,
+      keys: draw ? { draw } : isConsecutive(nums) ? { range: [rangeStart(nums), count] } : { list: keyArray(nums) },
+      byteLength: L.base + count * L.S - 1 + closeBytes.length,
+    };
+  }
+
+  return { range, keys, prepare, recipe };
+}
+
+function listMax(nums) {
+  let m = -1;
+  for (let i = 0; i < nums.length; i++) {
+    const n = nums[i];
+    if (!(Number.isSafeInteger(n) && n >= 0)) return -1;
+    if (n > m) m = n;
+  }
+  return m;
 }
 
 function asciiArray(s) {

@@ -42,16 +42,21 @@ export function unreachable(res) {
   return res.status === 0;
 }
 
-const TIMING = /(?:^|,)\s*(db|gw);dur=([0-9.]+)/g;
+// "db;dur=<ms>, gw;dur=<ms>" (gateway/internal/wire): read with indexOf, not a regular
+// expression (String.matchAll compiles its expression anew on every call in k6's runtime).
 function recordTiming(res, tags) {
   const h = res.headers['Server-Timing'];
-  if (!h || !tags) return null;
-  let db = null;
-  for (const m of h.matchAll(TIMING)) {
-    const v = Number(m[2]);
-    if (m[1] === 'db') { db = v; dbTime.add(v, tags); } else gwTime.add(v, tags);
-  }
-  return db;
+  if (!h || !tags) return;
+  timing(h, 'db;dur=', dbTime, tags);
+  timing(h, 'gw;dur=', gwTime, tags);
+}
+/** @param {string} h @param {string} name @param {Trend} trend @param {object} tags */
+function timing(h, name, trend, tags) {
+  const at = h.indexOf(name);
+  if (at < 0) return;
+  const end = h.indexOf(',', at);
+  const v = Number(h.slice(at + name.length, end < 0 ? h.length : end));
+  if (v >= 0) trend.add(v, tags);
 }
 
 // The target's check in the init context: without GATEWAY_URL the run cannot start (exit 107),
@@ -82,9 +87,11 @@ function client(cfg) {
   const jsonHeaders = token ? { 'Content-Type': 'application/json', 'X-WP-Token': token } : { 'Content-Type': 'application/json' };
   const byteHeaders = token ? { 'Content-Type': 'application/octet-stream', 'X-WP-Token': token } : { 'Content-Type': 'application/octet-stream' };
   // -> { res, body } ; throws GatewayError on a refusal of the gateway itself (non-200)
+  // bytes: true (octet-stream), 'json' (body is JSON text already) or false (JSON.stringify(body))
+  /** @param {string} path @param {any} body @param {{bytes?: boolean|string, name?: string, tags?: any}} [o] */
   function post(path, body, { bytes = false, name = path, tags = null } = {}) {
     /** @type {any} */
-    const params = { headers: bytes ? byteHeaders : jsonHeaders, timeout: httpTimeout, tags: Object.assign({ name: `gateway ${name}` }, tags || {}), responseType: 'text' };
+    const params = { headers: bytes === true ? byteHeaders : jsonHeaders, timeout: httpTimeout, tags: Object.assign({ name: `gateway ${name}` }, tags || {}), responseType: 'text' };
     const res = http.post(`${base}${path}`, bytes ? body : JSON.stringify(body), params);
     if (unreachable(res)) {
       throw new GatewayError(`gateway at ${base} does not answer (${res.error || 'no answer'})`, { kind: 'gateway', unreachable: true, code: res.error_code, res });
@@ -105,6 +112,11 @@ function client(cfg) {
   return { base, post };
 }
 
+// Uploads a body image (gateway/render) -> its id in the gateway.
+function upload(gw, bytes) {
+  return opening(() => gw.post('/render/image', bytes, { bytes: true, name: '/render/image' })).body.id;
+}
+
 // A PostgreSQL pool of max_conns connections (one per VU, as the pack always had) with the
 // given server settings, in xk6-sql's shape.
 export function openSql(cfg, { settings = {}, maxConns = 1 } = {}) {
@@ -119,6 +131,7 @@ export function openSql(cfg, { settings = {}, maxConns = 1 } = {}) {
     return handle;
   }
   const q = (t) => `?h=${ensure()}&timeout_ms=${Math.max(1, Math.round(durationMs(t)))}`;
+  const sqlParams = new Map(); // statement text -> its query parameters (made once)
   function answer(r) {
     if (r.body.error) {
       const e = r.body.error;
@@ -143,6 +156,25 @@ export function openSql(cfg, { settings = {}, maxConns = 1 } = {}) {
     },
     queryWithTimeout(timeout, sql, ...params) {
       return answer(gw.post(`/pg/query${q(timeout)}`, { sql, args: args(params) }, { name: '/pg/query' })).body.rows;
+    },
+    // execBytes with $1 rendered by the gateway from a recipe (lib/docs.js recipe(),
+    // gateway/render): a few hundred bytes cross instead of the body. The recipe's image is
+    // uploaded once per body (and again when the gateway does not hold it).
+    execRecipe(timeout, sql, recipe, tags) {
+      let sqlq = sqlParams.get(sql);
+      if (!sqlq) { sqlq = `&sql=${encodeURIComponent(sql)}&render=1`; sqlParams.set(sql, sqlq); }
+      const img = recipe.image;
+      for (let attempt = 0; ; attempt++) {
+        if (!img.id) img.id = upload(gw, img.bytes);
+        const payload = `{"image":"${img.id}","count":${recipe.count},"base":${recipe.base},"stride":${recipe.stride},"key0":${recipe.key0},"width":${recipe.width},"stamp0":${recipe.stamp0},"stamp":${JSON.stringify(recipe.stamp)},"prefix":${JSON.stringify(recipe.prefix)},"close":${JSON.stringify(recipe.close)},"keys":${JSON.stringify(recipe.keys)}}`;
+        try {
+          return answer(gw.post(`/pg/exec${q(timeout)}${sqlq}`, payload, { bytes: 'json', name: '/pg/exec batch', tags })).res;
+        } catch (e) {
+          // an image this gateway does not hold (restarted): nothing was sent to the database
+          if (!(e instanceof GatewayError && e.kind === 'image' && attempt === 0)) throw e;
+          img.id = null;
+        }
+      }
     },
     // whether an octet-stream $1 travels in binary format (binary_parameters on)
     binary() {

@@ -42,10 +42,11 @@ export function rangeStart(keys) {
   return keys.start !== undefined ? keys.start : keys[0];
 }
 
-// Any key list as an array: arrays as they are, a keyRange listed.
+// Any key list as an array: arrays as they are, a keyRange listed, DrawnKeys drawn.
 /** @param {any} keys @returns {number[]} */
 export function keyArray(keys) {
   if (Array.isArray(keys)) return keys;
+  if (keys instanceof DrawnKeys) return keys.array();
   if (ArrayBuffer.isView(keys)) return Array.from(/** @type {any} */ (keys)); // a typed array
   const out = new Array(keys.length);
   for (let i = 0; i < out.length; i++) out[i] = keys.start + i;
@@ -200,6 +201,43 @@ export class BatchPicker {
       keys[at + i] = base + V * (r - m) + m; // OwnedKeys.at(r)
     }
     rng.a = a; rng.b = b; rng.c = c; rng.d = d;
+    return keys;
+  }
+}
+
+// The keys of an overwrite or mixed batch before they are drawn: `fresh` new keys first, …
+// first+fresh-1, then picks by `picker` (a BatchPicker) from the generator state of `rng`. A
+// target that renders bodies in the gateway sends draw() instead of the keys (the gateway
+// draws them, the exact twin of fillMarked: gateway/render); anything that needs the keys
+// calls keyArray(), which draws them here. The draw costs k6's interpreter ~1 ms per 1000 keys.
+export class DrawnKeys {
+  constructor(picker, rng, fresh, first, length) {
+    this.picker = picker; this.fresh = fresh; this.first = first; this.length = length;
+    this.state = [rng.a, rng.b, rng.c, rng.d];
+    this.list = null;
+  }
+
+  // The largest key the batch may hold (a body's key regions must fit it).
+  max() {
+    const o = this.picker.owned;
+    return Math.max(this.fresh > 0 ? this.first + this.fresh - 1 : 0, o.size > 0 ? o.at(o.size - 1) : 0);
+  }
+
+  // What the gateway draws from (gateway/render Draw): only uniform picks have a twin there.
+  draw() {
+    const p = this.picker;
+    if (!p.uniform || p.size > MARK_MAX) return null;
+    return { state: this.state, size: p.size, batch: p.batch, vu: p.owned.v, vus: p.vus, fresh: this.fresh, first: this.first };
+  }
+
+  array() {
+    if (this.list) return this.list;
+    const keys = new Array(this.length);
+    for (let t = 0; t < this.fresh; t++) keys[t] = this.first + t;
+    const rng = Object.create(Rng.prototype);
+    [rng.a, rng.b, rng.c, rng.d] = this.state;
+    this.picker.fill(this.length - this.fresh, rng, keys, this.fresh);
+    this.list = keys;
     return keys;
   }
 }

@@ -21,12 +21,15 @@ import (
 	"time"
 
 	"github.com/k6-writepath/k6-writepath/gateway/internal/wire"
+	"github.com/k6-writepath/k6-writepath/gateway/render"
 )
 
 // Service answers the PostgreSQL exchanges for one PG_URL ("" when unset).
 type Service struct {
 	rawURL string
 	redact *wire.Redactor
+	// Images: the body images rendered bodies are made from (render=1; docs/gateway.md).
+	Images *render.Store
 
 	mu      sync.Mutex
 	next    int
@@ -51,7 +54,7 @@ func (s *Service) CheckURL() string {
 // New returns the service for rawURL (PG_URL; "" = not configured: every exchange answers
 // a config error naming PG_URL).
 func New(rawURL string) *Service {
-	return &Service{rawURL: rawURL, redact: wire.NewRedactor("(password)", secretsOf(rawURL)...), handles: map[string]*handle{}}
+	return &Service{Images: render.NewStore(), rawURL: rawURL, redact: wire.NewRedactor("(password)", secretsOf(rawURL)...), handles: map[string]*handle{}}
 }
 
 // Configured: PG_URL is set.
@@ -353,12 +356,27 @@ func readBody(r *http.Request) ([]byte, func(), error) {
 	return buf, release, nil
 }
 
-// statement reads either form: JSON {"sql","args"}, or the sql query parameter with the body
-// as the one parameter $1 (a []byte: binary format with binary_parameters). release: to call
-// once the statement has returned (the body's buffer goes back to the pool).
-func statement(r *http.Request) (string, []any, func(), *wire.Refusal) {
+// statement reads one of three forms: JSON {"sql","args"}; the sql query parameter with the
+// body as the one parameter $1 (a []byte: binary format with binary_parameters); or, with
+// render=1 too, a recipe (package render) whose body is $1. release: to call once the
+// statement has returned (the body's buffer goes back to the pool).
+func statement(r *http.Request, images *render.Store) (string, []any, func(), *wire.Refusal) {
 	release := func() {}
 	q := r.URL.Query()
+	if q.Has("sql") && q.Get("render") == "1" {
+		if q.Get("sql") == "" {
+			return "", nil, release, wire.Refuse(wire.KindInput, "the sql query parameter is empty")
+		}
+		rc, ref := render.ReadRecipe(r)
+		if ref != nil {
+			return "", nil, release, ref
+		}
+		body, rel, ref := images.Render(rc)
+		if ref != nil {
+			return "", nil, release, ref
+		}
+		return q.Get("sql"), []any{body}, rel, nil
+	}
 	if q.Has("sql") {
 		body, rel, err := readBody(r)
 		if err != nil {
@@ -424,7 +442,7 @@ func (s *Service) run(w http.ResponseWriter, r *http.Request, t *wire.Timing, qu
 	if ref != nil {
 		return ref
 	}
-	text, args, release, ref := statement(r)
+	text, args, release, ref := statement(r, s.Images)
 	defer release()
 	if ref != nil {
 		return ref

@@ -238,9 +238,10 @@ export function createTarget(cfg, prepared = {}) {
   // The batch parameter: binary jsonb bytes (the body docs.body() patched, posted to the
   // gateway as they are), or the JSON text where no byte path applies (binary_parameters off,
   // a key the byte body cannot hold).
+  // With binary parameters the gateway renders the body from a recipe (lib/docs.js recipe()).
   function batchBody(nums, stamp) {
     if (!db.binary()) return docs.batch(nums, stamp);
-    return docs.body(nums, stamp, bodyOpts);
+    return docs.recipe(nums, stamp, bodyOpts) || docs.body(nums, stamp, bodyOpts);
   }
 
   // One batch = one statement (lib/targets/outcome.js runs it). send() is the statement call
@@ -259,6 +260,7 @@ export function createTarget(cfg, prepared = {}) {
     return request(n, body, (tags) => {
       try {
         if (typeof body === 'string') db.execWithTimeout(timeout, query, body);
+        else if (body.image) return { responses: [db.execRecipe(timeout, query, body, tags)] };
         else return { responses: [db.execBytes(timeout, query, body, tags)] };
         return ACKNOWLEDGED;
       } catch (e) {
@@ -347,6 +349,7 @@ export function createTarget(cfg, prepared = {}) {
     db.close();
   }
 
-  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind,
+  // lazyKeys: overwrite and mixed batches come as DrawnKeys (the gateway draws them).
+  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), lazyKeys: true, bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind,
     increment, createCounters, readCounters, putLedger, readLedgers };
 }

@@ -9,7 +9,7 @@
 import exec from 'k6/execution';
 import { fail } from '../parse.js';
 import { stop } from '../abort.js';
-import { BatchPicker, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
+import { BatchPicker, DrawnKeys, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
 import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined, readbackJudged, readbackResolved } from '../metrics.js';
@@ -67,13 +67,16 @@ export function scenarios(cfg, p) {
 // The keys of overwrite or mixed batch j, recomputable anywhere from (SEED, phase, j): the
 // fresh keys of a mixed batch first, then distinct keys VU j % V loaded, drawn by
 // BatchPicker (lib/keys.js: pickDistinct + OwnedKeys.at without a method call per key).
-export function batchKeys(cfg, p, phase, j, pickers) {
+// lazy: the keys as DrawnKeys, drawn only when something asks (a target that renders its
+// bodies in the gateway sends how to draw them instead).
+export function batchKeys(cfg, p, phase, j, pickers, lazy = false) {
   const v = j % p.vus;
   let picker = pickers[v];
   if (!picker) picker = pickers[v] = new BatchPicker(cfg, new OwnedKeys(cfg.DOCS, p.batchSize, p.vus, v));
   const fresh = phase === 'mixed' ? p.newPerMixed : 0;
-  const keys = new Array(p.batchSize);
   const first = cfg.DOCS + j * p.newPerMixed;
+  if (lazy) return { keys: new DrawnKeys(picker, new Rng(cfg.SEED, phase, j), fresh, first, p.batchSize), fresh };
+  const keys = new Array(p.batchSize);
   for (let t = 0; t < fresh; t++) keys[t] = first + t;
   picker.fill(p.batchSize - fresh, new Rng(cfg.SEED, phase, j), keys, fresh);
   return { keys, fresh };
@@ -143,7 +146,7 @@ export function iteration(db, cfg, p, state) {
     keys = loadBatchKeys(j, cfg.DOCS, p.batchSize);
     fresh = keys.length;
   } else {
-    ({ keys, fresh } = batchKeys(cfg, p, phase, j, state.pickers || (state.pickers = {})));
+    ({ keys, fresh } = batchKeys(cfg, p, phase, j, state.pickers || (state.pickers = {}), db.target.lazyKeys === true));
   }
   const op = state.ops[phase];
   const tags = { phase, op, target: db.target.name };
@@ -180,6 +183,7 @@ function noteAbsent(absent, batch, res) {
 // How many absent keys this acknowledged batch created (and they are absent no more).
 function created(absent, keys, fresh, res) {
   if (absent.size === 0) return 0;
+  keys = keyArray(keys);
   const failed = res.failed === 0 ? null : res.failedIndexes ? new Set(res.failedIndexes) : undefined;
   if (failed === undefined) return 0; // which documents failed is unknown
   let n = 0;
