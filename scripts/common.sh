@@ -164,6 +164,25 @@ wp_k6_args() {
   done
 }
 
+# wp_cli_bad_name <k6 run args…>: the refusal of the first -e/--env name k6 itself would refuse
+# (anything but ASCII letters, digits and _: k6 exits 255 "invalid environment variable name"
+# before the scenario's own check of unknown names, lib/env-names.js, can say which knob was
+# meant), as that check words it; or nothing. The value is not shown (it may be a secret).
+wp_cli_bad_name() {
+  local a name ascii mean= root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  wp_k6_args "$@"
+  for a in "${WP_K6_ENVS[@]}"; do
+    name=${a%%=*}
+    [[ "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && continue
+    # DÖCS → DOCS: named only when that is a knob of docs/configuration.md's table
+    ascii=$(printf '%s' "$name" | iconv -f UTF-8 -t ASCII//TRANSLIT 2>/dev/null | tr -cd 'A-Za-z0-9_') || ascii=
+    [ -z "$ascii" ] || ! grep -q "^| \`$ascii\` |" "$root/docs/configuration.md" 2>/dev/null || mean=": did you mean $ascii?"
+    printf '%s is not a knob of k6-writepath (a name of ASCII letters, digits and _ is needed: k6 refuses any other, IGNORE_ENV cannot pass it)%s (knobs: docs/configuration.md)\n' "$(wp_shown "$name")" "$mean"
+    return 0
+  done
+}
+
 # wp_cli_secret <k6 run args…>: the name of the first -e/--env value that is a secret, or nothing.
 wp_cli_secret() {
   local a name value

@@ -150,3 +150,23 @@ test('RESULTS_DIR on a full disk: one line naming the empty summaries, exit 108,
     rmSync(mnt, { recursive: true, force: true });
   }
 });
+
+// Hostile names and values through scripts/run: k6 refuses a non-ASCII -e name with its own
+// exit 255 before the scenario's unknown-knob check runs; control characters in RUN_ID or K6
+// reached the terminal raw. One line each, escaped as lib/parse.js shown() does, exit 107.
+test('scripts/run: -e DÖCS=5 is the unknown-knob line and 107 (not k6\'s 255); control characters in RUN_ID and K6 are escaped', () => {
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-names-'));
+  const run = (args, env = {}) => spawnSync(path.join(repoRoot, 'scripts', 'run'), ['scenarios/arangodb/insert-vs-overwrite.js', ...args],
+    { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, RESULTS_DIR: results, HISTORY: '0', WP_INFLUX: '0', ...env } });
+  const r = run(['-e', 'DÖCS=5', '-e', 'RUN_ID=names1']);
+  assert.equal(r.status, 107, r.stderr);
+  assert.equal(r.stderr, 'scripts/run: "DÖCS" is not a knob of k6-writepath (a name of ASCII letters, digits and _ is needed: k6 refuses any other, IGNORE_ENV cannot pass it): did you mean DOCS? (knobs: docs/configuration.md)\n');
+  assert.match(readFileSync(path.join(results, 'names1', 'junit.xml'), 'utf8'), /name="k6 exit code 107"><failure message="bad input: .*DÖCS/);
+  const id = run([], { RUN_ID: 'x\u001b[2J\u0007' });
+  assert.equal(id.status, 107);
+  assert.equal(id.stderr, 'scripts/run: RUN_ID="x\\u001b[2J\\u0007" is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)\n');
+  const k6 = run(['-e', 'RUN_ID=names2'], { K6: '/nowhere/k6\u001b]0;owned\u0007' });
+  assert.equal(k6.status, 107);
+  assert.match(k6.stderr, /^scripts\/run: K6="\/nowhere\/k6\\u001b\]0;owned\\u0007" is not allowed: an executable k6 binary/);
+  for (const x of [r, id, k6]) assert.doesNotMatch(x.stderr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no raw control character');
+});
