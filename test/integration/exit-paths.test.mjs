@@ -170,3 +170,18 @@ test('scripts/run: -e DÖCS=5 is the unknown-knob line and 107 (not k6\'s 255); 
   assert.match(k6.stderr, /^scripts\/run: K6="\/nowhere\/k6\\u001b\]0;owned\\u0007" is not allowed: an executable k6 binary/);
   for (const x of [r, id, k6]) assert.doesNotMatch(x.stderr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no raw control character');
 });
+
+// The driver resolves a mongodb+srv:// name while it parses the URL: a name that does not
+// resolve was refused as a bad URL (107) before the run. It is a server out of reach, as any
+// host that does not resolve: setup's "cannot reach MongoDB" line, exit 108, password unseen.
+test('scripts/run: a mongodb+srv:// name that does not resolve is an unreachable server (108, "cannot reach MongoDB"), not bad input', () => {
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-srv-'));
+  const r = spawnSync(path.join(repoRoot, 'scripts', 'run'), ['scenarios/mongodb/insert-vs-overwrite.js', '--quiet', '-e', 'RUN_ID=srvdns'],
+    { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, MONGO_URL: 'mongodb+srv://writer:s3cret-pw-77@nothere.invalid/?authSource=admin', RESULTS_DIR: results, HISTORY: '0', WP_INFLUX: '0' } });
+  assert.equal(r.status, 108, r.stderr);
+  const errors = r.stderr.split('\n').filter((l) => /level=error/.test(l));
+  assert.equal(errors.length, 1, r.stderr);
+  assert.match(errors[0], /msg="test aborted: MONGO_URL: cannot reach MongoDB: gateway: the DNS name of MONGO_URL \(value not shown\) does not resolve: .*nothere\.invalid.*"$/);
+  assert.doesNotMatch(r.stderr + r.stdout, /s3cret/);
+  assert.match(readFileSync(path.join(results, 'srvdns', 'junit.xml'), 'utf8'), /name="k6 exit code 108"><failure message="aborted: test aborted: MONGO_URL: cannot reach MongoDB/);
+});
