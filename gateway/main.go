@@ -124,8 +124,9 @@ func main() {
 	}
 	addr := flag.String("addr", "127.0.0.1:0", "listen address (port 0: one the OS finds free)")
 	ready := flag.String("ready-file", "", "once listening, write http://HOST:PORT to this file (temporary file, then rename)")
+	withParent := flag.Bool("exit-with-parent", false, "stop as on SIGTERM once the process that started it is gone (scripts/run starts it in a session of its own, out of reach of a SIGKILL of the wrapper's process group)")
 	flag.Parse()
-	if err := run(*addr, *ready); err != nil {
+	if err := run(*addr, *ready, *withParent); err != nil {
 		var bad badInput
 		if errors.As(err, &bad) {
 			fmt.Fprintf(os.Stderr, "k6-writepath: %s\n", bad.msg)
@@ -141,11 +142,22 @@ type badInput struct{ msg string }
 
 func (b badInput) Error() string { return b.msg }
 
-func run(addr, ready string) error {
+func run(addr, ready string, withParent bool) error {
 	// Signals first: a SIGTERM that arrives once the ready file exists must find them caught.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sig)
+	if withParent {
+		// An orphan is re-parented: a changed parent pid means the starter is gone.
+		go func(parent int) {
+			for range time.Tick(500 * time.Millisecond) {
+				if os.Getppid() != parent {
+					sig <- syscall.SIGTERM
+					return
+				}
+			}
+		}(os.Getppid())
+	}
 	g := newGateway(os.Getenv("PG_URL"), os.Getenv("MONGO_URL"), os.Getenv("WP_GATEWAY_TOKEN"))
 	defer g.close()
 	// A URL its driver cannot take is bad input, said before anything listens: one line, exit

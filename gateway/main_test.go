@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -194,4 +195,36 @@ func TestMongoAdminSteps(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "mongo-admin: no authenticated answer") || time.Since(t0) > 10*time.Second || strings.Contains(out, pw) {
 		t.Fatalf("wrong password: %d %q after %v", code, out, time.Since(t0))
 	}
+}
+
+// -exit-with-parent: the gateway scripts/run starts outlives a SIGKILL of the wrapper's process
+// group otherwise (it runs in a session of its own); once its parent is gone it stops.
+func TestExitWithParent(t *testing.T) {
+	dir := t.TempDir()
+	bin := build(t, dir)
+	ready := filepath.Join(dir, "gw.url")
+	pidFile := filepath.Join(dir, "gw.pid")
+	// a parent shell that starts the gateway, writes its pid, then dies by SIGKILL
+	sh := exec.Command("bash", "-c", `"$0" -exit-with-parent -ready-file "$1" >/dev/null 2>&1 & echo $! > "$2"; for i in $(seq 200); do [ -s "$1" ] && break; sleep 0.05; done; kill -KILL $$`, bin, ready, pidFile)
+	sh.Env = append(os.Environ(), "PG_URL=", "MONGO_URL=", "WP_GATEWAY_TOKEN=")
+	_ = sh.Run()
+	if _, err := os.Stat(ready); err != nil {
+		t.Fatalf("the gateway did not start: %v", err)
+	}
+	raw, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+		// a zombie of a reaper that does not reap counts as gone
+		if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && strings.Contains(string(st), ") Z ") {
+			return
+		}
+	}
+	t.Fatalf("gateway pid %d still runs 10 s after its parent was killed", pid)
 }

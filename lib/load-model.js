@@ -5,7 +5,7 @@
 // VU are dropped_iterations). Every batch of a ramped run is tagged `stage` (1-based: the
 // stage it started in), so the report, summary.json, InfluxDB and the thresholds see each
 // stage on its own. Pure apart from k6/execution in stageOf(): the report part runs in Node.
-import { durationMs, fail } from './parse.js';
+import { durationMs, fail, shown } from './parse.js';
 import { M } from './metric-names.js';
 
 function parseStages(text) {
@@ -18,7 +18,9 @@ function parseStages(text) {
 // loadModel(cfg, defaults) -> null (fixed plan) or
 // { open, stages, steps, ends, labels, vus (pre-allocated / peak VUs), maxVUs, maxIterations }
 // defaults.stages: STAGES to use when neither knob is set (bulk-insert always ramps).
-export function loadModel(cfg, { stages: defaultStages = null } = {}) {
+// plannedBy: what made the stage list, for the refusal of a run planned beyond MAX_DURATION
+// (the contention workload repeats the stages once per hot set).
+export function loadModel(cfg, { stages: defaultStages = null, plannedBy = null } = {}) {
   const open = Boolean(cfg.RATE_STAGES);
   const text = open ? cfg.RATE_STAGES : (cfg.STAGES || defaultStages);
   if (!text) return null;
@@ -36,6 +38,11 @@ export function loadModel(cfg, { stages: defaultStages = null } = {}) {
   if (open && cfg.MAX_VUS < cfg.VUS) fail(`MAX_VUS=${cfg.MAX_VUS} is not allowed with VUS=${cfg.VUS}: at least the pre-allocated VUS`);
   let end = 0;
   const ends = stages.map((s) => (end += durationMs(s.duration)));
+  // The stages are the run's plan: one that outlasts MAX_DURATION is refused now, not found out
+  // hours into the run.
+  if (cfg.MAX_DURATION && end > durationMs(cfg.MAX_DURATION)) {
+    fail(`${plannedBy || `${knob}=${shown(text)}`} is not allowed with MAX_DURATION=${cfg.MAX_DURATION}: the run is planned to last ${hms(end)}, longer than MAX_DURATION; raise MAX_DURATION (up to 720h) or plan a shorter run`);
+  }
   // Each stage is a step: jump to its VU count or rate, hold it for its duration. k6 ramps
   // linearly towards a stage's target, which would mix load levels inside a stage's figures
   // (and leave a first "10s:1" stage with no VU at all until its end).
@@ -51,6 +58,13 @@ export function loadModel(cfg, { stages: defaultStages = null } = {}) {
   const offsets = open ? budgets.map((_, i) => budgets.slice(0, i).reduce((a, b) => a + b, 0)) : null;
   const maxIterations = open ? budgets.reduce((a, b) => a + b, 0) : null;
   return { open, stages, steps, ends, labels, vus: open ? cfg.VUS : peak, maxVUs: open ? cfg.MAX_VUS : peak, maxIterations, budgets, offsets, text };
+}
+
+// 29520000 -> "8h12m" (whole seconds shown only under an hour).
+function hms(ms) {
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600); const m = Math.floor((s % 3600) / 60); const sec = s % 60;
+  return h ? `${h}h${m ? `${m}m` : ''}` : `${m ? `${m}m` : ''}${sec || !m ? `${sec}s` : ''}`;
 }
 
 // k6 scenario name of stage i (0-based) of an open-model run.

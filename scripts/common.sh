@@ -25,6 +25,73 @@ wp_run_env() {
   done < <(wp_env_lines "$@")
 }
 
+# wp_shown <value>: a value as a refusal shows it, as lib/parse.js shown() does for the JS side:
+# quoted, control characters (C0, DEL, C1) escaped so that nothing reaches the terminal raw,
+# and cut after 80 characters (a 100 KB value is not echoed whole).
+wp_shown() {
+  local n=${#1} cut=${1:0:80} out= c i hex
+  local LC_ALL=C
+  for ((i = 0; i < ${#cut}; i++)); do
+    c=${cut:i:1}
+    case $c in
+      '\') out+='\\' ;;
+      '"') out+='\"' ;;
+      $'\n') out+='\n' ;;
+      $'\t') out+='\t' ;;
+      $'\r') out+='\r' ;;
+      $'\b') out+='\b' ;;
+      $'\f') out+='\f' ;;
+      [[:cntrl:]]) printf -v hex '%04x' "'$c"; out+="\\u$hex" ;;
+      $'\xc2')
+        # U+0080-U+009F (C1) in UTF-8: 0xC2 then 0x80-0x9F
+        case ${cut:i+1:1} in
+          [$'\x80'-$'\x9f']) printf -v hex '%04x' "$(( $(printf '%d' "'${cut:i+1:1}") & 0xff ))"; out+="\\u$hex"; i=$((i + 1)) ;;
+          *) out+=$c ;;
+        esac ;;
+      [$'\xc3'-$'\xf4'])
+        # the lead byte of another character: its continuation bytes (0x80-0xBF) belong to it
+        out+=$c
+        while [[ ${cut:i+1:1} == [$'\x80'-$'\xbf'] ]]; do out+=${cut:i+1:1}; i=$((i + 1)); done ;;
+      [$'\x80'-$'\x9f']) printf -v hex '%04x' "$(( $(printf '%d' "'$c") & 0xff ))"; out+="\\u$hex" ;;
+      *) out+=$c ;;
+    esac
+  done
+  if [ "$n" -gt 80 ]; then printf '"%s…" (%s characters)' "$out" "$n"; else printf '"%s"' "$out"; fi
+}
+
+# Signals (docs/reliability.md "Exit codes"). k6 v1.1.0 answers a first SIGINT or SIGTERM by
+# stopping the VUs and still running teardown and handleSummary (exit 105); a second one stops it
+# at once, with neither. A Ctrl-C or `timeout` signals the caller's whole process group, so a
+# child in that group would get the signal twice (once from the group, once forwarded) and lose
+# its teardown: the wrappers start k6 (and the gateway) in a session of their own ("${WP_DETACH[@]}"
+# cmd … &) and forward each signal they get, once, with wp_wait_child.
+WP_DETACH=(); command -v setsid >/dev/null 2>&1 && WP_DETACH=(setsid)
+WP_SIGNALS=()
+# wp_wait_child <pid> [who]: waits for pid to end, forwarding INT, TERM (and HUP, as TERM) to it;
+# who: the prefix of the one line said at the first signal (nothing said without it). Returns
+# the child's exit code; WP_SIGNALS lists the signals received. The caller's traps for these
+# signals are set again afterwards to what WP_SIGNAL_TRAP names (default: none).
+wp_wait_child() {
+  local pid=$1 code=0 s
+  WP_FORWARD_PID=$pid WP_FORWARD_WHO=${2:-}
+  for s in INT TERM HUP; do trap "wp_forward $s" "$s"; done
+  wait "$pid" || code=$?
+  while kill -0 "$pid" 2>/dev/null; do code=0; wait "$pid" || code=$?; done
+  for s in INT TERM HUP; do if [ -n "${WP_SIGNAL_TRAP:-}" ]; then trap "$WP_SIGNAL_TRAP $s" "$s"; else trap - "$s"; fi; done
+  return "$code"
+}
+wp_forward() {
+  local sig=$1; [ "$sig" != HUP ] || sig=TERM
+  WP_SIGNALS+=("SIG$1")
+  kill -s "$sig" "$WP_FORWARD_PID" 2>/dev/null || true
+  [ -n "$WP_FORWARD_WHO" ] || return 0
+  if [ ${#WP_SIGNALS[@]} -eq 1 ]; then
+    echo "$WP_FORWARD_WHO: SIG$1 received: k6 stops the run, runs its teardown and writes the summaries (exit 105); a second signal stops it at once, without them" >&2
+  elif [ ${#WP_SIGNALS[@]} -eq 2 ]; then
+    echo "$WP_FORWARD_WHO: a second signal (SIG$1): k6 stops at once" >&2
+  fi
+}
+
 # RUN_ID: the same rule as lib/config.js KNOBS.RUN_ID (test/unit/scripts-over-lib.test.mjs keeps the
 # two in step), and the same generated form as lib/config.js newRunId(): UTC clock + 4 hex.
 WP_RUN_ID_RE='^[a-z0-9][a-z0-9_]{0,31}$'
@@ -34,14 +101,14 @@ wp_new_run_id() {
 # wp_check_run_id <who> <id>: one line and exit 107 (bad input) unless id is a valid RUN_ID.
 wp_check_run_id() {
   [[ "$2" =~ $WP_RUN_ID_RE ]] && return 0
-  echo "$1: RUN_ID=\"$2\" is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)" >&2
+  echo "$1: RUN_ID=$(wp_shown "$2") is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)" >&2
   exit 107
 }
 
 # wp_check_scenario <who> <path>: one line and exit 107 (bad input) unless the scenario file exists.
 wp_check_scenario() {
   [ -f "$2" ] && return 0
-  echo "$1: scenario \"$2\" is not allowed: no such file; one of $(cd "$(dirname "${BASH_SOURCE[0]}")/.." && echo scenarios/*/*.js)" >&2
+  echo "$1: scenario $(wp_shown "$2") is not allowed: no such file; one of $(cd "$(dirname "${BASH_SOURCE[0]}")/.." && echo scenarios/*/*.js)" >&2
   exit 107
 }
 
@@ -97,6 +164,25 @@ wp_k6_args() {
   done
 }
 
+# wp_cli_bad_name <k6 run args…>: the refusal of the first -e/--env name k6 itself would refuse
+# (anything but ASCII letters, digits and _: k6 exits 255 "invalid environment variable name"
+# before the scenario's own check of unknown names, lib/env-names.js, can say which knob was
+# meant), as that check words it; or nothing. The value is not shown (it may be a secret).
+wp_cli_bad_name() {
+  local a name ascii mean= root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  wp_k6_args "$@"
+  for a in "${WP_K6_ENVS[@]}"; do
+    name=${a%%=*}
+    [[ "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && continue
+    # DÖCS → DOCS: named only when that is a knob of docs/configuration.md's table
+    ascii=$(printf '%s' "$name" | iconv -f UTF-8 -t ASCII//TRANSLIT 2>/dev/null | tr -cd 'A-Za-z0-9_') || ascii=
+    [ -z "$ascii" ] || ! grep -q "^| \`$ascii\` |" "$root/docs/configuration.md" 2>/dev/null || mean=": did you mean $ascii?"
+    printf '%s is not a knob of k6-writepath (a name of ASCII letters, digits and _ is needed: k6 refuses any other, IGNORE_ENV cannot pass it)%s (knobs: docs/configuration.md)\n' "$(wp_shown "$name")" "$mean"
+    return 0
+  done
+}
+
 # wp_cli_secret <k6 run args…>: the name of the first -e/--env value that is a secret, or nothing.
 wp_cli_secret() {
   local a name value
@@ -131,7 +217,7 @@ wp_cli_plan_flag() {
   done
   for f in K6_VUS:vus K6_ITERATIONS:iterations K6_DURATION:duration K6_STAGES:stage; do
     name=${f%%:*}
-    [ -z "${!name:-}" ] || { echo "$name=\"${!name}\" is not allowed (k6's --${f#*:}): the knobs plan the run and k6 would replace or ignore that plan; unset it and use the knobs instead"; return; }
+    [ -z "${!name:-}" ] || { echo "$name=$(wp_shown "${!name}") is not allowed (k6's --${f#*:}): the knobs plan the run and k6 would replace or ignore that plan; unset it and use the knobs instead"; return; }
   done
   [ -n "$debug" ] || { [ -z "${K6_HTTP_DEBUG:-}" ] || [ "$K6_HTTP_DEBUG" = false ] || debug="K6_HTTP_DEBUG=$K6_HTTP_DEBUG"; }
   if [ -n "$debug" ] && [ "$allow" != 1 ] && [ "$allow" != true ]; then

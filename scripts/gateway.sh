@@ -21,7 +21,10 @@ wp_gateway_start() {
   mkdir -p "$dir"
   rm -f "$dir/gateway.url"
   local token; token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-  WP_GATEWAY_TOKEN=$token "$bin" -addr 127.0.0.1:0 -ready-file "$dir/gateway.url" >"$dir/gateway.log" 2>&1 &
+  # In a session of its own: a Ctrl-C or `timeout` signalling the caller's whole process group
+  # must not take the gateway away while k6 still runs its teardown through it; it stops once
+  # this shell is gone (-exit-with-parent), even after a SIGKILL.
+  WP_GATEWAY_TOKEN=$token "${WP_DETACH[@]}" "$bin" -addr 127.0.0.1:0 -ready-file "$dir/gateway.url" -exit-with-parent >"$dir/gateway.log" 2>&1 &
   WP_GATEWAY_PID=$!
   for ((i = 0; i < 200; i++)); do
     [ -s "$dir/gateway.url" ] && break

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -65,6 +66,18 @@ type ConnectOptions struct {
 // a network error or a retryable server error, and on servers that label themselves
 // overloaded several times: mongo/client.go effectiveAdaptiveRetries, which follows
 // retryWrites). The error never holds the URL's password.
+// LookupError: a mongodb+srv:// URL's SRV/TXT records could not be looked up. The driver
+// resolves them while it parses the URL, yet the URL may be right: the server cannot be
+// reached (as a plain host that does not resolve), which is not bad input.
+type LookupError struct{ msg string }
+
+func (e *LookupError) Error() string { return e.msg }
+
+func lookupFailed(err error) bool {
+	var d *net.DNSError
+	return errors.As(err, &d)
+}
+
 func Open(rawURL string, o ConnectOptions) (*Client, error) {
 	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d", rawURL, o.AppName, o.ServerSelectionTimeout, o.ConnectTimeout)
 	registryMu.Lock()
@@ -75,6 +88,9 @@ func Open(rawURL string, o ConnectOptions) (*Client, error) {
 	}
 	secrets := secretsOf(rawURL)
 	cs, err := connstring.ParseAndValidate(rawURL)
+	if err != nil && lookupFailed(err) {
+		return nil, &LookupError{msg: "the DNS name of MONGO_URL (value not shown) does not resolve: " + redactWith(quoted.ReplaceAllString(err.Error(), "(…)"), secrets)}
+	}
 	if err != nil {
 		// The parser quotes the part it stumbled on, which may be part of a password that the
 		// split above could not find (a malformed URL): quoted parts are never shown.

@@ -7,6 +7,7 @@ package mongo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -317,5 +318,27 @@ func TestOneClientPerURL(t *testing.T) {
 	b.Close()
 	if registry[a.key] != nil {
 		t.Fatal("not released by its last user")
+	}
+}
+
+// A mongodb+srv:// name that does not resolve: the driver looks it up while parsing the URL,
+// yet the URL may be right. A LookupError (the server out of reach), not bad input, and the
+// password never in it. (.invalid never resolves: RFC 2606.)
+func TestSRVNameThatDoesNotResolveIsUnreachableNotBadInput(t *testing.T) {
+	const url = "mongodb+srv://writer:s3cret-pw-77@nothere.invalid/?authSource=admin"
+	_, err := Open(url, ConnectOptions{AppName: "k6-writepath-gotest"})
+	var lookup *LookupError
+	if !errors.As(err, &lookup) {
+		t.Fatalf("want a LookupError, got %T: %v", err, err)
+	}
+	if !strings.Contains(err.Error(), "does not resolve") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("message: %q", err.Error())
+	}
+	if msg := (&Service{rawURL: url}).CheckURL(); msg != "" {
+		t.Fatalf("the gateway refuses to start on it: %q", msg)
+	}
+	// a malformed srv URL stays bad input
+	if msg := (&Service{rawURL: "mongodb+srv://nothere.invalid:27017/"}).CheckURL(); msg == "" {
+		t.Fatal("mongodb+srv with a port is accepted")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -141,7 +142,8 @@ func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millise
 // CheckURL: why the driver refuses MONGO_URL (connstring.ParseAndValidate, the check Open
 // makes first), as one line that never shows the password, or "" when it takes it.
 func (s *Service) CheckURL() string {
-	if _, err := connstring.ParseAndValidate(s.rawURL); err != nil {
+	// (a name that does not resolve is the server out of reach, said by the run's setup)
+	if _, err := connstring.ParseAndValidate(s.rawURL); err != nil && !lookupFailed(err) {
 		return "MONGO_URL (value not shown) is not allowed: " + redactWith(quoted.ReplaceAllString(err.Error(), "(…)"), secretsOf(s.rawURL))
 	}
 	return ""
@@ -167,6 +169,10 @@ func (s *Service) connect(w http.ResponseWriter, r *http.Request, t *wire.Timing
 	var c *Client
 	var err error
 	t.Driver(func() { c, err = Open(s.rawURL, co) })
+	var lookup *LookupError
+	if errors.As(err, &lookup) {
+		return wire.Refuse(wire.KindServer, "%s", lookup.msg)
+	}
 	if err != nil {
 		// Open's message never holds the password; the URL is the gateway's configuration.
 		return wire.Refuse(wire.KindConfig, "MONGO_URL (value not shown) is not allowed: %s", err.Error())

@@ -17,7 +17,7 @@
 // teardown reads every ledger and every counter and holds acked <= n <= acked + undetermined.
 import exec from 'k6/execution';
 import { sleep } from 'k6';
-import { durationMs, fail } from '../parse.js';
+import { durationMs, fail, shown } from '../parse.js';
 import { keyName } from '../keys.js';
 import { Rng } from '../rand.js';
 import { Ledger, ledgerLine, sumLedgers, verifyCounters } from '../ledger.js';
@@ -68,7 +68,8 @@ export function plan(cfg) {
   const open = Boolean(cfg.RATE_STAGES);
   const base = loadModel(cfg, { stages: DEFAULT_STAGES });
   const repeated = sets.map(() => base.text).join(',');
-  const lm = loadModel(Object.assign({}, cfg, open ? { RATE_STAGES: repeated } : { STAGES: repeated }));
+  const lm = loadModel(Object.assign({}, cfg, open ? { RATE_STAGES: repeated } : { STAGES: repeated }),
+    { plannedBy: `HOT_KEYS=${shown(cfg.HOT_KEYS.join(','))} (${sets.length} sets, each ${open ? 'RATE_STAGES' : 'STAGES'}=${base.text})` });
   const per = base.stages.length;
   // Every VU keeps three 4-byte counts per counter (lib/ledger.js), and stores them as JSON.
   const ledgerMiB = Math.ceil((lm.maxVUs * size * 12) / 1048576);

@@ -20,6 +20,7 @@ const (
 	KindToken  = "token"  // 401
 	KindHandle = "handle" // 404
 	KindConfig = "config" // 503
+	KindServer = "server" // 502: the database cannot be reached (not the gateway's configuration)
 )
 
 var statusOf = map[string]int{
@@ -27,6 +28,7 @@ var statusOf = map[string]int{
 	KindToken:  http.StatusUnauthorized,
 	KindHandle: http.StatusNotFound,
 	KindConfig: http.StatusServiceUnavailable,
+	KindServer: http.StatusBadGateway,
 }
 
 // Refusal: the gateway's own answer that is not a database outcome.

@@ -1,0 +1,187 @@
+// Every way a run started by scripts/run can end leaves junit.xml and the summaries (or one line
+// saying why not), stops its private gateway (exactly that pid) and exits with a code of
+// docs/reliability.md "Exit codes": a SIGTERM to the wrapper (what `timeout` and CI send), a
+// Ctrl-C (SIGINT to the whole process group), a second signal, a results folder on a full disk.
+// Real k6, real PostgreSQL (make up), real gateway.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { localEnv, psql, startK6, uniqueRunId, TEST_RUN_SECRET } from '../helpers/k6.mjs';
+import { repoRoot } from '../helpers/testserver.mjs';
+
+const { PG_URL } = localEnv();
+const scenario = 'scenarios/postgres/contention.js';
+
+// scripts/run in a process group of its own (as a shell starts a command), long enough to be
+// interrupted: 60 s of contention, stopped by the test once the table exists.
+function startRun(runId, { env = {}, args = [] } = {}) {
+  const results = env.RESULTS_DIR || mkdtempSync(path.join(tmpdir(), 'k6wp-exit-'));
+  const child = spawn(path.join(repoRoot, 'scripts', 'run'), [scenario, '--quiet', '-e', 'STAGES=60s:2', '-e', 'HOT_KEYS=10', ...args], {
+    cwd: repoRoot, detached: true,
+    env: { ...process.env, K6_NO_USAGE_REPORT: 'true', RESULTS_DIR: results, RUN_ID: runId, RUN_SECRET: TEST_RUN_SECRET, HISTORY: '0', WP_INFLUX: '0', ...env },
+  });
+  let stderr = '';
+  const waiters = [];
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    for (const w of waiters.slice()) if (w.re.test(stderr)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
+  });
+  child.stdout.resume();
+  const done = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stderr })));
+  const waitFor = (re) => new Promise((resolve, reject) => {
+    if (re.test(stderr)) { resolve(); return; }
+    waiters.push({ re, resolve });
+    done.then(() => reject(new Error(`scripts/run ended before printing ${re}:\n${stderr}`)));
+  });
+  return { child, dir: path.join(results, runId), results, done, waitFor };
+}
+
+// The private gateway scripts/run started: the wp-gateway process whose parent is the wrapper.
+function gatewayPidOf(wrapperPid) {
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === wrapperPid && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('wp-gateway')) return Number(p);
+    } catch { /* gone meanwhile */ }
+  }
+  return null;
+}
+const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+
+async function tableOf(runId) {
+  return (await psql(PG_URL, `SELECT count(*) FROM pg_tables WHERE tablename = 'k6wp_${runId}'`)).trim();
+}
+
+// One signal: k6 stops the VUs, runs teardown (the table is dropped) and handleSummary; the
+// wrapper says so in one line, adds the 105 case to junit.xml, stops its gateway, exits 105.
+async function oneSignal(t, { group, sig }) {
+  const runId = uniqueRunId('exit');
+  const r = startRun(runId);
+  await r.waitFor(/writing to table/);
+  const gw = gatewayPidOf(r.child.pid);
+  assert.ok(gw, 'the private gateway runs under scripts/run');
+  process.kill(group ? -r.child.pid : r.child.pid, sig);
+  const { code, stderr } = await r.done;
+  assert.equal(code, 105, stderr);
+  assert.match(stderr, new RegExp(`^scripts/run: ${sig} received: k6 stops the run, runs its teardown and writes the summaries \\(exit 105\\)`, 'm'));
+  const junit = readFileSync(path.join(r.dir, 'junit.xml'), 'utf8');
+  assert.match(junit, /name="k6 exit code 105"><failure message="interrupted \(SIGINT\/SIGTERM\): test run was aborted because k6 received a '(terminated|interrupt)' signal"/);
+  assert.match(junit, /writepath_plan_remaining|writepath_/);
+  const summary = JSON.parse(readFileSync(path.join(r.dir, 'summary.json'), 'utf8'));
+  assert.equal(summary.run_id, runId);
+  assert.ok(statSync(path.join(r.dir, 'summary.txt')).size > 0);
+  assert.match(stderr, new RegExp(`table public\\.k6wp_${runId}: dropped`));
+  assert.equal(await tableOf(runId), '0');
+  assert.equal(alive(gw), false, `gateway pid ${gw} still runs`);
+  assert.equal(existsSync(path.join(r.dir, '.k6-stderr')), false);
+}
+
+test('SIGTERM to scripts/run (as CI sends it): teardown and summaries run, junit.xml says interrupted, gateway stopped, exit 105', async (t) => {
+  await oneSignal(t, { group: false, sig: 'SIGTERM' });
+});
+
+test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it): k6 gets it once, teardown and summaries run, exit 105', async (t) => {
+  await oneSignal(t, { group: true, sig: 'SIGINT' });
+});
+
+test('a second signal stops k6 at once: junit.xml still written, one line says the summaries are missing, gateway stopped, exit 105', async () => {
+  const runId = uniqueRunId('exit2');
+  const r = startRun(runId);
+  try {
+    await r.waitFor(/writing to table/);
+    const gw = gatewayPidOf(r.child.pid);
+    process.kill(r.child.pid, 'SIGTERM');
+    await r.waitFor(/SIGTERM received/);
+    process.kill(r.child.pid, 'SIGTERM');
+    const { code, stderr } = await r.done;
+    assert.equal(code, 105, stderr);
+    assert.match(stderr, /^scripts\/run: a second signal \(SIGTERM\): k6 stops at once$/m);
+    assert.match(stderr, /^scripts\/run: the second signal stopped k6 before it wrote the summaries \(no summary\.txt, no summary\.json, no junit\.xml\): teardown may not have finished, the run's objects may be left \(see the lines above\)$/m);
+    const junit = readFileSync(path.join(r.dir, 'junit.xml'), 'utf8');
+    assert.match(junit, /name="k6 exit code 105"><failure message="interrupted \(SIGINT\/SIGTERM\)/);
+    assert.equal(alive(gw), false, `gateway pid ${gw} still runs`);
+  } finally {
+    // the run was stopped before its teardown: its table is the test's to drop
+    await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${runId}`);
+  }
+});
+
+test('SIGTERM to a plain bin/k6 run of a scenario: k6 runs teardown and handleSummary (junit.xml, summary.json), exit 105', async () => {
+  const r = startK6(scenario, { ...localEnv(), STAGES: '60s:2', HOT_KEYS: '10' });
+  await r.waitFor(/writing to table/);
+  r.child.kill('SIGTERM');
+  const d = await r.done;
+  assert.equal(d.code, 105, d.stderr);
+  assert.match(d.stderr, /level=error msg="test run was aborted because k6 received a 'terminated' signal"/);
+  assert.ok(d.summary && d.summary.run_id === d.runId);
+  assert.match(d.junit, /<testsuites /);
+  assert.equal(await tableOf(d.runId), '0');
+});
+
+// A results folder on a full disk: k6 leaves 0-byte summaries and says nothing; the wrapper
+// finds them, says so in one line and exits 108 (an output that could not be written).
+test('RESULTS_DIR on a full disk: one line naming the empty summaries, exit 108, never 0', async (t) => {
+  const mnt = mkdtempSync(path.join(tmpdir(), 'k6wp-full-'));
+  const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt], { encoding: 'utf8' });
+  if (m.status !== 0) { t.skip(`mount is not permitted here (${(m.stderr || '').trim()}): a full disk cannot be made`); return; }
+  try {
+    const runId = uniqueRunId('full');
+    mkdirSync(path.join(mnt, runId));
+    // fill it: the folder exists and is writable, nothing more fits
+    spawnSync('dd', ['if=/dev/zero', `of=${path.join(mnt, 'fill')}`, 'bs=4k', 'count=64']);
+    const child = spawn(path.join(repoRoot, 'scripts', 'run'), [scenario, '--quiet', '-e', 'STAGES=2s:1', '-e', 'HOT_KEYS=10'], {
+      cwd: repoRoot, env: { ...process.env, K6_NO_USAGE_REPORT: 'true', RESULTS_DIR: mnt, RUN_ID: runId, RUN_SECRET: TEST_RUN_SECRET, HISTORY: '0', WP_INFLUX: '0' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.resume();
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.equal(code, 108, stderr);
+    const lines = stderr.split('\n').filter((l) => /^scripts\/run: /.test(l));
+    assert.match(lines.join('\n'), new RegExp(`^scripts/run: the summaries could not be written to ${mnt}/${runId}/ \\((no|summary\\.txt empty).*writing there now fails: No space left on device\\): this run's figures are lost$`, 'm'));
+    assert.match(lines.join('\n'), /junit\.xml could not be written to .* either/);
+    assert.equal(await tableOf(runId), '0');
+  } finally {
+    spawnSync('umount', [mnt]);
+    rmSync(mnt, { recursive: true, force: true });
+  }
+});
+
+// Hostile names and values through scripts/run: k6 refuses a non-ASCII -e name with its own
+// exit 255 before the scenario's unknown-knob check runs; control characters in RUN_ID or K6
+// reached the terminal raw. One line each, escaped as lib/parse.js shown() does, exit 107.
+test('scripts/run: -e DÖCS=5 is the unknown-knob line and 107 (not k6\'s 255); control characters in RUN_ID and K6 are escaped', () => {
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-names-'));
+  const run = (args, env = {}) => spawnSync(path.join(repoRoot, 'scripts', 'run'), ['scenarios/arangodb/insert-vs-overwrite.js', ...args],
+    { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, RESULTS_DIR: results, HISTORY: '0', WP_INFLUX: '0', ...env } });
+  const r = run(['-e', 'DÖCS=5', '-e', 'RUN_ID=names1']);
+  assert.equal(r.status, 107, r.stderr);
+  assert.equal(r.stderr, 'scripts/run: "DÖCS" is not a knob of k6-writepath (a name of ASCII letters, digits and _ is needed: k6 refuses any other, IGNORE_ENV cannot pass it): did you mean DOCS? (knobs: docs/configuration.md)\n');
+  assert.match(readFileSync(path.join(results, 'names1', 'junit.xml'), 'utf8'), /name="k6 exit code 107"><failure message="bad input: .*DÖCS/);
+  const id = run([], { RUN_ID: 'x\u001b[2J\u0007' });
+  assert.equal(id.status, 107);
+  assert.equal(id.stderr, 'scripts/run: RUN_ID="x\\u001b[2J\\u0007" is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)\n');
+  const k6 = run(['-e', 'RUN_ID=names2'], { K6: '/nowhere/k6\u001b]0;owned\u0007' });
+  assert.equal(k6.status, 107);
+  assert.match(k6.stderr, /^scripts\/run: K6="\/nowhere\/k6\\u001b\]0;owned\\u0007" is not allowed: an executable k6 binary/);
+  for (const x of [r, id, k6]) assert.doesNotMatch(x.stderr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no raw control character');
+});
+
+// The driver resolves a mongodb+srv:// name while it parses the URL: a name that does not
+// resolve was refused as a bad URL (107) before the run. It is a server out of reach, as any
+// host that does not resolve: setup's "cannot reach MongoDB" line, exit 108, password unseen.
+test('scripts/run: a mongodb+srv:// name that does not resolve is an unreachable server (108, "cannot reach MongoDB"), not bad input', () => {
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-srv-'));
+  const r = spawnSync(path.join(repoRoot, 'scripts', 'run'), ['scenarios/mongodb/insert-vs-overwrite.js', '--quiet', '-e', 'RUN_ID=srvdns'],
+    { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, MONGO_URL: 'mongodb+srv://writer:s3cret-pw-77@nothere.invalid/?authSource=admin', RESULTS_DIR: results, HISTORY: '0', WP_INFLUX: '0' } });
+  assert.equal(r.status, 108, r.stderr);
+  const errors = r.stderr.split('\n').filter((l) => /level=error/.test(l));
+  assert.equal(errors.length, 1, r.stderr);
+  assert.match(errors[0], /msg="test aborted: MONGO_URL: cannot reach MongoDB: gateway: the DNS name of MONGO_URL \(value not shown\) does not resolve: .*nothere\.invalid.*"$/);
+  assert.doesNotMatch(r.stderr + r.stdout, /s3cret/);
+  assert.match(readFileSync(path.join(results, 'srvdns', 'junit.xml'), 'utf8'), /name="k6 exit code 108"><failure message="aborted: test aborted: MONGO_URL: cannot reach MongoDB/);
+});
