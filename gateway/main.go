@@ -49,6 +49,7 @@ func newGateway(pgURL, mongoURL, token string) *gateway {
 	images := render.NewStore()
 	images.Register(g.mux)
 	g.pg.Images = images
+	g.mongo.Images = images
 	g.pg.Register(g.mux)
 	g.mongo.Register(g.mux)
 	return g

@@ -112,9 +112,22 @@ function client(cfg) {
   return { base, post };
 }
 
-// Uploads a body image (gateway/render) -> its id in the gateway.
-function upload(gw, bytes) {
-  return opening(() => gw.post('/render/image', bytes, { bytes: true, name: '/render/image' })).body.id;
+// A body the gateway renders (gateway/render) from a recipe (lib/docs.js recipe()): a few hundred
+// bytes cross instead of the body. send(payload) posts the recipe's JSON; the image is uploaded
+// once per body, and again when the gateway answers that it does not hold it (a restarted
+// gateway: nothing reached the database).
+function rendered(gw, recipe, send) {
+  const img = recipe.image;
+  for (let attempt = 0; ; attempt++) {
+    if (!img.id) img.id = opening(() => gw.post('/render/image', img.bytes, { bytes: true, name: '/render/image' })).body.id;
+    const payload = `{"image":"${img.id}","count":${recipe.count},"base":${recipe.base},"stride":${recipe.stride},"key0":${recipe.key0},"width":${recipe.width},"stamp0":${recipe.stamp0},"stamp":${JSON.stringify(recipe.stamp)},"prefix":${JSON.stringify(recipe.prefix)},"close":${JSON.stringify(recipe.close)},"keys":${JSON.stringify(recipe.keys)}}`;
+    try {
+      return send(payload);
+    } catch (e) {
+      if (!(e instanceof GatewayError && e.kind === 'image' && attempt === 0)) throw e;
+      img.id = null;
+    }
+  }
 }
 
 // A PostgreSQL pool of max_conns connections (one per VU, as the pack always had) with the
@@ -157,24 +170,11 @@ export function openSql(cfg, { settings = {}, maxConns = 1 } = {}) {
     queryWithTimeout(timeout, sql, ...params) {
       return answer(gw.post(`/pg/query${q(timeout)}`, { sql, args: args(params) }, { name: '/pg/query' })).body.rows;
     },
-    // execBytes with $1 rendered by the gateway from a recipe (lib/docs.js recipe(),
-    // gateway/render): a few hundred bytes cross instead of the body. The recipe's image is
-    // uploaded once per body (and again when the gateway does not hold it).
+    // execBytes with $1 rendered by the gateway from a recipe (lib/docs.js recipe()).
     execRecipe(timeout, sql, recipe, tags) {
       let sqlq = sqlParams.get(sql);
       if (!sqlq) { sqlq = `&sql=${encodeURIComponent(sql)}&render=1`; sqlParams.set(sql, sqlq); }
-      const img = recipe.image;
-      for (let attempt = 0; ; attempt++) {
-        if (!img.id) img.id = upload(gw, img.bytes);
-        const payload = `{"image":"${img.id}","count":${recipe.count},"base":${recipe.base},"stride":${recipe.stride},"key0":${recipe.key0},"width":${recipe.width},"stamp0":${recipe.stamp0},"stamp":${JSON.stringify(recipe.stamp)},"prefix":${JSON.stringify(recipe.prefix)},"close":${JSON.stringify(recipe.close)},"keys":${JSON.stringify(recipe.keys)}}`;
-        try {
-          return answer(gw.post(`/pg/exec${q(timeout)}${sqlq}`, payload, { bytes: 'json', name: '/pg/exec batch', tags })).res;
-        } catch (e) {
-          // an image this gateway does not hold (restarted): nothing was sent to the database
-          if (!(e instanceof GatewayError && e.kind === 'image' && attempt === 0)) throw e;
-          img.id = null;
-        }
-      }
+      return rendered(gw, recipe, (payload) => answer(gw.post(`/pg/exec${q(timeout)}${sqlq}`, payload, { bytes: 'json', name: '/pg/exec batch', tags })).res);
     },
     // whether an octet-stream $1 travels in binary format (binary_parameters on)
     binary() {
@@ -223,7 +223,9 @@ export function connectMongo(cfg, opts = {}) {
     write(op, db, coll, body, wopts, tags) {
       return guarded(() => {
         const path = `/mongo/write?h=${ensure()}&op=${op}&db=${encodeURIComponent(db)}&coll=${encodeURIComponent(coll)}&opts=${encodeURIComponent(JSON.stringify(wopts || {}))}`;
-        const r = gw.post(path, body, { bytes: true, name: '/mongo/write', tags });
+        // body: bytes, or a recipe the gateway renders (rendered())
+        const r = body.image ? rendered(gw, body, (payload) => gw.post(`${path}&render=1`, payload, { bytes: 'json', name: '/mongo/write', tags }))
+          : gw.post(path, body, { bytes: true, name: '/mongo/write', tags });
         r.body.res = r.res;
         return r.body;
       });

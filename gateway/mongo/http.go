@@ -24,6 +24,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/k6-writepath/k6-writepath/gateway/internal/wire"
+	"github.com/k6-writepath/k6-writepath/gateway/render"
 )
 
 // APIVersion changes when the calls change (lib/targets/mongodb.js checks it); the k6
@@ -34,6 +35,8 @@ const APIVersion = 1
 type Service struct {
 	rawURL string
 	redact *wire.Redactor
+	// Images: the body images rendered bodies are made from (render=1; docs/gateway.md).
+	Images *render.Store
 
 	mu      sync.Mutex
 	next    int
@@ -43,7 +46,7 @@ type Service struct {
 // New returns the service for rawURL (MONGO_URL; "" = not configured: every exchange but
 // parse-batch answers a config error naming MONGO_URL).
 func New(rawURL string) *Service {
-	return &Service{rawURL: rawURL, redact: wire.NewRedactor("***", secretsOf(rawURL)...), handles: map[string]*Client{}}
+	return &Service{Images: render.NewStore(), rawURL: rawURL, redact: wire.NewRedactor("***", secretsOf(rawURL)...), handles: map[string]*Client{}}
 }
 
 // Configured: MONGO_URL is set.
@@ -340,9 +343,25 @@ func (s *Service) write(w http.ResponseWriter, r *http.Request, t *wire.Timing) 
 	if ref != nil {
 		return ref
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return wire.Refuse(wire.KindInput, "reading the body: %v", err)
+	var body []byte
+	if q.Get("render") == "1" {
+		// the body rendered from a recipe (package render)
+		rc, ref := render.ReadRecipe(r)
+		if ref != nil {
+			return ref
+		}
+		b, release, ref := s.Images.Render(rc)
+		if ref != nil {
+			return ref
+		}
+		defer release()
+		body = b
+	} else {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return wire.Refuse(wire.KindInput, "reading the body: %v", err)
+		}
+		body = b
 	}
 	res, err := c.Write(wire.WithTiming(r.Context(), t), q.Get("op"), q.Get("db"), q.Get("coll"), body, o)
 	if err != nil {

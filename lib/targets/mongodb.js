@@ -360,10 +360,11 @@ export function createTarget(cfg, prepared = {}) {
     return info;
   }
 
-  // What batch() sends: the pack's byte image of the documents (lib/docs.js body()), which the
-  // module turns into BSON in Go; bench/ measures it.
+  // What batch() sends: a recipe the gateway renders into the pack's byte image of the documents
+  // (lib/docs.js recipe(); docs/gateway.md), or the bytes of body() where no recipe applies; the
+  // gateway turns them into BSON.
   function batchBody(nums, stamp) {
-    return docs.body(nums, stamp);
+    return docs.recipe(nums, stamp) || docs.body(nums, stamp);
   }
 
   // One batch = one module call (lib/targets/outcome.js runs it and times it with its clock
@@ -487,7 +488,7 @@ export function createTarget(cfg, prepared = {}) {
     return out;
   }
 
-  return { name: MONGODB.name, reasons: REASONS, distributed: MONGODB.distributed, capabilities: MONGODB.capabilities(cfg), bind, setup, batch, batchBody,
+  return { name: MONGODB.name, reasons: REASONS, distributed: MONGODB.distributed, capabilities: MONGODB.capabilities(cfg), lazyKeys: true, bind, setup, batch, batchBody,
     count, readStamps, teardown: lc.teardown, leftBehind: lc.leftBehind, client, database: () => db,
     increment, createCounters, readCounters, putLedger, readLedgers, serverConflicts };
 }
