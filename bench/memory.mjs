@@ -40,7 +40,7 @@ import { fileURLToPath } from 'node:url';
 import { createDocs } from '../lib/docs.js';
 import { keyRange } from '../lib/keys.js';
 import { PgServer } from '../scripts/pg-private.mjs';
-import { MongoServer } from '../scripts/mongo-private.mjs';
+import { MongoServer } from '../scripts/lib/mongo-private.mjs';
 import { spread } from './lib.mjs';
 import { repoRoot as root, startTestServer } from '../scripts/lib/kit.mjs';
 

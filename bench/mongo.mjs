@@ -16,7 +16,7 @@ import { mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MongoServer } from '../scripts/mongo-private.mjs';
+import { MongoServer } from '../scripts/lib/mongo-private.mjs';
 import { startGateway } from '../scripts/lib/gateway.mjs';
 import { spread } from './lib.mjs';
 import { HZ, counterAt, procStat, repoRoot as root } from '../scripts/lib/kit.mjs';

@@ -22,12 +22,12 @@ import { fileURLToPath } from 'node:url';
 import { durationMs } from '../lib/parse.js';
 import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, stepVerdict } from '../lib/capacity.js';
 import { TEST_ENDPOINT } from '../lib/test-endpoint.js';
-import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
+import { cliSecretLine, isCliSecret } from './lib/cli-secrets.mjs';
 import { KNOBS } from '../lib/config.js';
 import { TARGETS } from '../lib/targets/index.js';
 import { docBytes, memoryEstimate, vusThatFit } from '../lib/memory.js';
 import { InputError, ensureDir, readJsonFile, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
-import { repoRoot as root, toolKnob, toolKnobs } from './lib/kit.mjs';
+import { HZ, procStat, repoRoot as root, toolKnob, toolKnobs } from './lib/kit.mjs';
 
 // Documents per batch when BATCH_SIZE is not given.
 export const CAPACITY_BATCH = 100;
@@ -164,16 +164,9 @@ export function stepVus(s, rate) {
 // scripts/run started beside it for PostgreSQL and MongoDB (bin/wp-gateway: the same load
 // generator's work, moved out of k6).
 function cpuSampler(bashPid) {
-  const tick = 100; // USER_HZ on Linux
   let pids = null; let last = null;
   const samples = [];
-  const read = (pid) => {
-    try {
-      const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      return (Number(f[11]) + Number(f[12])) / tick; // utime + stime (fields 14, 15)
-    } catch { return null; }
-  };
+  const read = (pid) => { const st = procStat(pid); return st === null ? null : st.own / HZ; };
   const timer = setInterval(() => {
     if (pids === null) {
       try {

@@ -21,7 +21,7 @@ import { spreadChart } from '../lib/svg-chart.js';
 import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDecision, gateReachable, gateTable, gatedFigures, parseGateMetrics, parseTolerance, runsNeeded, sideFigures, detectableRegression } from './lib/verdict.mjs';
 import { pooledSd, smallestP } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
-import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
+import { cliSecretLine, isCliSecret } from './lib/cli-secrets.mjs';
 import { repoRoot as root, startTestServer } from './lib/kit.mjs';
 
 const LETTERS = 'ABCDEFGH';

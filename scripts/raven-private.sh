@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one helper for a private RavenDB server (no Docker, no Debian package): used by
-# scripts/services.sh (sourced) and, through scripts/raven-private.mjs, by the tests' own
+# scripts/services.sh (sourced) and, through scripts/lib/raven-private.mjs, by the tests' own
 # servers. The server is RavenDB 4.1 (it reports 4.1.0, build 41001) as shipped in the PyPI
 # sdist pyravendb-embedded 4.1.1.4, run by the .NET Core 2.1 runtime of the PyPI wheel
 # dotnetcore2 2.1.23; .NET Core 2.1 loads only OpenSSL 1.x (even for plain HTTP: its crypto

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { cpus } from 'node:os';
 import { createCgroup, createCpuGroup } from '../ram/cgroup.mjs';
 import { PgServer } from '../../scripts/pg-private.mjs';
-import { MongoServer } from '../../scripts/mongo-private.mjs';
+import { MongoServer } from '../../scripts/lib/mongo-private.mjs';
 import { ALL_CELLS, CELL_NAMES } from './cells.mjs';
 import { renderE2 } from './report.mjs';
 import { counterAt, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';

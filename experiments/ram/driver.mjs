@@ -17,7 +17,7 @@ import { totalmem } from 'node:os';
 import path from 'node:path';
 import { capText, createCgroup, readCapProblem } from './cgroup.mjs';
 import { PgServer } from '../../scripts/pg-private.mjs';
-import { MongoServer } from '../../scripts/mongo-private.mjs';
+import { MongoServer } from '../../scripts/lib/mongo-private.mjs';
 import { renderMarkdown } from './report.mjs';
 import { MB, counterAt, dieWith, load1, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, readPackKnob, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 

@@ -85,9 +85,9 @@ export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, run
       return { runId, dir, child: null, waitFor: () => Promise.reject(new Error(refused.stderr)), done: Promise.resolve({ code: refused.code, stdout: '', stderr: refused.stderr, runId, dir, summary: null, junit: null }) };
     }
   }
-  let child;
+  let child; let gateway;
   try {
-    ({ child } = spawnK6(['--quiet', '--address=', ...args, path.join(repoRoot, scenario)], fullEnv, { k6, gateway: withGateway }));
+    ({ child, gateway } = spawnK6(['--quiet', '--address=', ...args, path.join(repoRoot, scenario)], fullEnv, { k6, gateway: withGateway }));
   } catch (e) {
     if (!e.refused) throw e;
     // the gateway's own refusal of a URL its driver cannot take: its one line, 107

@@ -3,7 +3,7 @@
 // .run/<name>.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot as root } from './lib/kit.mjs';
+import { repoRoot as root } from './kit.mjs';
 
 export const MONGO_PRIVATE = path.join(root, 'scripts', 'mongo-private.sh');
 

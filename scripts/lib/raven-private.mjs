@@ -3,7 +3,7 @@
 // .run/<name>/data, kept across restarts.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot as root } from './lib/kit.mjs';
+import { repoRoot as root } from './kit.mjs';
 
 export const RAVEN_PRIVATE = path.join(root, 'scripts', 'raven-private.sh');
 
