@@ -1,7 +1,8 @@
 // What the experiment drivers (experiments/ram, experiments/e2) share: knob validation with
-// the pack's exit code, the one-run-per-port lock, k6 runs (optionally inside a cgroup), k6's
-// phase clock, and counter interpolation. The private PostgreSQL is scripts/pg-private.mjs
-// and the cgroups experiments/ram/cgroup.mjs; nothing here knows about either.
+// the pack's exit code, the one-run-per-port lock, a cell's k6 run (optionally inside a cgroup)
+// and k6's phase clock. Starting k6, the repo root and counter interpolation are the tool kit's
+// (scripts/lib/kit.mjs). The private PostgreSQL is scripts/pg-private.mjs and the cgroups
+// experiments/ram/cgroup.mjs; nothing here knows about either.
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { cpus, loadavg, release } from 'node:os';
