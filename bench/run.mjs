@@ -16,11 +16,11 @@ import path from 'node:path';
 
 import { PgServer } from '../scripts/pg-private.mjs';
 import { keepSections } from './memory.mjs';
-import { median, spread, HZ, statOf, at } from './lib.mjs';
+import { median, spread } from './lib.mjs';
+import { HZ, counterAt, procStat, repoRoot as root } from '../scripts/lib/kit.mjs';
 import { mongoBench, mongoSection } from './mongo.mjs';
 import { startGateway } from '../scripts/lib/gateway.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const env = process.env;
 const REPS = Number(env.BENCH_REPS || 3);
 const SECONDS = Number(env.BENCH_SECONDS || 5);
@@ -62,16 +62,16 @@ async function timedK6(args, extraEnv, sample = null) {
 function k6Cpu(time) {
   try {
     const kids = readFileSync(`/proc/${time}/task/${time}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    const st = kids.length ? statOf(kids[0]) : null;
+    const st = kids.length ? procStat(kids[0]) : null;
     return st ? st.own / HZ : null;
   } catch { return null; }
 }
 function serverCpu(postmaster) {
-  const pm = statOf(postmaster);
+  const pm = procStat(postmaster);
   let ticks = pm.own + pm.children;
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
-    const st = statOf(d);
+    const st = procStat(d);
     if (st && st.ppid === postmaster) ticks += st.own;
   }
   return ticks / HZ;
@@ -134,7 +134,7 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { stopP
 // the gateway's CPU seconds so far, which counts as the client's like k6's.
 async function viaGateway(url, fn) {
   const gw = startGateway({ PG_URL: url });
-  const gwCpu = () => { const st = statOf(gw.process.pid); return st ? st.own / HZ : 0; };
+  const gwCpu = () => { const st = procStat(gw.process.pid); return st ? st.own / HZ : 0; };
   try { return await fn(gw.env({}), gwCpu); } finally { gw.stop(); }
 }
 // A timedWithServer() result with the gateway's CPU (seconds) added to the client's.
@@ -192,8 +192,8 @@ async function pgBench() {
     const clock = (JSON.parse(readFileSync(exportFile, 'utf8')).metrics || {})['writepath_phase_clock{phase:overwrite}'];
     row.packPhaseShare = NaN;
     if (clock && samples.length > 1 && clock.max > clock.min) {
-      const wk6 = at(samples, clock.max, 'k6') - at(samples, clock.min, 'k6');
-      const wsrv = at(samples, clock.max, 'server') - at(samples, clock.min, 'server');
+      const wk6 = counterAt(samples, clock.max, 'k6') - counterAt(samples, clock.min, 'k6');
+      const wsrv = counterAt(samples, clock.max, 'server') - counterAt(samples, clock.min, 'server');
       row.packPhaseShare = wk6 / (wk6 + wsrv);
       row.packMsPerBatch = wk6 * 1000 / PG_BATCHES;
       row.serverMsPerBatch = wsrv * 1000 / PG_BATCHES;

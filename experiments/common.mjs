@@ -1,44 +1,35 @@
 // What the experiment drivers (experiments/ram, experiments/e2) share: knob validation with
-// the pack's exit code, the one-run-per-port lock, k6 runs (optionally inside a cgroup), k6's
-// phase clock, and counter interpolation. The private PostgreSQL is scripts/pg-private.mjs
-// and the cgroups experiments/ram/cgroup.mjs; nothing here knows about either.
-import { spawn } from 'node:child_process';
-import { appendFileSync, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+// the pack's exit code, the one-run-per-port lock, a cell's k6 run (optionally inside a cgroup)
+// and k6's phase clock. Starting k6, the repo root and counter interpolation are the tool kit's
+// (scripts/lib/kit.mjs). The private PostgreSQL is scripts/pg-private.mjs and the cgroups
+// experiments/ram/cgroup.mjs; nothing here knows about either.
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { cpus, loadavg, release } from 'node:os';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KNOBS as PACK_KNOBS } from '../lib/config.js';
-import { parseKnob } from '../lib/parse.js';
-import { needsGateway, startGateway } from '../scripts/lib/gateway.mjs';
+import { counterAt, dieWith, repoRoot, spawnK6, toolKnob } from '../scripts/lib/kit.mjs';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export { EXIT_BAD_INPUT, counterAt, dieWith, repoRoot } from '../scripts/lib/kit.mjs';
 export const MB = 1024 * 1024;
-// The pack's exit codes (README "Exit codes"): bad input is 107, before anything starts.
-export const EXIT_BAD_INPUT = 107;
 
-export function dieWith(tool, code = EXIT_BAD_INPUT) {
-  return (msg) => {
-    console.error(`${tool}: ${msg}`);
-    process.exit(code);
-  };
-}
-
-// Whole-number knobs: { NAME: { min, max, def, doc } }; one line naming the knob, the value
-// and what is allowed, exit 107.
+// Whole-number knobs by name, each declared in lib/knobs.js (a tool's own, scope tool:<name>,
+// or one of the pack's through packIntKnob with the driver's default and narrower minimum):
+// read with the pack's parser, one line naming the knob, the value and what is allowed, exit 107.
 export function readIntKnobs(tool, spec, env) {
-  const bad = dieWith(tool);
   const k = {};
   for (const [name, s] of Object.entries(spec)) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') { k[name] = s.def; continue; }
-    if (!/^\d+$/.test(raw) || Number(raw) < s.min || Number(raw) > s.max) {
-      bad(`${name}=${JSON.stringify(raw)} is not allowed: a whole number from ${s.min} to ${s.max} (${s.doc})`);
-    }
-    k[name] = Number(raw);
+    k[name] = Number(toolKnob(tool, env, name, { def: s.def, spec: { ...PACK_KNOBS[name], min: s.min, max: s.max, say: s.doc } }));
   }
   return k;
+}
+
+// The declaration of a tool's whole-number knob (lib/knobs.js) as a readIntKnobs spec.
+export function toolIntKnob(name) {
+  const spec = PACK_KNOBS[name];
+  if (!spec || spec.type !== 'int' || !/^tool:/.test(spec.scope || '')) throw new Error(`${name} is not a whole-number tool knob of lib/knobs.js`);
+  return { min: spec.min, max: spec.max, def: spec.default, doc: spec.doc };
 }
 
 // A whole-number knob of the pack's own (lib/config.js KNOBS, the one home of its range) as a
@@ -54,23 +45,8 @@ export function packIntKnob(name, def, doc, min = null) {
 // a default of the driver's when the environment leaves it unset.
 export async function readPackKnob(tool, env, name, def) {
   const raw = env[name] === undefined || env[name] === '' ? def : env[name];
-  try {
-    parseKnob(name, raw, PACK_KNOBS[name]);
-  } catch (e) {
-    dieWith(tool)(String(e).replace(/^k6-writepath: /, ''));
-  }
+  toolKnob(tool, { [name]: raw }, name);
   return raw;
-}
-
-// Counter value at time t (epoch ms), linearly interpolated between the polled samples.
-export function counterAt(samples, t, field) {
-  if (samples.length === 0) return NaN;
-  if (t <= samples[0].t) return samples[0][field];
-  for (let i = 1; i < samples.length; i++) {
-    const a = samples[i - 1]; const b = samples[i];
-    if (t <= b.t) return b.t === a.t ? b[field] : a[field] + (b[field] - a[field]) * (t - a.t) / (b.t - a.t);
-  }
-  return samples[samples.length - 1][field];
 }
 
 // First batch start and last batch end of each phase, from writepath_phase_clock (epoch ms)
@@ -99,22 +75,12 @@ export function runK6(env, args, logFile, procsFiles = []) {
   // The drivers' own knobs (RAM_*, E2_*) are not the pack's: k6 would take them for misspelt
   // knobs (lib/config.js, "did you mean").
   env = Object.fromEntries(Object.entries(env).filter(([k]) => !/^(RAM|E2)_/.test(k)));
-  const scenario = args[args.length - 1];
-  const gateway = !env.GATEWAY_URL && needsGateway(scenario) ? startGateway(env) : null;
-  if (gateway) {
-    env = gateway.env(env);
-    for (const f of procsFiles) appendFileSync(f, `${gateway.process.pid}\n`);
-  }
   return new Promise((resolve) => {
     const log = createWriteStream(logFile);
-    const k6 = path.join(repoRoot, 'bin', 'k6');
-    const q = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
-    const child = procsFiles.length === 0
-      ? spawn(k6, ['run', ...args], { cwd: repoRoot, env })
-      : spawn('bash', ['-c', `${procsFiles.map((f) => `echo $$ > ${q(f)}`).join(' && ')} && exec ${[k6, 'run', ...args].map(q).join(' ')}`], { cwd: repoRoot, env });
+    const { child } = spawnK6(args, env, { procsFiles });
     child.stdout.pipe(log, { end: false });
     child.stderr.pipe(log, { end: false });
-    child.on('exit', (code) => { if (gateway) gateway.stop(); log.end(); resolve(code); });
+    child.on('exit', (code) => { log.end(); resolve(code); });
   });
 }
 

@@ -80,3 +80,55 @@ export const CORE_ENV = ['INSTANCES', 'PWD', 'K6', 'K6_REPORTER_URL', 'WP_INFLUX
 // Names with these prefixes look like knobs of the pack (besides each target's own prefix):
 // an unknown one is refused with the list of its family.
 export const CORE_PREFIXES = ['INFLUX_'];
+
+// The tools' own knobs (scope tool:<name>): read by the Node tools outside k6 (the capacity
+// search, the experiment drivers) with the same parser (lib/parse.js), never by k6
+// (wrapper), never part of a run's plan. Each tool may add a rule across knobs of its own.
+const tool = (name, spec) => Object.assign({ scope: `tool:${name}`, wrapper: true, plan: false }, spec);
+const PATH = { type: 'string', pattern: /^[^\0]+$/, allowed: 'a path' };
+export const TOOL_KNOBS = {
+  CAPACITY_TARGET: tool('capacity', { type: 'enum', values: ['postgres', 'arangodb', 'ravendb', 'mongodb'], default: 'postgres', doc: 'scripts/capacity.mjs: the database searched.' }),
+  CAPACITY_OP: tool('capacity', { type: 'enum', values: ['insert', 'upsert', 'merge', 'bulk'], doc: 'scripts/capacity.mjs: the operation searched, one its target offers (postgres, mongodb: insert, upsert, and mongodb bulk; arangodb: insert, upsert, merge; ravendb: insert, upsert, bulk). Default: upsert, on ravendb bulk.' }),
+  CAPACITY_KEYS: tool('capacity', { type: 'enum', values: ['random', 'sequential'], default: 'random', doc: 'scripts/capacity.mjs: order in which an upsert step walks the pre-loaded keys (RAMP_KEYS of each step).' }),
+  // A step's rate is one RATE_STAGES stage, whose cap (lib/config.js) bounds the ladder.
+  CAPACITY_START: tool('capacity', { type: 'int', min: 1, max: 100000, default: 10, doc: 'scripts/capacity.mjs: the first step\'s rate, batches per second.' }),
+  CAPACITY_FACTOR: tool('capacity', { type: 'number', min: 1, max: 100, default: 2, above: 'a number above 1 and at most 100 (each coarse step multiplies the rate by it)', doc: 'scripts/capacity.mjs: each coarse step multiplies the rate by it (above 1).' }),
+  CAPACITY_MAX: tool('capacity', { type: 'int', min: 1, max: 100000, default: 400, doc: 'scripts/capacity.mjs: the highest rate tried, batches per second (at least CAPACITY_START).' }),
+  CAPACITY_RESOLUTION: tool('capacity', { type: 'number', min: 0, max: 1, default: 0.1, above: 'a share above 0 and at most 1 (bisection stops when the last pass and the first failure are this share of the rate apart, or 1 batch/s)', doc: 'scripts/capacity.mjs: bisection stops when the last pass and the first failure are this share of the rate apart, or 1 batch/s (above 0).' }),
+  // Each is one RATE_STAGES stage of a step: within a stage's range (lib/config.js checkStages).
+  CAPACITY_WARMUP: tool('capacity', { type: 'duration', min: '1s', max: CORE_KNOBS.MAX_DURATION.max, default: '2s', doc: 'scripts/capacity.mjs: the warm-up stage of every step, not measured.' }),
+  CAPACITY_HOLD: tool('capacity', { type: 'duration', min: '1s', max: CORE_KNOBS.MAX_DURATION.max, default: '5s', doc: 'scripts/capacity.mjs: the measured stage of every step.' }),
+  CAPACITY_REPEAT: tool('capacity', { type: 'int', min: 1, max: 20, default: 3, doc: 'scripts/capacity.mjs: how often the rates around the knee are tried.' }),
+  CAPACITY_ID: tool('capacity', { type: 'string', pattern: /^[a-z0-9][a-z0-9_]{0,27}$/, allowed: '1-28 characters a-z 0-9 _ (each step\'s RUN_ID adds _sNN)', doc: 'scripts/capacity.mjs: names the search (results/capacity-<id>/, steps <id>_sNN). Default: generated from the clock.' }),
+  CAPACITY_OUT: tool('capacity', { ...PATH, allowed: 'a directory path', doc: 'scripts/capacity.mjs: the search\'s folder. Default: <RESULTS_DIR>/capacity-<id>.' }),
+  E2_CELLS: tool('e2', { type: 'list', allowed: 'a comma-separated list of distinct cells (experiments/e2/cells.mjs)', doc: 'make experiment NAME=e2: the cells (server configurations) to run, by name. Default: all.' }),
+  E2_BATCH_SIZES: tool('e2', { type: 'list', itemPattern: /^\d+$/, allowed: 'a comma-separated list of distinct batch sizes from 1 to 100000, e.g. 100,1000', default: ['100', '1000'], doc: 'make experiment NAME=e2: the batch sizes every cell runs.' }),
+  E2_DOCS: tool('e2', { type: 'int', min: 1000, max: 100000000, default: 200000, doc: 'rows loaded per cell before the upserts' }),
+  E2_UPSERTS: tool('e2', { type: 'int', min: 1000, max: 100000000, default: 400000, doc: 'rows upserted per cell (the measured phase)' }),
+  E2_NEW_PERCENT: tool('e2', { type: 'int', min: 0, max: 100, default: 50, doc: 'share of new keys in each upsert batch, in percent' }),
+  E2_VUS: tool('e2', { type: 'int', min: 1, max: 16, default: 2, doc: 'concurrent clients (k6 VUs), each with its own connection' }),
+  E2_SHARED_BUFFERS_MB: tool('e2', { type: 'int', min: 16, max: 65536, default: 1024, doc: 'shared_buffers of the unlogged-tuned cell, MiB (the post: 3 GB)' }),
+  E2_PG_PORT: tool('e2', { type: 'int', min: 1024, max: 65533, default: 17542, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' }),
+  E2_MONGO_PORT: tool('e2', { type: 'int', min: 1024, max: 65535, default: 17543, doc: 'port of the experiment\'s own mongod on 127.0.0.1' }),
+  E2_MONGO_CACHE_MB: tool('e2', { type: 'int', min: 256, max: 1048576, default: 1024, doc: 'WiredTiger cache of the experiment\'s mongod, MiB (as E2_SHARED_BUFFERS_MB; MongoDB\'s own default is half of (RAM - 1 GB))' }),
+  E2_REPS: tool('e2', { type: 'int', min: 1, max: 20, default: 1, doc: 'repetitions of the whole matrix, interleaved (every cell once, then again): ratios per repetition, shown with their spread' }),
+  E2_OUT: tool('e2', { ...PATH, allowed: 'a directory path', doc: 'make experiment NAME=e2: the folder of the cells\' results. Default: results/experiment-e2/<UTC time>.' }),
+  E2_REPORT: tool('e2', { ...PATH, allowed: 'a file path', doc: 'make experiment NAME=e2: the report (its data beside it as .json). Default: <E2_OUT>/report.md.' }),
+  E2_COMMAND: tool('e2', { type: 'string', pattern: /^[^\0]+$/, allowed: 'text', doc: 'make experiment NAME=e2: the command the report names as how it was made.' }),
+  RAM_TARGET: tool('ram', { type: 'enum', values: ['postgres', 'mongodb'], default: 'postgres', doc: 'make experiment NAME=ram: the database in the memory-limited cgroup.' }),
+  RAM_INDEXES: tool('ram', { type: 'list', itemPattern: /^[0-9]$/, allowed: 'a comma-separated list of distinct index counts (PG_INDEXES / MONGO_INDEXES) from 0 to 9, e.g. 0,3', default: ['0', '3'], doc: 'make experiment NAME=ram: secondary index counts, one cell each.' }),
+  RAM_REGIMES: tool('ram', { type: 'list', itemPattern: /^(fits|exceeds)$/, allowed: 'fits, exceeds or fits,exceeds', default: ['fits', 'exceeds'], doc: 'make experiment NAME=ram: the memory regimes, one cell each.' }),
+  RAM_SMALL_MB: tool('ram', { type: 'int', min: 32, max: 1048576, default: 256, doc: 'memory budget of the "exceeds" regime, MiB' }),
+  RAM_LARGE_MB: tool('ram', { type: 'int', min: 64, max: 1048576, default: 4096, doc: 'memory budget of the "fits" regime, MiB' }),
+  RAM_SHARED_BUFFERS_MB: tool('ram', { type: 'int', min: 1, max: 65536, default: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' }),
+  RAM_MIN_RATIO: tool('ram', { type: 'int', min: 1, max: 1000, default: 3, doc: 'the estimated data must be at least this many times RAM_SMALL_MB' }),
+  RAM_PG_PORT: tool('ram', { type: 'int', min: 1024, max: 65533, default: 17532, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' }),
+  RAM_MONGO_PORT: tool('ram', { type: 'int', min: 1024, max: 65535, default: 17533, doc: 'RAM_TARGET=mongodb: port of the experiment\'s own mongod on 127.0.0.1' }),
+  RAM_WT_CACHE_MB: tool('ram', { type: 'int', min: 256, max: 1048576, default: 256, doc: 'RAM_TARGET=mongodb: mongod\'s WiredTiger cache in both regimes, MiB (256 is its minimum)' }),
+  RAM_READ_IOPS: tool('ram', { type: 'int', min: 0, max: 10000000, default: 0, doc: 'cap on the server\'s read operations per second on the data disk, 0 = none (E1\'s volume: 375)' }),
+  RAM_READ_MBPS: tool('ram', { type: 'int', min: 0, max: 100000, default: 0, doc: 'cap on the server\'s read MB/s (10^6 bytes) on the data disk, 0 = none (E1\'s volume: 60)' }),
+  RAM_OUT: tool('ram', { ...PATH, allowed: 'a directory path', doc: 'make experiment NAME=ram: the folder of the cells\' results. Default: results/experiment-ram/<UTC time>.' }),
+  RAM_REPORT: tool('ram', { ...PATH, allowed: 'a file path', doc: 'make experiment NAME=ram: the report. Default: <RAM_OUT>/report.md.' }),
+  RAM_COMMAND: tool('ram', { type: 'string', pattern: /^[^\0]+$/, allowed: 'text', doc: 'make experiment NAME=ram: the command the report names as how it was made.' }),
+};
+Object.assign(CORE_KNOBS, TOOL_KNOBS);

@@ -1,20 +1,27 @@
 # Load-generator efficiency benchmarks (bench/README.md).
-.PHONY: bench bench-sink bench-memory bench-gate bench-gateway
-## the null HTTP sink the HTTP benchmark posts to
-bench-sink: bin/bench-sink
+#   make bench                 everything below, one after another (~1 h)
+#   make bench WHAT=gateway    PostgreSQL through the gateway vs pgbench (bench/gateway.mjs; ~10 min)
+#   make bench WHAT=memory     memory per VU, where it goes, the estimate against peaks (bench/memory.mjs)
+#   make bench WHAT=gate       the verdicts' own proof (bench/gate.mjs; ~1-2 h)
+# Each writes its section of bench/RESULTS.md. bench-gateway, bench-memory and bench-gate (the
+# names the docs use) are the same targets.
+.PHONY: bench bench-all bench-gate bench-gateway bench-memory
+BENCH_WHATS := gateway memory gate
+
 bin/bench-sink: bench/sink/main.go bench/sink/go.mod
 	cd bench/sink && $(GO_BUILD) -o ../../bin/bench-sink .
-## load-generator efficiency benchmarks (~10 min) and memory per VU (~45 min); writes bench/RESULTS.md
-bench: bin/k6 bin/wp-gateway bin/bench-sink testservers node-deps
+
+## benchmarks, each writing its section of bench/RESULTS.md: all (~1 h), or WHAT=gateway|memory|gate
+bench: $(if $(WHAT),bench-$(WHAT),bench-all)
+bench-all: bin/k6 bin/wp-gateway bin/bench-sink testservers node-deps
 	node bench/gateway.mjs --write
 	node bench/run.mjs
 	node bench/memory.mjs
-## PostgreSQL through the gateway vs pgbench, client CPU (k6 + gateway) vs the recorded old bin/k6 (~10 min; bench/gateway.mjs; writes its section of bench/RESULTS.md)
 bench-gateway: bin/k6 bin/wp-gateway bin/bench-sink node-deps
 	node bench/gateway.mjs --write
-## memory per VU beside plain k6, where it goes, the estimate against measured peaks (bench/memory.mjs; writes its section of bench/RESULTS.md)
 bench-memory: bin/k6 testservers node-deps
 	node bench/memory.mjs
-## the verdicts' own proof (~1-2 h): the gate's false-alarm and detection rates, calibrated thresholds, Otava's change points; writes its section of bench/RESULTS.md
 bench-gate: bin/k6 testservers node-deps otava-deps
 	node bench/gate.mjs
+bench-%:
+	@echo "make bench: WHAT=$* is not allowed: one of $(BENCH_WHATS), or unset for all" >&2; exit 107

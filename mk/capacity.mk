@@ -9,10 +9,9 @@
 # CAPACITY_RESOLUTION CAPACITY_REPEAT CAPACITY_WARMUP CAPACITY_HOLD CAPACITY_ID CAPACITY_OUT THRESHOLDS.
 .PHONY: capacity capacity-demo
 
-## capacity search: knee + latency/throughput curve (CAPACITY_TARGET, CAPACITY_OP, K6_ARGS)
-capacity: bin/k6 up
-	@scripts/capacity.mjs $(K6_ARGS)
+## capacity search: knee + latency/throughput curve (CAPACITY_TARGET, CAPACITY_OP, K6_ARGS); DEMO=1: PostgreSQL and both API test servers (capacity-demo)
+capacity: $(if $(filter 1,$(DEMO)),capacity-demo,bin/k6 up)
+	@$(if $(filter 1,$(DEMO)),:,scripts/lib/make-exit.sh capacity scripts/capacity.mjs $(K6_ARGS))
 
-## capacity search on PostgreSQL and on both API test servers (their knee is configured)
 capacity-demo: bin/k6 testservers up
-	@scripts/capacity-demo
+	@scripts/lib/make-exit.sh capacity-demo scripts/capacity-demo

@@ -1,18 +1,26 @@
 # The docker-compose stack (docs/compose.md): ArangoDB, RavenDB, PostgreSQL, InfluxDB, Grafana, k6.
-#   make compose-up                      .env with random passwords (once), then docker compose up -d
-#   make compose-run SCENARIO=scenarios/arangodb/insert-vs-overwrite.js K6_ARGS="-e DOCS=100000"
+#   make compose DO=up                   .env with random passwords (once), then docker compose up -d
+#   make compose DO=run SCENARIO=scenarios/arangodb/insert-vs-overwrite.js K6_ARGS="-e DOCS=100000"
 #                                        compose when a Docker engine answers, else bin/k6 + make up
-#   make compose-down                    stop the stack (COMPOSE_DOWN_ARGS=-v also drops its data)
-#   make compose-config                  validate docker-compose.yml (+ the constrained override)
+#   make compose DO=down                 stop the stack (COMPOSE_DOWN_ARGS=-v also drops its data)
+#   make compose DO=config               validate docker-compose.yml (+ the constrained override)
+#   make compose DO=env                  write .env with random passwords once (never overwrites)
 #   COMPOSE_FILES="-f docker-compose.yml -f docker-compose.constrained.yml"  E1's memory budget
-.PHONY: test-deps-compose compose-env compose-up compose-run compose-down compose-config
+# compose-up, compose-run, compose-down, compose-config and compose-env (the names the docs
+# use) are the same targets.
+.PHONY: compose test-deps-compose compose-env compose-up compose-run compose-down compose-config
+COMPOSE_DOS := up run down config env
+
+## the docker-compose stack (docs/compose.md): DO=up|run|down|config|env (run: SCENARIO, K6_ARGS; without Docker bin/k6 + make up)
+compose: $(if $(filter $(DO),$(COMPOSE_DOS)),compose-$(DO),compose-bad-do)
+compose-bad-do:
+	@echo "make compose: DO=$(DO) is not allowed: one of $(COMPOSE_DOS)" >&2; exit 107
 
 # `docker compose` (v2 plugin) when present, else docker-compose (v1.29, Debian).
 COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo 'docker compose' || echo docker-compose)
 COMPOSE_FILES ?= -f docker-compose.yml
 SCENARIO ?= scenarios/postgres/insert-vs-overwrite.js
 
-## Debian's docker-compose 1.29 for the compose test (validates the files offline; part of make test)
 # Debian's docker-compose 1.29 for test/integration/compose.test.mjs: it validates the compose
 # files offline (no engine needed). A prerequisite of `make test`; the test installs nothing.
 TEST_DEPS += test-deps-compose
@@ -24,7 +32,6 @@ test-deps-compose:
 	  else echo "make test-deps-compose: docker-compose is missing: sudo apt-get install docker-compose" >&2; exit 1; fi; }
 	@docker-compose version --short >/dev/null
 
-## write .env with random passwords once (never overwrites)
 compose-env:
 	@scripts/compose-env.sh
 
@@ -32,29 +39,25 @@ compose-env:
 # line instead, before anything is written (.env included).
 need_engine = docker info >/dev/null 2>&1 || { echo "make $@: no Docker engine answers (docker info): the compose stack needs one; without Docker use make up and scripts/run, or make compose-run" >&2; exit 1; }
 
-## docker compose up -d (COMPOSE_FILES adds the constrained override)
 compose-up:
 	@$(need_engine)
 	@scripts/compose-env.sh
 	$(COMPOSE) $(COMPOSE_FILES) up -d
 
 # Results belong to the calling user, not to root inside the container.
-## run SCENARIO in the compose stack, or with bin/k6 + make up without Docker
 compose-run:
 	@if docker info >/dev/null 2>&1; then \
 	  scripts/compose-env.sh 2>/dev/null; \
-	  $(COMPOSE) $(COMPOSE_FILES) run --rm --user "$$(id -u):$$(id -g)" k6 run $(SCENARIO) $(K6_ARGS); \
+	  scripts/lib/make-exit.sh compose-run $(COMPOSE) $(COMPOSE_FILES) run --rm --user "$$(id -u):$$(id -g)" k6 run $(SCENARIO) $(K6_ARGS); \
 	else \
 	  echo "compose-run: no Docker engine answers; running $(SCENARIO) with bin/k6 against make up's services" >&2; \
-	  $(MAKE) --no-print-directory bin/k6 up && scripts/run $(SCENARIO) $(K6_ARGS); \
+	  $(MAKE) --no-print-directory bin/k6 up && scripts/lib/make-exit.sh compose-run scripts/run $(SCENARIO) $(K6_ARGS); \
 	fi
 
-## stop the stack (COMPOSE_DOWN_ARGS=-v also drops its data)
 compose-down:
 	@$(need_engine)
 	$(COMPOSE) $(COMPOSE_FILES) down $(COMPOSE_DOWN_ARGS)
 
-## validate docker-compose.yml and the constrained override
 compose-config: test-deps-compose compose-env
 	docker-compose -f docker-compose.yml config -q
 	docker-compose -f docker-compose.yml -f docker-compose.constrained.yml config -q

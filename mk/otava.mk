@@ -6,7 +6,6 @@
 TEST_DEPS += otava-deps
 OTAVA_VENV := .run/otava
 
-## Apache Otava + SciPy in .run/otava (pinned; part of make test; scripts/history needs it)
 otava-deps: $(OTAVA_VENV)/.installed
 $(OTAVA_VENV)/.installed: scripts/otava-requirements.txt
 	$(call python-venv,$(OTAVA_VENV),scripts/otava-requirements.txt,otava-deps)

@@ -18,7 +18,6 @@ define python-venv
 	@touch $(1)/.installed
 endef
 
-## the official RavenDB Python client in .run/py (pinned; part of make test)
 python-deps: $(PY_VENV)/.installed
 $(PY_VENV)/.installed: test/python/requirements.txt
 	$(call python-venv,$(PY_VENV),test/python/requirements.txt,python-deps)

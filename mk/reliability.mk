@@ -12,7 +12,7 @@ test-reliability: bin/k6 up
 	node --test --test-concurrency=1 --test-reporter=spec $(RELIABILITY_TESTS)
 
 .PHONY: hostile
-## issue 27's hostile set as a user runs it (every scenario, entry point, fault, forgery, secret path); table in results/hostile-trial.md
+## the hostile set as a user runs it (every scenario, entry point, fault, forgery, secret path); table in results/hostile-trial.md
 # Minutes, not part of make test: the integration tests hold each class one case at a time.
 hostile: bin/k6 testservers up node-deps
 	node test/hostile/trial.mjs --out results/hostile-trial.md

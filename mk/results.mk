@@ -4,8 +4,7 @@
 
 TEST_DEPS += test-deps-results
 
-## headless Chromium for the HTML report test (part of make test)
-# Debian package `chromium`;
+# Headless Chromium for the HTML report test: Debian package `chromium`;
 # a prerequisite of `make test` (the test itself installs nothing)
 test-deps-results:
 	@command -v $${CHROMIUM:-chromium} >/dev/null || { \
@@ -21,4 +20,4 @@ dashboards: node-deps
 #   or COMPARE="results/<id1> results/<id2>"; K6_ARGS="-e DOCS=50000" applies to every run
 COMPARE ?= scenarios/postgres/insert-vs-overwrite.js scenarios/postgres/insert-vs-overwrite.js
 compare: bin/k6 up
-	@scripts/compare $(COMPARE_ARGS) $(K6_ARGS) $(COMPARE)
+	@scripts/lib/make-exit.sh compare scripts/compare $(COMPARE_ARGS) $(K6_ARGS) $(COMPARE)

@@ -16,8 +16,8 @@ import { ensureDir, runTool, writeFileAtomic } from './lib/files.mjs';
 import { align } from './lib/verdict.mjs';
 import { logSd, lognormalMean, normalQuantile, predictionUpper } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
+import { repoRoot as root } from './lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export class CalibrateError extends Error {}
 const refuse = (m) => { throw new CalibrateError(m); };
 

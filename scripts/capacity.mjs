@@ -19,16 +19,16 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DURATION_RE, durationMs } from '../lib/parse.js';
+import { durationMs } from '../lib/parse.js';
 import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, stepVerdict } from '../lib/capacity.js';
 import { TEST_ENDPOINT } from '../lib/test-endpoint.js';
-import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
+import { cliSecretLine, isCliSecret } from './lib/cli-secrets.mjs';
 import { KNOBS } from '../lib/config.js';
 import { TARGETS } from '../lib/targets/index.js';
 import { docBytes, memoryEstimate, vusThatFit } from '../lib/memory.js';
 import { InputError, ensureDir, readJsonFile, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
+import { HZ, procStat, repoRoot as root, toolKnob, toolKnobs } from './lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Documents per batch when BATCH_SIZE is not given.
 export const CAPACITY_BATCH = 100;
 
@@ -82,38 +82,30 @@ export function parseArgs(argv, env) {
   return { knobs, passed, rest };
 }
 
-const int = (name, raw, min, max) => {
-  if (!/^\d+$/.test(String(raw)) || Number(raw) < min || Number(raw) > max) bad(`${name}=${JSON.stringify(raw)} is not allowed: a whole number from ${min} to ${max}`);
-  return Number(raw);
-};
-const num = (name, raw, min, max, what) => {
-  if (!/^\d+(\.\d+)?$/.test(String(raw)) || !(Number(raw) > min && Number(raw) <= max)) bad(`${name}=${JSON.stringify(raw)} is not allowed: ${what}`);
-  return Number(raw);
-};
-const dur = (name, raw) => {
-  if (!DURATION_RE.test(String(raw)) || !(durationMs(raw) >= 1000)) bad(`${name}=${JSON.stringify(raw)} is not allowed: a duration of at least 1s such as 2s, 10s, 1m`);
-  return String(raw);
-};
+// A knob of the search (lib/knobs.js, scope tool:capacity) or of the pack, parsed by the pack's
+// parser with its declared range: one line and 107 before anything is created.
+const TOOL = 'k6-writepath capacity';
+const knob = (knobs, name, def) => toolKnob(TOOL, knobs, name, { def });
 
 // Everything the search needs, validated before anything runs (exit 107 with one line).
 export function settings(knobs) {
-  const target = knobs.CAPACITY_TARGET || 'postgres';
-  if (!OPS[target]) bad(`CAPACITY_TARGET=${JSON.stringify(target)} is not allowed: one of ${Object.keys(OPS).join(', ')}`);
-  const op = knobs.CAPACITY_OP || (target === 'ravendb' ? 'bulk' : 'upsert');
+  // Every knob of the search at once, so that `plan` refuses what a run would.
+  const k = toolKnobs(TOOL, 'capacity', knobs);
+  const target = k.CAPACITY_TARGET;
+  const op = k.CAPACITY_OP || (target === 'ravendb' ? 'bulk' : 'upsert');
   if (!OPS[target][op]) bad(`CAPACITY_OP=${JSON.stringify(op)} is not allowed with CAPACITY_TARGET=${target}: one of ${Object.keys(OPS[target]).join(', ')}`);
   const [scenario, opKnobs, phase, thrDefault] = OPS[target][op];
   const ladder = {
-    start: int('CAPACITY_START', knobs.CAPACITY_START ?? '10', 1, 1000000),
-    factor: num('CAPACITY_FACTOR', knobs.CAPACITY_FACTOR ?? '2', 1, 100, 'a number above 1 and at most 100 (each coarse step multiplies the rate by it)'),
-    max: int('CAPACITY_MAX', knobs.CAPACITY_MAX ?? '400', 1, 1000000),
-    resolution: num('CAPACITY_RESOLUTION', knobs.CAPACITY_RESOLUTION ?? '0.1', 0, 1, 'a share above 0 and at most 1 (bisection stops when the last pass and the first failure are this share of the rate apart, or 1 batch/s)'),
-    warmup: dur('CAPACITY_WARMUP', knobs.CAPACITY_WARMUP ?? '2s'),
-    hold: dur('CAPACITY_HOLD', knobs.CAPACITY_HOLD ?? '5s'),
-    repeat: int('CAPACITY_REPEAT', knobs.CAPACITY_REPEAT ?? '3', 1, 20),
+    start: k.CAPACITY_START,
+    factor: k.CAPACITY_FACTOR,
+    max: k.CAPACITY_MAX,
+    resolution: k.CAPACITY_RESOLUTION,
+    warmup: k.CAPACITY_WARMUP,
+    hold: k.CAPACITY_HOLD,
+    repeat: k.CAPACITY_REPEAT,
   };
   if (ladder.max < ladder.start) bad(`CAPACITY_MAX=${ladder.max} is not allowed with CAPACITY_START=${ladder.start}: at least the start rate`);
-  const keys = knobs.CAPACITY_KEYS || 'random';
-  if (!['random', 'sequential'].includes(keys)) bad(`CAPACITY_KEYS=${JSON.stringify(keys)} is not allowed: one of random, sequential`);
+  const keys = k.CAPACITY_KEYS;
   if (knobs.STAGES || knobs.RATE_STAGES) bad(`${knobs.STAGES ? 'STAGES' : 'RATE_STAGES'} is not allowed with the capacity search: it sets RATE_STAGES itself (warm-up and measured stage at each step's rate)`);
   const thresholds = knobs.THRESHOLDS || thrDefault || `thresholds/${target}/capacity.json`;
   const thrPath = path.isAbsolute(thresholds) ? thresholds : path.join(root, thresholds);
@@ -123,17 +115,19 @@ export function settings(knobs) {
   if (!(typeof slo === 'number' && slo > 0)) bad(`THRESHOLDS=${thresholds}: phases.${phase}.batch_p99_ms is not set: the capacity search needs the p99 SLO of the ${phase} phase (a number of ms above 0)`);
   // The search's own default batch: 100 documents (a scenario's 1000 would make the default
   // ladder's top step pre-load millions of documents).
-  const batch = int('BATCH_SIZE', knobs.BATCH_SIZE ?? String(CAPACITY_BATCH), 1, 100000);
+  const batch = knob(knobs, 'BATCH_SIZE', CAPACITY_BATCH);
   // A ramped overwrite writes every key at most once: the pre-loaded data set must cover the
   // largest step (lib/workloads/e1-ramp.js). Without DOCS the search pre-loads exactly that; a
   // DOCS given that cannot cover it is refused.
   let docs = null;
   if (phase === 'overwrite') {
     const perStep = Math.ceil(ladder.max * (durationMs(ladder.warmup) + durationMs(ladder.hold)) / 1000) + 4;
-    docs = knobs.DOCS === undefined || knobs.DOCS === '' ? perStep * batch : int('DOCS', knobs.DOCS, 1, 1e9);
+    docs = knob(knobs, 'DOCS', perStep * batch);
+    // The pre-load the top step needs is itself a DOCS every step's k6 must accept.
+    if (perStep * batch > KNOBS.DOCS.max) bad(`CAPACITY_MAX=${ladder.max} is not allowed with BATCH_SIZE=${batch}, CAPACITY_WARMUP=${ladder.warmup}, CAPACITY_HOLD=${ladder.hold}: the upsert step at the top rate overwrites up to ${perStep * batch} distinct pre-loaded keys, above DOCS's ${KNOBS.DOCS.max}; lower CAPACITY_MAX, CAPACITY_HOLD or BATCH_SIZE`);
     if (docs < perStep * batch) bad(`DOCS=${docs} is not allowed with CAPACITY_MAX=${ladder.max}, BATCH_SIZE=${batch}, CAPACITY_WARMUP=${ladder.warmup}, CAPACITY_HOLD=${ladder.hold}: the upsert step at the top rate overwrites up to ${perStep * batch} distinct pre-loaded keys; raise DOCS (or leave it unset: the search then pre-loads what the top rate needs) or lower CAPACITY_MAX`);
   }
-  return { target, op, scenario, opKnobs, phase, ladder, keys, thresholds, slo, batch, docs, memory: stepMemory(knobs, target, op, phase, scenario, batch) };
+  return { id: k.CAPACITY_ID, out: k.CAPACITY_OUT, resultsDir: knob(knobs, 'RESULTS_DIR'), target, op, scenario, opKnobs, phase, ladder, keys, thresholds, slo, batch, docs, memory: stepMemory(knobs, target, op, phase, scenario, batch) };
 }
 
 // What one VU of a step holds, by the pack's own estimate (lib/memory.js, the MEMORY_BUDGET_MB
@@ -170,16 +164,9 @@ export function stepVus(s, rate) {
 // scripts/run started beside it for PostgreSQL and MongoDB (bin/wp-gateway: the same load
 // generator's work, moved out of k6).
 function cpuSampler(bashPid) {
-  const tick = 100; // USER_HZ on Linux
   let pids = null; let last = null;
   const samples = [];
-  const read = (pid) => {
-    try {
-      const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      return (Number(f[11]) + Number(f[12])) / tick; // utime + stime (fields 14, 15)
-    } catch { return null; }
-  };
+  const read = (pid) => { const st = procStat(pid); return st === null ? null : st.own / HZ; };
   const timer = setInterval(() => {
     if (pids === null) {
       try {
@@ -246,10 +233,9 @@ async function search(argv) {
   // Not even the first step fits the client's memory: bad input, before anything is written.
   const first = stepVus(s, s.ladder.start);
   if (first.stop) bad(`CAPACITY_START=${s.ladder.start}: ${first.stop}`);
-  const id = knobs.CAPACITY_ID || `cap${new Date().toISOString().replace(/[-:T]/g, '').slice(2, 14)}_${Math.floor(Math.random() * 0x10000).toString(16)}`;
-  if (!/^[a-z0-9][a-z0-9_]{0,27}$/.test(id)) bad(`CAPACITY_ID=${JSON.stringify(id)} is not allowed: 1-28 characters a-z 0-9 _ (each step's RUN_ID adds _sNN)`);
-  const out = path.resolve(knobs.CAPACITY_OUT || path.join(knobs.RESULTS_DIR || 'results', `capacity-${id}`));
-  try { ensureDir(out, knobs.CAPACITY_OUT ? 'CAPACITY_OUT' : 'RESULTS_DIR'); } catch (e) { bad(e.message); }
+  const id = s.id || `cap${new Date().toISOString().replace(/[-:T]/g, '').slice(2, 14)}_${Math.floor(Math.random() * 0x10000).toString(16)}`;
+  const out = path.resolve(s.out || path.join(s.resultsDir, `capacity-${id}`));
+  try { ensureDir(out, s.out ? 'CAPACITY_OUT' : 'RESULTS_DIR'); } catch (e) { bad(e.message); }
   const cores = os.cpus().length;
   const c = {
     tool: 'k6-writepath', kind: 'capacity', id, target: s.target, op: s.op, phase: s.phase, scenario: s.scenario,

@@ -6,11 +6,10 @@
 // …, one target running at a time, like E3) or existing result folders (one run's folder, a
 // REPEAT=N folder, or several of them joined with commas). Runs whose workload settings differ
 // are refused. --gate: the regression gate against a baseline (docs/results.md).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { KNOBS, knobScope, newRunId } from '../lib/config.js';
 import { settingsText } from '../lib/report.js';
@@ -22,9 +21,9 @@ import { spreadChart } from '../lib/svg-chart.js';
 import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDecision, gateReachable, gateTable, gatedFigures, parseGateMetrics, parseTolerance, runsNeeded, sideFigures, detectableRegression } from './lib/verdict.mjs';
 import { pooledSd, smallestP } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
-import { cliSecretLine, isCliSecret } from './cli-secrets.mjs';
+import { cliSecretLine, isCliSecret } from './lib/cli-secrets.mjs';
+import { repoRoot as root, startTestServer } from './lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LETTERS = 'ABCDEFGH';
 // Marker a comparison leaves in the result folder of a run it made against a test server.
 export const TEST_ENDPOINT_MARKER = 'TEST-ENDPOINT';
@@ -144,18 +143,14 @@ export function parseArgs(argv) {
   return o;
 }
 
-// An API test server of the project (bin/<db>-testserver) on a port the OS picks.
+// An API test server of the project (the tool kit's launcher), its failure to start a refusal.
 async function startTestserver(db, option, extra = []) {
-  const bin = path.join(root, 'bin', `${db}-testserver`);
-  if (!existsSync(bin)) refuse(`${option}: bin/${db}-testserver is missing (make testservers)`);
-  const proc = spawn(bin, ['-addr', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const rl = readline.createInterface({ input: proc.stdout });
-  const url = await new Promise((resolve, reject) => {
-    rl.once('line', (l) => { const m = /listening on (http:\/\/\S+)/.exec(l); if (m) resolve(m[1]); else reject(new CompareError(`${db}-testserver said: ${l}`)); });
-    proc.once('exit', (c) => reject(new CompareError(`${db}-testserver exited with ${c}`)));
-  });
-  rl.on('line', () => {});
-  return { url, stop: () => proc.kill('SIGTERM') };
+  if (!existsSync(path.join(root, 'bin', `${db}-testserver`))) refuse(`${option}: bin/${db}-testserver is missing (make testservers)`);
+  try {
+    return await startTestServer(db, extra);
+  } catch (e) {
+    throw new CompareError(e.message);
+  }
 }
 
 // The order runs of scenario sides are made in: round r of `rounds` (warm-up rounds first),

@@ -18,8 +18,8 @@ import { KNOBS, knobScope } from '../lib/config.js';
 import { settingsText } from '../lib/report.js';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
 import { InputError, OutputError, ensureDir, readRegularFile, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
+import { repoRoot as root } from './lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export class HistoryError extends Error {}
 const refuse = (m) => { throw new HistoryError(m); };
 

@@ -5,8 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { KNOBS, knobScope } from '../lib/config.js';
+import { repoRoot as root } from './lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function allowed(spec) {
   switch (spec.type) {
@@ -23,6 +23,9 @@ function allowed(spec) {
 const TITLES = {
   workload: 'workload (all targets): what is written',
   run: 'run (all targets): how a run is named, bounded, checked and reported',
+  'tool:capacity': 'tool: the capacity search (scripts/capacity.mjs, make capacity; docs/capacity.md), never read by k6',
+  'tool:e2': 'tool: experiment E2 (make experiment NAME=e2; docs/experiment-e2.md), never read by k6',
+  'tool:ram': 'tool: the memory experiment (make experiment NAME=ram; docs/experiment-ram.md), never read by k6',
 };
 
 export function knobsTable() {

@@ -20,8 +20,8 @@ import { M as L } from '../lib/metric-names.js';
 import { LATENCY, parseThresholds } from '../lib/thresholds.js';
 import { fmt } from '../lib/format.js';
 import { countBasis, verificationVerdict } from '../lib/verdict.js';
+import { repoRoot as root } from './lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // The pack's metric names and threshold keys come from lib/ (one home each); COLUMN names the
 // columns of this script's own latency query for each k6 aggregation a threshold key uses.
 const M = {

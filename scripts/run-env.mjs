@@ -2,9 +2,8 @@
 // (scripts/common.sh wp_env_lines, bash because scripts/run must run without Node) accepts.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot as root } from './lib/kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const RUN_ENV_FILE = path.join(root, '.run', 'env');
 
 // -> { PG_URL, INFLUX_URL, … } ({} when `make up` never ran)

@@ -16,27 +16,27 @@ import path from 'node:path';
 import { cpus } from 'node:os';
 import { createCgroup, createCpuGroup } from '../ram/cgroup.mjs';
 import { PgServer } from '../../scripts/pg-private.mjs';
-import { MongoServer } from '../../scripts/mongo-private.mjs';
+import { MongoServer } from '../../scripts/lib/mongo-private.mjs';
 import { ALL_CELLS, CELL_NAMES } from './cells.mjs';
 import { renderE2 } from './report.mjs';
-import { counterAt, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
+import { counterAt, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
 const TOOL = 'experiment-e2';
 const POLL_MS = 100;
 const die = dieWith(TOOL);
 
 const KNOBS = {
-  E2_DOCS:        { min: 1000, max: 100000000, def: 200000, doc: 'rows loaded per cell before the upserts' },
-  E2_UPSERTS:     { min: 1000, max: 100000000, def: 400000, doc: 'rows upserted per cell (the measured phase)' },
-  E2_NEW_PERCENT: { min: 0, max: 100, def: 50, doc: 'share of new keys in each upsert batch, in percent' },
-  E2_VUS:         { min: 1, max: 16, def: 2, doc: 'concurrent clients (k6 VUs), each with its own connection' },
-  E2_SHARED_BUFFERS_MB: { min: 16, max: 65536, def: 1024, doc: 'shared_buffers of the unlogged-tuned cell, MiB (the post: 3 GB)' },
+  E2_DOCS:        toolIntKnob('E2_DOCS'),
+  E2_UPSERTS:     toolIntKnob('E2_UPSERTS'),
+  E2_NEW_PERCENT: toolIntKnob('E2_NEW_PERCENT'),
+  E2_VUS:         toolIntKnob('E2_VUS'),
+  E2_SHARED_BUFFERS_MB: toolIntKnob('E2_SHARED_BUFFERS_MB'),
   DOC_BYTES:      packIntKnob('DOC_BYTES', 1200, 'approximate size of one row\'s jsonb document'),
   SEED:           packIntKnob('SEED', 1, 'seed of keys and payloads'),
-  E2_PG_PORT:     { min: 1024, max: 65533, def: 17542, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
-  E2_MONGO_PORT:  { min: 1024, max: 65535, def: 17543, doc: 'port of the experiment\'s own mongod on 127.0.0.1' },
-  E2_MONGO_CACHE_MB: { min: 256, max: 1048576, def: 1024, doc: 'WiredTiger cache of the experiment\'s mongod, MiB (as E2_SHARED_BUFFERS_MB; MongoDB\'s own default is half of (RAM - 1 GB))' },
-  E2_REPS:        { min: 1, max: 20, def: 1, doc: 'repetitions of the whole matrix, interleaved (every cell once, then again): ratios per repetition, shown with their spread' },
+  E2_PG_PORT:     toolIntKnob('E2_PG_PORT'),
+  E2_MONGO_PORT:  toolIntKnob('E2_MONGO_PORT'),
+  E2_MONGO_CACHE_MB: toolIntKnob('E2_MONGO_CACHE_MB'),
+  E2_REPS:        toolIntKnob('E2_REPS'),
 };
 
 function list(env, name, def, allowed, check) {

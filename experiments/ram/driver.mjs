@@ -17,9 +17,9 @@ import { totalmem } from 'node:os';
 import path from 'node:path';
 import { capText, createCgroup, readCapProblem } from './cgroup.mjs';
 import { PgServer } from '../../scripts/pg-private.mjs';
-import { MongoServer } from '../../scripts/mongo-private.mjs';
+import { MongoServer } from '../../scripts/lib/mongo-private.mjs';
 import { renderMarkdown } from './report.mjs';
-import { MB, counterAt, dieWith, load1, machineFacts, packIntKnob, phaseWindows, portBusy, readIntKnobs, readPackKnob, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
+import { MB, counterAt, dieWith, load1, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, readPackKnob, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
 const POLL_MS = 100;
 const TOOL = 'experiment-ram';
@@ -27,22 +27,22 @@ const TOOL = 'experiment-ram';
 // The driver's knobs. DOCS, DOC_BYTES, BATCH_SIZE, OVERWRITE_BATCHES and SEED are the
 // pack's own k6 knobs: their ranges come from lib/config.js (the one home), with larger
 // defaults here, and OVERWRITE_BATCHES at least 1 (the experiment measures the overwrite
-// phase). The RAM_* knobs belong to this driver only, so they live here.
+// phase). The RAM_* knobs are declared in lib/knobs.js (scope tool:ram) with the others.
 const KNOBS = {
   DOCS:              packIntKnob('DOCS', 1000000, 'documents loaded per cell'),
   DOC_BYTES:         packIntKnob('DOC_BYTES', 1200, 'approximate document size (E1: ~1200)'),
   BATCH_SIZE:        packIntKnob('BATCH_SIZE', 1000, 'documents per statement (E1: 10000)'),
   OVERWRITE_BATCHES: packIntKnob('OVERWRITE_BATCHES', 50, 'overwrite batches per cell', 1),
   SEED:              packIntKnob('SEED', 1, 'seed of keys and payloads'),
-  RAM_SMALL_MB:      { min: 32, max: 1048576, def: 256, doc: 'memory budget of the "exceeds" regime, MiB' },
-  RAM_LARGE_MB:      { min: 64, max: 1048576, def: 4096, doc: 'memory budget of the "fits" regime, MiB' },
-  RAM_SHARED_BUFFERS_MB: { min: 1, max: 65536, def: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' },
-  RAM_MIN_RATIO:     { min: 1, max: 1000, def: 3, doc: 'the estimated data must be at least this many times RAM_SMALL_MB' },
-  RAM_PG_PORT:       { min: 1024, max: 65533, def: 17532, doc: 'port of the experiment\'s own PostgreSQL on 127.0.0.1' },
-  RAM_MONGO_PORT:    { min: 1024, max: 65535, def: 17533, doc: 'RAM_TARGET=mongodb: port of the experiment\'s own mongod on 127.0.0.1' },
-  RAM_WT_CACHE_MB:   { min: 256, max: 1048576, def: 256, doc: 'RAM_TARGET=mongodb: mongod\'s WiredTiger cache in both regimes, MiB (256 is its minimum)' },
-  RAM_READ_IOPS:     { min: 0, max: 10000000, def: 0, doc: 'cap on the server\'s read operations per second on the data disk, 0 = none (E1\'s volume: 375)' },
-  RAM_READ_MBPS:     { min: 0, max: 100000, def: 0, doc: 'cap on the server\'s read MB/s (10^6 bytes) on the data disk, 0 = none (E1\'s volume: 60)' },
+  RAM_SMALL_MB:      toolIntKnob('RAM_SMALL_MB'),
+  RAM_LARGE_MB:      toolIntKnob('RAM_LARGE_MB'),
+  RAM_SHARED_BUFFERS_MB: toolIntKnob('RAM_SHARED_BUFFERS_MB'),
+  RAM_MIN_RATIO:     toolIntKnob('RAM_MIN_RATIO'),
+  RAM_PG_PORT:       toolIntKnob('RAM_PG_PORT'),
+  RAM_MONGO_PORT:    toolIntKnob('RAM_MONGO_PORT'),
+  RAM_WT_CACHE_MB:   toolIntKnob('RAM_WT_CACHE_MB'),
+  RAM_READ_IOPS:     toolIntKnob('RAM_READ_IOPS'),
+  RAM_READ_MBPS:     toolIntKnob('RAM_READ_MBPS'),
 };
 
 const die = dieWith(TOOL);

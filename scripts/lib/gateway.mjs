@@ -7,9 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { repoRoot } from './base.mjs';
 
 export const gatewayBin = path.join(repoRoot, 'bin', 'wp-gateway');
 const DB_URLS = ['PG_URL', 'MONGO_URL'];

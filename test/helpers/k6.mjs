@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './testserver.mjs';
 import { RUN_ENV_FILE, readRunEnv } from '../../scripts/run-env.mjs';
-import { checkGatewayEnv, needsGateway, startGateway } from './gateway.mjs';
+import { checkGatewayEnv, needsGateway } from './gateway.mjs';
+import { spawnK6 } from '../../scripts/lib/kit.mjs';
 
 export const k6Bin = path.join(repoRoot, 'bin', 'k6');
 
@@ -77,24 +78,21 @@ export function startK6(scenario, env = {}, { args = [], timeoutMs = 300000, run
   for (const [k, v] of Object.entries(fullEnv)) if (v === undefined || v === null) delete fullEnv[k];
   // PostgreSQL and MongoDB scenarios: a private gateway holds the database URLs (as scripts/run
   // does it); a bad URL ends the run with scripts/run's one line and 107, before k6 starts.
-  let gateway = null;
-  let k6Env = fullEnv;
-  if (!env.GATEWAY_URL && gatewayFor !== false && needsGateway(scenario)) {
+  const withGateway = !env.GATEWAY_URL && gatewayFor !== false && needsGateway(scenario);
+  if (withGateway) {
     const refused = checkGatewayEnv(fullEnv, scenario);
     if (refused) {
       return { runId, dir, child: null, waitFor: () => Promise.reject(new Error(refused.stderr)), done: Promise.resolve({ code: refused.code, stdout: '', stderr: refused.stderr, runId, dir, summary: null, junit: null }) };
     }
-    try {
-      gateway = startGateway(fullEnv);
-    } catch (e) {
-      if (!e.refused) throw e;
-      // the gateway's own refusal of a URL its driver cannot take: its one line, 107
-      return { runId, dir, child: null, waitFor: () => Promise.reject(e), done: Promise.resolve({ code: 107, stdout: '', stderr: e.stderr, runId, dir, summary: null, junit: null }) };
-    }
-    k6Env = gateway.env(fullEnv);
   }
-  const child = spawn(k6, ['run', '--quiet', '--address=', ...args, path.join(repoRoot, scenario)], { cwd: repoRoot, env: k6Env });
-  if (gateway) child.on('exit', () => gateway.stop());
+  let child; let gateway;
+  try {
+    ({ child, gateway } = spawnK6(['--quiet', '--address=', ...args, path.join(repoRoot, scenario)], fullEnv, { k6, gateway: withGateway }));
+  } catch (e) {
+    if (!e.refused) throw e;
+    // the gateway's own refusal of a URL its driver cannot take: its one line, 107
+    return { runId, dir, child: null, waitFor: () => Promise.reject(e), done: Promise.resolve({ code: 107, stdout: '', stderr: e.stderr, runId, dir, summary: null, junit: null }) };
+  }
   let stdout = '';
   let stderr = '';
   const waiters = [];

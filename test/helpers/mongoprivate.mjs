@@ -1,18 +1,12 @@
 // A mongod of a test's own, for what must not touch the shared one of `make up`: fault
 // injection (kill -9, SIGSTOP, restart) and the server's test commands (failCommand fail
-// points need --setParameter enableTestCommands=1). scripts/mongo-private.mjs (over
+// points need --setParameter enableTestCommands=1). scripts/lib/mongo-private.mjs (over
 // scripts/mongo-private.sh, the helper scripts/services.sh uses too); data under
 // .run/test/<name>, a port the OS hands out.
-import net from 'node:net';
-import { MongoServer } from '../../scripts/mongo-private.mjs';
+import { MongoServer } from '../../scripts/lib/mongo-private.mjs';
+import { freePort } from '../../scripts/lib/kit.mjs';
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
-  });
-}
+export { freePort };
 
 // startPrivateMongo({ name, testCommands }) -> { url, port, pid(), start(), stop(), signal(sig) }
 export async function startPrivateMongo({ name, testCommands = false, password = 'k6wp-private-mongo-pw' } = {}) {

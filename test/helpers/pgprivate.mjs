@@ -5,21 +5,15 @@
 // assume a fixed port is free: several checkouts share a machine).
 import net from 'node:net';
 import { PgServer } from '../../scripts/pg-private.mjs';
+import { freePort } from '../../scripts/lib/kit.mjs';
+
+export { freePort };
 
 export function portOpen(port, host = '127.0.0.1') {
   return new Promise((resolve) => {
     const s = net.connect({ port, host });
     s.once('connect', () => { s.destroy(); resolve(true); });
     s.once('error', () => resolve(false));
-  });
-}
-
-// A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it).
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
   });
 }
 

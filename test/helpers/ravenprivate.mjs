@@ -1,9 +1,9 @@
-// A RavenDB 4.1 server of a test's own (scripts/raven-private.mjs over scripts/raven-private.sh,
+// A RavenDB 4.1 server of a test's own (scripts/lib/raven-private.mjs over scripts/raven-private.sh,
 // the helper `make up` uses too), for what must not touch the shared one: kill -9 and restart,
 // a database deleted under a run. Data under .run/test/<name>/data (kept by restart()), a port
 // the OS hands out.
 import { spawn } from 'node:child_process';
-import { RavenServer, RAVEN_PRIVATE } from '../../scripts/raven-private.mjs';
+import { RavenServer, RAVEN_PRIVATE } from '../../scripts/lib/raven-private.mjs';
 import { freePort } from './mongoprivate.mjs';
 
 // startPrivateRaven({ name }) -> { url, port, dir, log, pid(), restart(), kill(sig), stop() }

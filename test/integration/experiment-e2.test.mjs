@@ -22,7 +22,9 @@ const BATCHES = [100, 1000];
 const PORT = await freePort();
 
 function runDriver(script, env, timeoutMs = 300000) {
-  const child = spawn(path.join(repoRoot, 'scripts', script), [], { cwd: repoRoot, env: { ...process.env, WP_INFLUX: '0', ...env } });
+  // What make experiment NAME=e2|ram runs (mk/experiments.mk).
+  const driver = path.join(repoRoot, 'experiments', script.replace(/^experiment-/, ''), 'driver.mjs');
+  const child = spawn(process.execPath, [driver], { cwd: repoRoot, env: { ...process.env, WP_INFLUX: '0', ...env } });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { out += d; });

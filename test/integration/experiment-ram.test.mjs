@@ -26,7 +26,8 @@ const PORT = await freePort();
 
 function runDriver(env, timeoutMs = 240000) {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(repoRoot, 'scripts', 'experiment-ram'), [], { cwd: repoRoot, env: { ...process.env, ...env } });
+    // What make experiment NAME=ram runs (mk/experiments.mk).
+    const child = spawn(process.execPath, [path.join(repoRoot, 'experiments', 'ram', 'driver.mjs')], { cwd: repoRoot, env: { ...process.env, ...env } });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { out += d; });

@@ -206,3 +206,35 @@ test('the knee line agrees with the steps: a rate that passed 2 of 3 is said to,
   assert.equal(line.length, 3, 'one point per rate');
   assert.deepEqual([...line].sort((a, b) => a - b), line, 'in rate order (x grows with the rate here)');
 });
+
+// Issue 40 item 19: CAPACITY_HOLD=99999h passed `plan` and failed at step 1, after the search
+// had created its folder. The search's knobs are declared in lib/knobs.js (scope tool:capacity)
+// and parsed by the pack's parser: every duration within a RATE_STAGES stage's range, the rates
+// within a stage's cap, the top step's pre-load within DOCS's range; `plan` and a run refuse
+// alike, in one line, 107, before anything is created.
+test('CAPACITY_HOLD and every duration of the search are checked against their range before anything is created', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { existsSync, mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const path = (await import('node:path')).default;
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-caphold-'));
+  const cases = [
+    [{ CAPACITY_HOLD: '99999h' }, /^k6-writepath capacity: CAPACITY_HOLD="99999h" is not allowed: a duration from 1s to 720h/],
+    [{ CAPACITY_WARMUP: '99999h', CAPACITY_OP: 'insert' }, /^k6-writepath capacity: CAPACITY_WARMUP="99999h" is not allowed: a duration from 1s to 720h/],
+    [{ CAPACITY_HOLD: '500ms' }, /^k6-writepath capacity: CAPACITY_HOLD="500ms" is not allowed: a duration from 1s/],
+    [{ CAPACITY_HOLD: '700h' }, /^k6-writepath capacity: CAPACITY_MAX=400 is not allowed with BATCH_SIZE=100, CAPACITY_WARMUP=2s, CAPACITY_HOLD=700h: .* above DOCS's 1000000000/],
+    [{ CAPACITY_MAX: '200000', CAPACITY_OP: 'insert' }, /^k6-writepath capacity: CAPACITY_MAX="200000" is not allowed: a whole number from 1 to 100000/],
+    [{ CAPACITY_ID: 'Not_Ok' }, /^k6-writepath capacity: CAPACITY_ID="Not_Ok" is not allowed: 1-28 characters/],
+  ];
+  for (const [env, re] of cases) {
+    for (const cmd of ['plan', 'run']) {
+      const out = path.join(dir, `out-${cmd}`);
+      const r = spawnSync(process.execPath, [new URL('../../scripts/capacity.mjs', import.meta.url).pathname, cmd], { encoding: 'utf8', timeout: 30000, env: { ...process.env, PG_URL: 'postgres://u@127.0.0.1:1/none', CAPACITY_OUT: out, ...env } });
+      assert.equal(r.status, 107, `${cmd} ${JSON.stringify(env)}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stdout, '', `${cmd} ${JSON.stringify(env)}`);
+      assert.match(r.stderr, re, `${cmd} ${JSON.stringify(env)}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.equal(existsSync(out), false, `${cmd} ${JSON.stringify(env)}: nothing created`);
+    }
+  }
+});

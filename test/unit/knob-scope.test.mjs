@@ -12,7 +12,8 @@ const e3 = { target: 'arangodb', experiment: 'arangobench', phases: ['run'] };
 test('every knob has exactly one scope, and the plan knobs are derived from the scopes', () => {
   for (const name of Object.keys(KNOBS)) {
     const s = knobScope(name);
-    assert.match(s.scope, /^(run|workload|target:(postgres|arangodb|ravendb|mongodb))$/, name);
+    assert.match(s.scope, /^(run|workload|target:(postgres|arangodb|ravendb|mongodb)|tool:(capacity|e2|ram))$/, name);
+    if (s.scope.startsWith('tool:')) assert.equal(s.plan, false, `${name}: a tool's knob is not part of a run's plan`);
     if (s.scope === 'workload') assert.equal(s.plan, true, `${name}: a workload knob is part of the plan`);
     if (s.scope === 'run') assert.equal(s.plan, false, `${name}: a run knob is not`);
   }

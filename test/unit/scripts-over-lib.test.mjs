@@ -10,7 +10,7 @@ import path from 'node:path';
 import { KNOBS, newRunId } from '../../lib/config.js';
 import { M } from '../../lib/metric-names.js';
 import { readRunEnv } from '../../scripts/run-env.mjs';
-import { isCliSecret } from '../../scripts/cli-secrets.mjs';
+import { isCliSecret } from '../../scripts/lib/cli-secrets.mjs';
 import { checkThresholds } from '../../scripts/merge-results.mjs';
 import { repoRoot } from '../helpers/testserver.mjs';
 

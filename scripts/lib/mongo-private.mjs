@@ -3,9 +3,8 @@
 // .run/<name>.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot as root } from './kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const MONGO_PRIVATE = path.join(root, 'scripts', 'mongo-private.sh');
 
 function helper(args, { env = {}, timeout = 180000 } = {}) {

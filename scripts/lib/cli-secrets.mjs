@@ -4,7 +4,7 @@
 // holds the two to the same answers). Secret are: a knob lib/config.js declares secret, a name
 // ending in PASSWORD, PASSWD, SECRET or TOKEN, and a URL with credentials (scheme://user[:pw]@…:
 // a password typed as the user name is still a password).
-import { KNOBS } from '../lib/config.js';
+import { KNOBS } from '../../lib/config.js';
 
 export function isCliSecret(name, value = '') {
   return (KNOBS[name] && KNOBS[name].type === 'secret') || /(PASSWORD|PASSWD|SECRET|TOKEN)$/.test(name) || /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*@/.test(value);

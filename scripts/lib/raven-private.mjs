@@ -3,9 +3,8 @@
 // .run/<name>/data, kept across restarts.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot as root } from './kit.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const RAVEN_PRIVATE = path.join(root, 'scripts', 'raven-private.sh');
 
 function helper(args, { timeout = 180000 } = {}) {
