@@ -6,12 +6,16 @@
 // server (two array parameters with unnest were measured much slower; bench/RESULTS.md).
 //   insert: INSERT … SELECT …            a duplicate key fails the statement (whole batch)
 //   upsert: INSERT … ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc
-// One statement is atomic, so a batch the server refused wrote nothing.
+// One statement is atomic, so a batch the server refused wrote nothing. Each write carries the
+// OID of the table the run created (read at setup) as a one-time filter: a table dropped and
+// created again under the run's name gets no row of it, and the run stops (a name alone would
+// let the run write into someone else's table).
 import { GatewayError, openSql, requireGateway } from '../gateway.js';
 import { durationMs, InputRefusal } from '../parse.js';
 import { redact } from '../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
 import { lifecycle, markerText, probeTimeout } from './lifecycle.js';
+import { stop } from '../abort.js';
 import { ACKNOWLEDGED, maybeArrived, request } from './outcome.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { asciiBuffer, writingVu } from '../bytes.js';
@@ -172,11 +176,15 @@ function tablePrimitives(cfg, db, run) {
     };
   }
 
-  // Empty, re-mark, and (drop) only while the table still carries the marker `expected`:
-  // the check and the change are one transaction, under a lock on the table.
+  // Empty, re-mark, and (drop) only while the table still carries the marker `expected` and,
+  // once setup read it, is the table the run created (its OID): the check and the change are
+  // one transaction, under a lock on the table.
   function guarded(expected, action) {
     db.execWithTimeout(timeout, `DO $k6wp$ BEGIN
       LOCK TABLE ${run.table} IN ACCESS EXCLUSIVE MODE;
+      ${run.oid ? `IF ${q(run.table)}::regclass::oid <> ${run.oid}::oid THEN
+        RAISE EXCEPTION 'the table is not the one this run created (another OID)';
+      END IF;` : ''}
       IF coalesce(obj_description(${q(`${cfg.PG_SCHEMA}.${run.name}`)}::regclass, 'pg_class'), '') <> ${q(markerText(expected))} THEN
         RAISE EXCEPTION 'the table no longer carries the expected marker';
       END IF;
@@ -209,17 +217,31 @@ export function createTarget(cfg, prepared = {}) {
   if (writingVu()) docs.prepareFor(prepared, bodyOpts);
   const timeout = cfg.TIMEOUT;
   const timeoutMs = durationMs(timeout);
-  // The run's table, named by bind().
-  const run = { name: null, table: null, insertSql: null, upsertSql: null, incrementSql: null };
+  // The run's table, named by bind(); oid: the table setup created or adopted (info.tableOid).
+  const run = { name: null, table: null, oid: null, insertSql: null, upsertSql: null, incrementSql: null };
 
-  function bind(runId) {
-    if (run.table) return;
-    run.name = `k6wp_${runId}`;
-    run.table = `"${cfg.PG_SCHEMA}".${run.name}`;
-    const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e`;
+  function bind(runId, info) {
+    if (!run.table) {
+      run.name = `k6wp_${runId}`;
+      run.table = `"${cfg.PG_SCHEMA}".${run.name}`;
+      run.incrementSql = pgIncrementSql(run.table);
+    }
+    const oid = info && /^[0-9]+$/.test(String(info.tableOid)) ? String(info.tableOid) : null;
+    if (run.insertSql && (!oid || oid === run.oid)) return;
+    if (oid) run.oid = oid;
+    // The name resolves to whatever table holds it when the statement runs; to_regclass is
+    // evaluated once per execution (a one-time filter), so a table that is not the run's gets
+    // no row and the answer says 0 rows affected.
+    const guard = run.oid ? ` WHERE to_regclass(${q(run.table)})::oid = ${run.oid}::oid` : '';
+    const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e${guard}`;
     run.insertSql = `INSERT INTO ${run.table} (key, doc) ${select}`;
     run.upsertSql = `INSERT INTO ${run.table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
-    run.incrementSql = pgIncrementSql(run.table);
+  }
+
+  // The OID of the relation holding the run's table name now (null: none).
+  function currentOid() {
+    const rows = db.queryWithTimeout(timeout, `SELECT to_regclass($1::text)::oid::text AS oid`, run.table);
+    return rows.length && rows[0].oid !== null ? String(rows[0].oid) : null;
   }
 
   function one(query, ...args) {
@@ -227,13 +249,37 @@ export function createTarget(cfg, prepared = {}) {
     return rows[0];
   }
 
-  const { setup, teardown, leftBehind } = lifecycle(cfg, Object.assign({
+  const lc = lifecycle(cfg, Object.assign({
     bind,
     get what() { return `table ${cfg.PG_SCHEMA}.${run.name}`; },
     get objects() { return [`table ${cfg.PG_SCHEMA}.${run.name}`]; },
     get runId() { return run.name.slice(5); },
     get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
   }, tablePrimitives(cfg, db, run)));
+  const leftBehind = lc.leftBehind;
+
+  // The lifecycle's setup, plus the OID of the table it created or adopted: every write is
+  // guarded by it (bind), and teardown drops only that table.
+  function setup(runId, signature, mode) {
+    const info = lc.setup(runId, signature, mode);
+    const oid = currentOid();
+    if (!oid) stop(`table ${cfg.PG_SCHEMA}.${run.name} disappeared right after setup made it ready: refusing to write; choose another RUN_ID`);
+    info.tableOid = oid;
+    bind(runId, info);
+    return info;
+  }
+
+  // A table of the run's name that is not the run's (dropped and created again by someone
+  // else) is left alone, whatever marker it carries.
+  function teardown(runId, owned, keep, contradiction) {
+    bind(runId);
+    let now = run.oid;
+    try { now = currentOid(); } catch (_) { /* the lifecycle's teardown says why it cannot act */ }
+    if (run.oid && now && now !== run.oid) {
+      return `left alone: it is not the table this run created (OID ${now}, the run's was ${run.oid}: someone dropped or renamed the run's table during the run and created this one); nothing dropped`;
+    }
+    return lc.teardown(runId, owned, keep, contradiction);
+  }
 
   // The batch parameter: binary jsonb bytes (the body docs.body() patched, posted to the
   // gateway as they are), or the JSON text where no byte path applies (binary_parameters off,
@@ -258,13 +304,26 @@ export function createTarget(cfg, prepared = {}) {
     const query = op === 'insert' ? run.insertSql : run.upsertSql;
     return request(n, body, (tags) => {
       try {
-        if (typeof body === 'string') db.execWithTimeout(timeout, query, body);
-        else return { responses: [db.execBytes(timeout, query, body, tags)] };
-        return ACKNOWLEDGED;
+        if (typeof body === 'string') {
+          if (run.oid && Number(db.execWithTimeout(timeout, query, body).rowsAffected()) === 0) return swapped(n, tags);
+          return ACKNOWLEDGED;
+        }
+        const res = db.execBytes(timeout, query, body, tags);
+        // 0 rows: the OID guard found another table under the run's name (bind).
+        if (run.oid && typeof res.body === 'string' && res.body.indexOf('"rows_affected":0}') >= 0) return swapped(n, tags, res);
+        return { responses: [res] };
       } catch (e) {
         return { responses: e.res ? [e.res] : undefined, settle: (ms) => failure(e, n, tags, ms) };
       }
     });
+  }
+
+  // The batch met a table that is not the run's: nothing written, and the run stops.
+  function swapped(n, tags, res) {
+    const what = `table ${cfg.PG_SCHEMA}.${run.name}`;
+    return { responses: res ? [res] : undefined, reason: 'undefined_table',
+      log: `[${tags.phase}] batch of ${n} wrote nothing (undefined_table): ${what} is not the table this run created (another OID)`,
+      fatal: `the run's table ${cfg.PG_SCHEMA}.${run.name} was replaced during the run (dropped or renamed, and another table created under its name: another OID): nothing was written into the table the run did not create` };
   }
 
   function failure(e, n, tags, ms) {
@@ -284,8 +343,12 @@ export function createTarget(cfg, prepared = {}) {
       fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null };
   }
 
+  // Only the run's own table is counted (the verification never reads someone else's).
   function count() {
-    return Number(one(`SELECT count(*)::int8 AS n FROM ${run.table}`).n);
+    if (!run.oid) return Number(one(`SELECT count(*)::int8 AS n FROM ${run.table}`).n);
+    const r = one(`SELECT CASE WHEN to_regclass(${q(run.table)})::oid = ${run.oid}::oid THEN (SELECT count(*)::int8 FROM ${run.table}) END AS n`);
+    if (r.n === null || r.n === undefined) throw new Error(`table ${cfg.PG_SCHEMA}.${run.name} is not the table this run created (another OID): not counted`);
+    return Number(r.n);
   }
 
   // --- the contention workload (lib/workloads/contention.js; lib/targets/increments.js) -----
