@@ -7,9 +7,9 @@
 //   insert: INSERT … SELECT …            a duplicate key fails the statement (whole batch)
 //   upsert: INSERT … ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc
 // One statement is atomic, so a batch the server refused wrote nothing. Each write carries the
-// OID of the table the run created (read at setup) as a one-time filter: a table dropped and
-// created again under the run's name gets no row of it, and the run stops (a name alone would
-// let the run write into someone else's table).
+// OID of the table the run created (read at setup) in a one-time filter that fails the
+// statement when another table holds the run's name (dropped and created again by someone
+// else): that table gets no row, and the run stops (a name alone would let it write there).
 import { GatewayError, openSql, requireGateway } from '../gateway.js';
 import { durationMs, InputRefusal } from '../parse.js';
 import { redact } from '../urls.js';
@@ -25,12 +25,16 @@ import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from './increments.js';
 
 const REASONS = POSTGRES.reasons;
 
+// The text the OID guard (bind) fails a write with; the server's error quotes it.
+const SWAPPED = 'k6wp: the run table was replaced (another OID)';
+
 // message: the driver's error; ms: how long the statement took. At TIMEOUT lib/pq sends a
 // cancel request and the server answers 57014 "canceling statement due to user request" (or
 // the wrapper cuts the connection: "context deadline exceeded"); the same 57014 earlier is
 // someone else's cancel (pg_cancel_backend) or the server's statement_timeout.
 function classify(message, ms = 0, timeoutMs = Infinity) {
   const m = String(message);
+  if (m.includes(SWAPPED)) return 'undefined_table';
   if (/duplicate key value violates unique constraint/.test(m)) return 'unique_violation';
   if (/cannot affect row a second time/.test(m)) return 'cardinality_violation';
   if (/deadlock detected/.test(m)) return 'deadlock';
@@ -54,6 +58,7 @@ const JSONB_VERSION = '\u0001';
 // Reasons after which hammering on is pointless: the run stops with one clear line once the
 // batch that revealed it is counted.
 const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run\'s table disappeared during the run' };
+
 
 const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
@@ -230,9 +235,10 @@ export function createTarget(cfg, prepared = {}) {
     if (run.insertSql && (!oid || oid === run.oid)) return;
     if (oid) run.oid = oid;
     // The name resolves to whatever table holds it when the statement runs; to_regclass is
-    // evaluated once per execution (a one-time filter), so a table that is not the run's gets
-    // no row and the answer says 0 rows affected.
-    const guard = run.oid ? ` WHERE to_regclass(${q(run.table)})::oid = ${run.oid}::oid` : '';
+    // evaluated once per execution (a one-time filter, stable: never folded at planning): on
+    // another OID the cast of SWAPPED to int fails the statement, which so writes nothing.
+    // An error, not 0 rows: a trigger may skip rows of the run's own table (read-back's case).
+    const guard = run.oid ? ` WHERE (CASE WHEN to_regclass(${q(run.table)})::oid = ${run.oid}::oid THEN '1' ELSE ${q(SWAPPED)} END)::int = 1` : '';
     const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e${guard}`;
     run.insertSql = `INSERT INTO ${run.table} (key, doc) ${select}`;
     run.upsertSql = `INSERT INTO ${run.table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
@@ -304,26 +310,13 @@ export function createTarget(cfg, prepared = {}) {
     const query = op === 'insert' ? run.insertSql : run.upsertSql;
     return request(n, body, (tags) => {
       try {
-        if (typeof body === 'string') {
-          if (run.oid && Number(db.execWithTimeout(timeout, query, body).rowsAffected()) === 0) return swapped(n, tags);
-          return ACKNOWLEDGED;
-        }
-        const res = db.execBytes(timeout, query, body, tags);
-        // 0 rows: the OID guard found another table under the run's name (bind).
-        if (run.oid && typeof res.body === 'string' && res.body.indexOf('"rows_affected":0}') >= 0) return swapped(n, tags, res);
-        return { responses: [res] };
+        if (typeof body === 'string') db.execWithTimeout(timeout, query, body);
+        else return { responses: [db.execBytes(timeout, query, body, tags)] };
+        return ACKNOWLEDGED;
       } catch (e) {
         return { responses: e.res ? [e.res] : undefined, settle: (ms) => failure(e, n, tags, ms) };
       }
     });
-  }
-
-  // The batch met a table that is not the run's: nothing written, and the run stops.
-  function swapped(n, tags, res) {
-    const what = `table ${cfg.PG_SCHEMA}.${run.name}`;
-    return { responses: res ? [res] : undefined, reason: 'undefined_table',
-      log: `[${tags.phase}] batch of ${n} wrote nothing (undefined_table): ${what} is not the table this run created (another OID)`,
-      fatal: `the run's table ${cfg.PG_SCHEMA}.${run.name} was replaced during the run (dropped or renamed, and another table created under its name: another OID): nothing was written into the table the run did not create` };
   }
 
   function failure(e, n, tags, ms) {
@@ -338,6 +331,11 @@ export function createTarget(cfg, prepared = {}) {
     const unknown = e.unreachable ? !e.opening && maybeArrived(e.res) : e.sent !== false && !answered && (reason === 'connection' || reason === 'timeout');
     if (unknown) {
       return { reason, undetermined: true, log: `[${tags.phase}] batch of ${n} got no answer (${reason}): stored or not, counted failed and undetermined (the verification resolves it): ${message}` };
+    }
+    // The OID guard (bind): the batch met a table that is not the run's.
+    if (message.includes(SWAPPED)) {
+      return { reason, answered, log: `[${tags.phase}] batch of ${n} wrote nothing (${reason}): table ${cfg.PG_SCHEMA}.${run.name} is not the table this run created (another OID)`,
+        fatal: `the run's table ${cfg.PG_SCHEMA}.${run.name} was replaced during the run (dropped or renamed, and another table created under its name: another OID): nothing was written into the table the run did not create` };
     }
     return { reason, answered, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${message}`,
       fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null };
