@@ -7,9 +7,9 @@
 //   insert: INSERT … SELECT …            a duplicate key fails the statement (whole batch)
 //   upsert: INSERT … ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc
 // One statement is atomic, so a batch the server refused wrote nothing. Each write carries the
-// OID of the table the run created (read at setup) in a one-time filter that fails the
-// statement when another table holds the run's name (dropped and created again by someone
-// else): that table gets no row, and the run stops (a name alone would let it write there).
+// OID of the table the run created (read at setup) in a condition that fails the statement
+// when another table holds the run's name (dropped and created again by someone else): that
+// table gets no row, and the run stops (a name alone would let it write there).
 import { GatewayError, openSql, requireGateway } from '../gateway.js';
 import { durationMs, InputRefusal } from '../parse.js';
 import { redact } from '../urls.js';
@@ -26,7 +26,7 @@ import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from './increments.js';
 const REASONS = POSTGRES.reasons;
 
 // The text the OID guard (bind) fails a write with; the server's error quotes it.
-const SWAPPED = 'k6wp: the run table was replaced (another OID)';
+const SWAPPED = 'k6wp: run table replaced';
 
 // message: the driver's error; ms: how long the statement took. At TIMEOUT lib/pq sends a
 // cancel request and the server answers 57014 "canceling statement due to user request" (or
@@ -234,11 +234,13 @@ export function createTarget(cfg, prepared = {}) {
     const oid = info && /^[0-9]+$/.test(String(info.tableOid)) ? String(info.tableOid) : null;
     if (run.insertSql && (!oid || oid === run.oid)) return;
     if (oid) run.oid = oid;
-    // The name resolves to whatever table holds it when the statement runs; to_regclass is
-    // evaluated once per execution (a one-time filter, stable: never folded at planning): on
-    // another OID the cast of SWAPPED to int fails the statement, which so writes nothing.
+    // The regclass literal is resolved when the statement is parsed, right after the INSERT
+    // target was (and locked): both name the same table. The condition is folded while
+    // planning: nothing per row, and on another OID the cast of SWAPPED to int fails the
+    // statement. A table dropped under a prepared statement makes PostgreSQL parse it again.
     // An error, not 0 rows: a trigger may skip rows of the run's own table (read-back's case).
-    const guard = run.oid ? ` WHERE (CASE WHEN to_regclass(${q(run.table)})::oid = ${run.oid}::oid THEN '1' ELSE ${q(SWAPPED)} END)::int = 1` : '';
+    // Short: the gateway client URL-encodes the SQL text with every batch.
+    const guard = run.oid ? ` WHERE (CASE WHEN ${q(run.table)}::regclass=${run.oid} THEN '1' ELSE ${q(SWAPPED)} END)::int=1` : '';
     const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e${guard}`;
     run.insertSql = `INSERT INTO ${run.table} (key, doc) ${select}`;
     run.upsertSql = `INSERT INTO ${run.table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
