@@ -59,8 +59,11 @@ const JSONB_VERSION = '\u0001';
 // batch that revealed it is counted.
 const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run\'s table disappeared during the run' };
 
-
 const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
+
+// SQL: true when the relation of the run's table name is the table the run created (its OID,
+// run.oid); the regclass literal is resolved when the statement is parsed.
+const isRunTable = (run) => `${q(run.table)}::regclass=${run.oid}`;
 
 // The pool: one connection per VU, with the run's synchronous_commit as a server setting.
 function open(cfg) {
@@ -187,7 +190,7 @@ function tablePrimitives(cfg, db, run) {
   function guarded(expected, action) {
     db.execWithTimeout(timeout, `DO $k6wp$ BEGIN
       LOCK TABLE ${run.table} IN ACCESS EXCLUSIVE MODE;
-      ${run.oid ? `IF ${q(run.table)}::regclass::oid <> ${run.oid}::oid THEN
+      ${run.oid ? `IF NOT ${isRunTable(run)} THEN
         RAISE EXCEPTION 'the table is not the one this run created (another OID)';
       END IF;` : ''}
       IF coalesce(obj_description(${q(`${cfg.PG_SCHEMA}.${run.name}`)}::regclass, 'pg_class'), '') <> ${q(markerText(expected))} THEN
@@ -234,13 +237,13 @@ export function createTarget(cfg, prepared = {}) {
     const oid = info && /^[0-9]+$/.test(String(info.tableOid)) ? String(info.tableOid) : null;
     if (run.insertSql && (!oid || oid === run.oid)) return;
     if (oid) run.oid = oid;
-    // The regclass literal is resolved when the statement is parsed, right after the INSERT
-    // target was (and locked): both name the same table. The condition is folded while
+    // The regclass literal (isRunTable) is resolved when the statement is parsed, right after
+    // the INSERT target was (and locked): both name the same table. The condition is folded while
     // planning: nothing per row, and on another OID the cast of SWAPPED to int fails the
     // statement. A table dropped under a prepared statement makes PostgreSQL parse it again.
     // An error, not 0 rows: a trigger may skip rows of the run's own table (read-back's case).
     // Short: the gateway client URL-encodes the SQL text with every batch.
-    const guard = run.oid ? ` WHERE (CASE WHEN ${q(run.table)}::regclass=${run.oid} THEN '1' ELSE ${q(SWAPPED)} END)::int=1` : '';
+    const guard = run.oid ? ` WHERE (CASE WHEN ${isRunTable(run)} THEN '1' ELSE ${q(SWAPPED)} END)::int=1` : '';
     const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e${guard}`;
     run.insertSql = `INSERT INTO ${run.table} (key, doc) ${select}`;
     run.upsertSql = `INSERT INTO ${run.table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
@@ -346,7 +349,7 @@ export function createTarget(cfg, prepared = {}) {
   // Only the run's own table is counted (the verification never reads someone else's).
   function count() {
     if (!run.oid) return Number(one(`SELECT count(*)::int8 AS n FROM ${run.table}`).n);
-    const r = one(`SELECT CASE WHEN to_regclass(${q(run.table)})::oid = ${run.oid}::oid THEN (SELECT count(*)::int8 FROM ${run.table}) END AS n`);
+    const r = one(`SELECT CASE WHEN ${isRunTable(run)} THEN (SELECT count(*)::int8 FROM ${run.table}) END AS n`);
     if (r.n === null || r.n === undefined) throw new Error(`table ${cfg.PG_SCHEMA}.${run.name} is not the table this run created (another OID): not counted`);
     return Number(r.n);
   }
