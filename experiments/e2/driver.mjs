@@ -224,8 +224,10 @@ async function main() {
   console.log(`${TOOL}: cells ${k.E2_CELLS.join(',')} × batch sizes ${k.E2_BATCH_SIZES.join(',')}${k.E2_REPS > 1 ? ` × ${k.E2_REPS} repetitions (interleaved)` : ''}; E2_DOCS=${k.E2_DOCS} loaded, E2_UPSERTS=${k.E2_UPSERTS} upserted (${k.E2_NEW_PERCENT}% new keys) by ${k.E2_VUS} clients; results in ${path.relative(repoRoot, k.E2_OUT)}`);
   const started = new Date();
   const cells = [];
-  let interrupted = false;
-  const onSignal = () => { interrupted = true; };
+  // The signal that stopped the campaign (the cell it met is cut short: k6 gets it too); the
+  // report says so at its top.
+  let interrupted = null;
+  const onSignal = (sig) => { interrupted = interrupted || sig; };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   for (let rep = 1; rep <= k.E2_REPS; rep++) {
@@ -242,6 +244,8 @@ async function main() {
     knobs: { ...knobs, E2_CELLS: k.E2_CELLS, E2_BATCH_SIZES: k.E2_BATCH_SIZES, PHASES: ['load', 'mixed'], MIXED_OP: 'upsert' },
     mongo_version: mongoServer ? (cells.find((c) => c.target === 'mongodb' && c.server) || {}).server?.serverVersion || null : null,
     poll_ms: POLL_MS,
+    planned_cells: k.E2_CELLS.length * k.E2_BATCH_SIZES.length * k.E2_REPS,
+    interrupted,
     machine: (cells.find((c) => c.machine) || {}).machine || null,
     cells: cells.map(({ machine: _m, ...rest }) => rest),
   };

@@ -241,7 +241,9 @@ export function lifecycle(cfg, prims) {
     }
     try {
       if (diff.length) {
-        prims.drop(m);
+        // Only the run's part removed (the rest is someone else's): nothing to create anew.
+        const said = prims.drop(m);
+        if (typeof said === 'string') throw said;
         if (prims.create(own) !== 'created') refuse(`${what} was taken by another process while this run recreated it: refusing to touch it; choose another RUN_ID`);
       } else {
         prims.empty(own, m);

@@ -6,12 +6,16 @@
 // server (two array parameters with unnest were measured much slower; bench/RESULTS.md).
 //   insert: INSERT … SELECT …            a duplicate key fails the statement (whole batch)
 //   upsert: INSERT … ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc
-// One statement is atomic, so a batch the server refused wrote nothing.
+// One statement is atomic, so a batch the server refused wrote nothing. Each write carries the
+// OID of the table the run created (read at setup) in a condition that fails the statement
+// when another table holds the run's name (dropped and created again by someone else): that
+// table gets no row, and the run stops (a name alone would let it write there).
 import { GatewayError, openSql, requireGateway } from '../gateway.js';
 import { durationMs, InputRefusal } from '../parse.js';
 import { redact } from '../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
 import { lifecycle, markerText, probeTimeout } from './lifecycle.js';
+import { stop } from '../abort.js';
 import { ACKNOWLEDGED, maybeArrived, request } from './outcome.js';
 import { createDocs, INDEX_FIELDS } from '../docs.js';
 import { asciiBuffer, writingVu } from '../bytes.js';
@@ -21,12 +25,16 @@ import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from './increments.js';
 
 const REASONS = POSTGRES.reasons;
 
+// The text the OID guard (bind) fails a write with; the server's error quotes it.
+const SWAPPED = 'k6wp: run table replaced';
+
 // message: the driver's error; ms: how long the statement took. At TIMEOUT lib/pq sends a
 // cancel request and the server answers 57014 "canceling statement due to user request" (or
 // the wrapper cuts the connection: "context deadline exceeded"); the same 57014 earlier is
 // someone else's cancel (pg_cancel_backend) or the server's statement_timeout.
 function classify(message, ms = 0, timeoutMs = Infinity) {
   const m = String(message);
+  if (m.includes(SWAPPED)) return 'undefined_table';
   if (/duplicate key value violates unique constraint/.test(m)) return 'unique_violation';
   if (/cannot affect row a second time/.test(m)) return 'cardinality_violation';
   if (/deadlock detected/.test(m)) return 'deadlock';
@@ -52,6 +60,10 @@ const JSONB_VERSION = '\u0001';
 const FATAL = { auth: 'PG_URL: authentication failed', undefined_table: 'the run\'s table disappeared during the run' };
 
 const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
+
+// SQL: true when the relation of the run's table name is the table the run created (its OID,
+// run.oid); the regclass literal is resolved when the statement is parsed.
+const isRunTable = (run) => `${q(run.table)}::regclass=${run.oid}`;
 
 // The pool: one connection per VU, with the run's synchronous_commit as a server setting.
 function open(cfg) {
@@ -172,11 +184,15 @@ function tablePrimitives(cfg, db, run) {
     };
   }
 
-  // Empty, re-mark, and (drop) only while the table still carries the marker `expected`:
-  // the check and the change are one transaction, under a lock on the table.
+  // Empty, re-mark, and (drop) only while the table still carries the marker `expected` and,
+  // once setup read it, is the table the run created (its OID): the check and the change are
+  // one transaction, under a lock on the table.
   function guarded(expected, action) {
     db.execWithTimeout(timeout, `DO $k6wp$ BEGIN
       LOCK TABLE ${run.table} IN ACCESS EXCLUSIVE MODE;
+      ${run.oid ? `IF NOT ${isRunTable(run)} THEN
+        RAISE EXCEPTION 'the table is not the one this run created (another OID)';
+      END IF;` : ''}
       IF coalesce(obj_description(${q(`${cfg.PG_SCHEMA}.${run.name}`)}::regclass, 'pg_class'), '') <> ${q(markerText(expected))} THEN
         RAISE EXCEPTION 'the table no longer carries the expected marker';
       END IF;
@@ -209,17 +225,34 @@ export function createTarget(cfg, prepared = {}) {
   if (writingVu()) docs.prepareFor(prepared, bodyOpts);
   const timeout = cfg.TIMEOUT;
   const timeoutMs = durationMs(timeout);
-  // The run's table, named by bind().
-  const run = { name: null, table: null, insertSql: null, upsertSql: null, incrementSql: null };
+  // The run's table, named by bind(); oid: the table setup created or adopted (info.tableOid).
+  const run = { name: null, table: null, oid: null, insertSql: null, upsertSql: null, incrementSql: null };
 
-  function bind(runId) {
-    if (run.table) return;
-    run.name = `k6wp_${runId}`;
-    run.table = `"${cfg.PG_SCHEMA}".${run.name}`;
-    const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e`;
+  function bind(runId, info) {
+    if (!run.table) {
+      run.name = `k6wp_${runId}`;
+      run.table = `"${cfg.PG_SCHEMA}".${run.name}`;
+      run.incrementSql = pgIncrementSql(run.table);
+    }
+    const oid = info && /^[0-9]+$/.test(String(info.tableOid)) ? String(info.tableOid) : null;
+    if (run.insertSql && (!oid || oid === run.oid)) return;
+    if (oid) run.oid = oid;
+    // The regclass literal (isRunTable) is resolved when the statement is parsed, right after
+    // the INSERT target was (and locked): both name the same table. The condition is folded while
+    // planning: nothing per row, and on another OID the cast of SWAPPED to int fails the
+    // statement. A table dropped under a prepared statement makes PostgreSQL parse it again.
+    // An error, not 0 rows: a trigger may skip rows of the run's own table (read-back's case).
+    // Short: the gateway client URL-encodes the SQL text with every batch.
+    const guard = run.oid ? ` WHERE (CASE WHEN ${isRunTable(run)} THEN '1' ELSE ${q(SWAPPED)} END)::int=1` : '';
+    const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e${guard}`;
     run.insertSql = `INSERT INTO ${run.table} (key, doc) ${select}`;
     run.upsertSql = `INSERT INTO ${run.table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
-    run.incrementSql = pgIncrementSql(run.table);
+  }
+
+  // The OID of the relation holding the run's table name now (null: none).
+  function currentOid() {
+    const rows = db.queryWithTimeout(timeout, `SELECT to_regclass($1::text)::oid::text AS oid`, run.table);
+    return rows.length && rows[0].oid !== null ? String(rows[0].oid) : null;
   }
 
   function one(query, ...args) {
@@ -227,13 +260,37 @@ export function createTarget(cfg, prepared = {}) {
     return rows[0];
   }
 
-  const { setup, teardown, leftBehind } = lifecycle(cfg, Object.assign({
+  const lc = lifecycle(cfg, Object.assign({
     bind,
     get what() { return `table ${cfg.PG_SCHEMA}.${run.name}`; },
     get objects() { return [`table ${cfg.PG_SCHEMA}.${run.name}`]; },
     get runId() { return run.name.slice(5); },
     get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
   }, tablePrimitives(cfg, db, run)));
+  const leftBehind = lc.leftBehind;
+
+  // The lifecycle's setup, plus the OID of the table it created or adopted: every write is
+  // guarded by it (bind), and teardown drops only that table.
+  function setup(runId, signature, mode) {
+    const info = lc.setup(runId, signature, mode);
+    const oid = currentOid();
+    if (!oid) stop(`table ${cfg.PG_SCHEMA}.${run.name} disappeared right after setup made it ready: refusing to write; choose another RUN_ID`);
+    info.tableOid = oid;
+    bind(runId, info);
+    return info;
+  }
+
+  // A table of the run's name that is not the run's (dropped and created again by someone
+  // else) is left alone, whatever marker it carries.
+  function teardown(runId, owned, keep, contradiction) {
+    bind(runId);
+    let now = run.oid;
+    try { now = currentOid(); } catch (_) { /* the lifecycle's teardown says why it cannot act */ }
+    if (run.oid && now && now !== run.oid) {
+      return `left alone: it is not the table this run created (OID ${now}, the run's was ${run.oid}: someone dropped or renamed the run's table during the run and created this one); nothing dropped`;
+    }
+    return lc.teardown(runId, owned, keep, contradiction);
+  }
 
   // The batch parameter: binary jsonb bytes (the body docs.body() patched, posted to the
   // gateway as they are), or the JSON text where no byte path applies (binary_parameters off,
@@ -282,12 +339,21 @@ export function createTarget(cfg, prepared = {}) {
     if (unknown) {
       return { reason, undetermined: true, log: `[${tags.phase}] batch of ${n} got no answer (${reason}): stored or not, counted failed and undetermined (the verification resolves it): ${message}` };
     }
+    // The OID guard (bind): the batch met a table that is not the run's.
+    if (message.includes(SWAPPED)) {
+      return { reason, answered, log: `[${tags.phase}] batch of ${n} wrote nothing (${reason}): table ${cfg.PG_SCHEMA}.${run.name} is not the table this run created (another OID)`,
+        fatal: `the run's table ${cfg.PG_SCHEMA}.${run.name} was replaced during the run (dropped or renamed, and another table created under its name: another OID): nothing was written into the table the run did not create` };
+    }
     return { reason, answered, log: `[${tags.phase}] batch of ${n} failed (${reason}): ${message}`,
       fatal: FATAL[reason] ? `${FATAL[reason]}: ${message}` : null };
   }
 
+  // Only the run's own table is counted (the verification never reads someone else's).
   function count() {
-    return Number(one(`SELECT count(*)::int8 AS n FROM ${run.table}`).n);
+    if (!run.oid) return Number(one(`SELECT count(*)::int8 AS n FROM ${run.table}`).n);
+    const r = one(`SELECT CASE WHEN ${isRunTable(run)} THEN (SELECT count(*)::int8 FROM ${run.table}) END AS n`);
+    if (r.n === null || r.n === undefined) throw new Error(`table ${cfg.PG_SCHEMA}.${run.name} is not the table this run created (another OID): not counted`);
+    return Number(r.n);
   }
 
   // --- the contention workload (lib/workloads/contention.js; lib/targets/increments.js) -----

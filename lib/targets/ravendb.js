@@ -195,11 +195,47 @@ function databasePrimitives(cfg, run) {
     return { RAVEN_INDEXES: cfg.RAVEN_INDEXES ? `${indexFields().join('+')} (collection ${collection})` : '0' };
   }
 
+  // What the database holds beside the run's own: collections with documents and indexes the
+  // run did not create (collections/stats lists a collection emptied by a deletion with 0).
+  const ownCollections = [collection, LEDGER_COLLECTION, MARKER_COLLECTION].map((c) => c.toLowerCase());
+  function contents() {
+    const st = http.get(`${run.dbUrl}/collections/stats`, adminParams);
+    if (st.status !== 200) throw `cannot list the collections of ${run.db}: ${errorText(st)}`;
+    const counts = JSON.parse(/** @type {string} */ (st.body)).Collections || {};
+    const ix = http.get(`${run.dbUrl}/indexes`, adminParams);
+    if (ix.status !== 200) throw `cannot read the indexes of ${run.db}: ${errorText(ix)}`;
+    const indexes = (JSON.parse(/** @type {string} */ (ix.body)).Results || []).map((i) => i.Name);
+    const foreign = Object.keys(counts).filter((c) => counts[c] > 0 && !ownCollections.includes(c.toLowerCase())).map((c) => `${c}: ${counts[c]}`);
+    const foreignIndexes = indexes.filter((n) => n !== INDEX_NAME);
+    const why = [foreign.length ? `documents the run did not create (${foreign.join(', ')})` : null,
+      foreignIndexes.length ? `indexes the run did not create (${foreignIndexes.join(', ')})` : null].filter(Boolean).join(' and ');
+    return { counts, ownIndex: indexes.includes(INDEX_NAME), why };
+  }
+
+  // Every document of one collection, by query (DELETE /queries "from <collection>" answers an
+  // operation id; its state says Completed with the count, as recorded on 4.1.0).
+  function deleteCollection(c) {
+    const r = http.request('DELETE', `${run.dbUrl}/queries`, JSON.stringify({ Query: `from ${c}` }), adminParams);
+    if (r.status !== 200) throw `cannot delete the documents of collection ${c}: ${errorText(r)}`;
+    const id = JSON.parse(/** @type {string} */ (r.body)).OperationId;
+    for (const until = Date.now() + 60000; Date.now() < until; sleep(0.1)) {
+      const st = http.get(`${run.dbUrl}/operations/state?id=${id}`, adminParams);
+      if (st.status !== 200) throw `cannot follow the deletion of collection ${c} (operation ${id}): ${errorText(st)}`;
+      const state = JSON.parse(/** @type {string} */ (st.body));
+      if (state.Status === 'Completed') return;
+      if (state.Status !== 'InProgress') throw `the deletion of collection ${c} (operation ${id}) ended ${state.Status}: ${JSON.stringify(state.Result).slice(0, 300)}`;
+    }
+    throw `the deletion of collection ${c} (operation ${id}) did not complete within 60 s`;
+  }
+
   // Emptying = deleting and creating the database again (the marker proved it is this
   // run's). The deletion may still be pending on the server for a moment, hence the retries;
-  // a database someone else made in between is never taken (create() says 'exists').
+  // a database someone else made in between is never taken (create() says 'exists'). A
+  // database that holds anything the run did not create is not emptied.
   function empty(marker) {
-    drop();
+    const { why } = contents();
+    if (why) throw `database ${run.db} also holds ${why}: not emptied`;
+    if (drop() !== undefined) throw `database ${run.db} changed while it was emptied: not emptied`;
     let made = 'exists';
     for (let t = 0; t < 20 && (made = create(marker)) === 'exists'; t++) sleep(0.5);
     if (made !== 'created') throw `database ${run.db} could not be created again after emptying it`;
@@ -210,9 +246,31 @@ function databasePrimitives(cfg, run) {
     writeMarker(marker);
   }
 
+  // The whole database only when it holds nothing but what the run made; else the run's own
+  // documents, its index and (last) its marker go, and the database stays with the rest.
   function drop() {
-    const d = deleteDatabase();
-    if (d.status !== 200) throw errorText(d);
+    const { counts, ownIndex, why } = contents();
+    if (!why) {
+      const d = deleteDatabase();
+      if (d.status !== 200) throw errorText(d);
+      return undefined;
+    }
+    const removed = [];
+    for (const c of Object.keys(counts)) {
+      if (counts[c] > 0 && ownCollections.includes(c.toLowerCase()) && c.toLowerCase() !== MARKER_COLLECTION.toLowerCase()) {
+        deleteCollection(c);
+        removed.push(`collection ${c}`);
+      }
+    }
+    if (ownIndex) {
+      const d = http.request('DELETE', `${run.dbUrl}/indexes?name=${encodeURIComponent(INDEX_NAME)}`, null, adminParams);
+      if (d.status !== 204) throw `cannot delete index ${INDEX_NAME}: ${errorText(d)}`;
+      removed.push(`index ${INDEX_NAME}`);
+    }
+    const m = http.request('DELETE', `${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, null, adminParams);
+    if (m.status !== 204) throw `cannot delete the marker document ${MARKER_ID}: ${errorText(m)}`;
+    removed.push(`marker ${MARKER_ID}`);
+    return `the run's documents deleted (${removed.join(', ')}); database ${run.db} left in place: it also holds ${why}`;
   }
 
   return { probe, create, readMarker, shape, planned, empty, mark, drop };

@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestServer } from '../helpers/testserver.mjs';
-import { checkBulkInsert4x, checkDeleteWindow, checkIndexWait408, checkRestart, createDatabase, postBatch, usersCount } from '../helpers/raven-answers.mjs';
+import { checkBulkInsert4x, checkDeleteByQuery, checkDeleteWindow, checkIndexWait408, checkRestart, createDatabase, postBatch, usersCount } from '../helpers/raven-answers.mjs';
 
 class User {
   constructor(name = '', email = '', age = 0) {
@@ -553,6 +553,10 @@ describe('RavenDB test server answers as the real 4.1.0 (the same checks as rave
       const bad = await fetch(`${v7.url}/_testserver/faults`, { method: 'POST', body: JSON.stringify({ bulkInsertText: '5.x' }) });
       assert.equal(bad.status, 400);
     } finally { await v7.stop(); }
+  });
+
+  test('delete by query deletes one collection\'s documents (an operation, Completed with the count), a bad query answers 500 ParseException', async () => {
+    await checkDeleteByQuery(srv.url, 'fdq');
   });
 
   test('deleteWindowMs: a database being deleted answers 503 DatabaseDisabled, then 500 DatabaseDoesNotExist', async () => {

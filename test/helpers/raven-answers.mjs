@@ -184,3 +184,33 @@ export async function checkRestart(base, db, killAndRestart) {
   await dropDatabase(base, db);
   return met;
 }
+
+// Deletion by query, what teardown uses when the run's database also holds someone else's
+// documents: DELETE /queries {"Query":"from Users"} answers 200 {"OperationId"}, the operation
+// ends Completed with a BulkOperationResult counting the deleted documents, the other
+// collection keeps its documents; a query that does not parse answers 500 ParseException.
+export async function checkDeleteByQuery(base, db) {
+  await createDatabase(base, db);
+  assert.equal((await postBatch(base, db, 0, 3)).status, 201);
+  const other = await call(base, 'PUT', `/databases/${db}/docs?id=others/1`, JSON.stringify({ note: 'kept', '@metadata': { '@collection': 'Others' } }));
+  assert.equal(other.status, 201, other.text);
+  const del = await call(base, 'DELETE', `/databases/${db}/queries`, JSON.stringify({ Query: 'from Users' }));
+  assert.equal(del.status, 200, del.text);
+  assert.equal(typeof del.json.OperationId, 'number', del.text);
+  let st;
+  for (let i = 0; i < 100; i++) {
+    st = await call(base, 'GET', `/databases/${db}/operations/state?id=${del.json.OperationId}`);
+    if (st.status === 200 && st.json.Status !== 'InProgress') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(st.status, 200, st.text);
+  assert.equal(st.json.Status, 'Completed', st.text);
+  assert.deepEqual([st.json.Result.$type, st.json.Result.Total, st.json.Result.Message], ['Raven.Client.Documents.Operations.BulkOperationResult, Raven.Client', 3, 'Processed 3 items.']);
+  const stats = await call(base, 'GET', `/databases/${db}/collections/stats`);
+  assert.equal(stats.json.Collections.Users ?? 0, 0, stats.text);
+  assert.equal(stats.json.Collections.Others, 1, stats.text);
+  const bad = await call(base, 'DELETE', `/databases/${db}/queries`, JSON.stringify({ Query: 'frm Users' }));
+  assert.equal(bad.status, 500, bad.text);
+  assert.equal(bad.json.Type, 'Raven.Server.Documents.Queries.Parser.QueryParser+ParseException');
+  await dropDatabase(base, db);
+}

@@ -82,3 +82,25 @@ export function expectDeletedMidRun(r, db) {
   assert.doesNotMatch(r.stderr, /unexpected|panic|TypeError/i);
   noFalseNoneStored(r);
 }
+
+// A document someone put into the run's database mid-run, in a collection of their own:
+// teardown deletes only the run's documents, its index and its marker, says so, and leaves the
+// database with that document (E1 with RAVEN_INDEXES=1; k: a startK6 handle, base: the server).
+export async function expectBystanderKept(base, k) {
+  const db = `k6wp_${k.runId}`;
+  await k.waitFor(/writing to database k6wp_/, 60000);
+  const put = await fetch(`${base}/databases/${db}/docs?id=bystanders/1`, { method: 'PUT', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ note: 'not the run\'s', '@metadata': { '@collection': 'Bystanders' } }) });
+  assert.equal(put.status, 201, await put.text());
+  const r = await k.done;
+  assert.equal(r.code, 0, out(r));
+  assert.equal(r.summary.verification.count_ok, true, out(r));
+  assert.match(out(r), new RegExp(`database ${db}: the run's documents deleted \\(collection Users, index K6wp/ByFields, marker k6wp/marker\\); database ${db} left in place: it also holds documents the run did not create \\(Bystanders: 1\\)`));
+  const stats = await (await fetch(`${base}/databases/${db}/collections/stats`)).json();
+  const left = Object.fromEntries(Object.entries(stats.Collections).filter(([, n]) => n > 0));
+  assert.deepEqual(left, { Bystanders: 1 }, JSON.stringify(stats));
+  const doc = await (await fetch(`${base}/databases/${db}/docs?id=bystanders/1`)).json();
+  assert.equal(doc.Results[0].note, 'not the run\'s');
+  assert.deepEqual((await (await fetch(`${base}/databases/${db}/indexes`)).json()).Results, [], 'the run\'s index is gone');
+  return db;
+}

@@ -156,3 +156,47 @@ test('experiment-e2: the whole matrix, exact accounting, configurations as the s
   rmSync(dataDir, { recursive: true, force: true });
   if (target) rmSync(target, { recursive: true, force: true });
 });
+
+// Ctrl-C during a campaign: the terminal sends SIGINT to the whole process group (the driver,
+// the k6 of the running cell). The report says so at its top, the cut cell is listed with its
+// k6 exit code and kept out of the tables, the cells not run are missing from every table.
+test('experiment-e2 interrupted (SIGINT to its process group, as Ctrl-C): the report says so at its top, the cut cell is listed with its exit code, out of the tables', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to count the server\'s and the client\'s CPU', timeout: 300000 }, async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'k6wp-e2i-'));
+  const port = await freePort();
+  const child = spawn(path.join(repoRoot, 'scripts', 'experiment-e2'), [], { cwd: repoRoot, detached: true,
+    env: { ...process.env, WP_INFLUX: '0', E2_CELLS: 'defaults,sync-off,unlogged', E2_BATCH_SIZES: '100', E2_DOCS: '4000', E2_UPSERTS: '100000', E2_NEW_PERCENT: '50',
+      E2_SHARED_BUFFERS_MB: '48', E2_PG_PORT: String(port), E2_OUT: out } });
+  let text = '';
+  child.stdout.on('data', (d) => { text += d; });
+  child.stderr.on('data', (d) => { text += d; });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const waitFor = async (re) => {
+    for (const until = Date.now() + 240000; !re.test(text); await new Promise((r) => setTimeout(r, 100))) {
+      if (Date.now() > until || child.exitCode !== null) throw new Error(`never saw ${re}:\n${text}`);
+    }
+  };
+  try {
+    await waitFor(/sync-off batch=100: k6 run /);
+    // Its k6 is in its upserts (100 000 of them) once its points file holds a mixed batch.
+    const points = path.join(out, 'sync-off-b100', 'k6-points.json');
+    for (const until = Date.now() + 120000; !(existsSync(points) && readFileSync(points, 'utf8').includes('"phase":"mixed"')); await new Promise((r) => setTimeout(r, 100))) {
+      if (Date.now() > until) throw new Error(`the second cell never reached its upserts:\n${text}`);
+    }
+    process.kill(-child.pid, 'SIGINT');
+    const code = await exited;
+    assert.equal(code, 1, text);
+    const md = readFileSync(path.join(out, 'report.md'), 'utf8');
+    const lines = md.split('\n');
+    assert.equal(lines[0], '# experiment-e2: PostgreSQL upserts tuned for throughput (E2\'s matrix)', 'no MongoDB promised: none ran');
+    assert.match(lines[2], /^\*\*Interrupted \(SIGINT\): 2 of 3 cells ran, 1 finished; the tables hold only those 1\.\*\*/, md);
+    const res = JSON.parse(readFileSync(path.join(out, 'experiment-e2.json'), 'utf8'));
+    assert.deepEqual([res.planned_cells, res.interrupted, res.cells.map((c) => `${c.config}:${c.k6_exit}`)], [3, 'SIGINT', ['defaults:0', 'sync-off:105']], text);
+    const table = md.slice(md.indexOf('## Upserts per second'), md.indexOf('## Configurations'));
+    assert.match(table, /^\| defaults \| 100 \|/m);
+    assert.doesNotMatch(table, /sync-off|unlogged/);
+    assert.match(md.slice(md.indexOf('## Cells left out')), /^- sync-off batch 100: k6 exit 105 \(k6 interrupted \(Ctrl-C, SIGTERM\)\)$/m);
+  } finally {
+    if (child.exitCode === null) { try { process.kill(-child.pid, 'SIGKILL'); } catch (_) { /* gone */ } }
+    rmSync(out, { recursive: true, force: true });
+  }
+});

@@ -10,8 +10,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startK6 } from '../helpers/k6.mjs';
 import { startPrivateRaven } from '../helpers/ravenprivate.mjs';
-import { expectBulkCut4x, expectCarriedOn, expectDeletedMidRun, expectIndexWait408, noFalseNoneStored, out } from '../helpers/raven-expect.mjs';
-import { checkBulkInsert4x, checkDeleteWindow, checkIndexWait408, checkRestart } from '../helpers/raven-answers.mjs';
+import { expectBulkCut4x, expectBystanderKept, expectCarriedOn, expectDeletedMidRun, expectIndexWait408, noFalseNoneStored, out } from '../helpers/raven-expect.mjs';
+import { checkBulkInsert4x, checkDeleteByQuery, checkDeleteWindow, checkIndexWait408, checkRestart, dropDatabase } from '../helpers/raven-answers.mjs';
 
 let srv;
 before(async () => { srv = await startPrivateRaven({ name: 'raven-real' }); });
@@ -96,4 +96,18 @@ test('real 4.1: the database deleted mid-run: batches meeting its 503 DatabaseDi
   assert.ok(Date.now() - started < 25000, 'the run stops once the database is gone, not after its stage');
   expectDeletedMidRun(r, db);
   t.diagnostic(r.stderr.split('\n').filter((l) => /level=error|sent again/.test(l)).slice(0, 6).join('\n'));
+});
+
+test('real 4.1 answers: delete by query deletes one collection\'s documents (an operation, Completed with the count), a bad query answers 500 ParseException', async () => {
+  await checkDeleteByQuery(srv.url, dbName('rdq'));
+});
+
+test('real 4.1: a document created by someone else in the run\'s database survives teardown: the run deletes its own documents, index and marker, and says the database was left', async () => {
+  const k = run('scenarios/ravendb/insert-vs-overwrite.js', { RAVEN_INDEXES: '1', DOCS: '20000', BATCH_SIZE: '500', VUS: '2', OVERWRITE_BATCHES: '100', MIXED_BATCHES: '0' }, { timeoutMs: 240000 });
+  let db;
+  try {
+    db = await expectBystanderKept(srv.url, k);
+  } finally {
+    await dropDatabase(srv.url, db || `k6wp_${k.runId}`).catch(() => {});
+  }
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { runK6, startK6, uniqueRunId } from '../helpers/k6.mjs';
-import { expectBulkCut4x, expectCarriedOn, expectDeletedMidRun, expectIndexWait408 } from '../helpers/raven-expect.mjs';
+import { expectBulkCut4x, expectBystanderKept, expectCarriedOn, expectDeletedMidRun, expectIndexWait408 } from '../helpers/raven-expect.mjs';
 import { startTestServer } from '../helpers/testserver.mjs';
 
 async function withServer(args, fn) {
@@ -343,5 +343,22 @@ test('E4 bulk insert: an acknowledged document that disappears fails the verific
     // RavenDB's count is a range (a batch without an answer may be stored after all): the
     // acknowledged documents are its floor, and one of them is missing.
     assert.deepEqual(t, { metric: 'writepath_verify_unaccounted', threshold: 'count<=0', ok: false, observed: 1 });
+  });
+});
+
+// Teardown removes only what the run made (test/helpers/raven-expect.mjs, asserted alike on the
+// real 4.1.0 in ravendb-real.test.mjs): a document someone put into the run's database stays,
+// and so does the database.
+test('a document created by someone else in the run\'s database survives teardown: the run deletes its own documents, index and marker, and says the database was left', { timeout: 120000 }, async () => {
+  await withServer([], async (srv) => {
+    await faults(srv.url, { latencyMs: 20 });
+    const k = startK6('scenarios/ravendb/insert-vs-overwrite.js', { RAVEN_URL: srv.url, RAVEN_INDEXES: '1', DOCS: '4000', BATCH_SIZE: '100', VUS: '2', OVERWRITE_BATCHES: '20', MIXED_BATCHES: '0' });
+    let db;
+    try {
+      db = await expectBystanderKept(srv.url, k);
+    } finally {
+      await faults(srv.url, {});
+      await dropDatabase(srv.url, db || `k6wp_${k.runId}`);
+    }
   });
 });

@@ -148,6 +148,16 @@ func (op *operation) state() map[string]any {
 		st["Progress"] = bulkInsertProgress{Type: "Raven.Client.Documents.Operations.BulkInsertProgress, Raven.Client",
 			Total: op.total, BatchCount: op.batches, LastProcessedId: last, Processed: op.docs, DocumentsProcessed: op.docs}
 	case "Completed":
+		if op.kind == deleteByQueryKind {
+			st["Result"] = map[string]any{
+				"$type":   "Raven.Client.Documents.Operations.BulkOperationResult, Raven.Client",
+				"Total":   op.total,
+				"Message": fmt.Sprintf("Processed %d items.", op.total),
+				"Details": []any{},
+				"Query":   nil,
+			}
+			break
+		}
 		st["Result"] = map[string]any{
 			"$type":                "Raven.Client.Documents.Operations.BulkInsertResult, Raven.Client",
 			"Total":                op.total,

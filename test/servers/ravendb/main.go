@@ -206,7 +206,7 @@ func (s *server) routeDatabase(w http.ResponseWriter, r *http.Request) {
 		"GET docs", "POST docs", "PUT docs", "DELETE docs",
 		"GET stats", "GET collections/stats",
 		"PUT admin/indexes", "GET indexes", "DELETE indexes", "GET indexes/stats",
-		"GET configuration/client", "GET hilo/next", "PUT hilo/return":
+		"DELETE queries", "GET configuration/client", "GET hilo/next", "PUT hilo/return":
 	default:
 		s.routeNotFound(w, r)
 		return
@@ -254,6 +254,8 @@ func (s *server) routeDatabase(w http.ResponseWriter, r *http.Request) {
 		s.handleDeleteIndex(w, r, db)
 	case "GET indexes/stats":
 		s.handleIndexStats(w, r, db)
+	case "DELETE queries":
+		s.handleDeleteByQuery(w, r, db)
 	case "GET configuration/client":
 		s.handleClientConfiguration(w, r, db)
 	case "GET hilo/next":
