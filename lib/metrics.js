@@ -8,6 +8,10 @@ export const docsOk = new Counter(M.docsOk);
 export const docsNew = new Counter(M.docsNew);
 export const docsFailed = new Counter(M.docsFailed);
 export const docsUndetermined = new Counter(M.docsUndetermined);
+// What failed_docs_max limits (docs/configuration.md, "What each threshold counts"): documents
+// the server said it did not write, or that never reached it; an undetermined document is not
+// known to have failed (the verification resolves it) and has its own counter above.
+export const docsFailedKnown = new Counter(M.docsFailedKnown);
 export const batchFailed = new Rate(M.batchFailed);
 export const bytes = new Counter(M.bytes);
 export const phaseClock = new Gauge(M.phaseClock);
@@ -75,6 +79,7 @@ export function recordBatch(tags, res, newCount, startedAt, recreated = 0) {
   const ok = res.n - res.failed;
   // Also 0: a phase in which every batch failed must show 0 documents/s in Grafana, not nothing.
   docsOk.add(ok, tags);
+  docsFailedKnown.add(res.failed > 0 && !res.undetermined ? res.failed : 0, tags);
   let newFailed = 0;
   let unknown = 0; // new documents the failures may have spared after all (unmapped failures)
   if (res.failed > 0) {

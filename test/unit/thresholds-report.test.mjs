@@ -20,7 +20,14 @@ test('a threshold file becomes k6 thresholds on per-phase sub-metrics', () => {
   }), opts);
   const t = k6Thresholds(parsed, ['load', 'overwrite'], ['unique_violation']);
   assert.deepEqual(t['writepath_batch_duration{phase:load}'], ['p(95)<=2000', 'p(99)<=5000']);
-  assert.deepEqual(t['writepath_docs_failed{phase:load}'], ['count<=0']);
+  // failed_docs_max limits the documents known to have failed; the undetermined ones have their
+  // own sub-metric and no limit (docs/configuration.md, "What each threshold counts").
+  assert.deepEqual(t['writepath_docs_failed_known{phase:load}'], ['count<=0']);
+  assert.deepEqual(t['writepath_docs_failed{phase:load}'], []);
+  assert.deepEqual(t['writepath_docs_undetermined{phase:load}'], []);
+  const und = k6Thresholds(parseThresholds('{"phases":{"load":{"undetermined_docs_max":5}}}', opts), ['load']);
+  assert.deepEqual(und['writepath_docs_undetermined{phase:load}'], ['count<=5']);
+  assert.deepEqual(und['writepath_docs_failed_known{phase:load}'], []);
   assert.deepEqual(t['writepath_batch_duration{phase:overwrite}'], ['avg<=100']);
   assert.deepEqual(t['writepath_batch_failed{phase:overwrite}'], [{ threshold: 'rate<=0.01', abortOnFail: true, delayAbortEval: '5s' }]);
   assert.deepEqual(t['writepath_docs_failed{phase:load,reason:unique_violation}'], []);
