@@ -128,6 +128,13 @@ export function k6Thresholds(parsed, phases, reasons = [], stageCount = 0, verif
       t[M.verifyUnaccountedMax] = ['count>=0'];
     } else if (verification.count === 'acknowledged') t[M.verifyUnaccounted] = ['count==0'];
     else t[M.verifyMismatch] = ['value==0'];
+    // Undetermined new documents the count does not find failed after all; no phase can be
+    // named for them, so with them the run's known failures are held against the sum of the
+    // phases' failed_docs_max (when every phase has one).
+    const budgets = phases.map((p) => (parsed.phases[p] || {}).failed_docs_max);
+    if (verification.count === 'acknowledged' && verification.ranged && phases.length && budgets.every((b) => b !== undefined)) {
+      t[M.docsFailedResolved] = [`count<=${budgets.reduce((a, b) => a + b, 0)}`];
+    }
     t[M.readbackStale] = ['count==0'];
     if (verification.ranged && verification.readback) t[M.readbackJudged] = ['count>0'];
     if (verification.planned) t[M.planRemaining] = ['count<=0'];
