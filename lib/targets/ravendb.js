@@ -264,9 +264,11 @@ function requests(cfg, run, docs, prepared) {
 
   // After a failed bulk insert: how many documents of the array did the server commit? Polls
   // while the operation is still running (a dropped connection cancels it asynchronously), and,
-  // for a request that got no answer, while the operation is not found yet: 4.1.0 registers it
-  // only once its handler runs, which a busy server may do after the client's TIMEOUT (seen on
-  // a 2-core machine: 404 at 150 ms, then the documents were stored).
+  // for a request that got no answer, while the operation is not found yet: 4.x registers it
+  // only once its handler runs (Database.Operations.AddOperation in BulkInsert(),
+  // src/Raven.Server/Documents/Handlers/BulkInsertHandler.cs, ravendb/ravendb v4.1), which a
+  // busy server may do after the client's TIMEOUT (seen on a 2-core machine: 404 at 150 ms,
+  // then the documents were stored).
   function committedByOperation(opId, answered) {
     let st = null;
     for (let t = 0; t < 30; t++) {
