@@ -67,6 +67,7 @@ export async function merge({ influx, testid }) {
   const fresh = await query(influx, `SELECT sum(value) AS v FROM ${M.fresh} ${w} GROUP BY phase`);
   const failed = await query(influx, `SELECT sum(value) AS v FROM ${M.failed} ${w} GROUP BY phase, reason`);
   const undeterminedByPhase = await query(influx, `SELECT sum(value) AS v FROM ${M.undetermined} ${w} GROUP BY phase`);
+  const knownByPhase = await query(influx, `SELECT sum(value) AS v FROM ${L.docsFailedKnown} ${w} GROUP BY phase`);
   const rate = await query(influx, `SELECT mean(value) AS v FROM ${M.batchFailed} ${w} GROUP BY phase`);
   const clock = await query(influx, `SELECT min(value) AS a, max(value) AS b FROM ${M.clock} ${w} GROUP BY phase`);
   const verify = await query(influx, `SELECT last(value) AS v FROM ${M.expected}, ${M.found}, ${M.error} ${w}`);
@@ -93,7 +94,8 @@ export async function merge({ influx, testid }) {
       batches_by_instance: Object.fromEntries(by(perInstance, phase).map((s) => [s.tags.instance_id || '(none)', s.row.n])),
       docs_ok: docsOk, docs_new: (by(fresh, phase)[0] || { row: { v: 0 } }).row.v,
       docs_failed: docsFailed, failed_by_reason: reasons,
-      docs_undetermined: undetermined, docs_failed_known: docsFailed - undetermined,
+      docs_undetermined: undetermined,
+      docs_failed_known: by(knownByPhase, phase)[0] ? by(knownByPhase, phase)[0].row.v : docsFailed - undetermined,
       failed_batches_rate: (by(rate, phase)[0] || { row: { v: 0 } }).row.v,
       wall_s: wall, docs_per_s: wall > 0 ? docsOk / wall : null,
       batch_ms: { min: l.min, p50: l.p50, avg: l.avg, p90: l.p90, p95: l.p95, p99: l.p99, max: l.max },
