@@ -5,11 +5,16 @@
 // server follows the real one. What 4.1.0 answered is recorded in test/servers/ravendb/ (the
 // comments beside each answer).
 import assert from 'node:assert/strict';
+import { loadavg } from 'node:os';
 import { committedButIndexWaitFailed, notNowReason, parseBulkInsertProgress } from '../../lib/targets/ravendb-answers.js';
 
 const J = { 'Content-Type': 'application/json' };
 
+// No answer: status 0, and a text that says which request waited how long on how busy a
+// machine (a real 4.1.0 once left a 2 000-document bulk_docs unanswered for 30 s right after
+// its start, at load average ~10 on 2 cores), and whether the server still answers at all.
 async function call(base, method, path, body) {
+  const t0 = Date.now();
   try {
     const r = await fetch(base + path, { method, body, headers: J, signal: AbortSignal.timeout(30000) });
     const text = await r.text();
@@ -17,7 +22,12 @@ async function call(base, method, path, body) {
     try { json = text ? JSON.parse(text) : null; } catch (_) { /* not JSON */ }
     return { status: r.status, headers: r.headers, text, json };
   } catch (e) {
-    return { status: 0, headers: new Headers(), text: String(e.cause?.code || e.message), json: null };
+    const why = String(e.cause?.code || e.message);
+    const ms = Date.now() - t0;
+    // Only after the 30 s ceiling: a quick refusal (a restart check counts them) is not delayed.
+    const alive = ms < 29000 ? '' : await fetch(`${base}/build/version`, { signal: AbortSignal.timeout(5000) })
+      .then((r) => `; GET /build/version then answered ${r.status} in ${Date.now() - t0 - ms} ms`, (x) => `; GET /build/version then got no answer either (${x.cause?.code || x.message})`);
+    return { status: 0, headers: new Headers(), text: `${why} (${method} ${path.split('?')[0]}: no answer after ${ms} ms, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}${alive})`, json: null };
   }
 }
 
