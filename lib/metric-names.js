@@ -7,6 +7,8 @@ export const M = {
   docsOk: 'writepath_docs_ok',               // Counter, documents the database acknowledged
   docsNew: 'writepath_docs_new',             // Counter, acknowledged documents with a new key
   docsFailed: 'writepath_docs_failed',       // Counter, documents not written; tag reason
+  docsFailedKnown: 'writepath_docs_failed_known', // Counter, failed documents known not written when the batch was answered (docsFailed minus docsUndetermined): what failed_docs_max limits
+  docsFailedResolved: 'writepath_docs_failed_resolved', // Counter, run-wide: known failed documents + acknowledged new + undetermined new (per batch), - found (teardown): the known failed plus the undetermined new documents the database does not hold
   docsUndetermined: 'writepath_docs_undetermined', // Counter, failed documents that may be stored after all (request sent whole, no answer; committed but a wait failed)
   batchFailed: 'writepath_batch_failed',     // Rate, share of batches with >= 1 failed document
   bytes: 'writepath_bytes',                  // Counter, request payload bytes

@@ -8,6 +8,14 @@ export const docsOk = new Counter(M.docsOk);
 export const docsNew = new Counter(M.docsNew);
 export const docsFailed = new Counter(M.docsFailed);
 export const docsUndetermined = new Counter(M.docsUndetermined);
+// What failed_docs_max limits (docs/configuration.md, "What each threshold counts"): documents
+// the server said it did not write, or that never reached it; an undetermined document is not
+// known to have failed (the verification resolves it) and has its own counter above.
+export const docsFailedKnown = new Counter(M.docsFailedKnown);
+// Once the count has resolved the undetermined documents, those it does not find are failed
+// too: known failed + new documents acknowledged or undetermined (per batch) - found
+// (teardown, lib/run-modes.js), held against the run's whole failed_docs_max (lib/thresholds.js).
+export const docsFailedResolved = new Counter(M.docsFailedResolved);
 export const batchFailed = new Rate(M.batchFailed);
 export const bytes = new Counter(M.bytes);
 export const phaseClock = new Gauge(M.phaseClock);
@@ -99,10 +107,13 @@ export function recordBatch(tags, res, newCount, startedAt, recreated = 0) {
       if (res.undetermined) unknown = newCount;
     }
   }
+  const known = res.failed > 0 && !res.undetermined ? res.failed : 0;
+  docsFailedResolved.add(known + newCount - newFailed + recreated + (res.undetermined ? unknown : 0), tags);
   if (newCount - newFailed + recreated > 0) {
     docsNew.add(newCount - newFailed + recreated, tags);
     verifyUnaccounted.add(newCount - newFailed + recreated, tags);
   }
+  docsFailedKnown.add(known, tags);
   if (newCount - newFailed + recreated + unknown > 0) verifyUnaccountedMax.add(newCount - newFailed + recreated + unknown, tags);
   batchFailed.add(res.failed > 0, tags);
 }

@@ -55,6 +55,23 @@ export function ackOf(ledger, phase, j, t) {
   return f.has(t) ? 'failed' : 'ack';
 }
 
+// The undetermined writes of one key that the stored version shows were not applied: the key
+// holds its last acknowledged version (or nothing, as before any), so no later write took.
+// existed: the key held an acknowledged version (a write to it adds no document, so only the
+// read-back can tell; a new key's is told by the count too).
+export function unappliedMaybe(writers, found) {
+  let expected;
+  let after = [];
+  for (const w of writers) {
+    if (w.ignore && expected !== undefined) continue;
+    if (w.ack === 'ack') {
+      expected = w.stamp;
+      after = [];
+    } else after.push(w);
+  }
+  return { writes: found === expected ? after.filter((w) => w.ack === MAYBE) : [], existed: expected !== undefined };
+}
+
 // writers: the plan's writes of one key in the order they happened, each { stamp, ack, ignore }
 // (ignore: ArangoDB overwriteMode=ignore, which writes a key only when it does not exist).
 // found: the stamp the database holds (undefined = no document). Returns a category above.

@@ -48,6 +48,9 @@ function phaseStats(data, phase, reasons = []) {
     docs_new: fresh,
     docs_failed: failed,
     docs_undetermined: undetermined,
+    // What failed_docs_max limits: failed and not undetermined, and the undetermined ones the
+    // read-back found not applied (recorded data without the metric: the first part).
+    docs_failed_known: metric(data, M.docsFailedKnown + tag) ? metric(data, M.docsFailedKnown + tag).count || 0 : failed - undetermined,
     failed_by_reason: byReason,
     retries: retried,
     failed_batch_rate: num(failedBatchRate) ?? 0,
@@ -226,7 +229,7 @@ function phaseLines({ meta, json, distributed }) {
   ], [10, 8, 8, 10, 8, 10, 23, 9, 9, 9, 9, 9, 9], 2);
   for (const p of phases) {
     if (p.docs_failed > 0) lines.push(`  ${p.phase}: ${p.docs_failed} documents failed: ${Object.entries(p.failed_by_reason).map(([r, c]) => `${r} ${c}`).join(', ')}` +
-      (p.docs_undetermined > 0 ? `; ${p.docs_undetermined} of them undetermined (the server may have stored them: no answer came after they were sent, or it answered "committed, but a wait failed"; the verification below resolves them)` : ''));
+      (p.docs_undetermined > 0 ? `; ${p.docs_undetermined} of them undetermined (the server may have stored them: no answer came after they were sent, or it answered "committed, but a wait failed"; the verification below resolves them; failed_docs_max counts ${p.docs_failed_known}: the others${p.docs_failed_known > p.docs_failed - p.docs_undetermined ? ' and those the read-back found not applied' : ''})` : ''));
     if (p.retries > 0) lines.push(`  ${p.phase}: ${p.retries} requests sent again after the server refused them before doing anything ("not now")`);
     if (p.batches > 0 && p.docs_ok === 0) lines.push(`  ${p.phase}: wrote nothing (all ${p.docs_failed} documents failed): no docs/s, MB/s or ratio for it — its batch times time refusals, not writes`);
   }

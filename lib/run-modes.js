@@ -4,7 +4,7 @@
 // others; the verify step writes nothing and verifies the union after all instances.
 import { fail } from './parse.js';
 import { stop } from './abort.js';
-import { verifyError, verifyUnaccounted, verifyUnaccountedMax } from './metrics.js';
+import { docsFailedResolved, verifyError, verifyUnaccounted, verifyUnaccountedMax } from './metrics.js';
 
 const single = {
   lifecycle: 'own', writes: true, prepares: true, verifies: true,
@@ -84,7 +84,7 @@ export function finish(mode, { workload, tgt, cfg, plan, countBy }, data) {
     return;
   }
   // Held against the acknowledged documents: writepath_verify_unaccounted (+ per batch) - found.
-  if (countBy === 'acknowledged') { verifyUnaccounted.add(-v.found); verifyUnaccountedMax.add(-v.found); }
+  if (countBy === 'acknowledged') { verifyUnaccounted.add(-v.found); verifyUnaccountedMax.add(-v.found); docsFailedResolved.add(-v.found); }
   // A workload that checks more than a count says what it found itself (v.note: contention).
   if (v.note) console.log(`k6-writepath: ${v.note}`);
   else if (v.expected === null) console.log(`k6-writepath: teardown found ${v.found} documents (the summary compares them with the acknowledged ones)`);

@@ -321,12 +321,18 @@ function requests(cfg, run, docs, prepared) {
   }
 
   // After a failed bulk insert: how many documents of the array did the server commit? Polls
-  // while the operation is still running (a dropped connection cancels it asynchronously).
-  function committedByOperation(opId) {
+  // while the operation is still running (a dropped connection cancels it asynchronously), and,
+  // for a request that got no answer, while the operation is not found yet: 4.x registers it
+  // only once its handler runs (Database.Operations.AddOperation in BulkInsert(),
+  // src/Raven.Server/Documents/Handlers/BulkInsertHandler.cs, ravendb/ravendb v4.1), which a
+  // busy server may do after the client's TIMEOUT (seen on a 2-core machine: 404 at 150 ms,
+  // then the documents were stored).
+  function committedByOperation(opId, answered) {
     let st = null;
     for (let t = 0; t < 30; t++) {
       const r = http.get(`${run.dbUrl}/operations/state?id=${opId}`, { timeout: '10s', tags: { name: 'operations/state' } });
-      if (r.status === 404) return { known: true, notFound: true, processed: 0, text: 'operation not found (the server never started it)' };
+      if (r.status === 404 && !answered && t < 29) { sleep(0.1); continue; }
+      if (r.status === 404) return { known: true, notFound: true, processed: 0, text: answered ? 'operation not found (the server never started it)' : 'operation not found within 3 s (not started, or not yet)' };
       if (r.status === 0) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
       if (r.status !== 200) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
       st = JSON.parse(/** @type {string} */ (r.body));
@@ -373,7 +379,7 @@ function requests(cfg, run, docs, prepared) {
   // and forgot the operation, or cannot be asked), the array is undetermined: part of it may be
   // committed whether or not the whole body was sent, and the verification resolves it.
   function committedPart(res, reason, opId, n, tags) {
-    let state = committedByOperation(opId);
+    let state = committedByOperation(opId, res.status !== 0);
     // "Never started" holds only for a request the server answered: without an answer the
     // operation may be gone with the server's memory of it (a restart) after committing.
     if (state.known && state.processed === 0 && state.notFound && res.status === 0) state = { known: false, processed: 0, text: state.text };

@@ -18,7 +18,7 @@ import exec from 'k6/execution';
 import { fail } from '../parse.js';
 import { vuBatchCount, keyName } from '../keys.js';
 import { createDocs } from '../docs.js';
-import { countOnly, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, verifyUnaccounted, rampKeysExhausted } from '../metrics.js';
+import { countOnly, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, verifyUnaccounted, rampKeysExhausted, docsFailedResolved } from '../metrics.js';
 import { describeModel, fixedScenario, loadModel, rampPosition, rampScenario, stageSection, stageThresholds } from '../load-model.js';
 import { M } from '../metric-names.js';
 import { e3Report } from '../report-e3.js';
@@ -186,7 +186,7 @@ function rampCycle(db, p, state) {
   for (let m = 0; m < p.cycleLength; m++) {
     const res = runOp(db, state.bodies, p.seq[m], n, state.tags[s][m]);
     // An acknowledged delete removes a document the count would otherwise expect.
-    if (p.seq[m] === 'delete' && res.failed === 0) verifyUnaccounted.add(-1, state.tags[s][m]);
+    if (p.seq[m] === 'delete' && res.failed === 0) { verifyUnaccounted.add(-1, state.tags[s][m]); docsFailedResolved.add(-1, state.tags[s][m]); }
     if (res.failed > 0) return;
   }
 }

@@ -12,8 +12,8 @@ import { stop } from '../abort.js';
 import { BatchPicker, DrawnKeys, KeySet, OwnedKeys, keyArray, matchKeys, loadBatchCount, loadBatchKeys, pickDistinct, vuBatchCount } from '../keys.js';
 import { Rng } from '../rand.js';
 import { stampFor } from '../docs.js';
-import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined, readbackJudged, readbackResolved } from '../metrics.js';
-import { ackOf, judge, noteOutcome } from '../readback.js';
+import { verifyError, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale, readbackExcused, readbackUnacknowledged, readbackUndetermined, readbackJudged, readbackResolved, docsFailedKnown, docsFailedResolved } from '../metrics.js';
+import { ackOf, judge, noteOutcome, unappliedMaybe } from '../readback.js';
 import { fixedScenario, loadModel } from '../load-model.js';
 import * as ramp from './e1-ramp.js';
 
@@ -226,7 +226,7 @@ export function readBack(target, cfg, p, v, state) {
       w = [];
       // A loaded key's first writer is its load batch (floor(k / B), document k % B); a
       // fresh key of a mixed batch has no earlier writer.
-      if (k < cfg.DOCS) { const lj = Math.floor(k / p.batchSize); w.push({ stamp: stampFor('load', lj), ack: ackOf(ledger, 'load', lj, k % p.batchSize), ignore: ops.load === 'ignore', by: 'l' }); }
+      if (k < cfg.DOCS) { const lj = Math.floor(k / p.batchSize); w.push({ stamp: stampFor('load', lj), ack: ackOf(ledger, 'load', lj, k % p.batchSize), ignore: ops.load === 'ignore', by: 'l', phase: 'load' }); }
       sample.set(k, w);
     }
     return w;
@@ -254,7 +254,7 @@ export function readBack(target, cfg, p, v, state) {
     const n = matchKeys(keys, sampled, at);
     for (let i = 0; i < n; i++) {
       const t = at[i];
-      sample.get(keys[t]).push({ stamp, ack: ackOf(ledger, phase, j, t), ignore: ops[phase] === 'ignore', by: stamp });
+      sample.get(keys[t]).push({ stamp, ack: ackOf(ledger, phase, j, t), ignore: ops[phase] === 'ignore', by: stamp, phase });
     }
   }
   const keys = Array.from(sample.keys());
@@ -268,12 +268,19 @@ export function readBack(target, cfg, p, v, state) {
     return null;
   }
   const counts = { ok: 0, excused: 0, unacknowledged: 0, resolved: 0, undetermined: 0, missing: 0, stale: 0 };
+  // Undetermined writes the read-back shows were not applied are failed documents after all,
+  // in their batch's phase (docs/configuration.md, "What each threshold counts").
+  const unapplied = {};
+  let unappliedOld = 0;
   let shown = 0;
   for (const k of keys) {
     const w = sample.get(k);
     const got = stamps.get(k);
     const verdict = judge(w, got);
     counts[verdict]++;
+    const u = unappliedMaybe(w, got);
+    for (const x of u.writes) unapplied[x.phase] = (unapplied[x.phase] || 0) + 1;
+    if (u.existed) unappliedOld += u.writes.length;
     if ((verdict === 'stale' || verdict === 'missing') && shown++ < 5) {
       const failed = w.filter((x) => x.ack !== 'ack').map((x) => x.by);
       console.warn(`k6-writepath: key ${k} holds ${got === undefined ? 'nothing' : `version ${got}`}; the plan's writers of it: ${w.map((x) => x.by).join(',')}${failed.length ? ` (not acknowledged: ${failed.join(',')})` : ''}`);
@@ -286,6 +293,9 @@ export function readBack(target, cfg, p, v, state) {
   readbackUndetermined.add(counts.undetermined);
   readbackResolved.add(counts.resolved);
   readbackJudged.add(keys.length - counts.undetermined);
+  for (const [phase, n] of Object.entries(unapplied)) docsFailedKnown.add(n, { phase, op: ops[phase], target: target.name });
+  // A new key's unapplied write is already in the count's share (lib/metrics.js recordBatch).
+  docsFailedResolved.add(unappliedOld);
   return Object.assign(counts, { checked: keys.length });
 }
 

@@ -526,7 +526,7 @@ describe('fault knobs (separate server)', () => {
   test('GET/POST /_testserver/faults round-trips the config', async () => {
     const cfg = {
       latencyMs: 0, latencyJitterMs: 0, elementFailureRate: 0.25, elementFailureErrorNum: 1200,
-      burst503: { every: 0, length: 0 }, dropConnectionRate: 0, authFailAfter: 0, upsertHoldMs: 40, seed: 7,
+      burst503: { every: 0, length: 0 }, dropConnectionRate: 0, cutAfterBodyRate: 0, authFailAfter: 0, upsertHoldMs: 40, seed: 7,
     };
     assert.deepEqual(await setFaults(cfg), cfg);
     assert.deepEqual(await (await fetch(fs.url + '/_testserver/faults')).json(), cfg);
@@ -585,6 +585,15 @@ describe('fault knobs (separate server)', () => {
     await assert.rejects(fraw('POST', '/_api/document/f', [{ _key: 'dropped', pad: 'x'.repeat(5000) }]), TypeError);
     await setFaults({});
     assert.equal(await fdb.collection('f').documentExists('dropped'), false);
+  });
+
+  test('cutAfterBodyRate: a batch read whole and committed loses its connection (reset), not its documents', async () => {
+    await setFaults({ cutAfterBodyRate: 1 });
+    const cut = await fraw('POST', '/_api/document/f', [{ _key: 'cut1' }, { _key: 'cut2', pad: 'x'.repeat(5000) }]).then(() => 'answered', (e) => e.cause?.code || e.message);
+    await setFaults({});
+    assert.equal(cut, 'ECONNRESET');
+    assert.equal(await fdb.collection('f').documentExists('cut1'), true, 'committed before the cut');
+    assert.equal(await fdb.collection('f').documentExists('cut2'), true, 'committed before the cut');
   });
 
   test('latencyMs and authFailAfter', async () => {

@@ -471,7 +471,7 @@ describe('RavenDB test server raw HTTP (what the k6 adapter relies on)', () => {
 
   test('fault: burst503 fails exactly the configured write requests', async () => {
     const f = await setFaults({ burst503: { every: 3, length: 2 } });
-    assert.deepEqual(f.body, { latencyMs: 0, latencyJitterMs: 0, burst503: { every: 3, length: 2 }, dropConnectionRate: 0, cutAfterBodyRate: 0, indexLagMs: 0, bulkInsertText: '', deleteWindowMs: 0, seed: 1 });
+    assert.deepEqual(f.body, { latencyMs: 0, latencyJitterMs: 0, burst503: { every: 3, length: 2 }, dropConnectionRate: 0, cutAfterBodyRate: 0, indexLagMs: 0, bulkInsertText: '', deleteWindowMs: 0, bulkStartDelayMs: 0, seed: 1 });
     const statuses = [];
     let body503;
     for (let i = 0; i < 10; i++) {

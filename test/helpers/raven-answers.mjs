@@ -5,19 +5,29 @@
 // server follows the real one. What 4.1.0 answered is recorded in test/servers/ravendb/ (the
 // comments beside each answer).
 import assert from 'node:assert/strict';
+import { loadavg } from 'node:os';
 import { committedButIndexWaitFailed, notNowReason, parseBulkInsertProgress } from '../../lib/targets/ravendb-answers.js';
 
 const J = { 'Content-Type': 'application/json' };
 
-async function call(base, method, path, body) {
+// No answer: status 0, and a text that says which request waited how long on how busy a
+// machine (a real 4.1.0 once left a 2 000-document bulk_docs unanswered for 30 s right after
+// its start, at load average ~10 on 2 cores), and whether the server still answers at all.
+async function call(base, method, path, body, timeoutMs = 30000) {
+  const t0 = Date.now();
   try {
-    const r = await fetch(base + path, { method, body, headers: J, signal: AbortSignal.timeout(30000) });
+    const r = await fetch(base + path, { method, body, headers: J, signal: AbortSignal.timeout(timeoutMs) });
     const text = await r.text();
     let json = null;
     try { json = text ? JSON.parse(text) : null; } catch (_) { /* not JSON */ }
     return { status: r.status, headers: r.headers, text, json };
   } catch (e) {
-    return { status: 0, headers: new Headers(), text: String(e.cause?.code || e.message), json: null };
+    const why = String(e.cause?.code || e.message);
+    const ms = Date.now() - t0;
+    // Only after the 30 s ceiling: a quick refusal (a restart check counts them) is not delayed.
+    const alive = ms < timeoutMs - 1000 ? '' : await fetch(`${base}/build/version`, { signal: AbortSignal.timeout(5000) })
+      .then((r) => `; GET /build/version then answered ${r.status} in ${Date.now() - t0 - ms} ms`, (x) => `; GET /build/version then got no answer either (${x.cause?.code || x.message})`);
+    return { status: 0, headers: new Headers(), text: `${why} (${method} ${path.split('?')[0]}: no answer after ${ms} ms, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}${alive})`, json: null };
   }
 }
 
@@ -57,7 +67,10 @@ export const postBatch = (base, db, from, n, query = '') => call(base, 'POST', `
 // committed, then 408 System.TimeoutException, which the pack counts undetermined.
 export async function checkIndexWait408(base, db) {
   await createDatabase(base, db);
-  const ix = await call(base, 'PUT', `/databases/${db}/admin/indexes`, JSON.stringify({ Indexes: [{ Name: 'K6wp/ByFields', Maps: ['from d in docs.Users select new { d.f0, d.f1, d.f2 }'] }] }));
+  // A static index is C# the server compiles (Roslyn, src/Raven.Server/Documents/Indexes/Static/
+  // IndexCompiler.cs): on a just-started 4.1.0 at load average ~20 on 2 cores this PUT went
+  // unanswered for 30 s, twice; it gets 120 s.
+  const ix = await call(base, 'PUT', `/databases/${db}/admin/indexes`, JSON.stringify({ Indexes: [{ Name: 'K6wp/ByFields', Maps: ['from d in docs.Users select new { d.f0, d.f1, d.f2 }'] }] }), 120000);
   assert.ok(ix.status === 201 || ix.status === 200, ix.text);
   const r = await postBatch(base, db, 0, 2000, '?waitForIndexesTimeout=00:00:00.0010000');
   assert.equal(r.status, 408, r.text);

@@ -92,12 +92,16 @@ test('RavenDB: 503 DatabaseDisabled bursts are sent again (counted by reason); a
     }, { runId });
     await slowWindow(srv.url, count, { after: 500, latencyMs: 1500, windowMs: 1500 });
     const t = await run;
-    assert.equal(t.code, 99, explain(t));
     const tl = t.summary.phases[0];
     assert.ok(tl.failed_by_reason.timeout >= 250, explain(t));
     // The server may still commit a batch the client gave up on: undetermined, and the count holds.
     assert.equal(tl.docs_undetermined, tl.docs_failed);
     assert.equal(t.summary.verification.count_ok, true, explain(t));
+    // The test server commits what it answers late: every undetermined document is found, none
+    // is a known failure, no threshold is crossed (docs/configuration.md, "What each threshold counts").
+    assert.equal(t.summary.verification.found, 12000, explain(t));
+    assert.equal(tl.docs_failed_known, 0);
+    assert.equal(t.code, 0, explain(t));
     assert.equal(tl.docs_ok + tl.docs_failed, 12000);
     assert.ok(tl.docs_ok > 500);
   } finally {

@@ -123,6 +123,11 @@ test('a frozen server (SIGSTOP on the backend) ends the batch at TIMEOUT with re
     // server cancelled it on waking, which the count above shows).
     assert.match(r.stderr, /\[overwrite\] batch of 100 got no answer \(timeout\): stored or not, counted failed and undetermined \(the verification resolves it\): k6wp-postgres: context deadline exceeded/);
     assert.equal(ow.docs_undetermined, 100);
+    // The read-back (every key) finds the keys whose last write was the frozen batch at their
+    // earlier version: those undetermined documents failed after all and fail the run (exit 99
+    // above); its keys written again later cannot tell, and are not counted.
+    assert.ok(ow.docs_failed_known >= 1 && ow.docs_failed_known <= 100, `${JSON.stringify(ow)}\n${why}`);
+    assert.ok(r.summary.thresholds.some((x) => x.metric === 'writepath_docs_failed_known{phase:overwrite}' && !x.ok && x.observed === ow.docs_failed_known), why);
   } finally {
     if (pid) process.kill(pid, 'SIGCONT');
     await cleanup(runId);

@@ -120,7 +120,8 @@ const GOLDEN_CASES = {
 // line in report.html and the targets' knobs after the others in summary.json's config, issue
 // 27's GIVE_UP and issue 29's contention knobs (HOT_KEYS, SPREAD_KEYS, CONFLICT_RETRIES) in the
 // config; rewritten again (commit before the verdict refactor, from that commit's lib/) with
-// the gateway's knobs, undetermined documents, retries and threshold units; nothing since:
+// the gateway's knobs, undetermined documents, retries and threshold units; and once more for
+// docs_failed_known per phase in summary.json (what failed_docs_max limits); nothing since:
 const MEANT = [];
 
 for (const [name, [fixture, data, env]] of Object.entries(GOLDEN_CASES)) {

@@ -132,12 +132,12 @@ test('a failed threshold shows the observed value in junit.xml and report.html',
   assert.equal(r.status, 99, r.stderr);
   const xml = file(path.join(dir, id), 'junit.xml');
   const failed = cases(xml).filter((c) => c.failure);
-  const docs = failed.find((c) => c.name === 'writepath_docs_failed{phase:mixed} count<=0');
+  const docs = failed.find((c) => c.name === 'writepath_docs_failed_known{phase:mixed} count<=0');
   assert.ok(docs, xml);
-  assert.equal(docs.failure, 'threshold crossed: writepath_docs_failed{phase:mixed} count<=0 (observed 1000 documents)');
+  assert.equal(docs.failure, 'threshold crossed: writepath_docs_failed_known{phase:mixed} count<=0 (observed 1000 documents)');
   assert.ok(!cases(xml).some((c) => /^k6 exit code/.test(c.name)), 'exit 99 is explained by the threshold cases themselves');
   const html = file(path.join(dir, id), 'report.html');
-  assert.match(html, /<tr class="bad"><td>writepath_docs_failed\{phase:mixed\}<\/td><td>count&lt;=0<\/td><td>1000.000 documents<\/td><td>FAILED<\/td><\/tr>/);
+  assert.match(html, /<tr class="bad"><td>writepath_docs_failed_known\{phase:mixed\}<\/td><td>count&lt;=0<\/td><td>1000.000 documents<\/td><td>FAILED<\/td><\/tr>/);
 });
 
 test('scripts/run refuses its own bad knobs with one line and exit 107, from -e or the environment', () => {

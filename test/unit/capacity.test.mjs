@@ -173,7 +173,7 @@ test('thresholds per stage: parsed, validated, and turned into stage sub-metric 
   const parsed = parseThresholds(text, { path: 't.json', phases: ['load'] });
   const t = k6Thresholds(parsed, ['load'], [], 2);
   assert.deepEqual(t['writepath_batch_duration{stage:2}'], ['p(99)<=200']);
-  assert.deepEqual(t['writepath_docs_failed{stage:2}'], ['count<=0']);
+  assert.deepEqual(t['writepath_docs_failed_known{stage:2}'], ['count<=0']);
   assert.throws(() => k6Thresholds(parsed, ['load'], [], 1), /THRESHOLDS=t\.json: limits stages\.2, but STAGES\/RATE_STAGES has only 1 stage$/);
   assert.throws(() => parseThresholds(JSON.stringify({ phases: {}, stages: { first: {} } }), { path: 't.json', phases: ['load'] }), /stages\."first" is not a stage number/);
   assert.throws(() => parseThresholds(JSON.stringify({ phases: {}, stages: { 1: { dropped_iterations_max: 0 } } }), { path: 't.json', phases: ['load'] }), /stages\.1\.dropped_iterations_max is unknown/);

@@ -2,7 +2,7 @@
 // must not count as writers, and an acknowledged write that is gone must still show as stale).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ackOf, judge, noteOutcome } from '../../lib/readback.js';
+import { ackOf, judge, noteOutcome, unappliedMaybe } from '../../lib/readback.js';
 
 const w = (stamp, ack = 'ack', ignore = false) => ({ stamp, ack, ignore });
 
@@ -77,4 +77,20 @@ test('an undetermined batch (sent whole, no answer) is resolved by the key it le
   noteOutcome(ledger, 'mixed', 1, { n: 10, failed: 3, failedIndexes: [7, 8, 9], undetermined: true });
   assert.equal(ackOf(ledger, 'mixed', 1, 8), 'maybe');
   assert.equal(ackOf(ledger, 'mixed', 1, 2), 'ack');
+});
+
+test('the undetermined writes a key shows were not applied: after its last acknowledged version, none took; a superseded or stored one is not counted', () => {
+  const names = (u) => u.writes.map((x) => x.stamp);
+  // Held at l0: the undetermined o3 and o5 after it did not take (a failed o4 is no write of it).
+  const writers = [w('l0'), w('o3', 'maybe'), w('o4', 'failed'), w('o5', 'maybe')];
+  assert.deepEqual(names(unappliedMaybe(writers, 'l0')), ['o3', 'o5']);
+  assert.equal(unappliedMaybe(writers, 'l0').existed, true);
+  // Stored (o5), or something else (a loss the read-back reports): nothing counted here.
+  assert.deepEqual(names(unappliedMaybe(writers, 'o5')), []);
+  assert.deepEqual(names(unappliedMaybe(writers, 'o9')), []);
+  // An undetermined write before a later acknowledged one cannot be told: not counted.
+  assert.deepEqual(names(unappliedMaybe([w('l0'), w('o3', 'maybe'), w('o6')], 'o6')), []);
+  // A new key (no acknowledged version) left absent: its insert did not take; the count knows it too.
+  const fresh = unappliedMaybe([w('m2', 'maybe')], undefined);
+  assert.deepEqual([names(fresh), fresh.existed], [['m2'], false]);
 });

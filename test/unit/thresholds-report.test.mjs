@@ -20,7 +20,21 @@ test('a threshold file becomes k6 thresholds on per-phase sub-metrics', () => {
   }), opts);
   const t = k6Thresholds(parsed, ['load', 'overwrite'], ['unique_violation']);
   assert.deepEqual(t['writepath_batch_duration{phase:load}'], ['p(95)<=2000', 'p(99)<=5000']);
-  assert.deepEqual(t['writepath_docs_failed{phase:load}'], ['count<=0']);
+  // failed_docs_max limits the documents known to have failed; the undetermined ones have their
+  // own sub-metric and no limit (docs/configuration.md, "What each threshold counts").
+  assert.deepEqual(t['writepath_docs_failed_known{phase:load}'], ['count<=0']);
+  assert.deepEqual(t['writepath_docs_failed{phase:load}'], []);
+  assert.deepEqual(t['writepath_docs_undetermined{phase:load}'], []);
+  const und = k6Thresholds(parseThresholds('{"phases":{"load":{"undetermined_docs_max":5}}}', opts), ['load']);
+  assert.deepEqual(und['writepath_docs_undetermined{phase:load}'], ['count<=5']);
+  assert.deepEqual(und['writepath_docs_failed_known{phase:load}'], []);
+  // Undetermined new documents the count does not find are failed too, run-wide: with the known
+  // ones, held against the sum of the phases' failed_docs_max, when every phase has one.
+  const ranged = { count: 'acknowledged', ranged: true, readback: true };
+  const both = parseThresholds('{"phases":{"load":{"failed_docs_max":2},"overwrite":{"failed_docs_max":3}}}', opts);
+  assert.deepEqual(k6Thresholds(both, ['load', 'overwrite'], [], 0, ranged).writepath_docs_failed_resolved, ['count<=5']);
+  assert.equal(k6Thresholds(both, ['load', 'overwrite', 'mixed'], [], 0, ranged).writepath_docs_failed_resolved, undefined, 'mixed has no limit');
+  assert.equal(k6Thresholds(both, ['load', 'overwrite'], [], 0, { count: 'plan' }).writepath_docs_failed_resolved, undefined, 'no count of acknowledged documents');
   assert.deepEqual(t['writepath_batch_duration{phase:overwrite}'], ['avg<=100']);
   assert.deepEqual(t['writepath_batch_failed{phase:overwrite}'], [{ threshold: 'rate<=0.01', abortOnFail: true, delayAbortEval: '5s' }]);
   assert.deepEqual(t['writepath_docs_failed{phase:load,reason:unique_violation}'], []);

@@ -153,6 +153,9 @@ func (s *server) handleCursor(w http.ResponseWriter, r *http.Request, db *databa
 	if s.answerWriteFault(w, r) {
 		return
 	}
+	var cut func()
+	w, cut = s.cutAfterCommit(w)
+	defer cut()
 	c := db.getCol(colName)
 	if c == nil {
 		// EX RestCursorCreateCursorUnknownCollection

@@ -306,6 +306,9 @@ func (s *server) handleDocument(w http.ResponseWriter, r *http.Request, db *data
 		if s.answerWriteFault(w, r) {
 			return
 		}
+		var cut func()
+		w, cut = s.cutAfterCommit(w)
+		defer cut() // after the transaction's unlock below: the write is committed, then the answer lost
 	}
 	c := db.getCol(colName)
 	if c == nil {

@@ -36,6 +36,7 @@ type faultConfig struct {
 	ElementFailureErrorNum int         `json:"elementFailureErrorNum"`
 	Burst503               burstConfig `json:"burst503"`
 	DropConnectionRate     float64     `json:"dropConnectionRate"`
+	CutAfterBodyRate       float64     `json:"cutAfterBodyRate"`
 	AuthFailAfter          int         `json:"authFailAfter"`
 	UpsertHoldMs           int         `json:"upsertHoldMs"` // cursor.go: key locks held before commit
 	Seed                   int64       `json:"seed"`
@@ -97,6 +98,15 @@ func (f *faults) authRevoked() bool {
 	return f.authCount > f.cfg.AuthFailAfter
 }
 
+// cutAfterBody decides (seeded) whether a document-write request, once read whole and
+// committed, loses its connection instead of its answer (cutAfterBodyRate).
+func (f *faults) cutAfterBody() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rate := f.cfg.CutAfterBodyRate
+	return rate > 0 && (rate >= 1 || f.rng.Float64() < rate)
+}
+
 // writeFault decides, for one document-write request, whether to drop the
 // connection mid-body or answer 503. Bursts: of every `every` consecutive
 // document-write requests the LAST `length` get 503 (so with every=5,
@@ -128,6 +138,44 @@ func (s *server) answerWriteFault(w http.ResponseWriter, r *http.Request) bool {
 		writeError(w, 503, 503, "service unavailable")
 	}
 	return drop || burst
+}
+
+// cutAfterCommit: with cutAfterBodyRate, a write request is handled in full (read whole,
+// committed) into a writer that keeps its answer, and then its connection is reset (RST)
+// instead of answered. Not an ArangoDB answer but a fact of HTTP: a server killed, or a
+// connection lost, between the commit and the answer leaves exactly this (the real RavenDB
+// 4.1.0 killed with SIGKILL did, test/servers/ravendb/faults.go), and the client cannot tell
+// it from a cut before the commit (lib/targets/outcome.js maybeArrived). Returns the writer
+// the handler answers into and what to run once it has returned.
+func (s *server) cutAfterCommit(w http.ResponseWriter) (http.ResponseWriter, func()) {
+	if !s.faults.cutAfterBody() {
+		return w, func() {}
+	}
+	return &lostAnswer{h: http.Header{}}, func() { resetConnection(w) }
+}
+
+// lostAnswer is a ResponseWriter whose answer never leaves the server.
+type lostAnswer struct{ h http.Header }
+
+func (l *lostAnswer) Header() http.Header         { return l.h }
+func (l *lostAnswer) Write(b []byte) (int, error) { return len(b), nil }
+func (l *lostAnswer) WriteHeader(int)             {}
+
+// resetConnection hijacks the client connection and closes it with SO_LINGER 0: an RST, no
+// answer.
+func resetConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(interface{ SetLinger(int) error }); ok {
+		_ = tc.SetLinger(0)
+	}
+	conn.Close()
 }
 
 // elementFailures returns, for an array write of n elements, which indexes

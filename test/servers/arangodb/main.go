@@ -40,6 +40,7 @@ func main() {
 		burstEvery  = flag.Int("burst503-every", 0, "fault: a 503 burst in every N document-write requests")
 		burstLength = flag.Int("burst503-length", 0, "fault: length of each 503 burst")
 		dropRate    = flag.Float64("drop-connection-rate", 0, "fault: share of document-write requests whose connection is dropped mid-body")
+		cutRate     = flag.Float64("cut-after-body-rate", 0, "fault: share of document-write requests read whole and committed whose connection is then reset without an answer")
 		authFail    = flag.Int("auth-fail-after", 0, "fault: answer 401 to every request after N requests (0 = off)")
 		upsertHold  = flag.Int("upsert-hold-ms", 0, "fault: an AQL upsert holds its key locks this long before it commits (ms)")
 		seed        = flag.Int64("seed", 1, "fault: random seed")
@@ -61,6 +62,7 @@ func main() {
 		ElementFailureErrorNum: *elemErr,
 		Burst503:               burstConfig{Every: *burstEvery, Length: *burstLength},
 		DropConnectionRate:     *dropRate,
+		CutAfterBodyRate:       *cutRate,
 		AuthFailAfter:          *authFail,
 		UpsertHoldMs:           *upsertHold,
 		Seed:                   *seed,

@@ -279,6 +279,9 @@ func (s *server) handleBulkInsert(w http.ResponseWriter, r *http.Request, db *da
 		}
 	}
 
+	if d := s.faults.get().BulkStartDelayMs; d > 0 {
+		time.Sleep(time.Duration(d) * time.Millisecond) // bulkStartDelayMs (faults.go): the handler runs late
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	op := db.registerOperation(opID, "BulkInsert", cancel)

@@ -30,6 +30,10 @@ package main
 //   - deleteWindowMs: DELETE /admin/databases first unloads the database for this long: its
 //     routes answer 503 DatabaseDisabledException, then it is gone (500
 //     DatabaseDoesNotExistException), and only then is the DELETE answered, as on 4.1.0.
+//   - bulkStartDelayMs: a bulk_insert handler waits this long before it registers its
+//     operation, so operations/state answers 404 for it meanwhile: 4.x registers the operation
+//     only when its handler runs (BulkInsertHandler.cs, Database.Operations.AddOperation), which
+//     a busy 4.1.0 did after the client's TIMEOUT (404 at 150 ms, the documents stored later).
 //   - seed: seeds the drop and cut decisions; every POST /_testserver/faults re-seeds
 //     and restarts the burst counter, so tests are deterministic.
 //
@@ -60,6 +64,7 @@ type faultConfig struct {
 	IndexLagMs         int         `json:"indexLagMs"`
 	BulkInsertText     string      `json:"bulkInsertText"`
 	DeleteWindowMs     int         `json:"deleteWindowMs"`
+	BulkStartDelayMs   int         `json:"bulkStartDelayMs"`
 	Seed               int64       `json:"seed"`
 }
 
