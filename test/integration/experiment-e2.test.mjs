@@ -163,7 +163,7 @@ test('experiment-e2: the whole matrix, exact accounting, configurations as the s
 test('experiment-e2 interrupted (SIGINT to its process group, as Ctrl-C): the report says so at its top, the cut cell is listed with its exit code, out of the tables', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to count the server\'s and the client\'s CPU', timeout: 300000 }, async () => {
   const out = mkdtempSync(path.join(tmpdir(), 'k6wp-e2i-'));
   const port = await freePort();
-  const child = spawn(path.join(repoRoot, 'scripts', 'experiment-e2'), [], { cwd: repoRoot, detached: true,
+  const child = spawn(process.execPath, [path.join(repoRoot, 'experiments', 'e2', 'driver.mjs')], { cwd: repoRoot, detached: true,
     env: { ...process.env, WP_INFLUX: '0', E2_CELLS: 'defaults,sync-off,unlogged', E2_BATCH_SIZES: '100', E2_DOCS: '4000', E2_UPSERTS: '100000', E2_NEW_PERCENT: '50',
       E2_SHARED_BUFFERS_MB: '48', E2_PG_PORT: String(port), E2_OUT: out } });
   let text = '';
