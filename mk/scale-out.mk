@@ -1,7 +1,7 @@
 # Scale-out (docs/scale-out.md): k6 archives of the scenarios, the k6-operator runner image
 # and TestRun manifests rendered with your values.
 #   make k8s DO=archives [K8S_KNOBS="-e DOCS=… -e VUS=…"]   .run/k8s/archives/<testrun>.tar, built with the TestRun's knobs
-#   make k8s DO=image K8S_IMAGE=reg/k6-writepath-runner:1.8.1
+#   make k8s DO=image K8S_IMAGE=reg/k6-writepath-runner:1.1.0-api1
 #   make k8s DO=manifests PARALLELISM=6 RUN_ID=e1_0412 K8S_IMAGE=… K8S_INFLUX_URL=http://influxdb:8086/k6
 # k8s-archives, k8s-image and k8s-manifests (the names the docs use) are the same targets.
 .PHONY: k8s k8s-archives k8s-image k8s-manifests
@@ -33,4 +33,4 @@ k8s-manifests:
 	@for f in deploy/k8s/testrun-*.yaml; do out=.run/k8s/$$(basename $$f); \
 	  sed -e 's/parallelism: 3/parallelism: $(PARALLELISM)/' -e 's/k8s_e[14]_run1/$(K8S_RUN_ID)/g' \
 	      -e '/^    -e DISTRIBUTED=/s|$$|$(if $(K8S_KNOBS), $(K8S_KNOBS))|' \
-	      -e 's#registry.example.com/k6-writepath-runner:1.8.1#$(K8S_IMAGE)#' -e 's#http://influxdb.monitoring.svc:8086/k6#$(K8S_INFLUX_URL)#' $$f > $$out; echo $$out; done
+	      -e 's#registry.example.com/k6-writepath-runner:1.1.0-api1#$(K8S_IMAGE)#' -e 's#http://influxdb.monitoring.svc:8086/k6#$(K8S_INFLUX_URL)#' $$f > $$out; echo $$out; done
