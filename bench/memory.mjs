@@ -2,26 +2,32 @@
 // script posting the same pre-built body, where that memory goes, and how close the pack's
 // estimate (lib/memory.js, the MEMORY_BUDGET_MB guard) comes to the measured peak.
 //
-//   node bench/memory.mjs                               all three; writes them into bench/RESULTS.md
+//   node bench/memory.mjs                     all four; writes them into bench/RESULTS.md (after
+//                                             each part; raw parts in .run/bench/memory-parts.json)
+//   node bench/memory.mjs write               the section again from the saved parts
 //   node bench/memory.mjs [per-vu] [estimate] [profile] [init]  those named; prints their tables only
 // make bench runs it after bench/run.mjs; make bench-memory alone. Its section sits between the
 // bench-memory markers of RESULTS.md, which bench/run.mjs keeps.
 //
 // Every k6 run is timed by /usr/bin/time (peak RSS of the k6 process, %M) with the 1-minute
-// load average read just before it, because the project machines are shared.
+// load average read just before it, because the project machines are shared. A run of a
+// PostgreSQL or MongoDB scenario (and bench/plain-pg.js) gets its own private gateway
+// (scripts/lib/gateway.mjs startGateway; k6 gets GATEWAY_URL and the token only), and its memory
+// is k6's peak plus the gateway's (VmHWM, read right before the gateway is stopped).
 //   per-vu    each target (arangodb: the API test server; postgres: the bench's private
-//             instance, bench/pg.sh) at each VU count (BENCH_MEM_VUS, default 1,10,50,200):
+//             instance through the gateway) at each VU count (BENCH_MEM_VUS, default 1,10,50,200):
 //             the pack's E1 (batches of 1000 e1 documents: 2 load, 2 overwrite and 1 mixed batch
 //             per VU) and the plain script (bench/plain-http.js, bench/plain-pg.js; 5 batches per
 //             VU) with the body as a string and as bytes, interleaved: every (VU count, client)
-//             once per repetition (BENCH_MEM_REPS, default BENCH_REPS or 3). MB per VU at V VUs =
-//             (peak RSS at V − peak RSS of the same client at 1 VU in the same repetition) / (V − 1);
+//             once per repetition (BENCH_MEM_REPS, default BENCH_REPS or 3). MiB per VU at V VUs =
+//             (peak at V − peak of the same client at 1 VU in the same repetition) / (V − 1);
 //             ratios are taken within a repetition, then summarised as median (min–max).
-//   estimate  a grid of pack runs over every scenario, BATCH_SIZE 1000–50000 and VUS 1–200
-//             (GRID below; cells whose estimate exceeds BENCH_MEM_MAX_MB, default 8000, are
-//             listed as not run): the estimate beside the measured peak, each cell run
-//             BENCH_MEM_GRID_REPS times (default 3; the whole grid once per repetition), its
-//             median judged and every run's range shown.
+//   estimate  a grid of pack runs over every scenario (BENCH_MEM_GRID_TARGETS: only the cells
+//             of those targets), BATCH_SIZE 1000–50000 and VUS 1–200 (GRID below; cells whose
+//             estimate exceeds BENCH_MEM_MAX_MB, default 8000, are listed as not run): the
+//             estimate beside the measured peak, each cell run BENCH_MEM_GRID_REPS times
+//             (default 3; the whole grid once per repetition), its median judged and every
+//             run's range shown.
 //   profile   the Go heap of k6 (--profiling-enabled, pprof after a forced GC) while 1 and then
 //             BENCH_MEM_PROFILE_VUS (20) VUs run E1 against a slow API test server: the live
 //             heap each added VU holds, by what allocated it.
@@ -545,7 +551,7 @@ export function resultsSection({ perVu: rows, profile: prof, estimate: est, init
     }
     const reps = Math.max(...rows.map((x) => x.clients.pack.peak.n));
     const at200 = rows.filter((x) => x.vus === 200).map((x) => `${x.target} ${f1(x.clients.pack.peak.max, 0)} MiB (${okText(x.clients.pack.peak.max <= 3072)})`);
-    out.push(`Peak RSS (MiB) of the pack's E1 (2 load, 2 overwrite and 1 mixed batch per VU) and of a plain k6 script in which every VU posts one pre-built body, the bytes of one of the pack's load batches, 5 times: read with \`open()\` as a string (k6's ordinary idiom) and as bytes (\`open(…, 'b')\`, sent without the string-to-bytes copy, as the pack sends its bodies). ArangoDB: the API test server, bench/plain-http.js posting to its document API. PostgreSQL: a private instance; the pack and the plain script each write through their own private gateway, and their memory is k6's peak RSS (\`/usr/bin/time\` %M) plus the gateway's (VmHWM of /proc/<pid>/status, read right before it is stopped); the plain script is bench/plain-pg.js, plain k6/http posting the same binary jsonb body as octet-stream to \`/pg/exec\` with the pack's upsert statement (docs/gateway.md), while the pack uploads its body image once per VU and sends a recipe per batch (docs/gateway.md "Rendered bodies"). Interleaved: every (VU count, client) once per repetition, ${reps} repetitions; MiB per VU = (peak at V − peak of the same client at 1 VU in the same repetition) / (V − 1), of the sum k6 + gateway; ratios within a repetition; median (min–max). Load: the 1-minute load average before each run.`, '',
+    out.push(`Peak RSS (MiB) of the pack's E1 (2 load, 2 overwrite and 1 mixed batch per VU) and of a plain k6 script in which every VU posts one pre-built body, the bytes of one of the pack's load batches, 5 times: read with \`open()\` as a string (k6's ordinary idiom) and as bytes (\`open(…, 'b')\`, sent without the string-to-bytes copy, as the pack sends its bodies). ArangoDB: the API test server, bench/plain-http.js posting to its document API. PostgreSQL: a private instance; the pack and the plain script each write through their own private gateway, and their memory is k6's peak RSS (\`/usr/bin/time\` %M) plus the gateway's (VmHWM of /proc/<pid>/status, read right before it is stopped); the plain script is bench/plain-pg.js, plain k6/http posting the same binary jsonb body as octet-stream to \`/pg/exec\` with the pack's upsert statement (docs/gateway.md), while the pack uploads its body image once per VU (the gateway keeps one copy of an image) and sends a small recipe per batch (gateway/render/render.go). Interleaved: every (VU count, client) once per repetition, ${reps} repetitions; MiB per VU = (peak at V − peak of the same client at 1 VU in the same repetition) / (V − 1), of the sum k6 + gateway; ratios within a repetition; median (min–max). Load: the 1-minute load average before each run.`, '',
       perVuMarkdown(rows), '',
       `Goal (issue 37 item 6: memory per VU of k6 + gateway ≤ 1.2× a plain k6 script posting the same body), at 50 and 200 VUs, judged against the plain script with the string body as issue 30 was ("a plain k6 script posting one pre-built 1.2 MB body"; \`open()\` without 'b' is k6's ordinary idiom): ${goal.join('; ')}.`,
       `Not the goal, shown for honesty: against the bytes body (\`open(…, 'b')\`, no string-to-bytes copy per request, the way the pack sends) the pack needs ${bytesRef.join(', ')} the memory per VU; on PostgreSQL, k6 alone (without either gateway) against the plain string script: ${k6Only.join(', ')}.`,
