@@ -13,7 +13,7 @@ bench: bin/k6 bin/wp-gateway bin/bench-sink testservers node-deps
 bench-gateway: bin/k6 bin/wp-gateway bin/bench-sink node-deps
 	node bench/gateway.mjs --write
 ## memory per VU beside plain k6, where it goes, the estimate against measured peaks (bench/memory.mjs; writes its section of bench/RESULTS.md)
-bench-memory: bin/k6 testservers node-deps
+bench-memory: bin/k6 bin/wp-gateway testservers node-deps
 	node bench/memory.mjs
 ## the verdicts' own proof (~1-2 h): the gate's false-alarm and detection rates, calibrated thresholds, Otava's change points; writes its section of bench/RESULTS.md
 bench-gate: bin/k6 testservers node-deps otava-deps
