@@ -2,26 +2,32 @@
 // script posting the same pre-built body, where that memory goes, and how close the pack's
 // estimate (lib/memory.js, the MEMORY_BUDGET_MB guard) comes to the measured peak.
 //
-//   node bench/memory.mjs                               all three; writes them into bench/RESULTS.md
+//   node bench/memory.mjs                     all four; writes them into bench/RESULTS.md (after
+//                                             each part; raw parts in .run/bench/memory-parts.json)
+//   node bench/memory.mjs write               the section again from the saved parts
 //   node bench/memory.mjs [per-vu] [estimate] [profile] [init]  those named; prints their tables only
 // make bench runs it after bench/run.mjs; make bench-memory alone. Its section sits between the
 // bench-memory markers of RESULTS.md, which bench/run.mjs keeps.
 //
 // Every k6 run is timed by /usr/bin/time (peak RSS of the k6 process, %M) with the 1-minute
-// load average read just before it, because the project machines are shared.
+// load average read just before it, because the project machines are shared. A run of a
+// PostgreSQL or MongoDB scenario (and bench/plain-pg.js) gets its own private gateway
+// (scripts/lib/gateway.mjs startGateway; k6 gets GATEWAY_URL and the token only), and its memory
+// is k6's peak plus the gateway's (VmHWM, read right before the gateway is stopped).
 //   per-vu    each target (arangodb: the API test server; postgres: the bench's private
-//             instance, bench/pg.sh) at each VU count (BENCH_MEM_VUS, default 1,10,50,200):
+//             instance through the gateway) at each VU count (BENCH_MEM_VUS, default 1,10,50,200):
 //             the pack's E1 (batches of 1000 e1 documents: 2 load, 2 overwrite and 1 mixed batch
 //             per VU) and the plain script (bench/plain-http.js, bench/plain-pg.js; 5 batches per
 //             VU) with the body as a string and as bytes, interleaved: every (VU count, client)
-//             once per repetition (BENCH_MEM_REPS, default BENCH_REPS or 3). MB per VU at V VUs =
-//             (peak RSS at V − peak RSS of the same client at 1 VU in the same repetition) / (V − 1);
+//             once per repetition (BENCH_MEM_REPS, default BENCH_REPS or 3). MiB per VU at V VUs =
+//             (peak at V − peak of the same client at 1 VU in the same repetition) / (V − 1);
 //             ratios are taken within a repetition, then summarised as median (min–max).
-//   estimate  a grid of pack runs over every scenario, BATCH_SIZE 1000–50000 and VUS 1–200
-//             (GRID below; cells whose estimate exceeds BENCH_MEM_MAX_MB, default 8000, are
-//             listed as not run): the estimate beside the measured peak, each cell run
-//             BENCH_MEM_GRID_REPS times (default 3; the whole grid once per repetition), its
-//             median judged and every run's range shown.
+//   estimate  a grid of pack runs over every scenario (BENCH_MEM_GRID_TARGETS: only the cells
+//             of those targets), BATCH_SIZE 1000–50000 and VUS 1–200 (GRID below; cells whose
+//             estimate exceeds BENCH_MEM_MAX_MB, default 8000, are listed as not run): the
+//             estimate beside the measured peak, each cell run BENCH_MEM_GRID_REPS times
+//             (default 3; the whole grid once per repetition), its median judged and every
+//             run's range shown.
 //   profile   the Go heap of k6 (--profiling-enabled, pprof after a forced GC) while 1 and then
 //             BENCH_MEM_PROFILE_VUS (20) VUs run E1 against a slow API test server: the live
 //             heap each added VU holds, by what allocated it.
@@ -43,6 +49,7 @@ import { PgServer } from '../scripts/pg-private.mjs';
 import { MongoServer } from '../scripts/lib/mongo-private.mjs';
 import { spread } from './lib.mjs';
 import { repoRoot as root, startTestServer } from '../scripts/lib/kit.mjs';
+import { needsGateway, startGateway } from '../scripts/lib/gateway.mjs';
 
 const env = process.env;
 const k6 = path.join(root, 'bin', 'k6');
@@ -56,9 +63,9 @@ const k6env = { ...env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION
 const log = (s) => process.stderr.write(`${s}\n`);
 const load1 = () => loadavg()[0];
 
-function run(cmd, args, extraEnv = {}) {
+function run(cmd, args, fullEnv) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env: { ...k6env, ...extraEnv } });
+    const child = spawn(cmd, args, { cwd: root, env: fullEnv });
     let out = ''; let err = '';
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { err += d; });
@@ -66,16 +73,42 @@ function run(cmd, args, extraEnv = {}) {
   });
 }
 
-// One k6 run: peak RSS in MB (1 MB = 2^20 bytes), exit code, load average before it.
-async function peak(args, extraEnv, { okCodes = [0] } = {}) {
+// Peak RSS of a live process in MiB (VmHWM of /proc/<pid>/status).
+function vmHwm(pid, what) {
+  let text = '';
+  try { text = readFileSync(`/proc/${pid}/status`, 'utf8'); } catch { /* gone: below */ }
+  const m = /^VmHWM:\s+(\d+) kB/m.exec(text);
+  if (!m) throw Object.assign(new Error(`${what} (pid ${pid}) exited before its peak RSS was read`), { short: `${what} exited before its peak RSS was read` });
+  return Number(m[1]) / 1024;
+}
+
+// One k6 run: peak RSS in MiB (1 MiB = 2^20 bytes), exit code, load average before it.
+// db ({ PG_URL, MONGO_URL }): the run gets its own private gateway holding them (k6 gets only
+// GATEWAY_URL and the token) and its memory is k6's plus the gateway's, each process's peak
+// (k6: /usr/bin/time %M; the gateway: VmHWM read right before it is stopped).
+// -> { mb: k6 + gateway, k6Mb, gwMb (null without a gateway), cpu, load, out, err }
+async function peak(args, extraEnv, { okCodes = [0], db = null } = {}) {
+  const gw = db ? startGateway(db) : null;
+  let r; let gwMb = null;
   const load = load1();
-  const r = await run('/usr/bin/time', ['-f', 'TIME %U %S %M', k6, 'run', '--quiet', '--address=', ...args], extraEnv);
+  try {
+    const full = { ...k6env, ...extraEnv };
+    r = await run('/usr/bin/time', ['-f', 'TIME %U %S %M', k6, 'run', '--quiet', '--address=', ...args], gw ? gw.env(full) : full);
+    if (gw) gwMb = vmHwm(gw.process.pid, 'bin/wp-gateway');
+  } finally {
+    if (gw) {
+      const gone = new Promise((res) => { if (gw.process.exitCode !== null || gw.process.signalCode !== null) res(); else gw.process.once('exit', res); });
+      gw.stop();
+      await gone;
+    }
+  }
   const m = /TIME ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.err);
   if (!okCodes.includes(r.code) || !m) {
     const why = r.err.split('\n').filter((l) => l.trim() && !l.startsWith('TIME ')).at(-1) || '';
     throw Object.assign(new Error(`k6 run ${args.join(' ')} failed (${r.code}):\n${r.err.slice(-2000)}\n${r.out.slice(-1000)}`), { short: `exit ${r.code}: ${why.slice(0, 200)}` });
   }
-  return { mb: Number(m[3]) / 1024, cpu: Number(m[1]) + Number(m[2]), load, out: r.out, err: r.err };
+  const k6Mb = Number(m[3]) / 1024;
+  return { mb: k6Mb + (gwMb || 0), k6Mb, gwMb, cpu: Number(m[1]) + Number(m[2]), load, out: r.out, err: r.err };
 }
 
 
@@ -100,8 +133,9 @@ export function pgDown() {
 }
 
 // The body of the plain scripts: the bytes of one E1 load batch of the pack (keys 1000-1999,
-// DOC_BYTES 1200), as the pack's adapters build it; PostgreSQL's binary form is the jsonb
-// version byte 1 and the same text.
+// DOC_BYTES 1200), as the pack's adapters build it; PostgreSQL's is the binary jsonb (the version
+// byte 1 and the same text) that the gateway passes on as $1 (docs/gateway.md), read by
+// bench/plain-pg.js as a string or as bytes.
 function writeBodies(dir) {
   const cfg = { DOC_SHAPE: 'e1', DOC_POOL: 1024, DOC_BYTES: 1200, SEED: 1, COMPLEXITY: 10 };
   const files = {};
@@ -109,8 +143,6 @@ function writeBodies(dir) {
   const pg = createDocs(cfg, { keyField: 'key' }).body(keyRange(1000, 1000), 'l', { lead: '\u0001' });
   files.arango = path.join(dir, 'arangodb-body.json');
   writeFileSync(files.arango, Buffer.from(arango));
-  files.pgText = path.join(dir, 'postgres-body.json');
-  writeFileSync(files.pgText, Buffer.from(pg).subarray(1));
   files.pgBytes = path.join(dir, 'postgres-body.jsonb');
   writeFileSync(files.pgBytes, Buffer.from(pg));
   return files;
@@ -122,15 +154,15 @@ function packRun(target, vus, url, resultsDir, tag) {
   const e = { RUN_ID: `mem${process.pid}_${tag}`.slice(0, 32), RESULTS_DIR: resultsDir, PWD: root, HTML_REPORTER: 'none', INFLUX_URL: '',
     BATCH_SIZE: '1000', VUS: String(vus), DOCS: String(2000 * vus), OVERWRITE_BATCHES: String(2 * vus), MIXED_BATCHES: String(vus),
     MEMORY_BUDGET_MB: '1048576' };
-  if (target === 'arangodb') e.ARANGO_URL = url; else e.PG_URL = url;
+  if (target === 'arangodb') e.ARANGO_URL = url;
   // exit 99: a latency threshold failed (200 VUs on two cores); the memory figure stands
-  return peak([scenario], e, { okCodes: [0, 99] });
+  return peak([scenario], e, { okCodes: [0, 99], db: target === 'arangodb' ? null : { PG_URL: url } });
 }
 
 function plainRun(target, vus, url, files, as, tag) {
   const e = { VUS: String(vus), ITERATIONS: '5', BODY_AS: as, PLAIN_ID: `${process.pid}_${tag}` };
   if (target === 'arangodb') return peak(['bench/plain-http.js'], { ...e, ARANGO_URL: url, BODY_FILE: files.arango });
-  return peak(['bench/plain-pg.js'], { ...e, PG_URL: url, BODY_FILE: as === 'bytes' ? files.pgBytes : files.pgText });
+  return peak(['bench/plain-pg.js'], { ...e, BODY_FILE: files.pgBytes }, { db: { PG_URL: url } });
 }
 
 export const CLIENTS = ['pack', 'plain-string', 'plain-bytes'];
@@ -153,8 +185,8 @@ export async function perVu({ pgUrl = null } = {}) {
             const tag = `${rep}_${vus}_${target[0]}${client[6] || 'k'}`;
             const r = client === 'pack' ? await packRun(target, vus, urls[target], resultsDir, tag)
               : await plainRun(target, vus, urls[target], files, client.slice(6), tag);
-            runs.push({ target, client, vus, rep, mb: r.mb, load: r.load });
-            log(`memory ${target} ${client} ${vus} VUs rep ${rep + 1}: peak RSS ${r.mb.toFixed(0)} MB (load ${r.load.toFixed(2)})`);
+            runs.push({ target, client, vus, rep, mb: r.mb, k6Mb: r.k6Mb, gwMb: r.gwMb, load: r.load });
+            log(`memory ${target} ${client} ${vus} VUs rep ${rep + 1}: peak RSS ${r.mb.toFixed(0)} MiB${r.gwMb === null ? '' : ` (k6 ${r.k6Mb.toFixed(0)} + gateway ${r.gwMb.toFixed(0)})`} (load ${r.load.toFixed(2)})`);
           }
         }
       }
@@ -167,8 +199,8 @@ export async function perVu({ pgUrl = null } = {}) {
   return summarisePerVu(runs);
 }
 
-// -> rows per (target, vus): peak RSS and MB per VU of each client, and pack ÷ plain ratios
-// computed within each repetition.
+// -> rows per (target, vus): peak RSS (k6, the gateway where there is one, their sum) and MiB
+// per VU of the sum for each client, and pack ÷ plain ratios computed within each repetition.
 export function summarisePerVu(runs) {
   const get = (t, c, v, rep) => runs.find((x) => x.target === t && x.client === c && x.vus === v && x.rep === rep);
   const reps = [...new Set(runs.map((x) => x.rep))];
@@ -178,15 +210,19 @@ export function summarisePerVu(runs) {
       const row = { target, vus, load: spread(runs.filter((x) => x.target === target && x.vus === vus).map((x) => x.load)), clients: {} };
       const per = {};
       for (const c of CLIENTS) {
-        const peaks = reps.map((rep) => (get(target, c, vus, rep) || {}).mb);
+        const at = (k) => spread(reps.map((rep) => (get(target, c, vus, rep) || {})[k]));
         per[c] = reps.map((rep) => {
           const at = get(target, c, vus, rep); const one = get(target, c, 1, rep);
           return at && one && vus > 1 ? (at.mb - one.mb) / (vus - 1) : NaN;
         });
-        row.clients[c] = { peak: spread(peaks), perVu: spread(per[c]) };
+        row.clients[c] = { peak: at('mb'), k6: at('k6Mb'), gw: at('gwMb'), perVu: spread(per[c]) };
       }
       row.ratioString = spread(per.pack.map((x, i) => x / per['plain-string'][i]));
       row.ratioBytes = spread(per.pack.map((x, i) => x / per['plain-bytes'][i]));
+      // k6 alone, without the gateways' memory (PostgreSQL; the same as above for ArangoDB)
+      const k6Per = (c) => reps.map((rep) => { const at = get(target, c, vus, rep); const one = get(target, c, 1, rep); return at && one && vus > 1 ? (at.k6Mb - one.k6Mb) / (vus - 1) : NaN; });
+      const k6Pack = k6Per('pack'); const k6Plain = k6Per('plain-string');
+      row.ratioStringK6 = spread(k6Pack.map((x, i) => x / k6Plain[i]));
       rows.push(row);
     }
   }
@@ -313,6 +349,10 @@ export const GRID = [
   { scenario: 'scenarios/postgres/insert-vs-overwrite.js', target: 'postgres', label: 'E1 open model (RATE_STAGES)', B: 1000, V: 40, env: { BATCH_SIZE: '1000', PHASES: 'load,overwrite', DOCS: '200000', RATE_STAGES: '4s:40', VUS: '40', MAX_VUS: '40' } },
 ];
 
+// BENCH_MEM_GRID_TARGETS (comma list, default all): run only the cells of those targets.
+const GRID_TARGETS = env.BENCH_MEM_GRID_TARGETS ? env.BENCH_MEM_GRID_TARGETS.split(',').map((x) => x.trim()) : null;
+const gridCells = () => GRID.map((cell, i) => ({ cell, i })).filter(({ cell }) => !GRID_TARGETS || GRID_TARGETS.includes(cell.target));
+
 const ESTIMATE = /client memory estimate (\d+) MiB/;
 const REFUSED = /MEMORY_BUDGET_MB=\d+ is too small for this run: .* needs about (\d+) MiB/;
 
@@ -331,18 +371,21 @@ export async function estimate({ pgUrl = null } = {}) {
   mkdirSync(resultsDir);
   const arango = await arangoServer();
   const raven = await testServer('ravendb');
+  const cells = gridCells();
   const pg = pgUrl || pgUp();
-  const mongo = GRID.some((c) => c.target === 'mongodb') ? mongoUp() : null;
-  const runs = GRID.map(() => []); // per cell: { load, estimate, measured, failed }
+  const mongo = cells.some(({ cell }) => cell.target === 'mongodb') ? mongoUp() : null;
+  const runs = GRID.map(() => []); // per cell: { load, estimate, measured, k6, gw, failed }
   try {
     // the whole grid once per repetition: a cell's runs meet different moments of a shared machine
     for (let rep = 0; rep < GRID_REPS; rep++) {
-      for (const [i, cell] of GRID.entries()) {
-        const e = { ...cell.env, ARANGO_URL: arango.url, RAVEN_URL: raven.url, PG_URL: pg, MONGO_URL: mongo ? mongo.url : '', RUN_ID: `memest${process.pid}_${rep}_${i}`, RESULTS_DIR: resultsDir, PWD: root,
+      for (const { cell, i } of cells) {
+        const e = { ...cell.env, ARANGO_URL: arango.url, RAVEN_URL: raven.url, RUN_ID: `memest${process.pid}_${rep}_${i}`, RESULTS_DIR: resultsDir, PWD: root,
           HTML_REPORTER: 'none', INFLUX_URL: '', MEMORY_BUDGET_MB: String(MAX_MB) };
+        // PostgreSQL and MongoDB scenarios: a private gateway per run holds the database URLs
+        const db = needsGateway(cell.scenario) ? { PG_URL: pg, MONGO_URL: mongo ? mongo.url : undefined } : null;
         let r;
         try {
-          r = await peak([cell.scenario], e, { okCodes: [0, 99, 107] });
+          r = await peak([cell.scenario], e, { okCodes: [0, 99, 107], db });
         } catch (err) { // a run that fails is shown as failed, the grid goes on
           runs[i].push({ load: load1(), estimate: null, measured: null, failed: err.short || String(err.message).split('\n')[0] });
           log(`estimate ${cell.label} B=${cell.B} V=${cell.V} rep ${rep + 1}: ${runs[i].at(-1).failed}`);
@@ -350,9 +393,9 @@ export async function estimate({ pgUrl = null } = {}) {
         }
         const refused = REFUSED.exec(r.err);
         const est = ESTIMATE.exec(r.out + r.err);
-        runs[i].push({ load: r.load, estimate: Number((est || refused || [])[1]) || null, measured: refused ? null : r.mb });
+        runs[i].push({ load: r.load, estimate: Number((est || refused || [])[1]) || null, measured: refused ? null : r.mb, k6: refused ? null : r.k6Mb, gw: refused ? null : r.gwMb });
         const x = runs[i].at(-1);
-        log(`estimate ${cell.label} B=${cell.B} V=${cell.V} rep ${rep + 1}: estimate ${x.estimate} MiB, measured ${x.measured === null ? 'not run' : `${x.measured.toFixed(0)} MiB`} (load ${r.load.toFixed(2)})`);
+        log(`estimate ${cell.label} B=${cell.B} V=${cell.V} rep ${rep + 1}: estimate ${x.estimate} MiB, measured ${x.measured === null ? 'not run' : `${x.measured.toFixed(0)} MiB${x.gw === null ? '' : ` (k6 ${x.k6.toFixed(0)} + gateway ${x.gw.toFixed(0)})`}`} (load ${r.load.toFixed(2)})`);
       }
     }
   } finally {
@@ -361,11 +404,12 @@ export async function estimate({ pgUrl = null } = {}) {
     if (!pgUrl) pgDown();
     rmSync(dir, { recursive: true, force: true });
   }
-  return GRID.map((cell, i) => summariseCell(cell, runs[i]));
+  return cells.map(({ cell, i }) => summariseCell(cell, runs[i]));
 }
 
 // One grid row from a cell's runs: the estimate (the same in every run), the measured peaks
-// (median, min–max, n) and the ratio of the estimate to the median; a run that failed is named.
+// (median, min–max, n; k6 + the gateway where the run had one, and each alone) and the ratio
+// of the estimate to each run's; a run that failed is named.
 export function summariseCell(cell, runs) {
   const ok = runs.filter((x) => !x.failed);
   const failed = runs.find((x) => x.failed);
@@ -373,15 +417,19 @@ export function summariseCell(cell, runs) {
   const estimate = (ok.find((x) => x.estimate !== null) || {}).estimate ?? null;
   return { ...cell, env: undefined, load: spread(runs.map((x) => x.load)), estimate, n: measured.length, runs: runs.length,
     measured: measured.length ? spread(measured) : null, failed: failed ? failed.failed : null,
+    k6: spread(ok.map((x) => x.k6 ?? NaN)), gw: spread(ok.map((x) => x.gw ?? NaN)),
     ratios: measured.map((m) => estimate / m) };
 }
 
 // --- init: what a VU holds once initialised ---------------------------------------------
 
-// The live heap (after a forced GC) of k6 started --paused with `vus` VUs, once all are initialised.
-async function pausedHeap(args, extraEnv, vus) {
+// The live heap (after a forced GC) of k6 started --paused with `vus` VUs, once all are
+// initialised; db: the run's own gateway holds those database URLs (k6 gets GATEWAY_URL).
+async function pausedHeap(args, extraEnv, vus, db = null) {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(k6, ['run', '--quiet', '--paused', '--profiling-enabled', `--address=127.0.0.1:${port}`, ...args], { cwd: root, env: { ...k6env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const gw = db ? startGateway(db) : null;
+  const full = { ...k6env, ...extraEnv };
+  const child = spawn(k6, ['run', '--quiet', '--paused', '--profiling-enabled', `--address=127.0.0.1:${port}`, ...args], { cwd: root, env: gw ? gw.env(full) : full, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = ''; child.stderr.on('data', (d) => { err += d; });
   const exited = new Promise((r) => child.on('exit', r));
   try {
@@ -393,6 +441,7 @@ async function pausedHeap(args, extraEnv, vus) {
   } finally {
     child.kill('SIGINT');
     await exited;
+    if (gw) gw.stop();
   }
 }
 
@@ -405,17 +454,17 @@ export async function initCost({ pgUrl = null } = {}) {
   const pg = pgUrl || pgUp();
   const out = { vus: INIT_VUS, load: load1(), rows: [] };
   const pack = (target) => (n) => ({ RESULTS_DIR: dir, PWD: root, HTML_REPORTER: 'none', INFLUX_URL: '', BATCH_SIZE: '1000', VUS: String(n), DOCS: String(2000 * n),
-    OVERWRITE_BATCHES: String(2 * n), MIXED_BATCHES: String(n), MEMORY_BUDGET_MB: '1048576', ...(target === 'arangodb' ? { ARANGO_URL: 'http://127.0.0.1:9' } : { PG_URL: pg }) });
+    OVERWRITE_BATCHES: String(2 * n), MIXED_BATCHES: String(n), MEMORY_BUDGET_MB: '1048576', ...(target === 'arangodb' ? { ARANGO_URL: 'http://127.0.0.1:9' } : {}) });
   const scripts = [
     ['an empty script (k6 itself)', [path.join(dir, 'empty.js')], (n) => ({ VUS: String(n) })],
     ['the plain script, string body (bench/plain-http.js)', ['bench/plain-http.js'], (n) => ({ ARANGO_URL: 'http://127.0.0.1:9', BODY_FILE: files.arango, VUS: String(n) })],
     ['the pack, E1 on ArangoDB (a body and key tables per VU)', ['scenarios/arangodb/insert-vs-overwrite.js'], pack('arangodb')],
-    ['the pack, E1 on PostgreSQL (no body per VU on bin/k6)', ['scenarios/postgres/insert-vs-overwrite.js'], pack('postgres')],
+    ['the pack, E1 on PostgreSQL (through a private gateway; k6\'s heap only)', ['scenarios/postgres/insert-vs-overwrite.js'], pack('postgres'), { PG_URL: pg }],
   ];
   try {
-    for (const [label, args, e] of scripts) {
-      const one = await pausedHeap(args, e(1), 1);
-      const many = await pausedHeap(args, e(INIT_VUS), INIT_VUS);
+    for (const [label, args, e, db] of scripts) {
+      const one = await pausedHeap(args, e(1), 1, db);
+      const many = await pausedHeap(args, e(INIT_VUS), INIT_VUS, db);
       out.rows.push({ label, kib: (many - one) / (INIT_VUS - 1) / 1024 });
       log(`init ${label}: ${((many - one) / (INIT_VUS - 1) / 1024).toFixed(0)} KiB per VU`);
     }
@@ -436,22 +485,29 @@ export function initMarkdown(r) {
 const f1 = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const sp = (s, d = 1) => (Number.isFinite(s.med) ? `${f1(s.med, d)} (${f1(s.min, d)}–${f1(s.max, d)})` : '-');
 
+// Two tables: the peaks (k6, the gateway, their sum, per client), then MiB per VU and the ratios.
 export function perVuMarkdown(rows) {
-  const lines = ['| target | VUs | load (1 min) | pack peak RSS MiB | plain, string body | plain, bytes body | pack MiB/VU | plain string MiB/VU | plain bytes MiB/VU | pack ÷ plain string | pack ÷ plain bytes |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const names = { pack: 'pack', 'plain-string': 'plain string', 'plain-bytes': 'plain bytes' };
+  const lines = [`| target | VUs | load (1 min) | ${CLIENTS.map((c) => `${names[c]}: k6 | gateway | **sum**`).join(' | ')} |`,
+    `|---|---:|---:|${CLIENTS.map(() => '---:|---:|---:').join('|')}|`];
   for (const r of rows) {
+    lines.push(`| ${r.target} | ${r.vus} | ${sp(r.load, 2)} | ${CLIENTS.map((c) => `${sp(r.clients[c].k6, 0)} | ${sp(r.clients[c].gw, 0)} | **${sp(r.clients[c].peak, 0)}**`).join(' | ')} |`);
+  }
+  lines.push('', '| target | VUs | pack MiB/VU | plain string MiB/VU | plain bytes MiB/VU | pack ÷ plain string | pack ÷ plain bytes |', '|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows.filter((x) => x.vus > 1)) {
     const c = r.clients;
-    lines.push(`| ${r.target} | ${r.vus} | ${sp(r.load, 2)} | ${sp(c.pack.peak, 0)} | ${sp(c['plain-string'].peak, 0)} | ${sp(c['plain-bytes'].peak, 0)} | ${sp(c.pack.perVu)} | ${sp(c['plain-string'].perVu)} | ${sp(c['plain-bytes'].perVu)} | ${sp(r.ratioString, 2)} | ${sp(r.ratioBytes, 2)} |`);
+    lines.push(`| ${r.target} | ${r.vus} | ${sp(c.pack.perVu)} | ${sp(c['plain-string'].perVu)} | ${sp(c['plain-bytes'].perVu)} | ${sp(r.ratioString, 2)} | ${sp(r.ratioBytes, 2)} |`);
   }
   return lines.join('\n');
 }
 
 export function estimateMarkdown(rows) {
-  const lines = ['| scenario | BATCH_SIZE | VUs | load (1 min) | estimate MiB | measured peak RSS MiB, median (min–max) | n | estimate ÷ median | estimate ÷ each run |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const lines = ['| scenario | BATCH_SIZE | VUs | load (1 min) | estimate MiB | k6 peak RSS MiB | gateway peak RSS MiB | measured (k6 + gateway) MiB, median (min–max) | n | estimate ÷ median | estimate ÷ each run | estimate ÷ k6 alone |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
     const ratio = r.measured ? r.estimate / r.measured.med : NaN;
     const peakText = r.failed ? `failed: ${r.failed.replace(/\|/g, '/')}${r.measured ? `; others ${sp(r.measured, 0)}` : ''}` : r.measured === null ? `not run (above ${MAX_MB})` : sp(r.measured, 0);
-    lines.push(`| ${r.label} | ${r.B} | ${r.V} | ${sp(r.load, 2)} | ${r.estimate ?? '-'} | ${peakText} | ${r.n} of ${r.runs} | ${f1(ratio, 2)} | ${r.ratios.map((x) => f1(x, 2)).join(', ') || '-'} |`);
+    const k6 = r.k6 || { med: NaN }; const gw = r.gw || { med: NaN };
+    lines.push(`| ${r.label} | ${r.B} | ${r.V} | ${sp(r.load, 2)} | ${r.estimate ?? '-'} | ${sp(k6, 0)} | ${sp(gw, 0)} | ${peakText} | ${r.n} of ${r.runs} | ${f1(ratio, 2)} | ${r.ratios.map((x) => f1(x, 2)).join(', ') || '-'} | ${Number.isFinite(gw.med) ? f1(r.estimate / k6.med, 2) : '-'} |`);
   }
   return lines.join('\n');
 }
@@ -463,45 +519,66 @@ export function profileMarkdown(p) {
   return lines.join('\n');
 }
 
-// The sections of bench/RESULTS.md (bench/run.mjs), with the goals of issue 30.
-export function resultsSection({ perVu: rows, profile: prof, estimate: est, init = null }) {
+// The section of bench/RESULTS.md (bench/run.mjs keeps it), with the goals of issues 30 and 37;
+// a part not run (null) is said so. meta: { started, loadBefore, loadAfter, k6, gridTargets, gridReps }.
+export function resultsSection({ perVu: rows, profile: prof, estimate: est, init = null, meta }) {
   const okText = (c) => (c ? 'met' : '**missed**');
-  const goal = []; const bytesRef = [];
-  for (const target of ['arangodb', 'postgres']) {
-    for (const vus of [50, 200]) {
-      const r = rows.find((x) => x.target === target && x.vus === vus);
-      if (!r) continue;
-      goal.push(`${target} at ${vus} VUs ${f1(r.ratioString.med, 2)}× (${okText(r.ratioString.med <= 1.2)}; ${r.ratioString.n} repetitions, ${f1(r.ratioString.min, 2)}–${f1(r.ratioString.max, 2)})`);
-      bytesRef.push(`${target} at ${vus} VUs ${f1(r.ratioBytes.med, 2)}×`);
+  const notRun = (what) => [`${what}: not run in this recording.`, ''];
+  const out = [`<!-- ${SECTION} -->`,
+    `Generated by \`make bench-memory\` (bench/memory.mjs, part of \`make bench\`) on ${meta.started}; ${meta.k6}; PostgreSQL and MongoDB through bin/wp-gateway (gateway/, one private gateway per k6 run, GOGC=400 as it sets itself); load average ${meta.loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${meta.loadAfter.map((x) => x.toFixed(2)).join(' ')} after (1, 5, 15 min) on a shared 2-core machine.`, '',
+    ...(meta.note ? [meta.note, ''] : [])];
+  out.push('## Memory per VU (E1, batches of 1000 e1 documents of ~1.2 KB, beside a plain k6 script posting the same body)', '');
+  if (!rows) out.push(...notRun('Memory per VU'));
+  else {
+    const goal = []; const bytesRef = []; const k6Only = [];
+    for (const target of ['arangodb', 'postgres']) {
+      for (const vus of [50, 200]) {
+        const r = rows.find((x) => x.target === target && x.vus === vus);
+        if (!r) continue;
+        goal.push(`${target} at ${vus} VUs ${f1(r.ratioString.med, 2)}× (${okText(r.ratioString.med <= 1.2)}; ${r.ratioString.n} repetition${r.ratioString.n === 1 ? '' : 's'}, ${f1(r.ratioString.min, 2)}–${f1(r.ratioString.max, 2)})`);
+        bytesRef.push(`${target} at ${vus} VUs ${f1(r.ratioBytes.med, 2)}×`);
+        if (target === 'postgres') k6Only.push(`at ${vus} VUs ${f1(r.ratioStringK6.med, 2)}× (${f1(r.ratioStringK6.min, 2)}–${f1(r.ratioStringK6.max, 2)})`);
+      }
     }
+    const reps = Math.max(...rows.map((x) => x.clients.pack.peak.n));
+    const at200 = rows.filter((x) => x.vus === 200).map((x) => `${x.target} ${f1(x.clients.pack.peak.max, 0)} MiB (${okText(x.clients.pack.peak.max <= 3072)})`);
+    out.push(`Peak RSS (MiB) of the pack's E1 (2 load, 2 overwrite and 1 mixed batch per VU) and of a plain k6 script in which every VU posts one pre-built body, the bytes of one of the pack's load batches, 5 times: read with \`open()\` as a string (k6's ordinary idiom) and as bytes (\`open(…, 'b')\`, sent without the string-to-bytes copy, as the pack sends its bodies). ArangoDB: the API test server, bench/plain-http.js posting to its document API. PostgreSQL: a private instance; the pack and the plain script each write through their own private gateway, and their memory is k6's peak RSS (\`/usr/bin/time\` %M) plus the gateway's (VmHWM of /proc/<pid>/status, read right before it is stopped); the plain script is bench/plain-pg.js, plain k6/http posting the same binary jsonb body as octet-stream to \`/pg/exec\` with the pack's upsert statement (docs/gateway.md), while the pack uploads its body image once per VU (the gateway keeps one copy of an image) and sends a small recipe per batch (gateway/render/render.go). Interleaved: every (VU count, client) once per repetition, ${reps} repetitions; MiB per VU = (peak at V − peak of the same client at 1 VU in the same repetition) / (V − 1), of the sum k6 + gateway; ratios within a repetition; median (min–max). Load: the 1-minute load average before each run.`, '',
+      perVuMarkdown(rows), '',
+      `Goal (issue 37 item 6: memory per VU of k6 + gateway ≤ 1.2× a plain k6 script posting the same body), at 50 and 200 VUs, judged against the plain script with the string body as issue 30 was ("a plain k6 script posting one pre-built 1.2 MB body"; \`open()\` without 'b' is k6's ordinary idiom): ${goal.join('; ')}.`,
+      `Not the goal, shown for honesty: against the bytes body (\`open(…, 'b')\`, no string-to-bytes copy per request, the way the pack sends) the pack needs ${bytesRef.join(', ')} the memory per VU; on PostgreSQL, k6 alone (without either gateway) against the plain string script: ${k6Only.join(', ')}.`,
+      `Goal: a 200-VU E1 run within 3 GiB (3072 MiB, k6 + gateway), highest repetition: ${at200.join('; ')}.`, '');
   }
-  const at200 = rows.filter((x) => x.vus === 200).map((x) => `${x.target} ${f1(x.clients.pack.peak.max, 0)} MiB (${okText(x.clients.pack.peak.max <= 3072)})`);
-  const ran = est.filter((x) => x.measured);
-  const within = (x) => Math.abs(x - 1) <= 0.3;
-  const off = ran.filter((x) => !within(x.estimate / x.measured.med));
-  const worst = ran.reduce((w, x) => (Math.abs(x.estimate / x.measured.med - 1) > Math.abs(w.estimate / w.measured.med - 1) ? x : w), ran[0]);
-  const single = ran.flatMap((x) => x.ratios);
-  const singleOff = single.filter((x) => !within(x)).length;
-  const failedCells = est.filter((x) => x.failed).length;
-  return [`<!-- ${SECTION} -->`,
-    `Generated by \`make bench-memory\` (bench/memory.mjs, part of \`make bench\`) on ${started.toISOString()}; ${k6Version()}; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${loadavg().map((x) => x.toFixed(2)).join(' ')} after (1, 5, 15 min).`, '',
-    '## Memory per VU (E1, batches of 1000 e1 documents of ~1.2 KB, beside a plain k6 script posting the same body)', '',
-    `Peak RSS of the k6 process (\`/usr/bin/time\` %M, MiB) of the pack's E1 (2 load, 2 overwrite and 1 mixed batch per VU) and of a plain k6 script in which every VU posts one pre-built body, the bytes of one of the pack's load batches, 5 times: read with \`open()\` as a string (k6's ordinary idiom; bench/plain-http.js, bench/plain-pg.js) and as bytes (\`open(…, 'b')\`, sent without the string-to-bytes copy, as the pack sends its bodies). ArangoDB: the API test server; PostgreSQL: a private instance, the pack's upsert statement. Interleaved: every (VU count, client) once per repetition, ${REPS} repetitions; MiB per VU = (peak at V − peak of the same client at 1 VU in the same repetition) / (V − 1), ratios within a repetition; median (min–max). Load: the 1-minute load average before each run.`, '',
-    perVuMarkdown(rows), '',
-    `Goal: the pack's MiB per VU ≤ 1.2× plain k6's at 50 and 200 VUs, judged against the plain script with the string body, the one issue 30 measured ("a plain k6 script posting one pre-built 1.2 MB body", ~11–15 MB per VU there; \`open()\` without 'b' is k6's ordinary idiom): ${goal.join('; ')}.`,
-    `Not the goal, shown for honesty: against the bytes body (\`open(…, 'b')\`, no string-to-bytes copy per request, the way the pack sends) the pack needs ${bytesRef.join(', ')} the memory per VU.`,
-    `Goal: a 200-VU E1 run within 3 GiB (3072 MiB), highest repetition: ${at200.join('; ')}.`, '',
-    `## Where a VU's memory goes (k6's Go heap, live bytes after a forced GC, while the VUs run E1 on a slow API test server)`, '',
-    profileMarkdown(prof), '',
-    'Read with `bin/k6 run --profiling-enabled` and pprof (`/debug/pprof/heap?gc=1`) at 1 and at n VUs; each allocation is counted by the first class its stack matches (bench/memory.mjs HEAP_CLASSES). The peak RSS is about twice the live heap (Go collects when the heap has doubled since the last collection, GOGC=100).', '',
-    ...(init ? ['At init (before any batch), live heap per added VU:', '', initMarkdown(init), '',
-      'A function object costs about 0.8 KiB per VU in k6\'s runtime whether declared or arrow, a module ~6 KiB before its content (docs/design.md "Keeping a VU small"); the pack\'s modules are most of its runtime.', ''] : []),
-    '## Memory estimate (MEMORY_BUDGET_MB, lib/memory.js) against the measured peak', '',
-    `Every scenario over BATCH_SIZE 1000–50000 and 1–200 VUs, MongoDB included (the grid's own mongod 6.0.5), ${GRID_REPS} runs per cell (the whole grid once per repetition, so a cell's runs meet different moments of the shared machine; load averages median (min–max)); the estimate is the one the run printed in its setup log, the measured peak its \`/usr/bin/time\` %M; the goal is judged on each cell's median, and the ratio of every single run is shown beside it. Cells whose estimate is above BENCH_MEM_MAX_MB=${MAX_MB} are refused by the pack itself (MEMORY_BUDGET_MB) and not run.`, '',
-    estimateMarkdown(est), '',
-    `Goal: the estimate within ±30 % of every cell's median peak: ${off.length === 0 && failedCells === 0 ? 'met' : `**missed** in ${off.length} of ${ran.length} cells${failedCells ? `, ${failedCells} with a failed run` : ''}`} (${ran.length} cells run; furthest: ${worst ? `${worst.label} BATCH_SIZE=${worst.B} VUs=${worst.V}, ${f1(worst.estimate / worst.measured.med, 2)}×` : '-'}); single runs outside ±30 %: ${singleOff} of ${single.length}.`,
-    `<!-- /${SECTION} -->`,
-  ];
+  out.push('## Where a VU\'s memory goes (k6\'s Go heap, live bytes after a forced GC, while the VUs run E1 on a slow API test server)', '');
+  if (!prof) out.push(...notRun('The heap profile'));
+  else {
+    out.push(profileMarkdown(prof), '',
+      'Read with `bin/k6 run --profiling-enabled` and pprof (`/debug/pprof/heap?gc=1`) at 1 and at n VUs; each allocation is counted by the first class its stack matches (bench/memory.mjs HEAP_CLASSES). ArangoDB only: k6\'s side of a gateway target is the same HTTP posting. The peak RSS is about twice the live heap (Go collects when the heap has doubled since the last collection, GOGC=100).', '');
+  }
+  if (init) {
+    out.push('At init (before any batch), live heap per added VU:', '', initMarkdown(init), '',
+      'A function object costs about 0.8 KiB per VU in k6\'s runtime whether declared or arrow, a module ~6 KiB before its content (docs/design.md "Keeping a VU small"); the pack\'s modules are most of its runtime.', '');
+  } else out.push(...notRun('The live heap per VU at init'));
+  out.push('## Memory estimate (MEMORY_BUDGET_MB, lib/memory.js) against the measured peak', '');
+  if (!est) out.push(...notRun('The estimate grid'));
+  else {
+    const ran = est.filter((x) => x.measured);
+    const within = (x) => Math.abs(x - 1) <= 0.3;
+    const off = ran.filter((x) => !within(x.estimate / x.measured.med));
+    const worst = ran.reduce((w, x) => (Math.abs(x.estimate / x.measured.med - 1) > Math.abs(w.estimate / w.measured.med - 1) ? x : w), ran[0]);
+    const single = ran.flatMap((x) => x.ratios);
+    const singleOff = single.filter((x) => !within(x)).length;
+    const failedCells = est.filter((x) => x.failed).length;
+    // what lib/memory.js models: the k6 process alone
+    const viaGw = ran.filter((x) => x.gw && Number.isFinite(x.gw.med));
+    const k6Off = viaGw.filter((x) => !within(x.estimate / x.k6.med));
+    const which = meta.gridTargets ? `the cells of ${meta.gridTargets.join(' and ')} only (BENCH_MEM_GRID_TARGETS; the others were not run in this recording)` : 'every scenario';
+    out.push(`${which} over BATCH_SIZE 1000–50000 and 1–200 VUs (the grid's own PostgreSQL and mongod 6.0.5), ${meta.gridReps} run${meta.gridReps === 1 ? '' : 's'} per cell (the whole grid once per repetition; load averages median (min–max)); the estimate is the one the run printed in its setup log; measured: k6's \`/usr/bin/time\` %M plus, for PostgreSQL and MongoDB, the run's own gateway's VmHWM. The goal is judged on each cell's median of the sum; the ratio of every single run is shown beside it, and the ratio to k6 alone where a gateway ran. Cells whose estimate is above BENCH_MEM_MAX_MB=${MAX_MB} are refused by the pack itself (MEMORY_BUDGET_MB) and not run.`.replace(/^./, (c) => c.toUpperCase()), '',
+      estimateMarkdown(est), '',
+      `Goal: the estimate within ±30 % of every cell's median peak: ${off.length === 0 && failedCells === 0 ? 'met' : `**missed** in ${off.length} of ${ran.length} cells${failedCells ? `, ${failedCells} with a failed run` : ''}`} (${ran.length} cells run; furthest: ${worst ? `${worst.label} BATCH_SIZE=${worst.B} VUs=${worst.V}, ${f1(worst.estimate / worst.measured.med, 2)}×` : '-'}); single runs outside ±30 %: ${singleOff} of ${single.length}.`,
+      ...(viaGw.length ? [`Against k6 alone (what lib/memory.js models; the gateway's memory is not in it), in the ${viaGw.length} cells with a gateway: ${k6Off.length === 0 ? 'all within ±30 %' : `${k6Off.length} outside ±30 % (${k6Off.map((x) => `${x.label} ${x.B}×${x.V} ${f1(x.estimate / x.k6.med, 2)}×`).join(', ')})`}.`] : []));
+  }
+  out.push(`<!-- /${SECTION} -->`);
+  return out;
 }
 
 const SECTION = 'bench-memory';
@@ -528,18 +605,36 @@ export function withSection(old, text) {
   return `${old.trimEnd()}\n\n${text}\n`;
 }
 
+// The raw parts of the last full run (.run/bench/memory-parts.json): saved after each part, so
+// `node bench/memory.mjs write` can rewrite the section from them without rerunning.
+const partsFile = path.join(root, '.run', 'bench', 'memory-parts.json');
+function writeResults(parts) {
+  const text = resultsSection(parts).join('\n');
+  const file = path.join(root, 'bench', 'RESULTS.md');
+  writeFileSync(file, withSection(existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n', text));
+  return text;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const what = process.argv.slice(2);
   if (what.length === 0) {
-    // each part logs its runs as they finish (stderr); the section is written once all are done
-    const prof = await profile();
-    const init = await initCost();
-    const rows = await perVu();
-    const est = await estimate();
-    const text = resultsSection({ perVu: rows, profile: prof, estimate: est, init }).join('\n');
-    const file = path.join(root, 'bench', 'RESULTS.md');
-    writeFileSync(file, withSection(existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n', text));
-    process.stdout.write(`${text}\n`);
+    // each part logs its runs as they finish (stderr); the section is rewritten after each part
+    // (a part still to come is said not run), the goal's part first
+    const parts = { perVu: null, estimate: null, profile: null, init: null,
+      meta: { started: started.toISOString(), loadBefore, loadAfter: loadavg(), k6: k6Version(), gridTargets: GRID_TARGETS, gridReps: GRID_REPS } };
+    const save = () => {
+      parts.meta.loadAfter = loadavg();
+      mkdirSync(path.dirname(partsFile), { recursive: true });
+      writeFileSync(partsFile, JSON.stringify(parts));
+      return writeResults(parts);
+    };
+    parts.perVu = await perVu(); save();
+    parts.estimate = await estimate(); save();
+    parts.profile = await profile(); save();
+    parts.init = await initCost();
+    process.stdout.write(`${save()}\n`);
+  } else if (what[0] === 'write') {
+    process.stdout.write(`${writeResults(JSON.parse(readFileSync(partsFile, 'utf8')))}\n`);
   } else {
     if (what.includes('profile')) console.log(`${profileMarkdown(await profile())}\n`);
     if (what.includes('init')) console.log(`${initMarkdown(await initCost())}\n`);

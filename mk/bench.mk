@@ -19,7 +19,7 @@ bench-all: bin/k6 bin/wp-gateway bin/bench-sink testservers node-deps
 	node bench/memory.mjs
 bench-gateway: bin/k6 bin/wp-gateway bin/bench-sink node-deps
 	node bench/gateway.mjs --write
-bench-memory: bin/k6 testservers node-deps
+bench-memory: bin/k6 bin/wp-gateway testservers node-deps
 	node bench/memory.mjs
 bench-gate: bin/k6 testservers node-deps otava-deps
 	node bench/gate.mjs
