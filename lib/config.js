@@ -130,24 +130,8 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   if (cfg.DISTRIBUTED !== '0' && !cfg.RUN_SECRET) fail(`DISTRIBUTED=${cfg.DISTRIBUTED} needs RUN_SECRET in the environment, the same on every instance and the verify step: it proves the shared objects are this run's (scripts/run sets it from .run/run-secret)`);
   if (cfg.DISTRIBUTED !== '0' && cfg.REUSE !== '0') fail(`REUSE=${cfg.REUSE} is not allowed with DISTRIBUTED=${cfg.DISTRIBUTED}: emptying the shared objects would erase the other instances' writes; choose a new RUN_ID`);
   if (cfg.THRESHOLDS === undefined) cfg.THRESHOLDS = `thresholds/${target}/${experiment}.json`;
-  if (cfg.STAGES !== undefined && env.STAGES) checkStages('STAGES', cfg.STAGES, KNOBS.VUS.max, 'VUs');
-  if (cfg.RATE_STAGES) checkStages('RATE_STAGES', cfg.RATE_STAGES, 100000, 'batches per second');
   cfg.timeoutMs = durationMs(cfg.TIMEOUT);
   return cfg;
-}
-
-// duration:target stages (k6 ramping executors, as the workloads step through them): each
-// duration within MAX_DURATION's range, each target within the cap, and at least one stage
-// that holds a target above 0 for a time above 0 (STAGES=0s:1 would run nothing and pass).
-function checkStages(name, text, cap, unit) {
-  const stages = text.split(',').map((x) => x.split(':').map((y) => y.trim()));
-  let work = 0;
-  for (const [duration, target] of stages) {
-    if (durationMs(duration) > durationMs(KNOBS.MAX_DURATION.max)) bad(name, text, `stage durations up to ${KNOBS.MAX_DURATION.max}`);
-    if (Number(target) > cap) bad(name, text, `targets up to ${cap} ${unit}`);
-    work += durationMs(duration) * Number(target);
-  }
-  if (work <= 0) bad(name, text, `at least one stage with a duration above 0 and a target of 1 or more ${unit}`);
 }
 
 // What may be shown of the configuration (summary.json, logs): everything but secrets.
