@@ -1,4 +1,4 @@
-// make bench-gate: what the verdicts of issue 26 are worth on this machine (bench/README.md).
+// make bench-gate: what the comparison verdicts (scripts/lib/verdict.mjs) are worth on this machine (bench/README.md).
 //   1. The gate's false-alarm rate over A/A gates and its detection rate of a ~25 % regression,
 //      N runs per side, on the real PostgreSQL (regression: secondary indexes, PG_INDEXES=2,
 //      which slows E1's upserts) and on the ArangoDB API test server with injected latency
@@ -229,7 +229,7 @@ function historyDemo() {
     };
     const analyze = (file) => sh(path.join(root, 'scripts', 'history'), ['analyze', '--file', file]).stdout;
     // Warm-up runs first (their own file, not analysed): the first runs on a fresh server are
-    // slower (recorded 2026-11-25: runs 1–7 of an A/A history 12 % below the rest).
+    // slower (bench/README.md).
     runs(path.join(dir, 'warmup.csv'), HISTORY_WARMUP, 'warmup');
     // A/A: the same server, the same settings, 2 × HISTORY_RUNS runs.
     const aa = path.join(dir, 'aa.csv');

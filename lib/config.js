@@ -28,7 +28,7 @@ export const KNOBS = composeKnobs(TARGETS);
 // Names next to the knobs that are no knobs (the pack's own variables, the servers' settings).
 export const KNOWN_ENV = [...CORE_ENV, ...TARGETS.flatMap((t) => t.otherEnv)];
 // Made on first use: only k6's __VU 0 contexts check the names (loadConfig), so a VU never
-// makes the checker's closures and tables (~33 KiB per VU, issue 30).
+// makes the checker's closures and tables (memory every VU would hold).
 let checker = null;
 const nameChecker = () => checker || (checker = envNameChecker(KNOBS, { known: KNOWN_ENV, prefixes: [...CORE_PREFIXES, ...TARGETS.map((t) => t.prefix)] }));
 /** @param {string} name */
@@ -36,7 +36,7 @@ export const suspectKnob = (name) => nameChecker().suspectKnob(name);
 /** @param {Record<string, string>} env */
 export const checkUnknownNames = (env) => nameChecker().checkUnknownNames(env);
 
-// Scope and plan membership of every knob, from its declaration (issue 19, issue 25):
+// Scope and plan membership of every knob, from its declaration:
 //   run          how a run is named, bounded, checked or reported; runs that differ only in
 //                these knobs wrote the same workload (scripts/compare puts them side by side)
 //   workload     what is written, on any target (read for every target)

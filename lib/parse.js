@@ -50,7 +50,7 @@ export function durationMs(s) {
   return total;
 }
 
-// Empty is not a value (issue 27): one rule per kind of knob, for k6 and every wrapper alike
+// Empty is not a value: one rule per kind of knob, for k6 and every wrapper alike
 // (docs/configuration.md, "Empty values"). An empty knob is unset — its default, a generated
 // RUN_ID, no InfluxDB — because CI systems and docker-compose.yml pass unset variables as
 // empty ones; except a target's URL, whose default is a local address: empty there is refused,

@@ -14,7 +14,7 @@ wp_env_lines() {
 }
 
 # Exports each .run/env value whose variable is not set: the environment wins. A variable set to
-# the empty string is left empty (issue 27 class 6, docs/configuration.md "Empty values"): k6
+# the empty string is left empty (docs/configuration.md "Empty values"): k6
 # reads it as unset — INFLUX_URL= is no InfluxDB, PG_URL= is refused as not given — instead of
 # the wrapper quietly aiming the run at the private services of `make up`.
 wp_run_env() {

@@ -47,7 +47,7 @@ export function plan(cfg) {
     fail(`MIXED_NEW_PERCENT=${cfg.MIXED_NEW_PERCENT} is not allowed with DOCS=${cfg.DOCS}, BATCH_SIZE=${B}, VUS=${V}: ${B - newPer} existing keys per batch, but one VU loaded only ${smallestOwned}`);
   }
   // A VU's batches per phase are computed by the VU (iteration()): a table of every VU's would
-  // cost each VU memory in proportion to VUS (issue 30). VU 0 has the most.
+  // cost each VU memory in proportion to VUS. VU 0 has the most.
   const iterations = vuBatchCount(L, V, 0) + vuBatchCount(O, V, 0) + vuBatchCount(Mx, V, 0);
   const expectedDocs = (runs('load') ? cfg.DOCS : 0) + Mx * newPer;
   // What the target prepares in init (lib/targets/*.js createTarget): batches of B keys, every
