@@ -105,7 +105,7 @@ export const TOOL_KNOBS = {
   CAPACITY_ID: tool('capacity', { type: 'string', pattern: /^[a-z0-9][a-z0-9_]{0,27}$/, allowed: '1-28 characters a-z 0-9 _ (each step\'s RUN_ID adds _sNN)', doc: 'scripts/capacity.mjs: names the search (results/capacity-<id>/, steps <id>_sNN). Default: generated from the clock.' }),
   CAPACITY_OUT: tool('capacity', { ...PATH, allowed: 'a directory path', doc: 'scripts/capacity.mjs: the search\'s folder. Default: <RESULTS_DIR>/capacity-<id>.' }),
   E2_CELLS: tool('e2', { type: 'list', allowed: 'a comma-separated list of distinct cells (experiments/e2/cells.mjs)', doc: 'make experiment NAME=e2: the cells (server configurations) to run, by name. Default: all.' }),
-  E2_BATCH_SIZES: tool('e2', { type: 'list', itemPattern: /^\d+$/, allowed: 'a comma-separated list of distinct batch sizes from 1 to 100000, e.g. 100,1000', default: ['100', '1000'], doc: 'make experiment NAME=e2: the batch sizes every cell runs.' }),
+  E2_BATCH_SIZES: tool('e2', { type: 'list', itemPattern: /^\d+$/, allowed: `a comma-separated list of distinct batch sizes from ${CORE_KNOBS.BATCH_SIZE.min} to ${CORE_KNOBS.BATCH_SIZE.max}, e.g. 100,1000`, default: ['100', '1000'], doc: 'make experiment NAME=e2: the batch sizes every cell runs.' }),
   E2_DOCS: tool('e2', { type: 'int', min: 1000, max: 100000000, default: 200000, doc: 'rows loaded per cell before the upserts' }),
   E2_UPSERTS: tool('e2', { type: 'int', min: 1000, max: 100000000, default: 400000, doc: 'rows upserted per cell (the measured phase)' }),
   E2_NEW_PERCENT: tool('e2', { type: 'int', min: 0, max: 100, default: 50, doc: 'share of new keys in each upsert batch, in percent' }),
