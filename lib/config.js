@@ -74,8 +74,8 @@ export function planSignature(cfg) {
   return `${cfg.experiment}-${h.toString(16).padStart(8, '0')}`;
 }
 
-// A generated RUN_ID: the UTC clock to the second and 4 random hex digits (scripts/common.sh
-// wp_new_run_id makes the same for the bash scripts), e.g. 20260101120000_ab12.
+// A generated RUN_ID: the UTC clock to the second and 4 random hex digits, e.g. 20260101120000_ab12.
+// scripts/common.sh wp_new_run_id makes the same in bash, which works where Node is missing.
 export function newRunId(prefix = '') {
   const d = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
   return `${prefix}${d}_${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`;

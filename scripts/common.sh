@@ -97,7 +97,7 @@ wp_forward() {
 . "$(dirname "${BASH_SOURCE[0]}")/lib/rules.sh"
 
 # A generated RUN_ID: the same form as lib/config.js newRunId() (UTC clock + 4 hex); a second
-# home because scripts/run runs without Node in the k6 image (a unit test holds them to one shape).
+# home because scripts/run works where Node is missing (a unit test holds both to one shape).
 wp_new_run_id() {
   echo "$(date -u +%Y%m%d%H%M%S)_$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')"
 }

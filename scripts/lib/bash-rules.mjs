@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // scripts/lib/rules.sh, the rules the bash wrappers apply, generated from their homes in JS: the
 // RUN_ID rule (lib/knobs.js) and the secret-on-the-command-line rule (scripts/lib/cli-secrets.mjs).
-// bash reads the file instead of a copy of the rules: scripts/run must run without Node (k6 image).
+// bash reads the file instead of a copy of the rules: scripts/run works where Node is missing.
 // Prints it, or with --write writes it; test/unit/scripts-over-lib.test.mjs fails when they differ.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
