@@ -1,4 +1,4 @@
-// make bench-gate: what the verdicts of issue 26 are worth on this machine (bench/README.md).
+// make bench-gate: what the comparison verdicts (scripts/lib/verdict.mjs) are worth on this machine (bench/README.md).
 //   1. The gate's false-alarm rate over A/A gates and its detection rate of a ~25 % regression,
 //      N runs per side, on the real PostgreSQL (regression: secondary indexes, PG_INDEXES=2,
 //      which slows E1's upserts) and on the ArangoDB API test server with injected latency
@@ -11,18 +11,8 @@
 //   3. Apache Otava over a history with a real step (a PostgreSQL setting changed halfway) and
 //      over an A/A history (scripts/history analyze).
 // Writes the section between the bench-gate markers of bench/RESULTS.md (make bench keeps it).
-// Knobs (environment): BENCH_GATE_BLOCKS=20 BENCH_GATE_N=5 BENCH_GATE_WARMUP=1
-//   BENCH_GATE_TARGETS=api,pg,history BENCH_GATE_PG_PORT=17498 BENCH_GATE_DOCS=100000
-//   BENCH_GATE_BATCHES=100 (overwrite and mixed batches; DOCS/1000 load batches: each phase long
-//   enough that its p50 is not dominated by the sampling noise of 50 batches — recorded
-//   2026-11-25 on a quiet machine: the API target's smallest detectable p50 regression at N=5
-//   10–15 % with 50 batches, 8–9 % with 150) BENCH_GATE_HISTORY_RUNS=12 (per half)
-//   BENCH_GATE_SLOW_MS=27 (the API regression: the slow test server's latency and jitter, ms,
-//   against 20 + 0–20 ms; 27 + 0–27 ms is +35 % server time, about +25 % batch time, because
-//   the client's own ~10 ms per batch of 1000 does not grow) BENCH_GATE_PG_INDEXES=2 (the
-//   PostgreSQL regression: this many secondary indexes, E2's second setting, for E1's upserts
-//   to update; one index made only 7–18 %)
-//   BENCH_GATE_OUT=results/bench-gate-<time> (runs and gate folders; kept)
+// Knobs: BENCH_GATE_* in docs/configuration.md (lib/knobs.js, scope tool:bench); why their
+// defaults are what they are: bench/README.md.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -31,29 +21,33 @@ import { PgServer } from '../scripts/pg-private.mjs';
 import { gateDecision, parseGateMetrics, parseTolerance } from '../scripts/lib/verdict.mjs';
 import { startTestServer } from '../test/helpers/testserver.mjs';
 import { repoRoot as root } from '../scripts/lib/kit.mjs';
+import { knob as benchKnob } from './lib.mjs';
 
 const env = process.env;
-const BLOCKS = Number(env.BENCH_GATE_BLOCKS || 20);
-const N = Number(env.BENCH_GATE_N || 5);
-const WARMUP = Number(env.BENCH_GATE_WARMUP || 1);
-const TARGETS = (env.BENCH_GATE_TARGETS || 'api,pg,history').split(',');
-const DOCS = env.BENCH_GATE_DOCS || '100000';
-const BATCHES = env.BENCH_GATE_BATCHES || '100';
+// The knobs: lib/knobs.js (scope tool:bench; bad input: one line, exit 107).
+const knob = (name) => benchKnob(name, 'bench-gate');
+const BLOCKS = knob('BENCH_GATE_BLOCKS');
+const N = knob('BENCH_GATE_N');
+const WARMUP = knob('BENCH_GATE_WARMUP');
+const TARGETS = knob('BENCH_GATE_TARGETS');
+// Strings: they travel as -e values and are compared with those of earlier blocks.
+const DOCS = String(knob('BENCH_GATE_DOCS'));
+const BATCHES = String(knob('BENCH_GATE_BATCHES'));
 // The workload a target's blocks (or the history) were made with travels with them (blocks.json,
 // history.json), so that reused parts are described as they ran.
 const WORKLOAD_NOW = { docs: DOCS, batches: BATCHES };
 const workloadText = (w) => `DOCS=${w.docs}, ${w.batches} overwrite and ${w.batches} mixed batches of 1000`;
-const HISTORY_RUNS = Number(env.BENCH_GATE_HISTORY_RUNS || 12);
-const HISTORY_WARMUP = Number(env.BENCH_GATE_HISTORY_WARMUP ?? 8);
-const SLOW_MS = Number(env.BENCH_GATE_SLOW_MS || 27);
+const HISTORY_RUNS = knob('BENCH_GATE_HISTORY_RUNS');
+const HISTORY_WARMUP = knob('BENCH_GATE_HISTORY_WARMUP');
+const SLOW_MS = knob('BENCH_GATE_SLOW_MS');
 // BENCH_GATE_JITTER_MS=20: the baseline server's jitter (uniform 0–this ms on top of 20 ms); the
 // slow one's grows in proportion (SLOW_MS / 20 of it). Less jitter, less spread between runs.
 // A target named api-j<N> (BENCH_GATE_TARGETS=api,api-j4,…) is the API pair with jitter N.
-const JITTER_MS = Number(env.BENCH_GATE_JITTER_MS ?? 20);
+const JITTER_MS = knob('BENCH_GATE_JITTER_MS');
 const jitterOf = (name) => { const m = /^api-j(\d+)$/.exec(name); return m ? Number(m[1]) : JITTER_MS; };
 const slowJitterOf = (j) => Math.round(j * SLOW_MS / 20); // whole ms: the test server takes an int
-const PG_INDEXES = Number(env.BENCH_GATE_PG_INDEXES || 2);
-const OUT = path.resolve(env.BENCH_GATE_OUT || path.join(root, 'results', `bench-gate-${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}`));
+const PG_INDEXES = knob('BENCH_GATE_PG_INDEXES');
+const OUT = path.resolve(knob('BENCH_GATE_OUT') || path.join(root, 'results', `bench-gate-${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}`));
 const WORKLOAD = ['-e', `DOCS=${DOCS}`, '-e', `OVERWRITE_BATCHES=${BATCHES}`, '-e', `MIXED_BATCHES=${BATCHES}`, '-e', 'WP_INFLUX=0', '-e', 'HISTORY=0'];
 // Gates evaluated over the same runs: the issue's example, and the figures that can see 25 %.
 const CONFIGS = [
@@ -68,11 +62,12 @@ const CONFIGS = [
 // bench-gate's folder, blocks.json / history.json) instead of making them again, so the gates can
 // be evaluated anew (other figures, other tolerances) over the same runs; blocks missing from an
 // interrupted run's blocks.json are made and appended.
-const REUSE = (env.BENCH_GATE_REUSE || '').split(',').filter(Boolean);
+const REUSE = knob('BENCH_GATE_REUSE') || [];
 // BENCH_GATE_STOP_AT=<ISO time>: no new block starts after it (on a shared machine, a bounded
 // share of it); the gates are evaluated over the blocks made, and the section says how many.
-const STOP_AT = env.BENCH_GATE_STOP_AT ? Date.parse(env.BENCH_GATE_STOP_AT) : Infinity;
-if (Number.isNaN(STOP_AT)) { process.stderr.write(`bench-gate: BENCH_GATE_STOP_AT=${JSON.stringify(env.BENCH_GATE_STOP_AT)} is not allowed: an ISO time such as 2026-11-25T03:10:00Z\n`); process.exit(107); }
+const stopAt = knob('BENCH_GATE_STOP_AT');
+const STOP_AT = stopAt ? Date.parse(stopAt) : Infinity;
+if (Number.isNaN(STOP_AT)) { process.stderr.write(`bench-gate: BENCH_GATE_STOP_AT=${JSON.stringify(stopAt)} is not allowed: an ISO time such as 2026-11-25T03:10:00Z\n`); process.exit(107); }
 const log = (s) => process.stderr.write(`${s}\n`);
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
@@ -81,7 +76,7 @@ const sh = (cmd, args, opts = {}) => spawnSync(cmd, args, { cwd: root, encoding:
 // however this script ends).
 let pgRunning = null;
 function startPg() {
-  const pg = new PgServer('bench/gate-postgres', Number(env.BENCH_GATE_PG_PORT || 17498), { db: 'gate' });
+  const pg = new PgServer('bench/gate-postgres', knob('BENCH_GATE_PG_PORT'), { db: 'gate' });
   pg.init(); pg.start(); pg.ensureDatabase();
   pgRunning = pg;
   return pg;
@@ -234,7 +229,7 @@ function historyDemo() {
     };
     const analyze = (file) => sh(path.join(root, 'scripts', 'history'), ['analyze', '--file', file]).stdout;
     // Warm-up runs first (their own file, not analysed): the first runs on a fresh server are
-    // slower (recorded 2026-11-25: runs 1–7 of an A/A history 12 % below the rest).
+    // slower (bench/README.md).
     runs(path.join(dir, 'warmup.csv'), HISTORY_WARMUP, 'warmup');
     // A/A: the same server, the same settings, 2 × HISTORY_RUNS runs.
     const aa = path.join(dir, 'aa.csv');

@@ -34,7 +34,7 @@ import { tmpdir, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PgServer } from '../scripts/pg-private.mjs';
-import { spread, HZ, statOf, at } from './lib.mjs';
+import { knob, spread, HZ, statOf, at } from './lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -117,23 +117,24 @@ function figures(name, docs, w, docsPerS, load) {
 }
 
 export async function gatewayBench() {
-  const REPS = Number(env.BENCH_REPS || 3);
-  const VUS = String(env.BENCH_GW_VUS || '2,4').split(',').map(Number);
-  const DOCS = Number(env.BENCH_GW_DOCS || 200000);
-  const BATCHES = Number(env.BENCH_GW_BATCHES || 300);
-  const SECONDS = Number(env.BENCH_PGBENCH_SECONDS || 10);
-  const gwBin = env.BENCH_GW_BIN || path.join(root, 'bin', 'wp-gateway');
-  const bBin = env.BENCH_GW_B_BIN || null;
-  const bEnv = Object.fromEntries(String(env.BENCH_GW_B_ENV || '').split(/\s+/).filter(Boolean).map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
+  const REPS = knob('BENCH_REPS', 'bench-gateway');
+  const VUS = knob('BENCH_GW_VUS', 'bench-gateway').map(Number);
+  const DOCS = knob('BENCH_GW_DOCS', 'bench-gateway');
+  const BATCHES = knob('BENCH_GW_BATCHES', 'bench-gateway');
+  const SECONDS = knob('BENCH_PGBENCH_SECONDS', 'bench-gateway');
+  const gwBin = knob('BENCH_GW_BIN', 'bench-gateway') || path.join(root, 'bin', 'wp-gateway');
+  const bBin = knob('BENCH_GW_B_BIN', 'bench-gateway') || null;
+  const bEnv = Object.fromEntries(String(knob('BENCH_GW_B_ENV', 'bench-gateway') || '').split(/\s+/).filter(Boolean).map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
   const hasB = Boolean(bBin || Object.keys(bEnv).length);
-  const oldK6 = env.OLD_K6 || null;
-  const oldTree = env.OLD_TREE || null;
+  const oldK6 = knob('OLD_K6', 'bench-gateway') || null;
+  const oldTree = knob('OLD_TREE', 'bench-gateway') || null;
   const all = ['old', 'gateway', ...(hasB ? ['gateway-b'] : []), 'floor', ...(hasB ? ['floor-b'] : []), 'sink', 'pgbench'].filter((s) => s !== 'old' || (oldK6 && oldTree));
-  const sides = env.BENCH_GW_SIDES ? env.BENCH_GW_SIDES.split(',').filter((s) => all.includes(s)) : all;
-  const profDir = env.BENCH_GW_PPROF || null;
+  const chosen = knob('BENCH_GW_SIDES', 'bench-gateway');
+  const sides = chosen ? chosen.filter((s) => all.includes(s)) : all;
+  const profDir = knob('BENCH_GW_PPROF', 'bench-gateway') || null;
   if (profDir) mkdirSync(profDir, { recursive: true });
 
-  const server = new PgServer('bench/gw-postgres', Number(env.BENCH_GW_PG_PORT || 17494), { db: 'bench' });
+  const server = new PgServer('bench/gw-postgres', knob('BENCH_GW_PG_PORT', 'bench-gateway'), { db: 'bench' });
   server.init();
   let started = false;
   const stopPg = () => { if (!started) return; started = false; try { server.stop(); log(`bench: stopped its PostgreSQL on 127.0.0.1:${server.port}`); } catch (e) { log(`bench: could not stop its PostgreSQL (${e.message}): scripts/pg-private.sh stop ${server.dir}`); } };
@@ -241,7 +242,8 @@ export async function gatewayBench() {
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.removeListener(sig, onSignal);
   }
   const result = { version, docs: DOCS, batches: BATCHES, seconds: SECONDS, vus: VUS, sides, rows, loadStart, loadEnd: loadavg(), start: t0.toISOString(), end: new Date().toISOString() };
-  if (env.BENCH_GW_JSON) writeFileSync(env.BENCH_GW_JSON, JSON.stringify(result, null, 1));
+  const json = knob('BENCH_GW_JSON', 'bench-gateway');
+  if (json) writeFileSync(json, JSON.stringify(result, null, 1));
   return result;
 }
 

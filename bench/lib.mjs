@@ -1,8 +1,8 @@
-// What the benchmark scripts share (bench/run.mjs, bench/mongo.mjs, bench/memory.mjs): the
-// median (min–max) summary of repetitions and the CPU accounting from /proc. The median comes
+// What the benchmark scripts share (bench/run.mjs, bench/mongo.mjs, bench/memory.mjs): their
+// knobs, the median (min–max) summary of repetitions and the CPU accounting from /proc. The median comes
 // from the verdicts' statistics module (scripts/lib/stats.mjs, jstat); NaN when nothing is there.
 import { median as medianOrNull } from '../scripts/lib/stats.mjs';
-import { HZ, counterAt, procStat } from '../scripts/lib/kit.mjs';
+import { HZ, counterAt, procStat, toolKnob } from '../scripts/lib/kit.mjs';
 
 export const median = (xs) => { const m = medianOrNull(xs); return m === null ? NaN : m; };
 
@@ -15,3 +15,7 @@ export const spread = (xs) => {
 // The CPU counters from /proc and their interpolation are the tool kit's (scripts/lib/kit.mjs),
 // under the names the benchmarks use.
 export { HZ, counterAt as at, procStat as statOf };
+
+// A knob of make bench (lib/knobs.js, scope tool:bench) read with the pack's parser: its value,
+// or one line "<tool>: NAME=… is not allowed: …" and exit 107.
+export const knob = (name, tool = 'bench') => toolKnob(tool, process.env, name);

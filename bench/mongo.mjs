@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MongoServer } from '../scripts/lib/mongo-private.mjs';
 import { startGateway } from '../scripts/lib/gateway.mjs';
-import { spread } from './lib.mjs';
+import { knob, spread } from './lib.mjs';
 import { HZ, counterAt, procStat, repoRoot as root } from '../scripts/lib/kit.mjs';
 
 const env = process.env;
@@ -59,10 +59,10 @@ function windowShare(samples, clock) {
   return { share: k / (k + s), k6: k, server: s, seconds: (clock.max - clock.min) / 1000 };
 }
 
-export async function mongoBench({ reps = Number(env.BENCH_REPS || 3), seconds = Number(env.BENCH_PGBENCH_SECONDS || 10) } = {}) {
-  const DOCS = Number(env.BENCH_MONGO_DOCS || 100000);
-  const BATCHES = Number(env.BENCH_MONGO_BATCHES || 300);
-  const server = new MongoServer('bench/mongo', Number(env.BENCH_MONGO_PORT || 17496), { cacheGB: 0.5 });
+export async function mongoBench({ reps = knob('BENCH_REPS'), seconds = knob('BENCH_PGBENCH_SECONDS') } = {}) {
+  const DOCS = knob('BENCH_MONGO_DOCS');
+  const BATCHES = knob('BENCH_MONGO_BATCHES');
+  const server = new MongoServer('bench/mongo', knob('BENCH_MONGO_PORT'), { cacheGB: 0.5 });
   server.init();
   if (server.running()) server.stop(30);
   const mongod = server.start();

@@ -16,18 +16,18 @@ import path from 'node:path';
 
 import { PgServer } from '../scripts/pg-private.mjs';
 import { keepSections } from './memory.mjs';
-import { median, spread } from './lib.mjs';
+import { knob, median, spread } from './lib.mjs';
 import { HZ, counterAt, procStat, repoRoot as root } from '../scripts/lib/kit.mjs';
 import { mongoBench, mongoSection } from './mongo.mjs';
 import { startGateway } from '../scripts/lib/gateway.mjs';
 
 const env = process.env;
-const REPS = Number(env.BENCH_REPS || 3);
-const SECONDS = Number(env.BENCH_SECONDS || 5);
-const PG_DOCS = Number(env.BENCH_PG_DOCS || 100000);
-const PG_BATCHES = Number(env.BENCH_PG_BATCHES || 300);
-const PGBENCH_SECONDS = Number(env.BENCH_PGBENCH_SECONDS || 10);
-const MEM = [Number(env.BENCH_MEM_SMALL || 200000), Number(env.BENCH_MEM_LARGE || 2000000)];
+const REPS = knob('BENCH_REPS');
+const SECONDS = knob('BENCH_SECONDS');
+const PG_DOCS = knob('BENCH_PG_DOCS');
+const PG_BATCHES = knob('BENCH_PG_BATCHES');
+const PGBENCH_SECONDS = knob('BENCH_PGBENCH_SECONDS');
+const MEM = [knob('BENCH_MEM_SMALL'), knob('BENCH_MEM_LARGE')];
 const k6 = path.join(root, 'bin', 'k6');
 const k6env = { ...env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false' };
 
@@ -120,7 +120,7 @@ async function timedWithServer(cmd, args, extraEnv, postmaster, sample = null) {
 // the shared instance of `make up` also serves other runs): scripts/pg-private.sh, defaults,
 // 127.0.0.1 only, a random password (.run/bench/postgres/password, mode 600). Started by
 // pgBench, stopped when this script ends, whichever way it ends.
-const pgServer = new PgServer('bench/postgres', Number(env.BENCH_PG_PORT || 17499), { db: 'bench' });
+const pgServer = new PgServer('bench/postgres', knob('BENCH_PG_PORT'), { db: 'bench' });
 let pgStarted = false;
 function stopPg() {
   if (!pgStarted) return;

@@ -28,7 +28,7 @@ export const KNOBS = composeKnobs(TARGETS);
 // Names next to the knobs that are no knobs (the pack's own variables, the servers' settings).
 export const KNOWN_ENV = [...CORE_ENV, ...TARGETS.flatMap((t) => t.otherEnv)];
 // Made on first use: only k6's __VU 0 contexts check the names (loadConfig), so a VU never
-// makes the checker's closures and tables (~33 KiB per VU, issue 30).
+// makes the checker's closures and tables (memory every VU would hold).
 let checker = null;
 const nameChecker = () => checker || (checker = envNameChecker(KNOBS, { known: KNOWN_ENV, prefixes: [...CORE_PREFIXES, ...TARGETS.map((t) => t.prefix)] }));
 /** @param {string} name */
@@ -36,7 +36,7 @@ export const suspectKnob = (name) => nameChecker().suspectKnob(name);
 /** @param {Record<string, string>} env */
 export const checkUnknownNames = (env) => nameChecker().checkUnknownNames(env);
 
-// Scope and plan membership of every knob, from its declaration (issue 19, issue 25):
+// Scope and plan membership of every knob, from its declaration:
 //   run          how a run is named, bounded, checked or reported; runs that differ only in
 //                these knobs wrote the same workload (scripts/compare puts them side by side)
 //   workload     what is written, on any target (read for every target)
@@ -74,8 +74,8 @@ export function planSignature(cfg) {
   return `${cfg.experiment}-${h.toString(16).padStart(8, '0')}`;
 }
 
-// A generated RUN_ID: the UTC clock to the second and 4 random hex digits (scripts/common.sh
-// wp_new_run_id makes the same for the bash scripts), e.g. 20260101120000_ab12.
+// A generated RUN_ID: the UTC clock to the second and 4 random hex digits, e.g. 20260101120000_ab12.
+// scripts/common.sh wp_new_run_id makes the same in bash, which works where Node is missing.
 export function newRunId(prefix = '') {
   const d = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
   return `${prefix}${d}_${Math.floor(Math.random() * 0x10000).toString(16).padStart(4, '0')}`;
@@ -130,24 +130,8 @@ export function loadConfig(env, { target, experiment, phases, required = [] }) {
   if (cfg.DISTRIBUTED !== '0' && !cfg.RUN_SECRET) fail(`DISTRIBUTED=${cfg.DISTRIBUTED} needs RUN_SECRET in the environment, the same on every instance and the verify step: it proves the shared objects are this run's (scripts/run sets it from .run/run-secret)`);
   if (cfg.DISTRIBUTED !== '0' && cfg.REUSE !== '0') fail(`REUSE=${cfg.REUSE} is not allowed with DISTRIBUTED=${cfg.DISTRIBUTED}: emptying the shared objects would erase the other instances' writes; choose a new RUN_ID`);
   if (cfg.THRESHOLDS === undefined) cfg.THRESHOLDS = `thresholds/${target}/${experiment}.json`;
-  if (cfg.STAGES !== undefined && env.STAGES) checkStages('STAGES', cfg.STAGES, KNOBS.VUS.max, 'VUs');
-  if (cfg.RATE_STAGES) checkStages('RATE_STAGES', cfg.RATE_STAGES, 100000, 'batches per second');
   cfg.timeoutMs = durationMs(cfg.TIMEOUT);
   return cfg;
-}
-
-// duration:target stages (k6 ramping executors, as the workloads step through them): each
-// duration within MAX_DURATION's range, each target within the cap, and at least one stage
-// that holds a target above 0 for a time above 0 (STAGES=0s:1 would run nothing and pass).
-function checkStages(name, text, cap, unit) {
-  const stages = text.split(',').map((x) => x.split(':').map((y) => y.trim()));
-  let work = 0;
-  for (const [duration, target] of stages) {
-    if (durationMs(duration) > durationMs(KNOBS.MAX_DURATION.max)) bad(name, text, `stage durations up to ${KNOBS.MAX_DURATION.max}`);
-    if (Number(target) > cap) bad(name, text, `targets up to ${cap} ${unit}`);
-    work += durationMs(duration) * Number(target);
-  }
-  if (work <= 0) bad(name, text, `at least one stage with a duration above 0 and a target of 1 or more ${unit}`);
 }
 
 // What may be shown of the configuration (summary.json, logs): everything but secrets.

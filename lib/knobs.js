@@ -6,6 +6,9 @@
 // secret, list) with its bounds (min/max, values, pattern + allowed, schemes…), default,
 // scope, plan, required, wrapper (read by scripts/run or make, not by k6), defaults per
 // scenario, and doc (the line of docs/configuration.md's table, which a test keeps in step).
+// Bounds that stages share with the knobs they stand for (a stage's VUs, its duration).
+const VUS_MAX = 1000;
+const DURATION_MAX = '720h';
 export const CORE_KNOBS = {
   // What a run writes (scope workload, part of the plan) and how it is named, bounded and
   // checked (scope run); docs/configuration.md lists them by scope.
@@ -13,7 +16,7 @@ export const CORE_KNOBS = {
   PHASES:       { type: 'list', doc: 'Phases to run, in this order, from the experiment\'s list (insert-vs-overwrite: load,overwrite,mixed).' },
   DOCS:         { type: 'int', min: 1, max: 1e9, default: 20000, doc: 'Documents written by the load phase (exact count).' },
   BATCH_SIZE:   { type: 'int', min: 1, max: 100000, default: 1000, defaults: { 'postgres/contention': 1, 'arangodb/contention': 1, 'ravendb/contention': 1, 'mongodb/contention': 1 }, doc: 'Documents per batch request/statement (E1 used 10000); contention: distinct counters per operation.' },
-  VUS:          { type: 'int', min: 1, max: 1000, default: 2, doc: 'Virtual users (concurrent clients).' },
+  VUS:          { type: 'int', min: 1, max: VUS_MAX, default: 2, doc: 'Virtual users (concurrent clients).' },
   OVERWRITE_BATCHES: { type: 'int', min: 0, max: 1e7, default: 20, doc: 'Batches in the overwrite phase; each upserts BATCH_SIZE existing keys (E1: 100 for ArangoDB, 50 for PostgreSQL).' },
   MIXED_BATCHES: { type: 'int', min: 0, max: 1e7, default: 10, doc: 'Batches in the mixed phase.' },
   MIXED_NEW_PERCENT: { type: 'int', min: 0, max: 100, default: 50, doc: 'Share of new keys in each mixed batch, in percent; the rest overwrite existing keys.' },
@@ -32,7 +35,7 @@ export const CORE_KNOBS = {
   READBACK:     { type: 'int', scope: 'run', min: 0, max: 1e8, default: 1000, doc: 'Overwritten keys read back (each VU its own, after its last batch) to check they hold the last acknowledged version (0 = none).' },
   GIVE_UP:      { type: 'duration', scope: 'run', min: '1s', max: '24h', default: '60s', doc: 'A database that gives no answer to any batch of a VU for this long (every attempt failed with reason connection and no word from the server: refused, reset, unreachable; a server that answers too many connections or starting up is there) ends the run with one line, exit 108, naming what was acknowledged before, that verification did not run, and the objects left behind with how to remove them. A database back within this time lets the run go on. A server that accepts connections but never answers is bounded by TIMEOUT per batch instead.' },
   TIMEOUT:      { type: 'duration', scope: 'run', min: '100ms', max: '24h', default: '60s', doc: 'Timeout of one batch request/statement; a batch that takes longer counts as failed (reason timeout).' },
-  MAX_DURATION: { type: 'duration', scope: 'run', min: '1s', max: '720h', default: '30m', doc: 'Upper bound on the whole write scenario (k6 maxDuration); unfinished batches are reported, not hidden.' },
+  MAX_DURATION: { type: 'duration', scope: 'run', min: '1s', max: DURATION_MAX, default: '30m', doc: 'Upper bound on the whole write scenario (k6 maxDuration); unfinished batches are reported, not hidden.' },
   REUSE:        { type: 'enum', scope: 'run', values: ['0', '1', 'recreate'], default: '0', doc: 'With an explicit RUN_ID whose objects already exist: 1 = empty and reuse them when their marker is exactly this pack\'s for this RUN_ID and their shape (table kind, indexes, collections, waitForSync…) matches this run\'s settings; recreate = the same, but drop and create them anew when the shape differs. Anything else is refused and never touched (docs/reliability.md).' },
   RUN_SECRET:   { type: 'secret', scope: 'run', minLength: 16, doc: 'Proves that objects are this run\'s (docs/reliability.md, "What ours means"): every marker carries an HMAC made with it, which nobody without it can forge. Needed, the same everywhere, by REUSE (the value of the run that kept the objects) and by every instance and the verify step of a distributed run; scripts/run sets it from .run/run-secret (made once, mode 600) when it is not set. At least 16 characters; environment only, never printed.' },
   KEEP:         { type: 'bool', scope: 'run', default: false, doc: 'Keep the run\'s table/collection/database after the run instead of dropping it.' },
@@ -61,8 +64,8 @@ export const CORE_KNOBS = {
   ARANGOBENCH_CASE: { type: 'enum', values: ['document', 'crud', 'crud-append', 'crud-write-read', 'multi-collection', 'random-shapes', 'persistent-index'], default: 'document', doc: 'scenarios/arangodb/arangobench.js: which E3/arangobench test case to run.' },
   REQUESTS:     { type: 'int', min: 1, max: 1e9, default: 10000, doc: 'scenarios/arangodb/arangobench.js: total operations (exact), like arangobench --requests.' },
   // Load models (lib/load-model.js; docs/load-models.md), all targets
-  STAGES:       { type: 'string', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*)*$/, allowed: 'comma-separated duration:VUs pairs such as 10s:1,10s:2,10s:4', doc: 'Closed model: ramping-vus stages (duration:target VUs, each held as a step); results per stage. insert-vs-overwrite: the last phase of PHASES ramps (a load phase before it is a pre-load of DOCS in setup). scenarios/ravendb/bulk-insert.js uses 10s:1,10s:2,10s:4 when neither STAGES nor RATE_STAGES is set. Unset: the fixed plan.' },
-  RATE_STAGES:  { type: 'string', pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*)*$/, allowed: 'comma-separated duration:batches-per-second pairs such as 10s:20,10s:40', doc: 'Open model: stages of duration:batches per second (one k6 constant-arrival-rate scenario per stage), started whether or not earlier batches finished; iterations k6 could not start for lack of a free VU are counted as dropped_iterations (per stage and in total; threshold key dropped_iterations_max). Same phases as STAGES; VUS VUs are pre-allocated, up to MAX_VUS.' },
+  STAGES:       { type: 'stages', max: VUS_MAX, unit: 'VUs', durationMax: DURATION_MAX, pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,4}\s*)*$/, allowed: 'comma-separated duration:VUs pairs such as 10s:1,10s:2,10s:4', doc: 'Closed model: ramping-vus stages (duration:target VUs, each held as a step); results per stage. insert-vs-overwrite: the last phase of PHASES ramps (a load phase before it is a pre-load of DOCS in setup). scenarios/ravendb/bulk-insert.js uses 10s:1,10s:2,10s:4 when neither STAGES nor RATE_STAGES is set. Unset: the fixed plan.' },
+  RATE_STAGES:  { type: 'stages', max: 100000, unit: 'batches per second', durationMax: DURATION_MAX, pattern: /^\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*(,\s*\d+(\.\d+)?(ms|s|m|h)\s*:\s*\d{1,6}\s*)*$/, allowed: 'comma-separated duration:batches-per-second pairs such as 10s:20,10s:40', doc: 'Open model: stages of duration:batches per second (one k6 constant-arrival-rate scenario per stage), started whether or not earlier batches finished; iterations k6 could not start for lack of a free VU are counted as dropped_iterations (per stage and in total; threshold key dropped_iterations_max). Same phases as STAGES; VUS VUs are pre-allocated, up to MAX_VUS.' },
   // The contention workload (lib/workloads/contention.js, docs/contention.md), all targets
   HOT_KEYS:     { type: 'list', itemPattern: /^[1-9][0-9]{0,6}$/, allowed: 'comma-separated hot-set sizes from 1 to 1000000, e.g. 1,10,100,10000', default: ['1', '10', '100', '10000'], doc: 'scenarios/<target>/contention.js: hot-set sizes (number of counters the VUs increment), one pass of the stages each; every operation increments BATCH_SIZE distinct counters of the hot set.' },
   SPREAD_KEYS:  { type: 'int', min: 0, max: 1000000, default: 100000, doc: 'scenarios/<target>/contention.js: counters of the spread baseline, the same operation with almost no contention, run after the hot sets (its ops/s is the "vs spread" ratio); 0 = no baseline. Above the largest HOT_KEYS.' },
@@ -90,19 +93,19 @@ export const TOOL_KNOBS = {
   CAPACITY_TARGET: tool('capacity', { type: 'enum', values: ['postgres', 'arangodb', 'ravendb', 'mongodb'], default: 'postgres', doc: 'scripts/capacity.mjs: the database searched.' }),
   CAPACITY_OP: tool('capacity', { type: 'enum', values: ['insert', 'upsert', 'merge', 'bulk'], doc: 'scripts/capacity.mjs: the operation searched, one its target offers (postgres, mongodb: insert, upsert, and mongodb bulk; arangodb: insert, upsert, merge; ravendb: insert, upsert, bulk). Default: upsert, on ravendb bulk.' }),
   CAPACITY_KEYS: tool('capacity', { type: 'enum', values: ['random', 'sequential'], default: 'random', doc: 'scripts/capacity.mjs: order in which an upsert step walks the pre-loaded keys (RAMP_KEYS of each step).' }),
-  // A step's rate is one RATE_STAGES stage, whose cap (lib/config.js) bounds the ladder.
-  CAPACITY_START: tool('capacity', { type: 'int', min: 1, max: 100000, default: 10, doc: 'scripts/capacity.mjs: the first step\'s rate, batches per second.' }),
+  // A step's rate is one RATE_STAGES stage, whose cap (RATE_STAGES.max) bounds the ladder.
+  CAPACITY_START: tool('capacity', { type: 'int', min: 1, max: CORE_KNOBS.RATE_STAGES.max, default: 10, doc: 'scripts/capacity.mjs: the first step\'s rate, batches per second.' }),
   CAPACITY_FACTOR: tool('capacity', { type: 'number', min: 1, max: 100, default: 2, above: 'a number above 1 and at most 100 (each coarse step multiplies the rate by it)', doc: 'scripts/capacity.mjs: each coarse step multiplies the rate by it (above 1).' }),
-  CAPACITY_MAX: tool('capacity', { type: 'int', min: 1, max: 100000, default: 400, doc: 'scripts/capacity.mjs: the highest rate tried, batches per second (at least CAPACITY_START).' }),
+  CAPACITY_MAX: tool('capacity', { type: 'int', min: 1, max: CORE_KNOBS.RATE_STAGES.max, default: 400, doc: 'scripts/capacity.mjs: the highest rate tried, batches per second (at least CAPACITY_START).' }),
   CAPACITY_RESOLUTION: tool('capacity', { type: 'number', min: 0, max: 1, default: 0.1, above: 'a share above 0 and at most 1 (bisection stops when the last pass and the first failure are this share of the rate apart, or 1 batch/s)', doc: 'scripts/capacity.mjs: bisection stops when the last pass and the first failure are this share of the rate apart, or 1 batch/s (above 0).' }),
-  // Each is one RATE_STAGES stage of a step: within a stage's range (lib/config.js checkStages).
+  // Each is one RATE_STAGES stage of a step: within a stage's range (lib/parse.js, type stages).
   CAPACITY_WARMUP: tool('capacity', { type: 'duration', min: '1s', max: CORE_KNOBS.MAX_DURATION.max, default: '2s', doc: 'scripts/capacity.mjs: the warm-up stage of every step, not measured.' }),
   CAPACITY_HOLD: tool('capacity', { type: 'duration', min: '1s', max: CORE_KNOBS.MAX_DURATION.max, default: '5s', doc: 'scripts/capacity.mjs: the measured stage of every step.' }),
   CAPACITY_REPEAT: tool('capacity', { type: 'int', min: 1, max: 20, default: 3, doc: 'scripts/capacity.mjs: how often the rates around the knee are tried.' }),
   CAPACITY_ID: tool('capacity', { type: 'string', pattern: /^[a-z0-9][a-z0-9_]{0,27}$/, allowed: '1-28 characters a-z 0-9 _ (each step\'s RUN_ID adds _sNN)', doc: 'scripts/capacity.mjs: names the search (results/capacity-<id>/, steps <id>_sNN). Default: generated from the clock.' }),
   CAPACITY_OUT: tool('capacity', { ...PATH, allowed: 'a directory path', doc: 'scripts/capacity.mjs: the search\'s folder. Default: <RESULTS_DIR>/capacity-<id>.' }),
   E2_CELLS: tool('e2', { type: 'list', allowed: 'a comma-separated list of distinct cells (experiments/e2/cells.mjs)', doc: 'make experiment NAME=e2: the cells (server configurations) to run, by name. Default: all.' }),
-  E2_BATCH_SIZES: tool('e2', { type: 'list', itemPattern: /^\d+$/, allowed: 'a comma-separated list of distinct batch sizes from 1 to 100000, e.g. 100,1000', default: ['100', '1000'], doc: 'make experiment NAME=e2: the batch sizes every cell runs.' }),
+  E2_BATCH_SIZES: tool('e2', { type: 'list', itemPattern: /^\d+$/, allowed: `a comma-separated list of distinct batch sizes from ${CORE_KNOBS.BATCH_SIZE.min} to ${CORE_KNOBS.BATCH_SIZE.max}, e.g. 100,1000`, default: ['100', '1000'], doc: 'make experiment NAME=e2: the batch sizes every cell runs.' }),
   E2_DOCS: tool('e2', { type: 'int', min: 1000, max: 100000000, default: 200000, doc: 'rows loaded per cell before the upserts' }),
   E2_UPSERTS: tool('e2', { type: 'int', min: 1000, max: 100000000, default: 400000, doc: 'rows upserted per cell (the measured phase)' }),
   E2_NEW_PERCENT: tool('e2', { type: 'int', min: 0, max: 100, default: 50, doc: 'share of new keys in each upsert batch, in percent' }),
@@ -130,5 +133,48 @@ export const TOOL_KNOBS = {
   RAM_OUT: tool('ram', { ...PATH, allowed: 'a directory path', doc: 'make experiment NAME=ram: the folder of the cells\' results. Default: results/experiment-ram/<UTC time>.' }),
   RAM_REPORT: tool('ram', { ...PATH, allowed: 'a file path', doc: 'make experiment NAME=ram: the report. Default: <RAM_OUT>/report.md.' }),
   RAM_COMMAND: tool('ram', { type: 'string', pattern: /^[^\0]+$/, allowed: 'text', doc: 'make experiment NAME=ram: the command the report names as how it was made.' }),
+  // make bench (bench/*.mjs, bench/README.md): the load generator's benchmarks and the gate's worth.
+  BENCH_REPS: tool('bench', { type: 'int', min: 1, max: 100, default: 3, doc: 'make bench: repetitions of every measurement, interleaved (A, B, C, A, B, C, …).' }),
+  BENCH_SECONDS: tool('bench', { type: 'int', min: 1, max: 3600, default: 5, doc: 'make bench: length of each HTTP generation run, seconds (bench/run.mjs).' }),
+  BENCH_PGBENCH_SECONDS: tool('bench', { type: 'int', min: 1, max: 3600, default: 10, doc: 'make bench: length of each pgbench run and of the gateway floors, seconds.' }),
+  BENCH_PG_DOCS: tool('bench', { type: 'int', min: 1000, max: 100000000, default: 100000, doc: 'make bench: rows of the PostgreSQL comparison\'s table (bench/run.mjs).' }),
+  BENCH_PG_BATCHES: tool('bench', { type: 'int', min: 1, max: 10000000, default: 300, doc: 'make bench: k6 overwrite batches of the PostgreSQL comparison (bench/run.mjs).' }),
+  BENCH_PG_PORT: tool('bench', { type: 'int', min: 1024, max: 65535, default: 17499, doc: 'make bench: port of the benchmark\'s own PostgreSQL on 127.0.0.1 (bench/run.mjs).' }),
+  BENCH_MEM_SMALL: tool('bench', { type: 'int', min: 1000, max: 1000000000, default: 200000, doc: 'make bench: documents of the smaller memory run (bench/run.mjs).' }),
+  BENCH_MEM_LARGE: tool('bench', { type: 'int', min: 1000, max: 1000000000, default: 2000000, doc: 'make bench: documents of the larger memory run (bench/run.mjs).' }),
+  BENCH_MONGO_DOCS: tool('bench', { type: 'int', min: 1000, max: 100000000, default: 100000, doc: 'make bench: documents loaded for the MongoDB floor (bench/mongo.mjs).' }),
+  BENCH_MONGO_BATCHES: tool('bench', { type: 'int', min: 1, max: 10000000, default: 300, doc: 'make bench: overwrite batches of the MongoDB floor (bench/mongo.mjs).' }),
+  BENCH_MONGO_PORT: tool('bench', { type: 'int', min: 1024, max: 65535, default: 17496, doc: 'make bench: port of the benchmark\'s own mongod on 127.0.0.1 (bench/mongo.mjs).' }),
+  BENCH_GW_VUS: tool('bench', { type: 'list', itemPattern: /^[1-9][0-9]{0,2}$/, allowed: 'a comma-separated list of VU counts from 1 to 999, e.g. 2,4', default: ['2', '4'], doc: 'make bench WHAT=gateway: the VU counts measured (bench/gateway.mjs).' }),
+  BENCH_GW_DOCS: tool('bench', { type: 'int', min: 1000, max: 100000000, default: 200000, doc: 'make bench WHAT=gateway: rows loaded before the overwrite phase.' }),
+  BENCH_GW_BATCHES: tool('bench', { type: 'int', min: 1, max: 10000000, default: 300, doc: 'make bench WHAT=gateway: overwrite batches (E1\'s overwrite phase).' }),
+  BENCH_GW_PG_PORT: tool('bench', { type: 'int', min: 1024, max: 65535, default: 17494, doc: 'make bench WHAT=gateway: port of its own PostgreSQL on 127.0.0.1.' }),
+  BENCH_GW_SIDES: tool('bench', { type: 'list', allowed: 'a comma-separated list of sides (bench/gateway.mjs)', doc: 'make bench WHAT=gateway: the sides measured. Default: every side that applies.' }),
+  BENCH_GW_BIN: tool('bench', { ...PATH, allowed: 'a file path', doc: 'make bench WHAT=gateway: the gateway binary measured. Default: bin/wp-gateway.' }),
+  BENCH_GW_B_BIN: tool('bench', { ...PATH, allowed: 'a file path', doc: 'make bench WHAT=gateway: a second gateway binary, measured as the sides gateway-b and floor-b (A/B of a gateway change).' }),
+  BENCH_GW_B_ENV: tool('bench', { type: 'string', pattern: /^[^\0]+$/, allowed: 'space-separated NAME=value pairs', doc: 'make bench WHAT=gateway: the environment of the sides gateway-b and floor-b, e.g. GOGC=200.' }),
+  BENCH_GW_PPROF: tool('bench', { ...PATH, allowed: 'a directory path', doc: 'make bench WHAT=gateway: a folder for the gateway\'s -cpuprofile of every run.' }),
+  BENCH_GW_JSON: tool('bench', { ...PATH, allowed: 'a file path', doc: 'make bench WHAT=gateway: a file for the raw repetitions.' }),
+  OLD_K6: tool('bench', { ...PATH, allowed: 'a file path', doc: 'make bench WHAT=gateway: an older bin/k6, measured as the side old (with OLD_TREE).' }),
+  OLD_TREE: tool('bench', { ...PATH, allowed: 'a directory path', doc: 'make bench WHAT=gateway: the checkout whose scenario OLD_K6 runs.' }),
+  BENCH_GATE_BLOCKS: tool('bench', { type: 'int', min: 1, max: 1000, default: 20, doc: 'make bench WHAT=gate: interleaved comparison blocks (A, A again, the regression).' }),
+  BENCH_GATE_N: tool('bench', { type: 'int', min: 1, max: 100, default: 5, doc: 'make bench WHAT=gate: runs per side in each block.' }),
+  BENCH_GATE_WARMUP: tool('bench', { type: 'int', min: 0, max: 100, default: 1, doc: 'make bench WHAT=gate: warm-up runs per block, not measured.' }),
+  BENCH_GATE_TARGETS: tool('bench', { type: 'list', itemPattern: /^(api|api-j\d{1,4}|pg|history)$/, allowed: 'a comma-separated list from api, api-j<jitter ms>, pg, history', default: ['api', 'pg', 'history'], doc: 'make bench WHAT=gate: the parts measured.' }),
+  BENCH_GATE_DOCS: tool('bench', { type: 'int', min: 1000, max: 100000000, default: 100000, doc: 'make bench WHAT=gate: DOCS of every run (DOCS/1000 load batches).' }),
+  BENCH_GATE_BATCHES: tool('bench', { type: 'int', min: 1, max: 10000000, default: 100, doc: 'make bench WHAT=gate: overwrite and mixed batches of every run.' }),
+  BENCH_GATE_HISTORY_RUNS: tool('bench', { type: 'int', min: 1, max: 1000, default: 12, doc: 'make bench WHAT=gate: runs per half of the Otava history.' }),
+  BENCH_GATE_HISTORY_WARMUP: tool('bench', { type: 'int', min: 0, max: 1000, default: 8, doc: 'make bench WHAT=gate: warm-up runs before the history, not recorded.' }),
+  BENCH_GATE_SLOW_MS: tool('bench', { type: 'int', min: 1, max: 10000, default: 27, doc: 'make bench WHAT=gate: the API regression, the slow test server\'s latency and jitter scale, ms (against 20).' }),
+  BENCH_GATE_JITTER_MS: tool('bench', { type: 'int', min: 0, max: 10000, default: 20, doc: 'make bench WHAT=gate: the baseline test server\'s jitter, uniform 0 to this many ms on top of 20 ms.' }),
+  BENCH_GATE_PG_INDEXES: tool('bench', { type: 'int', min: 0, max: 9, default: 2, doc: 'make bench WHAT=gate: the PostgreSQL regression, this many secondary indexes.' }),
+  BENCH_GATE_PG_PORT: tool('bench', { type: 'int', min: 1024, max: 65535, default: 17498, doc: 'make bench WHAT=gate: port of its own PostgreSQL on 127.0.0.1.' }),
+  BENCH_GATE_OUT: tool('bench', { ...PATH, allowed: 'a directory path', doc: 'make bench WHAT=gate: the runs and gate folders (kept). Default: results/bench-gate-<UTC time>.' }),
+  BENCH_GATE_REUSE: tool('bench', { type: 'list', itemPattern: /^(api|api-j\d{1,4}|pg|history)$/, allowed: 'a comma-separated list from api, api-j<jitter ms>, pg, history', doc: 'make bench WHAT=gate: parts whose runs are taken from BENCH_GATE_OUT (an earlier run\'s folder) instead of made again.' }),
+  BENCH_GATE_STOP_AT: tool('bench', { type: 'string', pattern: /^\d{4}-\d\d-\d\d([T ][0-9:.]+(Z|[+-]\d\d:?\d\d)?)?$/, allowed: 'an ISO time such as 2026-11-25T03:10:00Z', doc: 'make bench WHAT=gate: no new block starts after this time.' }),
+  // make capacity-demo (scripts/capacity-demo)
+  DEMO_KNEE: tool('capacity-demo', { type: 'int', min: 1, max: CORE_KNOBS.RATE_STAGES.max, default: 22, doc: 'make capacity-demo: the knee the API test servers are given (-load-knee-rps), batches per second, which their searches must find.' }),
+  DEMO_PG_START: tool('capacity-demo', { type: 'int', min: 1, max: CORE_KNOBS.RATE_STAGES.max, default: 20, doc: 'make capacity-demo: CAPACITY_START of the PostgreSQL search.' }),
+  DEMO_PG_MAX: tool('capacity-demo', { type: 'int', min: 1, max: CORE_KNOBS.RATE_STAGES.max, default: 320, doc: 'make capacity-demo: CAPACITY_MAX of the PostgreSQL search.' }),
 };
 Object.assign(CORE_KNOBS, TOOL_KNOBS);

@@ -5,15 +5,8 @@
 // VU are dropped_iterations). Every batch of a ramped run is tagged `stage` (1-based: the
 // stage it started in), so the report, summary.json, InfluxDB and the thresholds see each
 // stage on its own. Pure apart from k6/execution in stageOf(): the report part runs in Node.
-import { durationMs, fail, shown } from './parse.js';
+import { durationMs, fail, parseStages, shown } from './parse.js';
 import { M } from './metric-names.js';
-
-function parseStages(text) {
-  return String(text).split(',').map((s) => {
-    const [duration, target] = s.split(':').map((x) => x.trim());
-    return { duration, target: Number(target) };
-  });
-}
 
 // loadModel(cfg, defaults) -> null (fixed plan) or
 // { open, stages, steps, ends, labels, vus (pre-allocated / peak VUs), maxVUs, maxIterations }

@@ -25,7 +25,7 @@ export const phaseClock = new Gauge(M.phaseClock);
 export const verifyUnaccounted = new Counter(M.verifyUnaccounted);
 // The upper bound of the same: when a batch's failures name no document (ArangoDB silent=true)
 // docs_new assumes the failed ones were new keys, a lower bound; this counter adds what they may
-// have written after all (issue 27: the count is held against a range, not a false exact figure).
+// have written after all (the count is held against a range, not a false exact figure).
 export const verifyUnaccountedMax = new Counter(M.verifyUnaccountedMax);
 // A ramped overwrite (lib/workloads/e1-ramp.js): acknowledged overwrites minus the keys
 // teardown finds holding their batch's version; batches that found no unused key.

@@ -34,6 +34,15 @@ export function bad(name, raw, allowed) {
   fail(`${name}=${shown(raw)} is not allowed: ${allowed}`);
 }
 
+// duration:target stages (STAGES, RATE_STAGES, a workload's own default): the one reader of
+// their text; lib/load-model.js builds the load model from what it returns.
+export function parseStages(text) {
+  return String(text).split(',').map((s) => {
+    const [duration, target] = s.split(':').map((x) => x.trim());
+    return { duration, target: Number(target) };
+  });
+}
+
 export function durationMs(s) {
   const units = { ms: 1, s: 1000, m: 60000, h: 3600000 };
   let total = 0;
@@ -41,7 +50,7 @@ export function durationMs(s) {
   return total;
 }
 
-// Empty is not a value (issue 27): one rule per kind of knob, for k6 and every wrapper alike
+// Empty is not a value: one rule per kind of knob, for k6 and every wrapper alike
 // (docs/configuration.md, "Empty values"). An empty knob is unset — its default, a generated
 // RUN_ID, no InfluxDB — because CI systems and docker-compose.yml pass unset variables as
 // empty ones; except a target's URL, whose default is a local address: empty there is refused,
@@ -88,6 +97,20 @@ export function parseKnob(name, raw, spec) {
     case 'string':
       if (!spec.pattern.test(raw)) bad(name, spec.redact ? redact(raw) : raw, spec.allowed);
       return raw;
+    case 'stages': {
+      // The text, checked: pairs as spec.pattern has them, each duration up to spec.durationMax,
+      // each target up to spec.max, and one stage that holds a target above 0 for a time above 0
+      // (STAGES=0s:1 would run nothing and pass).
+      if (!spec.pattern.test(raw)) bad(name, raw, spec.allowed);
+      let work = 0;
+      for (const { duration, target } of parseStages(raw)) {
+        if (durationMs(duration) > durationMs(spec.durationMax)) bad(name, raw, `stage durations up to ${spec.durationMax}`);
+        if (target > spec.max) bad(name, raw, `targets up to ${spec.max} ${spec.unit}`);
+        work += durationMs(duration) * target;
+      }
+      if (work <= 0) bad(name, raw, `at least one stage with a duration above 0 and a target of 1 or more ${spec.unit}`);
+      return raw;
+    }
     case 'secret':
       if (!raw) fail(`${name} is empty: set it in the environment`);
       if (spec.minLength && raw.length < spec.minLength) fail(`${name} (value not shown) is not allowed: at least ${spec.minLength} characters`);

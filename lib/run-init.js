@@ -68,7 +68,7 @@ export function checkRun(workload, tgt, target, cfg, plan, env) {
 // writepath_plan_remaining), what the count is held against (lib/verdict.js) and k6's options.
 export function runPlan(workload, { declaration, tgt, cfg, plan, mode, parsed }) {
   const description = workload.describe(cfg, plan);
-  const ops = workload.opsFor ? workload.opsFor(cfg) : {};
+  const ops = plan.ops || (workload.opsFor ? workload.opsFor(cfg) : {});
   const plannedBatches = mode.countsPlan ? description.plannedBatches : null;
   const countBy = countBasis(cfg.DISTRIBUTED, plannedBatches, plan.expectedDocs !== null);
   const options = {

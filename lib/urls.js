@@ -1,8 +1,8 @@
 // The URL rules of the url and secret knobs, and the redaction of anything that may hold a
 // password before it reaches a log line.
 
-// Words the user typed as credentials (issue 27: "nothing typed as credentials is ever
-// printed, by the pack or by a server message it relays"): the user and password of the
+// Words the user typed as credentials (nothing typed as credentials is ever printed, by the
+// pack or by a server message it relays): the user and password of the
 // credential URLs and the values of the secret knobs, registered by lib/config.js. A secret of
 // 4 characters or more is hidden wherever it appears; a user name, and a shorter secret, where
 // it appears quoted ("…", '…'), as servers quote it ('password authentication failed for user

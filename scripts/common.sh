@@ -14,7 +14,7 @@ wp_env_lines() {
 }
 
 # Exports each .run/env value whose variable is not set: the environment wins. A variable set to
-# the empty string is left empty (issue 27 class 6, docs/configuration.md "Empty values"): k6
+# the empty string is left empty (docs/configuration.md "Empty values"): k6
 # reads it as unset — INFLUX_URL= is no InfluxDB, PG_URL= is refused as not given — instead of
 # the wrapper quietly aiming the run at the private services of `make up`.
 wp_run_env() {
@@ -92,16 +92,19 @@ wp_forward() {
   fi
 }
 
-# RUN_ID: the same rule as lib/config.js KNOBS.RUN_ID (test/unit/scripts-over-lib.test.mjs keeps the
-# two in step), and the same generated form as lib/config.js newRunId(): UTC clock + 4 hex.
-WP_RUN_ID_RE='^[a-z0-9][a-z0-9_]{0,31}$'
+# The RUN_ID rule and the secret-on-the-command-line rule, generated from their JS homes
+# (lib/knobs.js, scripts/lib/cli-secrets.mjs): bash reads them, it has no copy of its own.
+. "$(dirname "${BASH_SOURCE[0]}")/lib/rules.sh"
+
+# A generated RUN_ID: the same form as lib/config.js newRunId() (UTC clock + 4 hex); a second
+# home because scripts/run works where Node is missing (a unit test holds both to one shape).
 wp_new_run_id() {
   echo "$(date -u +%Y%m%d%H%M%S)_$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')"
 }
 # wp_check_run_id <who> <id>: one line and exit 107 (bad input) unless id is a valid RUN_ID.
 wp_check_run_id() {
   [[ "$2" =~ $WP_RUN_ID_RE ]] && return 0
-  echo "$1: RUN_ID=$(wp_shown "$2") is not allowed: 1-32 characters a-z 0-9 _ (starting with a letter or digit)" >&2
+  echo "$1: RUN_ID=$(wp_shown "$2") is not allowed: $WP_RUN_ID_ALLOWED" >&2
   exit 107
 }
 
@@ -113,12 +116,7 @@ wp_check_scenario() {
 }
 
 # Secrets come from the environment only (docs/reliability.md): given with -e they would sit in
-# the process list of the wrapper and of k6 (`ps`, readable by every local user) for the whole
-# run. Secret are: the knobs lib/config.js declares secret (test/unit/scripts-over-lib.test.mjs
-# keeps this list in step), any name ending in PASSWORD, PASSWD, SECRET or TOKEN, and any value
-# holding a URL with credentials (scheme://user[:password]@…: a password typed as the user
-# name is still a password).
-WP_SECRET_KNOBS='PG_URL ARANGO_PASSWORD RUN_SECRET WP_GATEWAY_TOKEN MONGO_URL'
+# the process list of the wrapper and of k6 for the whole run. What is secret: scripts/lib/rules.sh.
 # k6's command line as k6 itself reads it (spf13/pflag under cobra: --name=value, --name value,
 # -n value, -nvalue, -n=value, short flags combined as in -qe X=1 or -qu5, `--` ends the flags,
 # flags before and after the script alike), so that what the wrappers refuse cannot slip through
@@ -190,7 +188,7 @@ wp_cli_secret() {
   for a in "${WP_K6_ENVS[@]}"; do
     [[ "$a" =~ ^([A-Za-z_][A-Za-z0-9_]*)=(.*)$ ]] || continue
     name=${BASH_REMATCH[1]}; value=${BASH_REMATCH[2]}
-    if [[ " $WP_SECRET_KNOBS " == *" $name "* || "$name" =~ (PASSWORD|PASSWD|SECRET|TOKEN)$ || "$value" =~ ^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@ ]]; then
+    if [[ " $WP_SECRET_KNOBS " == *" $name "* || "$name" =~ $WP_SECRET_NAME_RE || "$value" =~ $WP_SECRET_VALUE_RE ]]; then
       printf '%s\n' "$name"
       return 0
     fi
@@ -227,7 +225,7 @@ wp_cli_plan_flag() {
 
 # wp_cli_secret_line <name>: the refusal (its value is never shown).
 wp_cli_secret_line() {
-  printf '%s given with -e is not allowed: a secret on the command line is visible to every local user in the process list for the whole run; export %s=… in the environment (or keep it in .run/env) and run again without -e %s\n' "$1" "$1" "$1"
+  printf '%s %s export %s=… in the environment (or keep it in .run/env) and run again without -e %s\n' "$1" "$WP_CLI_SECRET_WHY" "$1" "$1"
 }
 
 # RUN_SECRET proves that objects are a run's (lib/targets/lifecycle.js): the same value must

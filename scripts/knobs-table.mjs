@@ -26,6 +26,8 @@ const TITLES = {
   'tool:capacity': 'tool: the capacity search (scripts/capacity.mjs, make capacity; docs/capacity.md), never read by k6',
   'tool:e2': 'tool: experiment E2 (make experiment NAME=e2; docs/experiment-e2.md), never read by k6',
   'tool:ram': 'tool: the memory experiment (make experiment NAME=ram; docs/experiment-ram.md), never read by k6',
+  'tool:bench': 'tool: the benchmarks (make bench, bench/*.mjs; bench/README.md), never read by k6',
+  'tool:capacity-demo': 'tool: the capacity search\'s demonstration (make capacity-demo; docs/capacity.md), never read by k6',
 };
 
 export function knobsTable() {

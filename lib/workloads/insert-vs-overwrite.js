@@ -21,9 +21,11 @@ export const EXPERIMENT = 'insert-vs-overwrite';
 export const PHASES = ['load', 'overwrite', 'mixed'];
 
 // STAGES / RATE_STAGES: the last phase ramps instead (lib/workloads/e1-ramp.js).
+// The plan carries each phase's operation (ops), worked out once here for every site.
 export function plan(cfg) {
   const lm = loadModel(cfg);
-  if (lm) return ramp.rampPlan(cfg, lm, opsFor(cfg));
+  const ops = opsFor(cfg);
+  if (lm) return Object.assign(ramp.rampPlan(cfg, lm, ops), { ops });
   if (cfg.RAMP_KEYS !== 'random') fail(`RAMP_KEYS=${cfg.RAMP_KEYS} is not allowed without STAGES or RATE_STAGES: the fixed plan picks keys with KEY_DIST`);
   const runs = (p) => cfg.PHASES.includes(p);
   const V = cfg.VUS;
@@ -45,18 +47,17 @@ export function plan(cfg) {
     fail(`MIXED_NEW_PERCENT=${cfg.MIXED_NEW_PERCENT} is not allowed with DOCS=${cfg.DOCS}, BATCH_SIZE=${B}, VUS=${V}: ${B - newPer} existing keys per batch, but one VU loaded only ${smallestOwned}`);
   }
   // A VU's batches per phase are computed by the VU (iteration()): a table of every VU's would
-  // cost each VU memory in proportion to VUS (issue 30). VU 0 has the most.
+  // cost each VU memory in proportion to VUS. VU 0 has the most.
   const iterations = vuBatchCount(L, V, 0) + vuBatchCount(O, V, 0) + vuBatchCount(Mx, V, 0);
   const expectedDocs = (runs('load') ? cfg.DOCS : 0) + Mx * newPer;
   // What the target prepares in init (lib/targets/*.js createTarget): batches of B keys, every
   // key below DOCS + the mixed batches' fresh keys, stamps up to o<O-1> and m<Mx-1>; the load
   // phase writes key ranges stamped l.
-  const ops = opsFor(cfg);
   const maxStamp = Math.max(1, ...[O, Mx].filter((n) => n > 0).map((n) => stampFor('overwrite', n - 1).length));
   const target = { batchSize: B, maxKey: cfg.DOCS + Mx * newPer, maxStamp, writes: {} };
   if (L > 0) target.writes[ops.load] = ['l'];
   for (const [n, op] of [[O, ops.overwrite], [Mx, ops.mixed]]) if (n > 0 && !target.writes[op]) target.writes[op] = [];
-  return { vus: V, batchSize: B, loadBatches: L, overwriteBatches: O, mixedBatches: Mx, newPerMixed: newPer, iterations, expectedDocs, target };
+  return { vus: V, batchSize: B, loadBatches: L, overwriteBatches: O, mixedBatches: Mx, newPerMixed: newPer, iterations, expectedDocs, target, ops };
 }
 
 export function scenarios(cfg, p) {
@@ -92,7 +93,7 @@ export function opsFor(cfg) {
 // What the target must offer (lib/capabilities.js): the batch operation of every phase that
 // runs, the count, and, when overwritten keys are read back, the stored stamps.
 export function needs(cfg, p) {
-  const ops = opsFor(cfg);
+  const { ops } = p;
   const out = ['count'];
   if (p.loadBatches > 0) out.push(`batch:${ops.load}`);
   if (p.overwriteBatches > 0) out.push(`batch:${ops.overwrite}`);
@@ -119,7 +120,7 @@ export function extraThresholds(cfg, p, reasons) {
 }
 
 export function prepare(db, cfg, p) {
-  if (p.loadModel) ramp.prepare(db, cfg, p, opsFor(cfg));
+  if (p.loadModel) ramp.prepare(db, cfg, p, p.ops);
 }
 
 // A ramped run reports per stage (lib/workloads/e1-ramp.js); the fixed plan has no sections.
@@ -129,8 +130,7 @@ export function sections(data, meta) {
 
 // One iteration of a VU: the next batch of its plan.
 export function iteration(db, cfg, p, state) {
-  if (!state.ops) state.ops = opsFor(cfg);
-  if (p.loadModel) return ramp.iteration(db, cfg, p, state, state.ops);
+  if (p.loadModel) return ramp.iteration(db, cfg, p, state, p.ops);
   const v = exec.vu.idInTest - 1;
   const iter = exec.vu.iterationInScenario;
   let i = iter;
@@ -148,7 +148,7 @@ export function iteration(db, cfg, p, state) {
   } else {
     ({ keys, fresh } = batchKeys(cfg, p, phase, j, state.pickers || (state.pickers = {}), db.target.lazyKeys === true));
   }
-  const op = state.ops[phase];
+  const op = p.ops[phase];
   const tags = { phase, op, target: db.target.name };
   // Keys whose insert in the load phase failed do not exist: an acknowledged later write to
   // one creates it, and that new document is acknowledged too (else the count would show it
@@ -209,7 +209,7 @@ export function readBack(target, cfg, p, v, state) {
   if (want === 0) return null;
   const pickers = state.pickers || (state.pickers = {});
   const ledger = state.ledger || new Map();
-  const ops = opsFor(cfg);
+  const { ops } = p;
   // The sample: `want` distinct positions b * B + t of this VU's batches.
   let chosen;
   if (want === total) {

@@ -60,6 +60,10 @@ export function badValues(name, spec) {
     case 'string':
       v.push('Bad Name!', 'x'.repeat(100), 'ÄÖÜ', 'a;drop');
       break;
+    case 'stages':
+      // the syntax, a target above the cap, and stages that hold no work
+      v.push('Bad Name!', 'x'.repeat(100), 'a;drop', `10s:${spec.max + 1}`, '0s:1');
+      break;
     case 'list':
       v.push(...(spec.itemPattern ? ['bad name', '1X,Y'] : ['bogus', ',']));
       break;

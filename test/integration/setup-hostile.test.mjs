@@ -41,11 +41,10 @@ test('default private ports lie below the ephemeral range, where no outgoing con
   const compose = readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8');
   assert.match(compose, new RegExp(`\\$\\{WP_PG_PORT:-${pg}\\}:5432`));
   assert.match(compose, new RegExp(`\\$\\{WP_INFLUX_PORT:-${influx}\\}:8086`));
-  // The experiments' ports are tool knobs (lib/knobs.js); the others' defaults are in their files.
-  const defaults = { pg, influx, influxRpc: influx + 2, RAM_PG_PORT: KNOBS.RAM_PG_PORT.default, RAM_MONGO_PORT: KNOBS.RAM_MONGO_PORT.default, E2_PG_PORT: KNOBS.E2_PG_PORT.default, E2_MONGO_PORT: KNOBS.E2_MONGO_PORT.default };
-  for (const [file, re] of [['bench/run.mjs', /BENCH_PG_PORT \|\| (\d+)/]]) {
-    defaults[file] = Number(re.exec(readFileSync(path.join(repoRoot, file), 'utf8'))[1]);
-  }
+  // The experiments' and benchmarks' ports are tool knobs (lib/knobs.js, scope tool:…).
+  const defaults = { pg, influx, influxRpc: influx + 2 };
+  for (const [name, spec] of Object.entries(KNOBS)) if (/_PORT$/.test(name) && String(spec.scope).startsWith('tool:')) defaults[name] = spec.default;
+  for (const k of ['RAM_PG_PORT', 'E2_MONGO_PORT', 'BENCH_PG_PORT', 'BENCH_GATE_PG_PORT']) assert.ok(k in defaults, k);
   for (const [what, port] of Object.entries(defaults)) {
     assert.ok(port >= 1024 && port < 32768, `${what}: ${port} is below Linux's default ephemeral range 32768-60999`);
     if (ephLo <= 32768) assert.ok(port < ephLo || port > ephHi, `${what}: ${port} is outside this machine's ephemeral range ${ephLo}-${ephHi}`);

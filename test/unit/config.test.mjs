@@ -181,6 +181,19 @@ test('bounds that protect the machine: stages, empty ramps (memory: test/unit/me
   assert.equal(rv({ STAGES: '0s:4,10s:4' }), null);
 });
 
+test('one stages type: the knob parser checks the syntax and the bounds of STAGES and RATE_STAGES, whoever reads them (a tool too)', () => {
+  const p = (name, raw) => errorOf(() => parseKnob(name, raw, KNOBS[name]));
+  assert.equal(p('STAGES', '10s:1001'), 'k6-writepath: STAGES="10s:1001" is not allowed: targets up to 1000 VUs');
+  assert.equal(p('STAGES', '800h:1'), 'k6-writepath: STAGES="800h:1" is not allowed: stage durations up to 720h');
+  assert.equal(p('RATE_STAGES', '0s:50'), 'k6-writepath: RATE_STAGES="0s:50" is not allowed: at least one stage with a duration above 0 and a target of 1 or more batches per second');
+  assert.equal(p('RATE_STAGES', '10s:x'), 'k6-writepath: RATE_STAGES="10s:x" is not allowed: comma-separated duration:batches-per-second pairs such as 10s:20,10s:40');
+  assert.equal(parseKnob('STAGES', ' 10s : 4 ,5s:1', KNOBS.STAGES), ' 10s : 4 ,5s:1');
+  // The bounds are the knobs' own: a stage's VUs are VUS's, its duration MAX_DURATION's.
+  assert.equal(KNOBS.STAGES.max, KNOBS.VUS.max);
+  assert.equal(KNOBS.STAGES.durationMax, KNOBS.MAX_DURATION.max);
+  assert.equal(KNOBS.CAPACITY_MAX.max, KNOBS.RATE_STAGES.max);
+});
+
 test('options frozen with other knobs (k6 archive, --vus) are recognised', () => {
   const planned = { load: { executor: 'per-vu-iterations', vus: 12, iterations: 25, maxDuration: '30m' } };
   assert.equal(frozenOptionsDiffer(planned, { load: { executor: 'per-vu-iterations', vus: 12, iterations: 25, maxDuration: '30m0s', startTime: null } }), null);

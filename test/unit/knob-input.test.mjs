@@ -53,11 +53,12 @@ test('a threshold file that limits nothing ("phases": {}) is refused: a gate tha
   assert.ok(parseThresholds('{"phases":{},"stages":{"1":{"batch_p99_ms":100}}}', opts), 'a stage limit is a limit');
 });
 
-// wp_run_secret of a copy of scripts/common.sh whose .run/ this test owns.
+// wp_run_secret of a copy of scripts/common.sh (and the rules it sources) whose .run/ this test owns.
 function secretOf(prepare) {
   const w = mkdtempSync(path.join(tmpdir(), 'k6wp-secret-'));
-  mkdirSync(path.join(w, 'scripts')); mkdirSync(path.join(w, '.run'), { mode: 0o700 });
-  cpSync(path.join(repoRoot, 'scripts', 'common.sh'), path.join(w, 'scripts', 'common.sh'));
+  mkdirSync(path.join(w, 'scripts', 'lib'), { recursive: true }); mkdirSync(path.join(w, '.run'), { mode: 0o700 });
+  // common.sh sources the rules generated beside it (scripts/lib/rules.sh)
+  for (const f of ['common.sh', 'lib/rules.sh']) cpSync(path.join(repoRoot, 'scripts', f), path.join(w, 'scripts', f));
   const f = path.join(w, '.run', 'run-secret');
   prepare(f, w);
   const env = { ...process.env }; delete env.RUN_SECRET;

@@ -3,6 +3,10 @@
 // table and the experiment driver's ranges are all derived from them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../../scripts/lib/kit.mjs';
 import { KNOBS, PLAN_KNOBS, knobScope, loadConfig, planSignature } from '../../lib/config.js';
 import { checkSameWorkload, workloadSettings } from '../../scripts/compare.mjs';
 
@@ -12,7 +16,7 @@ const e3 = { target: 'arangodb', experiment: 'arangobench', phases: ['run'] };
 test('every knob has exactly one scope, and the plan knobs are derived from the scopes', () => {
   for (const name of Object.keys(KNOBS)) {
     const s = knobScope(name);
-    assert.match(s.scope, /^(run|workload|target:(postgres|arangodb|ravendb|mongodb)|tool:(capacity|e2|ram))$/, name);
+    assert.match(s.scope, /^(run|workload|target:(postgres|arangodb|ravendb|mongodb)|tool:(capacity|capacity-demo|e2|ram|bench))$/, name);
     if (s.scope.startsWith('tool:')) assert.equal(s.plan, false, `${name}: a tool's knob is not part of a run's plan`);
     if (s.scope === 'workload') assert.equal(s.plan, true, `${name}: a workload knob is part of the plan`);
     if (s.scope === 'run') assert.equal(s.plan, false, `${name}: a run knob is not`);
@@ -64,4 +68,32 @@ test('compare accepts runs that differ only in run and target knobs', () => {
   delete old.config.REQUESTS;
   assert.equal(workloadSettings(old).REQUESTS, 10000);
   assert.throws(() => checkSameWorkload([{ letter: 'A', summary: old }, { letter: 'B', summary: a }]), /REQUESTS A=10000 B=1000/);
+});
+
+// bench/memory.mjs reads its own knobs for now (another change declares them).
+const TOOLS = ['bench/run.mjs', 'bench/mongo.mjs', 'bench/gate.mjs', 'bench/gateway.mjs', 'bench/lib.mjs', 'scripts/capacity-demo'];
+
+test('every knob the benchmarks and capacity-demo read is declared with a tool scope and read through the pack\'s parser', () => {
+  for (const f of TOOLS) {
+    const text = readFileSync(path.join(repoRoot, f), 'utf8');
+    // env.NAME reads by hand: only what is no knob of the pack (PATH) or passed on untouched.
+    const byHand = [...text.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]).filter((n) => !['PATH', 'CAPACITY_WARMUP', 'CAPACITY_HOLD'].includes(n));
+    assert.deepEqual(byHand, [], `${f} reads knobs by hand`);
+    for (const [, name] of text.matchAll(/knob\('([A-Z][A-Z0-9_]*)'/g)) {
+      assert.ok(KNOBS[name], `${f}: ${name} is not declared`);
+      assert.match(knobScope(name).scope, /^tool:/, `${f}: ${name}`);
+    }
+  }
+  // The demo's PostgreSQL ladder is no PostgreSQL target knob (PG_ is that target's prefix).
+  assert.equal(KNOBS.PG_START, undefined);
+  assert.equal(KNOBS.DEMO_PG_START.scope, 'tool:capacity-demo');
+});
+
+test('make capacity-demo refuses a bad DEMO_KNEE with one line and exit 107, before it starts anything', () => {
+  // CAPACITY_TARGET=none: were the knee not checked first, the first search would refuse that instead.
+  const r = spawnSync(path.join(repoRoot, 'scripts', 'capacity-demo'), [], { cwd: repoRoot, encoding: 'utf8', timeout: 60000,
+    env: { ...process.env, DEMO_KNEE: '22x', CAPACITY_TARGET: 'none' } });
+  assert.equal(r.status, 107, r.stdout + r.stderr);
+  assert.equal(r.stderr, 'capacity-demo: DEMO_KNEE="22x" is not allowed: a whole number from 1 to 100000\n');
+  assert.equal(r.stdout, '');
 });

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { KNOBS, newRunId } from '../../lib/config.js';
 import { M } from '../../lib/metric-names.js';
 import { readRunEnv } from '../../scripts/run-env.mjs';
-import { isCliSecret } from '../../scripts/lib/cli-secrets.mjs';
+import { cliSecretLine, isCliSecret } from '../../scripts/lib/cli-secrets.mjs';
+import { RULES_SH, bashRules } from '../../scripts/lib/bash-rules.mjs';
 import { checkThresholds } from '../../scripts/merge-results.mjs';
 import { repoRoot } from '../helpers/testserver.mjs';
 
@@ -22,7 +23,7 @@ const bash = (script, env = {}) => {
 };
 
 test('one RUN_ID rule: the bash scripts check exactly what lib/config.js checks, and generate the same form', () => {
-  const m = /^WP_RUN_ID_RE='(.*)'$/m.exec(readFileSync(common, 'utf8'));
+  const m = /^WP_RUN_ID_RE='(.*)'$/m.exec(readFileSync(RULES_SH, 'utf8'));
   assert.equal(m[1], KNOBS.RUN_ID.pattern.source);
   for (const id of ['a', '0_x', 'abc_def_123', 'a'.repeat(32), '_x', 'A1', 'a-b', 'a'.repeat(33), 'a b']) {
     const r = bash(`wp_check_run_id t '${id}'`);
@@ -86,7 +87,7 @@ test('merge-results checks every threshold key of lib/thresholds.js against the 
 });
 
 test('one list of secrets: the bash wrappers refuse with -e exactly the knobs lib/config.js declares secret (and any credentials-looking name or URL)', () => {
-  const m = /^WP_SECRET_KNOBS='(.*)'$/m.exec(readFileSync(common, 'utf8'));
+  const m = /^WP_SECRET_KNOBS='(.*)'$/m.exec(readFileSync(RULES_SH, 'utf8'));
   assert.deepEqual(m[1].split(' ').sort(), Object.keys(KNOBS).filter((k) => KNOBS[k].type === 'secret').sort());
   const secretOf = (...args) => bash(`wp_cli_secret ${args.map((a) => `'${a}'`).join(' ')}`).stdout.trim();
   assert.equal(secretOf('-e', 'DOCS=1', '-e', 'PG_URL=postgres://h/x'), 'PG_URL');
@@ -99,4 +100,13 @@ test('one list of secrets: the bash wrappers refuse with -e exactly the knobs li
     ['RAVEN_URL', 'https://u:p@h'], ['DOCS', '1'], ['INFLUX_URL', 'http://h:8086/k6'], ['ARANGO_USER', 'root'], ['PASSWORD_HINT', 'x']]) {
     assert.equal(isCliSecret(k, v), secretOf('-e', `${k}=${v}`) === k, `${k}=${v}`);
   }
+});
+
+test('the rules bash applies are generated from their JS homes, not copied: scripts/lib/rules.sh is what scripts/lib/bash-rules.mjs makes, and common.sh holds no rule text of its own', () => {
+  assert.equal(readFileSync(RULES_SH, 'utf8'), bashRules(), 'run: node scripts/lib/bash-rules.mjs --write');
+  const sh = readFileSync(common, 'utf8');
+  for (const copy of ['PASSWORD|PASSWD', '[a-z0-9_]{0,31}', '1-32 characters', 'visible to every local user', 'PG_URL ARANGO_PASSWORD']) assert.ok(!sh.includes(copy), `scripts/common.sh copies a rule: ${copy}`);
+  // The bash refusal is the Node one with bash's own "instead".
+  const r = bash("wp_cli_secret_line PG_URL");
+  assert.equal(r.stdout, `${cliSecretLine('PG_URL', 'export PG_URL=… in the environment (or keep it in .run/env)')}\n`);
 });
