@@ -20,6 +20,7 @@ export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, c
   const ph = (summary.phases || []).find((p) => p.phase === phase) || {};
   const v = summary.verification || { ran: false };
   const failedVerification = (summary.thresholds || []).filter((t) => !t.ok && /verify|readback/.test(t.metric));
+  const u = undeterminedOf(ph, summary);
   const step = {
     n, rate, run_id: runId, exit,
     batch_size: summary.plan ? summary.plan.batch_size : null,
@@ -33,6 +34,10 @@ export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, c
     // its warm-up is not a clean step either.
     docs_failed: ph.docs_failed ?? null,
     failed_by_reason: ph.failed_by_reason || {},
+    docs_undetermined: u.docs_undetermined,
+    undetermined_stored: u.undetermined_stored,
+    undetermined_not_stored: u.undetermined_not_stored,
+    docs_failed_known: u.docs_failed_known,
     dropped_iterations: summary.dropped_iterations ?? null,
     verified: Boolean(v.ran && v.ok && failedVerification.length === 0),
     client_cpu_cores: clientCpuCores,
@@ -41,6 +46,27 @@ export function stepFromSummary({ n, rate, runId, exit, summary, phase, sloMs, c
   };
   step.verdict = stepVerdict(step, sloMs);
   return step;
+}
+
+// A step is judged on its known failed documents, as the thresholds are (docs/configuration.md,
+// "What each threshold counts"): those known when answered (the phase's docs_failed_known) and,
+// once the count or the ramped overwrite's read-back of every key resolved the undetermined
+// ones, those not stored (the run-wide writepath_docs_failed_resolved, when the run held it).
+// Without that check the undetermined ones stay unresolved and fail nothing.
+function undeterminedOf(ph, summary) {
+  const failed = ph.docs_failed ?? null;
+  const undetermined = ph.docs_undetermined ?? 0;
+  const answered = ph.docs_failed_known ?? (failed === null ? null : failed - undetermined);
+  const thr = (summary.thresholds || []).find((t) => t.metric === 'writepath_docs_failed_resolved');
+  const v = summary.verification || {};
+  const resolved = undetermined > 0 && thr && typeof thr.observed === 'number' && v.ran === true;
+  const notStored = resolved ? Math.min(undetermined, Math.max(0, thr.observed - (answered || 0))) : null;
+  return {
+    docs_undetermined: undetermined,
+    undetermined_stored: resolved ? undetermined - notStored : null,
+    undetermined_not_stored: notStored,
+    docs_failed_known: answered === null ? null : answered + (notStored || 0),
+  };
 }
 
 // pass: p99 within the SLO, nothing failed, nothing dropped, everything verified, k6 not at
@@ -54,7 +80,8 @@ export const CLIENT_CPU_SHARE = 0.9;
 export const clientSaturated = (s) => typeof s.client_cpu_cores === 'number' && Boolean(s.cores) && s.client_cpu_cores >= CLIENT_CPU_SHARE * s.cores;
 export function stepVerdict(s, sloMs) {
   if (!s.verified) return 'unverified';
-  if (s.docs_failed > 0) return 'failed';
+  // (a step recorded before docs_failed_known: every failed document counts)
+  if ((s.docs_failed_known ?? s.docs_failed) > 0) return 'failed';
   const p99 = s.batch_ms && s.batch_ms.p99;
   if (clientSaturated(s)) return 'client';
   if (s.dropped_iterations > 0) return p99 !== null && p99 <= sloMs ? 'vus' : 'slo';
@@ -150,8 +177,9 @@ export function capacityText(c) {
   ];
   for (const s of [...c.steps].sort((a, b) => a.rate - b.rate)) {
     lines.push(`${String(s.n).padEnd(6)}${String(s.rate).padStart(8)}${f(s.docs_per_s, 0).padStart(10)}${f(s.mb_per_s, 2).padStart(8)}${f(s.batch_ms.median).padStart(9)}${f(s.batch_ms.p90).padStart(9)}` +
-      `${f(s.batch_ms.p99).padStart(9)}${f(s.batch_ms.max).padStart(9)}${String(s.docs_failed ?? '-').padStart(8)}${String(s.dropped_iterations ?? '-').padStart(9)}${f(s.client_cpu_cores, 2).padStart(10)}  ${s.verdict}`);
+      `${f(s.batch_ms.p99).padStart(9)}${f(s.batch_ms.max).padStart(9)}${String(s.docs_failed_known ?? s.docs_failed ?? '-').padStart(8)}${String(s.dropped_iterations ?? '-').padStart(9)}${f(s.client_cpu_cores, 2).padStart(10)}  ${s.verdict}`);
   }
+  for (const s of c.steps.filter((x) => x.docs_undetermined > 0)) lines.push(`  step ${s.n}: ${undeterminedText(s)}`);
   lines.push('');
   if (k.rate === null) {
     lines.push(`knee: none — the first step (${c.ladder.start}/s) already ${describeLimit(k.limited_by)}`);
@@ -172,6 +200,13 @@ export function capacityText(c) {
   if (unverified.length) lines.push(`  VERIFICATION FAILED in step(s) ${unverified.map((s) => s.n).join(', ')}: the database does not hold what it acknowledged; the search stopped`);
   lines.push(`accounting: ${c.steps.length} steps, ${c.steps.reduce((a, s) => a + (s.docs_ok || 0), 0)} documents acknowledged in measured stages, every step verified: ${unverified.length === 0 ? 'yes' : 'NO'}`);
   return `${lines.join('\n')}\n`;
+}
+
+// A step's undetermined documents and what the verification made of them.
+export function undeterminedText(s) {
+  const head = `${s.docs_undetermined} documents undetermined (no answer after the whole batch was sent, or "committed, but a wait failed")`;
+  if (s.undetermined_stored === null || s.undetermined_stored === undefined) return `${head}: not resolved (the run held no writepath_docs_failed_resolved), not counted failed`;
+  return `${head}: ${s.undetermined_stored} resolved stored, ${s.undetermined_not_stored} not stored (counted failed: ${s.docs_failed_known} in all)`;
 }
 
 // Pass counts of the rates around the knee and where the boundary lies.

@@ -155,7 +155,7 @@ export function stageThresholds(lm, reasons = [], name = null) {
   if (!lm) return t;
   if (lm.open) for (let i = 0; i < lm.stages.length; i++) t[`dropped_iterations{scenario:${stageScenario(name, i)}}`] = [];
   for (let s = 1; s <= lm.stages.length; s++) {
-    for (const m of [M.batchDuration, M.docsOk, M.docsFailed, M.batchFailed, M.bytes, M.phaseClock]) t[`${m}{stage:${s}}`] = [];
+    for (const m of [M.batchDuration, M.docsOk, M.docsFailed, M.docsUndetermined, M.docsFailedKnown, M.batchFailed, M.bytes, M.phaseClock]) t[`${m}{stage:${s}}`] = [];
     for (const r of reasons) t[`${M.docsFailed}{stage:${s},reason:${r}}`] = [];
   }
   return t;
@@ -185,6 +185,8 @@ export function stageRows(data, lm, reasons = [], name = null) {
       stage: i + 1, duration: st.duration, dropped_iterations: dropped, load: lm.labels[i], vus: lm.labels[i], model: lm.open ? 'open' : 'closed',
       target_rate: lm.open ? st.target : null, target_vus: lm.open ? null : st.target,
       batches: d.count || 0, docs_ok: ok, docs_failed: v(M.docsFailed + tag).count || 0, failed_by_reason: byReason,
+      // The undetermined ones (stored or not) and the known failures, as the phase rows have them.
+      docs_undetermined: v(M.docsUndetermined + tag).count || 0, docs_failed_known: v(M.docsFailedKnown + tag).count || 0,
       wall_s: wall, docs_per_s: wall ? ok / wall : null, mb_per_s: wall ? bytes / 1e6 / wall : null,
       // When the stage's batches ran (epoch ms): the capacity search reads k6's CPU in this window.
       started_ms: n(clock.min), ended_ms: n(clock.max),
@@ -207,7 +209,8 @@ export function stageSection(data, { model: lm, batchSize, reasons = [], note = 
   for (const x of rows) {
     lines.push(`${String(x.stage).padEnd(7)}${x.load.padEnd(8)}${String(x.batches).padStart(8)}${String(x.docs_ok).padStart(10)}${String(x.docs_failed).padStart(8)}` +
       `${f(x.docs_per_s, 0).padStart(10)}${f(x.mb_per_s, 2).padStart(8)}${f(x.batch_ms.median).padStart(9)}${f(x.batch_ms.p90).padStart(9)}${f(x.batch_ms.p99).padStart(9)}${f(x.batch_ms.max).padStart(9)}${lm.open ? String(x.dropped_iterations).padStart(9) : ''}`);
-    if (x.docs_failed > 0) lines.push(`  stage ${x.stage}: ${x.docs_failed} documents failed: ${Object.entries(x.failed_by_reason).map(([k, c]) => `${k} ${c}`).join(', ') || 'reason not listed'}`);
+    if (x.docs_failed > 0) lines.push(`  stage ${x.stage}: ${x.docs_failed} documents failed: ${Object.entries(x.failed_by_reason).map(([k, c]) => `${k} ${c}`).join(', ') || 'reason not listed'}` +
+      (x.docs_undetermined > 0 ? `; ${x.docs_undetermined} of them undetermined (stored or not: the verification resolves them), ${x.docs_failed_known} known failed` : ''));
   }
   return { after: lines, json: { load_model: { model: lm.open ? 'open' : 'closed', stages: lm.text, vus: lm.vus, max_vus: lm.maxVUs }, stages: rows } };
 }

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { durationMs } from '../lib/parse.js';
-import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, stepVerdict } from '../lib/capacity.js';
+import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRate, stepFromSummary, stepVerdict, undeterminedText } from '../lib/capacity.js';
 import { TEST_ENDPOINT } from '../lib/test-endpoint.js';
 import { cliSecretLine, isCliSecret } from './lib/cli-secrets.mjs';
 import { KNOBS } from '../lib/config.js';
@@ -263,7 +263,7 @@ async function search(argv) {
     const step = stepFromSummary({ n, rate, runId: r.runId, exit: r.code, summary: r.summary, phase: s.phase, sloMs: s.slo, cpuSamples: r.samples, cores });
     c.steps.push(step);
     if (step.test_endpoint) c.test_endpoint = true;
-    console.log(`  step ${n}: ${rate}/s → ${step.docs_per_s === null ? '-' : step.docs_per_s.toFixed(0)} docs/s, p99 ${step.batch_ms.p99 === null ? '-' : step.batch_ms.p99.toFixed(1)} ms, failed ${step.docs_failed}, dropped ${step.dropped_iterations}, k6 ${step.client_cpu_cores === null ? '-' : step.client_cpu_cores.toFixed(2)} cores in the measured stage: ${step.verdict}${step.test_endpoint ? ` (${TEST_ENDPOINT})` : ''}`);
+    console.log(`  step ${n}: ${rate}/s → ${step.docs_per_s === null ? '-' : step.docs_per_s.toFixed(0)} docs/s, p99 ${step.batch_ms.p99 === null ? '-' : step.batch_ms.p99.toFixed(1)} ms, failed ${step.docs_failed_known ?? step.docs_failed}${step.docs_undetermined > 0 ? ` (${undeterminedText(step)})` : ''}, dropped ${step.dropped_iterations}, k6 ${step.client_cpu_cores === null ? '-' : step.client_cpu_cores.toFixed(2)} cores in the measured stage: ${step.verdict}${step.test_endpoint ? ` (${TEST_ENDPOINT})` : ''}`);
     if (step.verdict === 'unverified') { code = 99; break; }
     rate = nextRate(c.steps, s.ladder);
   }

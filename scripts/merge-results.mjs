@@ -103,6 +103,10 @@ export async function merge({ influx, testid }) {
   });
   const v = Object.fromEntries([...verify, ...readback].map((s) => [s.name, s.row.v]));
   const verification = v[M.found] === undefined ? null : mergedVerification(v, rows);
+  // The run-wide resolved failures as a single run has them (lib/metrics.js docsFailedResolved):
+  // the instances' sums less the documents the verify step found, which no instance could see.
+  const resolved = await query(influx, `SELECT sum(value) AS v FROM ${L.docsFailedResolved} ${w}`);
+  if (verification && resolved.length) verification.failed_resolved = resolved[0].row.v - v[M.found];
   // Instances that wrote to a project API test server tagged their points test_endpoint=true
   // (lib/test-endpoint.js): the merged result says so too.
   const tep = await query(influx, `SELECT count(value) AS n FROM ${M.batch} ${w} AND test_endpoint='true'`);
@@ -155,6 +159,12 @@ export function checkThresholds(merged, doc) {
   }
   if (doc.verify !== false) {
     const vr = merged.verification;
+    // Held against the phases' failed_docs_max summed, when every phase that ran has one (lib/thresholds.js).
+    const budgets = merged.phases.map((r) => ((doc.phases || {})[r.phase] || {}).failed_docs_max);
+    if (vr && typeof vr.failed_resolved === 'number' && budgets.length && budgets.every((b) => b !== undefined)) {
+      const limit = budgets.reduce((a, b) => a + b, 0);
+      out.push({ name: `failed docs once the count resolved the undetermined ones (all phases) <= ${limit}`, value: vr.failed_resolved, limit, ok: vr.failed_resolved <= limit });
+    }
     out.push({ name: 'verification (count and read-back of the union)', value: vr ? `${vr.found}/${vr.expected}, ${vr.readback_stale} stale` : 'no DISTRIBUTED=verify points', ok: !!(vr && vr.ok) });
   }
   return out;

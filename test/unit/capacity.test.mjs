@@ -39,6 +39,31 @@ test('k6\'s CPU of a step is its peak inside the measured stage: setup\'s pre-lo
   assert.equal(busy.verdict, 'client');
 });
 
+test('a step whose lost answers were all committed passes; undetermined ones not stored fail it, as the thresholds judge', () => {
+  const stages = [{ stage: 1, started_ms: 0, ended_ms: 1000 }, { stage: 2, started_ms: 1000, ended_ms: 3000, batches: 20, docs_ok: 1800, docs_per_s: 900, batch_ms: { median: 5, p90: 8, p99: 9, max: 10 } }];
+  const summary = (observed, extra = {}) => ({ plan: { batch_size: 100 }, verification: { ran: true, ok: true }, dropped_iterations: 0, stages,
+    phases: [{ phase: 'overwrite', docs_failed: 200, docs_undetermined: 200, docs_failed_known: 0, ...extra }],
+    thresholds: observed === null ? [] : [{ metric: 'writepath_docs_failed_resolved', threshold: 'count<=0', ok: observed <= 0, observed }] });
+  const at = (s) => stepFromSummary({ n: 3, rate: 10, runId: 'x', exit: s.thresholds.some((t) => !t.ok) ? 99 : 0, summary: s, phase: 'overwrite', sloMs: 200 });
+  const stored = at(summary(0));
+  assert.deepEqual([stored.verdict, stored.docs_failed, stored.docs_undetermined, stored.undetermined_stored, stored.undetermined_not_stored, stored.docs_failed_known], ['pass', 200, 200, 200, 0, 0]);
+  const half = at(summary(100));
+  assert.deepEqual([half.verdict, half.undetermined_stored, half.undetermined_not_stored, half.docs_failed_known], ['failed', 100, 100, 100]);
+  // Known failures when answered fail a step whatever the undetermined ones did.
+  const known = at(summary(50, { docs_failed: 250, docs_failed_known: 50 }));
+  assert.deepEqual([known.verdict, known.undetermined_stored, known.undetermined_not_stored, known.docs_failed_known], ['failed', 200, 0, 50]);
+  // Not resolved (no run-wide check): counted by no failure limit, and said so.
+  const open = at(summary(null));
+  assert.deepEqual([open.verdict, open.undetermined_stored, open.docs_failed_known], ['pass', null, 0]);
+  // A step recorded before these fields: every failed document counts.
+  assert.equal(stepVerdict({ ...stored, docs_failed_known: undefined }, 200), 'failed');
+  const text = capacityText({ id: 'c', target: 'arangodb', op: 'upsert', slo_ms: 200, batch_size: 100, ladder: { start: 10, factor: 2, max: 20, resolution: 0.1, warmup: '1s', hold: '2s' }, steps: [stored, { ...half, n: 4, rate: 20 }], knee: kneeOf([stored, { ...half, n: 4, rate: 20 }]) });
+  assert.match(text, /\n  step 3: 200 documents undetermined \(no answer after the whole batch was sent, or "committed, but a wait failed"\): 200 resolved stored, 0 not stored \(counted failed: 0 in all\)\n/);
+  assert.match(text, /\n  step 4: 200 documents undetermined .*: 100 resolved stored, 100 not stored \(counted failed: 100 in all\)\n/);
+  assert.match(text, /knee \(the highest rate every step of which passed\): 10 batches\/s .*; 20\/s had failed writes/);
+  assert.match(capacityText({ id: 'c', target: 'arangodb', op: 'upsert', slo_ms: 200, batch_size: 100, ladder: { start: 10, factor: 2, max: 20, resolution: 0.1, warmup: '1s', hold: '2s' }, steps: [open], knee: kneeOf([open]) }), /step 3: 200 documents undetermined .*: not resolved \(the run held no writepath_docs_failed_resolved\), not counted failed/);
+});
+
 test('the knee: highest pass below the lowest non-pass; a pass above a failure is reported, not believed', () => {
   const k = kneeOf(judged([step(10, 20), step(20, 30), step(40, 900), step(30, 150), step(35, 250), step(50, 100)]));
   assert.equal(k.rate, 30);
@@ -153,6 +178,8 @@ test('per-stage rows from k6 summary data', () => {
     'writepath_docs_ok{stage:2}': m({ count: 900 }),
     'writepath_docs_failed{stage:2}': m({ count: 100 }),
     'writepath_docs_failed{stage:2,reason:timeout}': m({ count: 100 }),
+    'writepath_docs_undetermined{stage:2}': m({ count: 40 }),
+    'writepath_docs_failed_known{stage:2}': m({ count: 60 }),
     'writepath_bytes{stage:2}': m({ count: 2e6 }),
     'writepath_phase_clock{stage:2}': m({ min: 1000, max: 3000 }),
     'dropped_iterations{scenario:e-s2}': m({ count: 3 }),
@@ -162,7 +189,7 @@ test('per-stage rows from k6 summary data', () => {
   assert.equal(rows[0].docs_per_s, null, 'no batch, no rate (never 0 from nothing)');
   assert.deepEqual({ ...rows[1], batch_ms: undefined }, {
     stage: 2, duration: '1s', dropped_iterations: 3, load: '10/s', vus: '10/s', model: 'open', target_rate: 10, target_vus: null,
-    batches: 10, docs_ok: 900, docs_failed: 100, failed_by_reason: { timeout: 100 }, wall_s: 2, docs_per_s: 450, mb_per_s: 1, batches_per_s: 5, started_ms: 1000, ended_ms: 3000,
+    batches: 10, docs_ok: 900, docs_failed: 100, failed_by_reason: { timeout: 100 }, docs_undetermined: 40, docs_failed_known: 60, wall_s: 2, docs_per_s: 450, mb_per_s: 1, batches_per_s: 5, started_ms: 1000, ended_ms: 3000,
     batch_ms: undefined, batch_ms_median: 4, batch_ms_p99: 9.5,
   });
   assert.deepEqual(rows[1].batch_ms, { median: 4, p90: 8, p99: 9.5, max: 10 });
