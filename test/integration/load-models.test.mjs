@@ -144,7 +144,9 @@ test('ArangoDB and RavenDB (API test servers): ramped merge, ignore and upsert v
       assert.equal(r.code, 0, what);
       const [load, over] = r.summary.phases;
       assert.equal(load.docs_ok, 4000, what);
-      assert.ok(over.batches >= 29 && over.batches <= 32, `${over.batches} ${what}`);
+      // every scheduled batch ran or is counted as dropped (a busy machine may start fewer)
+      const dropped = r.summary.stages.reduce((a, x) => a + x.dropped_iterations, 0);
+      assert.ok(over.batches + dropped >= 29 && over.batches + dropped <= 32, `${over.batches} + dropped ${dropped} ${what}`);
       assert.equal(r.summary.verification.found, 4000, what);
       assert.equal(r.summary.verification.readback_checked, 4000, what);
       assert.equal(r.summary.verification.readback_stale_or_missing, 0, what);
