@@ -92,3 +92,16 @@ test('scripts and files the README names exist', () => {
     .map((m) => m[1]).filter((p) => /\.[a-z]+$|\/$/.test(p) && !p.includes('<') && !existsSync(path.join(root, p)));
   assert.deepEqual(missing, []);
 });
+
+// docs/reliability.md "Exit codes" is the one table; README's short list names every code a run
+// ends with there (the wrapper's 2 for a missing scenario aside) and points to it.
+test('README lists every exit code of docs/reliability.md "Exit codes" and links that table', () => {
+  const rel = read('docs/reliability.md');
+  const table = rel.slice(rel.indexOf('## Exit codes'), rel.indexOf('\n## ', rel.indexOf('## Exit codes') + 1));
+  const codes = [...new Set([...table.matchAll(/^\| (\d+) \|/gm)].map((m) => m[1]))].filter((c) => c !== '2');
+  assert.ok(codes.length >= 5, `codes found: ${codes}`);
+  const readme = read('README.md');
+  const missing = codes.filter((c) => !readme.includes(`\`${c}\``));
+  assert.deepEqual(missing, [], `README does not list exit code(s) ${missing.join(', ')}`);
+  assert.match(readme, /\(docs\/reliability\.md#exit-codes\)/);
+});
