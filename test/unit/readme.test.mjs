@@ -105,3 +105,14 @@ test('README lists every exit code of docs/reliability.md "Exit codes" and links
   assert.deepEqual(missing, [], `README does not list exit code(s) ${missing.join(', ')}`);
   assert.match(readme, /\(docs\/reliability\.md#exit-codes\)/);
 });
+
+// A newcomer types the first block as written on a machine without k6: it must fetch the k6 it
+// runs (make k6) and call that one, not a `k6` the PATH may not have (exit 127).
+test('README\'s first commands run on a machine without k6: make k6, then bin/k6', () => {
+  const blocks = [...read('README.md').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).slice(0, 2);
+  assert.match(blocks[0], /\bmake k6\b/);
+  for (const b of blocks) {
+    const bare = b.split('\n').filter((l) => /(^|[;&|]\s*)k6 run\b/.test(l.replace(/#.*/, '')));
+    assert.deepEqual(bare, [], 'a `k6 run` the set-up does not install');
+  }
+});
