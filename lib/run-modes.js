@@ -71,7 +71,7 @@ export function finish(mode, { workload, tgt, cfg, plan, countBy }, data) {
   let v = null;
   let error = null;
   try {
-    v = workload.verify(tgt, cfg, plan);
+    v = workload.verify(tgt, cfg, plan, data);
   } catch (e) {
     error = String(e).split('\n')[0].replace(/^((Go)?Error: )+/, '');
   }

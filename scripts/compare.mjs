@@ -199,9 +199,10 @@ examples:
 
 // What differs between the sides beside the workload (which must be the same): the target, the
 // server's version and settings, and every other knob (-e B:PG_SYNC_COMMIT=off, a URL, the
-// threshold file). Secrets are never shown; names that differ per run by design are left out.
+// threshold file). Secrets are never shown; names that differ per run by design are left out
+// (GATEWAY_URL: scripts/run starts a private gateway per run on a free port).
 // -> [{ what, values: { A: 'on', B: 'off' } }]; a side whose runs disagree shows each value.
-const PER_RUN_KNOBS = new Set(['RUN_ID', 'RESULTS_DIR', 'REPEAT', 'HISTORY']);
+const PER_RUN_KNOBS = new Set(['RUN_ID', 'RESULTS_DIR', 'REPEAT', 'HISTORY', 'GATEWAY_URL']);
 export function sideDifferences(sides) {
   const show = (v) => (v === undefined || v === null ? '(unset)' : Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : String(v));
   const valuesOf = (get) => sides.map((s) => [...new Set(s.runs.map((r) => show(get(r.summary))))].join(' / '));

@@ -41,14 +41,14 @@ die() { echo "services: $*" >&2; exit 1; }
 
 check_port_knob() { # name value
   [[ "$2" =~ ^[0-9]+$ ]] && (( $2 >= 1024 && $2 <= 65533 )) ||
-    die "$1=$2 is not allowed: use a port number between 1024 and 65533"
+    { echo "services: $1=$(wp_shown "$2") is not allowed: use a port number between 1024 and 65533" >&2; exit 107; }
 }
 check_port_knob WP_PG_PORT "$pg_port"
 check_port_knob WP_INFLUX_PORT "$influx_port"
 check_port_knob WP_MONGO_PORT "$mongo_port"
 check_port_knob WP_RAVEN_PORT "$raven_port"
 [[ "$mongo_cache" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v c="$mongo_cache" 'BEGIN { exit !(c >= 0.25 && c <= 1024) }' ||
-  { echo "services: WP_MONGO_CACHE_GB=$mongo_cache is not allowed: a number of GB from 0.25 to 1024 (mongod --wiredTigerCacheSizeGB)" >&2; exit 107; }
+  { echo "services: WP_MONGO_CACHE_GB=$(wp_shown "$mongo_cache") is not allowed: a number of GB from 0.25 to 1024 (mongod --wiredTigerCacheSizeGB)" >&2; exit 107; }
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # A port another program listens on: one line before anything starts (a port held otherwise,

@@ -248,7 +248,8 @@ function storeLedger(target, state) {
   }
 }
 
-export function verify(target, cfg, p) {
+// data: setup's (its startedAt is when the scenarios' clock began; teardown has no exec.instance).
+export function verify(target, cfg, p, data = {}) {
   // VU ids of one process run 1 … the pool size (exec.vu.idInTest).
   const ids = [];
   for (let v = 1; v <= p.maxVUs + (target.capabilities.serverConflicts ? 1 : 0); v++) ids.push(`L${v}`);
@@ -260,6 +261,19 @@ export function verify(target, cfg, p) {
   const values = target.readCounters(nums);
   const v = verifyCounters(totals, values, p.size);
   countersChecked.add(v.checked);
+  // Stopped (a signal) before the ledger step: the VUs' ledgers were never written, so a
+  // counter's value cannot be held against them; only what was read is said.
+  const at = Date.now() - Date.parse(data.startedAt);
+  if (at < p.ledgerStart) {
+    countersSum.add(v.found);
+    verifyExpected.add(p.size);
+    verifyFound.add(p.size - v.missing);
+    verifyMismatch.add(v.missing);
+    readbackChecked.add(0);
+    readbackStale.add(0);
+    const note = `the run stopped at ${fmt(at / 1000, 1)} s, before the VUs stored their ledgers (due at ${fmt(p.ledgerStart / 1000, 1)} s): ${totals.ledgers} ledgers found; ${v.checked} counters read, holding ${v.found}; no lost or phantom judgement is possible`;
+    return { expected: p.size, found: p.size - v.missing, readback: null, note, contention: null };
+  }
   // The ledgers' totals and the counters' sum: how many increments had no answer, and how
   // many of those the database applied (the sum minus the acknowledged, when no counter is off).
   ledgerAcked.add(v.acked);
@@ -351,11 +365,17 @@ export function sections(data, { plan: p, target }) {
     counters_sum: metric(M.countersSum) ? metric(M.countersSum).value : null,
   };
   const ok = verification.counters_checked !== null && verification.increments_lost === 0 && verification.increments_phantom === 0 && verification.ledger_unstored === 0;
+  // No ledger stored while increments were begun (a run stopped before its ledger step):
+  // nothing to hold the counters against, so no lost or phantom figure is given.
+  const noLedgers = verification.counters_checked !== null && verification.ledger_unstored > 0 &&
+    !(verification.increments_acknowledged || verification.increments_failed || verification.increments_undetermined);
   lines.push(verification.counters_checked === null
     ? 'counters: not verified (teardown did not run)'
-    : `counters: ${verification.counters_checked} read back against the VUs' ledgers: lost ${verification.increments_lost}, phantom ${verification.increments_phantom}` +
-      `${verification.ledger_unstored ? `, ${verification.ledger_unstored} increments in ledgers that were not stored` : ''} — ${ok ? 'OK' : 'FAILED'}`);
-  if (verification.increments_acknowledged !== null && verification.counters_checked !== null) lines.push(ledgerLine(verification));
+    : noLedgers
+      ? `counters: ${verification.counters_checked} read back, holding ${verification.counters_sum}; the VUs' ledgers are missing (none stored; ${verification.ledger_unstored} increments begun): no lost or phantom judgement is possible — NOT VERIFIED`
+      : `counters: ${verification.counters_checked} read back against the VUs' ledgers: lost ${verification.increments_lost}, phantom ${verification.increments_phantom}` +
+        `${verification.ledger_unstored ? `, ${verification.ledger_unstored} increments in ledgers that were not stored` : ''} — ${ok ? 'OK' : 'FAILED'}`);
+  if (verification.increments_acknowledged !== null && verification.counters_checked !== null && !noLedgers) lines.push(ledgerLine(verification));
   // The counters are this workload's verification: summary.json's verdict (verification.ok,
   // read by compare and the HTML report) holds only when they held too.
   const verdict = data.metrics[M.verifyFound] ? { counters_ok: ok, holds: ok } : {};

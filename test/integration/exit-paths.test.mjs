@@ -74,6 +74,13 @@ async function oneSignal(t, { group, sig }) {
   const summary = JSON.parse(readFileSync(path.join(r.dir, 'summary.json'), 'utf8'));
   assert.equal(summary.run_id, runId);
   assert.ok(statSync(path.join(r.dir, 'summary.txt')).size > 0);
+  // The VUs' ledgers were never written (the ledger step comes after the load): the report says
+  // so and judges no counter, the run fails for the signal, not for a phantom increment.
+  const text = readFileSync(path.join(r.dir, 'summary.txt'), 'utf8');
+  assert.match(text, /^counters: 100000 read back, holding \d+; the VUs' ledgers are missing \(none stored; \d+ increments begun\): no lost or phantom judgement is possible — NOT VERIFIED$/m);
+  assert.doesNotMatch(text + stderr, /phantom \d|counter_phantom|\d+ phantom/);
+  assert.equal(summary.verification.increments_phantom, 0);
+  assert.match(stderr, /the run stopped at [\d.]+ s, before the VUs stored their ledgers \(due at [\d.]+ s\): 0 ledgers found; 100000 counters read, holding \d+; no lost or phantom judgement is possible/);
   assert.match(stderr, new RegExp(`table public\\.k6wp_${runId}: dropped`));
   assert.equal(await tableOf(runId), '0');
   assert.equal(alive(gw), false, `gateway pid ${gw} still runs`);

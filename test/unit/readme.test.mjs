@@ -92,3 +92,27 @@ test('scripts and files the README names exist', () => {
     .map((m) => m[1]).filter((p) => /\.[a-z]+$|\/$/.test(p) && !p.includes('<') && !existsSync(path.join(root, p)));
   assert.deepEqual(missing, []);
 });
+
+// docs/reliability.md "Exit codes" is the one table; README's short list names every code a run
+// ends with there (the wrapper's 2 for a missing scenario aside) and points to it.
+test('README lists every exit code of docs/reliability.md "Exit codes" and links that table', () => {
+  const rel = read('docs/reliability.md');
+  const table = rel.slice(rel.indexOf('## Exit codes'), rel.indexOf('\n## ', rel.indexOf('## Exit codes') + 1));
+  const codes = [...new Set([...table.matchAll(/^\| (\d+) \|/gm)].map((m) => m[1]))].filter((c) => c !== '2');
+  assert.ok(codes.length >= 5, `codes found: ${codes}`);
+  const readme = read('README.md');
+  const missing = codes.filter((c) => !readme.includes(`\`${c}\``));
+  assert.deepEqual(missing, [], `README does not list exit code(s) ${missing.join(', ')}`);
+  assert.match(readme, /\(docs\/reliability\.md#exit-codes\)/);
+});
+
+// A newcomer types the first block as written on a machine without k6: it must fetch the k6 it
+// runs (make k6) and call that one, not a `k6` the PATH may not have (exit 127).
+test('README\'s first commands run on a machine without k6: make k6, then bin/k6', () => {
+  const blocks = [...read('README.md').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).slice(0, 2);
+  assert.match(blocks[0], /\bmake k6\b/);
+  for (const b of blocks) {
+    const bare = b.split('\n').filter((l) => /(^|[;&|]\s*)k6 run\b/.test(l.replace(/#.*/, '')));
+    assert.deepEqual(bare, [], 'a `k6 run` the set-up does not install');
+  }
+});

@@ -210,3 +210,14 @@ test('make test-unit installs what its tests need: Apache Otava (.run/otava) is 
   assert.match(rule, /\bnode-deps\b/);
   assert.match(rule, /\botava-deps\b/);
 });
+
+// scripts/run gives every run a private gateway on a free port: its URL differs per run by
+// design and is no difference between A and B (an A/A of scripts/compare listed every port).
+test('compare: the per-run GATEWAY_URL is not named as a difference between A and B', () => {
+  const w = work();
+  const side = (l) => [1, 2, 3].map((i) => folder(w, `${l}${i}`, summary({ runId: `${l}${i}`, docs: 50000 + i * 300, p50: 20 + i / 10, p99: 40 + i / 5, knobs: { GATEWAY_URL: `http://127.0.0.1:${l === 'g' ? 34000 + i : 45000 + i}` } })));
+  const r = tool(['node', COMPARE, '--out', path.join(w, 'cmp'), side('g').join(','), side('h').join(',')]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^differs between A and B: nothing recorded .*an A\/A comparison$/m);
+  assert.doesNotMatch(r.out, /GATEWAY_URL/);
+});

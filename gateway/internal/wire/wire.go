@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Kinds of the gateway's own refusals, and their HTTP status.
@@ -165,16 +167,48 @@ func NewRedactor(with string, secrets ...string) *Redactor {
 	return r
 }
 
-// Redact returns msg without the secrets.
+// Redact returns msg without the secrets. A secret is replaced only as a whole token (no
+// letter or digit glued to it on either side; a URL's ":pw@" is one): a one-character password
+// must not mask that character inside every other word of the message.
 func (r *Redactor) Redact(msg string) string {
 	if r == nil {
 		return msg
 	}
 	for _, s := range r.secrets {
-		msg = strings.ReplaceAll(msg, s, r.with)
+		msg = replaceTokens(msg, s, r.with)
 	}
 	return msg
 }
+
+func replaceTokens(msg, secret, with string) string {
+	var b strings.Builder
+	for from := 0; ; {
+		i := strings.Index(msg[from:], secret)
+		if i < 0 {
+			b.WriteString(msg[from:])
+			return b.String()
+		}
+		i += from
+		end := i + len(secret)
+		before, _ := utf8.DecodeLastRuneInString(msg[:i])
+		after, _ := utf8.DecodeRuneInString(msg[end:])
+		first, _ := utf8.DecodeRuneInString(secret)
+		last, _ := utf8.DecodeLastRuneInString(secret)
+		whole := (i == 0 || !isWord(before) || !isWord(first)) && (end == len(msg) || !isWord(after) || !isWord(last))
+		if whole {
+			b.WriteString(msg[from:i])
+			b.WriteString(with)
+			from = end
+		} else {
+			// not a token here: keep its first character and look again just after it
+			_, n := utf8.DecodeRuneInString(msg[i:])
+			b.WriteString(msg[from : i+n])
+			from = i + n
+		}
+	}
+}
+
+func isWord(c rune) bool { return c == '_' || unicode.IsLetter(c) || unicode.IsDigit(c) }
 
 // Quoted: the parts of a parser's message it quotes (where a malformed URL shows itself).
 var Quoted = regexp.MustCompile(`"[^"]*"|'[^']*'`)
