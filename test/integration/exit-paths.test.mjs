@@ -108,8 +108,10 @@ test('a second signal stops k6 at once: junit.xml still written, one line says t
     assert.equal(code, 105, stderr);
     // On a busy machine k6 may finish its teardown and summaries between the two signals; the
     // wrapper then ignores the second one (k6 has ended) and the run is a first-signal run.
-    if (/a second signal/.test(stderr) || !existsSync(path.join(r.dir, 'summary.json'))) {
-      assert.match(stderr, /^scripts\/run: a second signal \(SIGTERM\): k6 stops at once$/m);
+    // Two signals close together may reach k6 as one (a pending signal is not queued twice):
+    // then k6 finishes its teardown and summaries, and the wrapper has nothing missing to report.
+    if (!existsSync(path.join(r.dir, 'summary.json'))) {
+      assert.match(stderr, /^scripts\/run: a second signal \(SIGTERM\): passed on to k6, which stops at once unless it took both as one$/m);
       assert.match(stderr, /^scripts\/run: the second signal stopped k6 before it wrote the summaries \((no |[a-z.]+ (empty|cut short))[^)]*\): teardown may not have finished, the run's objects may be left \(see the lines above\)$/m);
     }
     const junit = readFileSync(path.join(r.dir, 'junit.xml'), 'utf8');
