@@ -11,19 +11,19 @@
 // answerOf() counts every element from the answer itself; an element is ok only when the
 // answer shows it succeeded.
 import http from 'k6/http';
-import { stop } from '../abort.js';
+import { stop } from '../../abort.js';
 import encoding from 'k6/encoding';
-import { redact } from '../urls.js';
+import { redact } from '../../urls.js';
 import { ARANGODB } from './arangodb-knobs.js';
-import { completeOrUndo, lifecycle, probeTimeout } from './lifecycle.js';
-import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
-import { keyName } from '../keys.js';
-import { stampsInChunks } from '../readback.js';
-import { asciiBuffer, writingVu } from '../bytes.js';
+import { completeOrUndo, lifecycle, probeTimeout } from '../lifecycle.js';
+import { bodyBytes, createDocs, INDEX_FIELDS } from '../../docs.js';
+import { keyName } from '../../keys.js';
+import { stampsInChunks } from '../../readback.js';
+import { asciiBuffer, writingVu } from '../../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
-import { request, maybeArrived } from './outcome.js';
-import { markTestEndpoint } from '../test-endpoint.js';
-import { arangoIncrementBody, arangoIncrementOutcome, COUNTER_FIELD } from './increments.js';
+import { request, maybeArrived } from '../outcome.js';
+import { markTestEndpoint } from '../../test-endpoint.js';
+import { arangoIncrementBody, arangoIncrementOutcome, COUNTER_FIELD } from '../increments.js';
 
 const META = 'k6wp_meta';
 // A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
@@ -71,7 +71,7 @@ function httpReason(status) {
   return REASONS.includes(`http_${status}`) ? `http_${status}` : 'http_other';
 }
 
-// The declaration of this target (knobs, reasons, capabilities): lib/targets/arangodb-knobs.js.
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/arangodb/arangodb-knobs.js.
 export const declaration = ARANGODB;
 
 // The connection to ArangoDB: its base URL, the Authorization of every request (basic, or a

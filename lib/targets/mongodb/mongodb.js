@@ -10,23 +10,23 @@
 //   bulk    (E4) unordered insertMany of a key range
 // The gateway converts the pack's byte image (lib/docs.js body()) to BSON and answers per
 // operation; this file counts per document.
-import { connectMongo, requireGateway } from '../gateway.js';
-import { durationMs, InputRefusal } from '../parse.js';
-import { redact } from '../urls.js';
-import { stop } from '../abort.js';
+import { connectMongo, requireGateway } from '../../gateway.js';
+import { durationMs, InputRefusal } from '../../parse.js';
+import { redact } from '../../urls.js';
+import { stop } from '../../abort.js';
 import { MONGODB } from './mongodb-knobs.js';
-import { lifecycle, probeTimeout } from './lifecycle.js';
-import { ACKNOWLEDGED, maybeArrived, request } from './outcome.js';
-import { COUNTER_FIELD } from './increments.js';
-import { createDocs, INDEX_FIELDS } from '../docs.js';
-import { keyName } from '../keys.js';
-import { stampsInChunks } from '../readback.js';
-import { asciiBuffer, writingVu } from '../bytes.js';
+import { lifecycle, probeTimeout } from '../lifecycle.js';
+import { ACKNOWLEDGED, maybeArrived, request } from '../outcome.js';
+import { COUNTER_FIELD } from '../increments.js';
+import { createDocs, INDEX_FIELDS } from '../../docs.js';
+import { keyName } from '../../keys.js';
+import { stampsInChunks } from '../../readback.js';
+import { asciiBuffer, writingVu } from '../../bytes.js';
 
 export const COLLECTION = 'docs';
 export const META = 'k6wp_meta';
 export const MARKER_ID = 'owner';
-// The declaration of this target (knobs, reasons, capabilities): lib/targets/mongodb-knobs.js.
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/mongodb/mongodb-knobs.js.
 export const declaration = MONGODB;
 const REASONS = MONGODB.reasons;
 // The module's operation for each of the pack's.

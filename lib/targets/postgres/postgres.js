@@ -10,18 +10,18 @@
 // OID of the table the run created (read at setup) in a condition that fails the statement
 // when another table holds the run's name (dropped and created again by someone else): that
 // table gets no row, and the run stops (a name alone would let it write there).
-import { GatewayError, openSql, requireGateway } from '../gateway.js';
-import { durationMs, InputRefusal } from '../parse.js';
-import { redact } from '../urls.js';
+import { GatewayError, openSql, requireGateway } from '../../gateway.js';
+import { durationMs, InputRefusal } from '../../parse.js';
+import { redact } from '../../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
-import { lifecycle, markerText, probeTimeout } from './lifecycle.js';
-import { stop } from '../abort.js';
-import { ACKNOWLEDGED, maybeArrived, request } from './outcome.js';
-import { createDocs, INDEX_FIELDS } from '../docs.js';
-import { asciiBuffer, writingVu } from '../bytes.js';
-import { keyName } from '../keys.js';
-import { stampsInChunks } from '../readback.js';
-import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from './increments.js';
+import { lifecycle, markerText, probeTimeout } from '../lifecycle.js';
+import { stop } from '../../abort.js';
+import { ACKNOWLEDGED, maybeArrived, request } from '../outcome.js';
+import { createDocs, INDEX_FIELDS } from '../../docs.js';
+import { asciiBuffer, writingVu } from '../../bytes.js';
+import { keyName } from '../../keys.js';
+import { stampsInChunks } from '../../readback.js';
+import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from '../increments.js';
 
 const REASONS = POSTGRES.reasons;
 
@@ -80,7 +80,7 @@ function gatewayRefusal(cfg, e) {
   return null;
 }
 
-// The declaration of this target (knobs, reasons, capabilities): lib/targets/postgres-knobs.js.
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/postgres/postgres-knobs.js.
 export const declaration = POSTGRES;
 
 // The primitives of lib/targets/lifecycle.js for the run's table (run: its names, set by the
