@@ -418,6 +418,11 @@ function requests(cfg, conn, run, docs) {
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target): batches to
 // prepare bodies for, collections, indexes on the workload's own fields.
+/**
+ * @param {any} cfg
+ * @param {import('../../../types/targets').Workload} [prepared]
+ * @returns {import('../../../types/targets').Target}
+ */
 export function createTarget(cfg, prepared = {}) {
   const docs = createDocs(cfg, { keyField: '_key', toBytes: asciiBuffer });
   // Body images built here, in the init context, not by the first timed batch of a VU.

@@ -112,6 +112,11 @@ function parse(text) {
 }
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+/**
+ * @param {any} cfg
+ * @param {import('../../../types/targets').Workload} [prepared]
+ * @returns {import('../../../types/targets').Target}
+ */
 export function createTarget(cfg, prepared = {}) {
   requireGateway(cfg, 'MONGO_URL', 'mongodb://user:password@host:27017/?authSource=admin');
   const timeoutMs = durationMs(cfg.TIMEOUT);

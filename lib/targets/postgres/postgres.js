@@ -216,6 +216,11 @@ function tablePrimitives(cfg, db, run) {
 }
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+/**
+ * @param {any} cfg
+ * @param {import('../../../types/targets').Workload} [prepared]
+ * @returns {import('../../../types/targets').Target}
+ */
 export function createTarget(cfg, prepared = {}) {
   requireGateway(cfg, 'PG_URL', 'postgres://user:password@host:5432/database');
   const db = open(cfg);

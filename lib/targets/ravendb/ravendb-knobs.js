@@ -2,6 +2,7 @@
 // declares to the rest of the pack through the registry (lib/targets/index.js): its knobs,
 // the names of its failure reasons and what it can do. No k6 module here: lib/config.js, the
 // Node scripts and the tests read it too.
+/** @type {import('../../../types/targets').Declaration} */
 export const RAVENDB = {
   name: 'ravendb',
   prefix: 'RAVEN_',

@@ -455,6 +455,11 @@ function requests(cfg, run, docs, prepared) {
 }
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+/**
+ * @param {any} cfg
+ * @param {import('../../../types/targets').Workload} [prepared]
+ * @returns {import('../../../types/targets').Target}
+ */
 export function createTarget(cfg, prepared = {}) {
   const base = cfg.RAVEN_URL.replace(/\/$/, '');
   const collection = cfg.RAVEN_COLLECTION;
