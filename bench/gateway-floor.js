@@ -1,6 +1,6 @@
 // The gateway floor (bench/README.md, bench/gateway.mjs): what stock k6 + the pack's gateway
 // cost per PostgreSQL batch when the generator costs nothing. BENCH_VUS VUs send the pack's own
-// upsert (lib/targets/postgres.js: jsonb_array_elements of one binary jsonb parameter, ON
+// upsert (lib/targets/postgres/postgres.js: jsonb_array_elements of one binary jsonb parameter, ON
 // CONFLICT DO UPDATE) through lib/gateway.js execBytes — the call the target makes — for
 // BENCH_SECONDS, each batch one of FLOOR_BATCHES byte bodies pre-built in the init context
 // (1000 scattered existing keys each, e1 documents of ~1.2 KB, built by lib/docs.js as the pack

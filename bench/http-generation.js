@@ -42,8 +42,8 @@ import { loadConfig } from '../lib/config.js';
 import { createDocs } from '../lib/docs.js';
 import { keyArray, keyRange, loadBatchKeys } from '../lib/keys.js';
 import { batchKeys } from '../lib/workloads/insert-vs-overwrite.js';
-import { createTarget as arangoTarget } from '../lib/targets/arangodb.js';
-import { createTarget as ravenTarget } from '../lib/targets/ravendb.js';
+import { createTarget as arangoTarget } from '../lib/targets/arangodb/arangodb.js';
+import { createTarget as ravenTarget } from '../lib/targets/ravendb/ravendb.js';
 import { batchRunner } from '../lib/targets/outcome.js';
 
 const MODES = ['ceiling', 'ceiling-ravendb', 'ceiling-ravendb-bulk', 'arangodb', 'arangodb-write', 'ravendb', 'ravendb-bulk', 'arangodb-random', 'ravendb-random', 'arangodb-string', 'arangodb-overwrite', 'arangodb-overwrite-write', 'arangodb-join'];

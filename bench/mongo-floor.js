@@ -1,7 +1,7 @@
 // The MongoDB floor (bench/README.md): what k6 + the pack's gateway (docs/gateway.md) + the Go
 // driver cost when the generator costs nothing. 2 VUs (BENCH_VUS) send the pack's own overwrite call
 // (client.write('replace', …): a bulkWrite of ReplaceOne upserts, the collection's UUID on every
-// command, as lib/targets/mongodb.js sends it) for BENCH_SECONDS, each batch one of
+// command, as lib/targets/mongodb/mongodb.js sends it) for BENCH_SECONDS, each batch one of
 // FLOOR_BATCHES byte bodies pre-built in the init context (1000 scattered existing keys each, of
 // the VU's own block of keys,
 // e1 documents of ~1.2 KB, built by lib/docs.js as the pack builds them), cycled: no JavaScript

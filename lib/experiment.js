@@ -1,7 +1,7 @@
 // Glue between a workload (what is done), a target (how, on one database) and k6: options,
 // setup, the per-iteration function, teardown with verification, and handleSummary. A
 // scenario file is just:  const e = experiment(workload, target, __ENV);  where target is a
-// target module (lib/targets/<db>.js: createTarget and its declaration).
+// target module (lib/targets/<db>/<db>.js: createTarget and its declaration).
 import { loadConfig, newRunId, planSignature, publicConfig } from './config.js';
 import { planRemaining } from './metrics.js';
 import { batchRunner } from './targets/outcome.js';

@@ -1,7 +1,7 @@
 // The pack's gateway (bin/wp-gateway, gateway/; docs/gateway.md) seen from k6: PostgreSQL
 // statements and MongoDB operations over k6/http, in the shapes the targets used before the
 // gateway existed (xk6-sql's execWithTimeout/queryWithTimeout, the MongoDB client's
-// write/update/command/find/count), so lib/targets/postgres.js and mongodb.js keep reading as
+// write/update/command/find/count), so lib/targets/postgres/postgres.js and mongodb.js keep reading as
 // statements and operations. Batch bodies go out as the bytes lib/docs.js made, never re-encoded.
 //
 // Nothing here knows a database URL or password: the gateway has them in its environment.

@@ -81,7 +81,7 @@ export function peakVus(cfg, plan) {
 
 // The estimate's inputs for a run: its configuration, its plan (lib/workloads/*.js plan():
 // VUs, and target: batch size and the operations it writes) and its target's declaration
-// (lib/targets/<db>-knobs.js memory: transport, formats(operations)).
+// (lib/targets/<db>/<db>-knobs.js memory: transport, formats(operations)).
 export function runMemory(cfg, plan, declaration) {
   const t = plan.target || {};
   const ops = Object.keys(t.writes || {});

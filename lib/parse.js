@@ -1,4 +1,4 @@
-// Values of knobs: one parser per declared type (lib/knobs.js, lib/targets/<db>-knobs.js), and
+// Values of knobs: one parser per declared type (lib/knobs.js, lib/targets/<db>/<db>-knobs.js), and
 // the one-line refusal. A bad value stops the run with one line that names the knob, the
 // value and what is allowed (exit 107 in k6's init context); a secret's value is never shown.
 import { redact, urlProblem } from './urls.js';

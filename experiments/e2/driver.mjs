@@ -184,7 +184,7 @@ async function runMongoCell(k, server, def, batch, stamp, rep) {
     cell.phases = await phasesOf(summary, samples, jsonOut);
     const st = (summary.server && summary.server.settings) || {};
     cell.server_in_force = { wiredtiger_cache: st.wiredtiger_cache, journal_commit_interval_ms: st.journal_commit_interval_ms, server_default_write_concern: st.server_default_write_concern };
-    // As the run found them on the server (lib/targets/mongodb.js reads them back).
+    // As the run found them on the server (lib/targets/mongodb/mongodb.js reads them back).
     cell.table = { secondary_indexes: st.MONGO_INDEXES === undefined ? null : st.MONGO_INDEXES === '0' ? 0 : st.MONGO_INDEXES.split('+').length, write_concern: st.write_concern };
   } catch (e) {
     cell.error = String(e.message || e);

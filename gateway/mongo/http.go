@@ -1,6 +1,6 @@
 package mongo
 
-// The MongoDB exchanges of docs/gateway.md, one per operation lib/targets/mongodb.js sends,
+// The MongoDB exchanges of docs/gateway.md, one per operation lib/targets/mongodb/mongodb.js sends,
 // with its option fields (writeOptions), result objects (resultObject) and error objects
 // (errorObject). A call that is wrong in itself (bad options, a body that is no batch) is a
 // 400 refusal.
@@ -27,7 +27,7 @@ import (
 	"github.com/k6-writepath/k6-writepath/gateway/render"
 )
 
-// APIVersion changes when the calls change (lib/targets/mongodb.js checks it); the k6
+// APIVersion changes when the calls change (lib/targets/mongodb/mongodb.js checks it); the k6
 // module's calls were version 1 and these answer the same.
 const APIVersion = 1
 

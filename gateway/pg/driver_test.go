@@ -220,7 +220,7 @@ func TestDeadlineEndsALongStatement(t *testing.T) {
 		t.Fatal("pg_sleep(10) succeeded within 700ms")
 	}
 	// Which comes first is a race between the server's answer to the cancel request and the
-	// cut socket; both name the cause the pack classifies as a timeout (lib/targets/postgres.js).
+	// cut socket; both name the cause the pack classifies as a timeout (lib/targets/postgres/postgres.js).
 	if !strings.Contains(err.Error(), "context deadline exceeded") && !strings.Contains(err.Error(), "canceling statement due to user request") {
 		t.Fatalf("error %q", err)
 	}

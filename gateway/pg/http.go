@@ -164,7 +164,7 @@ func isURL(raw string) bool {
 // ConnectionURL: PG_URL plus what it does not set itself, then the settings as run-time
 // parameters (lib/pq sends connection-string keys it does not know to the server at connect
 // time: github.com/lib/pq v1.12.3, connector.go, Config.Runtime). Mirrors connectionUrl()
-// of lib/targets/postgres.js for a URL; a key=value PG_URL gets the same keys in its form.
+// of lib/targets/postgres/postgres.js for a URL; a key=value PG_URL gets the same keys in its form.
 func ConnectionURL(raw string, settings [][2]string) string {
 	var extra [][2]string
 	if isURL(raw) {

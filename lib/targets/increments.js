@@ -16,7 +16,7 @@ export const COUNTER_FIELD = 'n';
 // Reasons that leave an operation undetermined: the request may have been applied. MongoDB's
 // write_concern: applied on the server that answered, the concern not met (it may be rolled
 // back); its server_error: the command failed as a whole with a code that does not say
-// whether its operations ran (lib/targets/mongodb.js errorReason).
+// whether its operations ran (lib/targets/mongodb/mongodb.js errorReason).
 const UNDETERMINED = new Set(['timeout', 'connection', 'unconfirmed', 'write_concern', 'server_error']);
 export const isUndetermined = (reason) => UNDETERMINED.has(reason);
 // Reasons that say the request was not applied and may simply be sent again: ArangoDB's
@@ -25,7 +25,7 @@ export const isUndetermined = (reason) => UNDETERMINED.has(reason);
 export const RETRYABLE = new Set(['e1200', 'deadlock', 'serialization']);
 
 // ---- PostgreSQL -------------------------------------------------------------------------
-// INSERT … ON CONFLICT (key) DO UPDATE on the jsonb document (table of lib/targets/postgres.js:
+// INSERT … ON CONFLICT (key) DO UPDATE on the jsonb document (table of lib/targets/postgres/postgres.js:
 // key text primary key, doc jsonb). The keys of a batch are distinct and go in key order
 // (ORDER BY key): rows are locked in the order the statement reaches them, and two batches
 // that lock the same rows in opposite orders deadlock (40P01; measured in docs/contention.md).

@@ -78,6 +78,7 @@ export function maybeArrived(res) {
 }
 
 // A request of n documents whose body is built: what a target's batch() returns.
+/** @returns {import('../../types/targets').Request} */
 export function request(n, body, send) {
   return { n, bytes: bodyBytes(body), body, send };
 }
@@ -99,6 +100,7 @@ function wireTime(responses) {
 
 // The runner of one VU over one target. Returns the operations workloads call, each
 // returning what recordBatch recorded: { n, ms, bytes, failed, byReason, failedIndexes, abort }.
+/** @param {import('../../types/targets').Target} target @param {any} [cfg] */
 export function batchRunner(target, cfg = {}) {
   const logged = {};
   let pause = 0;

@@ -50,7 +50,7 @@ export function plan(cfg) {
   // cost each VU memory in proportion to VUS. VU 0 has the most.
   const iterations = vuBatchCount(L, V, 0) + vuBatchCount(O, V, 0) + vuBatchCount(Mx, V, 0);
   const expectedDocs = (runs('load') ? cfg.DOCS : 0) + Mx * newPer;
-  // What the target prepares in init (lib/targets/*.js createTarget): batches of B keys, every
+  // What the target prepares in init (lib/targets/<db>/<db>.js createTarget): batches of B keys, every
   // key below DOCS + the mixed batches' fresh keys, stamps up to o<O-1> and m<Mx-1>; the load
   // phase writes key ranges stamped l.
   const maxStamp = Math.max(1, ...[O, Mx].filter((n) => n > 0).map((n) => stampFor('overwrite', n - 1).length));

@@ -4,7 +4,7 @@
 // Knobs: docs/configuration.md, docs/arangodb.md. Thresholds: thresholds/arangodb/arangobench.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/arangobench.js';
-import * as target from '../../lib/targets/arangodb.js';
+import * as target from '../../lib/targets/arangodb/arangodb.js';
 
 const e = experiment(workload, target, __ENV);
 

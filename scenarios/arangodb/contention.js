@@ -6,7 +6,7 @@
 // Knobs: docs/configuration.md. Thresholds: thresholds/arangodb/contention.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/contention.js';
-import * as target from '../../lib/targets/arangodb.js';
+import * as target from '../../lib/targets/arangodb/arangodb.js';
 
 // BATCH_SIZE defaults to 1 here (lib/knobs.js defaults['arangodb/contention']).
 const e = experiment(workload, target, __ENV);

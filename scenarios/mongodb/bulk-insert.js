@@ -6,7 +6,7 @@
 import { experiment } from '../../lib/experiment.js';
 import { KNOBS } from '../../lib/config.js';
 import * as workload from '../../lib/workloads/bulk-insert.js';
-import * as target from '../../lib/targets/mongodb.js';
+import * as target from '../../lib/targets/mongodb/mongodb.js';
 
 const e = experiment(workload, target, __ENV, {
   configure(cfg) {

@@ -6,7 +6,7 @@
 // Knobs: docs/configuration.md. Thresholds: thresholds/mongodb/contention.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/contention.js';
-import * as target from '../../lib/targets/mongodb.js';
+import * as target from '../../lib/targets/mongodb/mongodb.js';
 
 // BATCH_SIZE defaults to 1 here (lib/knobs.js defaults['mongodb/contention']).
 const e = experiment(workload, target, __ENV);

@@ -8,7 +8,7 @@
 // Thresholds: thresholds/mongodb/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
-import * as target from '../../lib/targets/mongodb.js';
+import * as target from '../../lib/targets/mongodb/mongodb.js';
 
 const e = experiment(workload, target, __ENV);
 

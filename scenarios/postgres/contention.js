@@ -4,7 +4,7 @@
 // Knobs: docs/configuration.md. Thresholds: thresholds/postgres/contention.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/contention.js';
-import * as target from '../../lib/targets/postgres.js';
+import * as target from '../../lib/targets/postgres/postgres.js';
 
 // BATCH_SIZE defaults to 1 here (lib/knobs.js defaults['postgres/contention']).
 const e = experiment(workload, target, __ENV);

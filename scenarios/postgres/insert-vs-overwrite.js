@@ -7,7 +7,7 @@
 // Knobs: docs/configuration.md. Thresholds: thresholds/postgres/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
-import * as target from '../../lib/targets/postgres.js';
+import * as target from '../../lib/targets/postgres/postgres.js';
 
 const e = experiment(workload, target, __ENV);
 

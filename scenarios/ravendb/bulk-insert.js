@@ -6,7 +6,7 @@
 // Knobs: docs/configuration.md. Thresholds: thresholds/ravendb/bulk-insert.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/bulk-insert.js';
-import * as target from '../../lib/targets/ravendb.js';
+import * as target from '../../lib/targets/ravendb/ravendb.js';
 
 // This scenario's own defaults (DOC_SHAPE=user, DOC_POOL=10000) live with the knobs
 // (lib/knobs.js defaults['ravendb/bulk-insert']); lib/config.js applies them.

@@ -5,7 +5,7 @@
 // Knobs: docs/configuration.md. Thresholds: thresholds/ravendb/insert-vs-overwrite.json.
 import { experiment } from '../../lib/experiment.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
-import * as target from '../../lib/targets/ravendb.js';
+import * as target from '../../lib/targets/ravendb/ravendb.js';
 
 const e = experiment(workload, target, __ENV);
 

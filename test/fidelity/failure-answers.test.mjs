@@ -6,8 +6,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/testserver.mjs';
-import { accountBatch } from '../../lib/targets/arangodb-answers.js';
-import { committedFromState } from '../../lib/targets/ravendb-answers.js';
+import { accountBatch } from '../../lib/targets/arangodb/arangodb-answers.js';
+import { committedFromState } from '../../lib/targets/ravendb/ravendb-answers.js';
 import { testEndpointOf } from '../../lib/test-endpoint.js';
 
 async function call(base, method, url, { body, headers = {} } = {}) {

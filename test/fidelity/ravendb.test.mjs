@@ -1,6 +1,6 @@
 // Fidelity tests for the RavenDB API test double (test/servers/ravendb):
 // 1. the official `ravendb` npm client (7.2.6) must work against it unchanged;
-// 2. raw HTTP exchanges our k6 adapter relies on (lib/targets/ravendb.js) must
+// 2. raw HTTP exchanges our k6 adapter relies on (lib/targets/ravendb/ravendb.js) must
 //    match what the real server does (sources in test/servers/ravendb and docs/fidelity.md).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -6,7 +6,7 @@
 // comments beside each answer).
 import assert from 'node:assert/strict';
 import { loadavg } from 'node:os';
-import { committedButIndexWaitFailed, notNowReason, parseBulkInsertProgress } from '../../lib/targets/ravendb-answers.js';
+import { committedButIndexWaitFailed, notNowReason, parseBulkInsertProgress } from '../../lib/targets/ravendb/ravendb-answers.js';
 
 const J = { 'Content-Type': 'application/json' };
 

@@ -155,7 +155,7 @@ test('scripts/run refuses its own bad knobs with one line and exit 107, from -e 
 });
 
 test('scripts/run reads the targets\' declared knobs as k6 does: a misspelt target knob is refused (107, value not shown), a declared one reaches the run', { timeout: 180000 }, () => {
-  // A misspelling of PG_INDEXES (lib/targets/postgres-knobs.js), given with -e and from the environment.
+  // A misspelling of PG_INDEXES (lib/targets/postgres/postgres-knobs.js), given with -e and from the environment.
   for (const [args, extra] of [[['-e', 'PG_INDEXE=Canary-77'], {}], [[], { PG_INDEXE: 'Canary-77' }]]) {
     const r = run([scenario, '-q', ...small, ...args], extra);
     assert.equal(r.status, 107, r.stdout + r.stderr);

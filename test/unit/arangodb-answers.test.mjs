@@ -1,10 +1,10 @@
-// How the ArangoDB target reads answers to array writes (lib/targets/arangodb-answers.js).
+// How the ArangoDB target reads answers to array writes (lib/targets/arangodb/arangodb-answers.js).
 // Bodies and headers have the shapes of ArangoDB's recorded examples (arangodb/docs-hugo
 // site/data/3.12/cache.json, RestDocumentHandlerPostBadJsonMulti, recorded on 3.12.10) and of
 // the answers arangod/Transaction/Methods.cpp builds (silent + overwriteMode=ignore).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { accountBatch } from '../../lib/targets/arangodb-answers.js';
+import { accountBatch } from '../../lib/targets/arangodb/arangodb-answers.js';
 
 const ok = (k) => `{"_id":"c/${k}","_key":"${k}","_rev":"_l6zhVVS---"}`;
 const err = (n) => `{"error":true,"errorNum":${n},"errorMessage":"x"}`;

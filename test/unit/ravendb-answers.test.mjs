@@ -1,12 +1,12 @@
 // How the RavenDB target reads a failed bulk insert's operation state
-// (lib/targets/ravendb-answers.js), with text in the real server's format:
+// (lib/targets/ravendb/ravendb-answers.js), with text in the real server's format:
 // "Failed to process bulk insert. " + BulkInsertProgress.ToString(), where ToString() is
 // $"Inserted {Total:#,#;;0} items in {BatchCount:#,#;;0} batches." + " Last document ID: '…'"
 // (ravendb/ravendb src/Raven.Client/Documents/Operations/IOperationProgress.cs and
 // src/Raven.Server/Documents/Handlers/Processors/BulkInsert/AbstractBulkInsertHandlerProcessor.cs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { committedButIndexWaitFailed, committedFromState, notNowReason, parseBulkInsertProgress, placementProblem } from '../../lib/targets/ravendb-answers.js';
+import { committedButIndexWaitFailed, committedFromState, notNowReason, parseBulkInsertProgress, placementProblem } from '../../lib/targets/ravendb/ravendb-answers.js';
 
 const faulted = (message) => ({
   Status: 'Faulted',

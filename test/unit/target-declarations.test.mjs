@@ -1,4 +1,4 @@
-// Targets declare their knobs next to their code (lib/targets/<db>-knobs.js) and one registry
+// Targets declare their knobs next to their code (lib/targets/<db>/<db>-knobs.js) and one registry
 // lists them (lib/targets/index.js); lib/config.js composes them with the run's and
 // workloads' knobs (issue 25). Everything that follows from the knobs must follow from the
 // declarations: the generated table, the misspelling check, redaction, the plan signature,

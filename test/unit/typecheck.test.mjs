@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
 
@@ -46,4 +46,42 @@ test('the check is real: misuse of k6/http, k6/metrics, k6/execution, k6/crypto,
   assert.notEqual(r.status, 0);
   const lines = r.stdout.split('\n').filter((l) => l.includes('error TS')).map((l) => l.replace(/^.*bad\.js\((\d+),\d+\): error (TS\d+).*$/, '$1 $2'));
   assert.deepEqual(lines, ['6 TS2307', '7 TS2322', '8 TS2345', '9 TS2345', '10 TS2345', '11 TS2345'], r.stdout);
+});
+
+// The target contract (types/targets.d.ts): every declaration and every adapter's createTarget
+// is typed with it, so tsc reports an adapter that drops or mistypes a part of the contract.
+test('every target declares its contract types (Declaration, and createTarget returning Target)', async () => {
+  const { TARGETS } = await import('../../lib/targets/index.js');
+  for (const { name } of TARGETS) {
+    const dir = path.join(repoRoot, 'lib', 'targets', name);
+    assert.match(readFileSync(path.join(dir, `${name}-knobs.js`), 'utf8'), /@type \{import\('\.\.\/\.\.\/\.\.\/types\/targets'\)\.Declaration\} \*\/\nexport const [A-Z]+ = \{/, name);
+    assert.match(readFileSync(path.join(dir, `${name}.js`), 'utf8'), /@returns \{import\('\.\.\/\.\.\/\.\.\/types\/targets'\)\.Target\}\n \*\/\nexport function createTarget\(/, name);
+  }
+});
+
+test('the contract is checked: a target missing batch, with a mistyped capability and a mistyped answer, is reported', { timeout: 120000 }, () => {
+  const dir = mkdtempSync(path.join(repoRoot, 'test', '.tmp-tsc-'));
+  const bad = path.join(dir, 'bad-target.js');
+  const T = "import('../../types/targets')";
+  writeFileSync(bad, [
+    `/** @type {${T}.Declaration} */`,
+    "export const D = { name: 'x', prefix: 'X_', knobs: {}, otherEnv: [], reasons: [], distributed: true, memory: { transport: 'http', formats: () => 1 },",
+    "  capabilities: () => ({ batch: 'insert' }) };",
+    `/** @returns {${T}.Target} */`,
+    'export function createTarget() {',
+    "  return { name: 'x', reasons: [], distributed: true, capabilities: { batch: [] }, bind() {}, setup() {}, teardown() {}, leftBehind: () => '',",
+    '    batchBody() {}, count() {}, readStamps() {}, increment: undefined, createCounters() {}, readCounters() {}, putLedger() {}, readLedgers() {} };',
+    '}',
+    `/** @returns {${T}.Request} */`,
+    "export const single = () => ({ n: 1, bytes: 2, send: () => ({ reason: 5 }) });",
+    '',
+  ].join('\n'));
+  const r = spawnSync(process.execPath, [tsc, '--noEmit', '--allowJs', '--checkJs', '--module', 'esnext', '--moduleResolution', 'bundler',
+    '--target', 'es2022', '--types', 'k6', bad], { cwd: repoRoot, encoding: 'utf8' });
+  rmSync(dir, { recursive: true, force: true });
+  assert.notEqual(r.status, 0);
+  const errors = r.stdout.split('\n').filter((l) => l.includes('error TS'));
+  assert.ok(errors.some((l) => /bad-target\.js\(3,.*error TS2322/.test(l)), r.stdout); // batch: a string, not a list
+  assert.ok(errors.some((l) => /bad-target\.js\(6,.*error TS2741.*'batch'/.test(l)), r.stdout); // batch missing
+  assert.ok(errors.some((l) => /bad-target\.js\(10,.*error TS2322.*'number' is not assignable to type 'string'/.test(l)), r.stdout); // reason: a number
 });

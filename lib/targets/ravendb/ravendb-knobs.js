@@ -1,7 +1,8 @@
-// What the RavenDB target (lib/targets/ravendb.js, HTTP through k6/http; docs/ravendb.md)
+// What the RavenDB target (lib/targets/ravendb/ravendb.js, HTTP through k6/http; docs/ravendb.md)
 // declares to the rest of the pack through the registry (lib/targets/index.js): its knobs,
 // the names of its failure reasons and what it can do. No k6 module here: lib/config.js, the
 // Node scripts and the tests read it too.
+/** @type {import('../../../types/targets').Declaration} */
 export const RAVENDB = {
   name: 'ravendb',
   prefix: 'RAVEN_',
@@ -23,6 +24,6 @@ export const RAVENDB = {
   distributed: true,
   // What its VUs hold per batch (lib/memory.js): http requests, one body per request format of
   // the operations a plan writes: the bulk insert command array, and bulk_docs (insert and
-  // upsert share one body, lib/targets/ravendb.js).
+  // upsert share one body, lib/targets/ravendb/ravendb.js).
   memory: { transport: 'http', formats: (ops) => (ops.includes('bulk') ? 1 : 0) + (ops.some((o) => o !== 'bulk') ? 1 : 0) },
 };

@@ -1,6 +1,7 @@
-// What the PostgreSQL target (lib/targets/postgres.js) declares to the rest of the pack through
+// What the PostgreSQL target (lib/targets/postgres/postgres.js) declares to the rest of the pack through
 // the registry (lib/targets/index.js): its knobs, the names of its failure reasons and what it
 // can do. No k6 module here: lib/config.js, the Node scripts and the tests read it too.
+/** @type {import('../../../types/targets').Declaration} */
 export const POSTGRES = {
   name: 'postgres',
   // Environment names with this prefix look like its knobs (a misspelling is refused).
@@ -15,7 +16,7 @@ export const POSTGRES = {
   // Names next to its knobs that are no knobs: the server's own settings in docker-compose*.yml.
   otherEnv: ['POSTGRES_PASSWORD', 'PG_SYNCHRONOUS_COMMIT', 'PG_FSYNC', 'PG_FULL_PAGE_WRITES', 'PG_WAL_LEVEL', 'PG_COMMIT_DELAY', 'PG_MAX_WAL_SIZE', 'PG_MIN_WAL_SIZE',
     'PG_SHARED_BUFFERS', 'PG_EFFECTIVE_IO_CONCURRENCY', 'PG_WORK_MEM', 'PG_TEMP_BUFFERS'],
-  // Failure reasons (one sub-metric each; lib/targets/postgres.js classify()).
+  // Failure reasons (one sub-metric each; lib/targets/postgres/postgres.js classify()).
   // cancelled: the server cancelled the statement before TIMEOUT (SQLSTATE 57014: pg_cancel_backend,
   // statement_timeout); the same code at TIMEOUT is the pack's own cancel, reason timeout.
   reasons: ['unique_violation', 'cardinality_violation', 'deadlock', 'serialization', 'unconfirmed', 'timeout', 'cancelled', 'connection', 'auth', 'undefined_table', 'other'],

@@ -11,19 +11,19 @@
 // answerOf() counts every element from the answer itself; an element is ok only when the
 // answer shows it succeeded.
 import http from 'k6/http';
-import { stop } from '../abort.js';
+import { stop } from '../../abort.js';
 import encoding from 'k6/encoding';
-import { redact } from '../urls.js';
+import { redact } from '../../urls.js';
 import { ARANGODB } from './arangodb-knobs.js';
-import { completeOrUndo, lifecycle, probeTimeout } from './lifecycle.js';
-import { bodyBytes, createDocs, INDEX_FIELDS } from '../docs.js';
-import { keyName } from '../keys.js';
-import { stampsInChunks } from '../readback.js';
-import { asciiBuffer, writingVu } from '../bytes.js';
+import { completeOrUndo, lifecycle, probeTimeout } from '../lifecycle.js';
+import { bodyBytes, createDocs, INDEX_FIELDS } from '../../docs.js';
+import { keyName } from '../../keys.js';
+import { stampsInChunks } from '../../readback.js';
+import { asciiBuffer, writingVu } from '../../bytes.js';
 import { accountBatch, parseJson } from './arangodb-answers.js';
-import { request, maybeArrived } from './outcome.js';
-import { markTestEndpoint } from '../test-endpoint.js';
-import { arangoIncrementBody, arangoIncrementOutcome, COUNTER_FIELD } from './increments.js';
+import { request, maybeArrived } from '../outcome.js';
+import { markTestEndpoint } from '../../test-endpoint.js';
+import { arangoIncrementBody, arangoIncrementOutcome, COUNTER_FIELD } from '../increments.js';
 
 const META = 'k6wp_meta';
 // A JWT is renewed this long before its exp (less for short-lived tokens, see jwtRenewal()).
@@ -71,7 +71,7 @@ function httpReason(status) {
   return REASONS.includes(`http_${status}`) ? `http_${status}` : 'http_other';
 }
 
-// The declaration of this target (knobs, reasons, capabilities): lib/targets/arangodb-knobs.js.
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/arangodb/arangodb-knobs.js.
 export const declaration = ARANGODB;
 
 // The connection to ArangoDB: its base URL, the Authorization of every request (basic, or a
@@ -264,8 +264,8 @@ function databasePrimitives(cfg, conn, run, indexFields) {
   return { probe, create, readMarker, shape, planned, empty, mark, drop };
 }
 
-// The requests of the batch runner (lib/targets/outcome.js): batches, single-document
-// operations and stream transactions, and how their answers are counted.
+// The requests of the batch runner (lib/targets/outcome.js): batches and increments, and how
+// their answers are counted (documentRequests below: single documents, stream transactions).
 function requests(cfg, conn, run, docs) {
   const { requestParams, errorNum, describe } = conn;
   // A 401, or a missing database/collection mid-run: hammering on is pointless. Returns the
@@ -323,6 +323,34 @@ function requests(cfg, conn, run, docs) {
     });
   }
 
+  // The contention workload (lib/workloads/contention.js; lib/targets/increments.js): one
+  // operation = one AQL query (one transaction) incrementing distinct counters.
+  function increment(nums) {
+    const n = nums.length;
+    const body = arangoIncrementBody(nums.map(keyName), run.colls[0]);
+    const p = requestParams();
+    return request(n, body, (tags) => {
+      p.tags = { name: 'POST /_api/cursor increment', phase: tags.phase, op: tags.op };
+      const res = http.request('POST', `${run.prefix}/_api/cursor`, body, p);
+      const o = arangoIncrementOutcome(n, res.status, res.body, res.status === 0 ? transportReason(res) : 'connection');
+      if (o.acked === n) return { responses: [res] };
+      // errorNum 1200 (conflict) and the other declared errorNums keep their own reason; an
+      // envelope with an undeclared one counts by its HTTP status.
+      const reason = REASONS.includes(o.reason) || res.status === 0 ? o.reason : httpReason(res.status);
+      return { responses: [res], reason, failed: n,
+        log: `[${tags.phase}] increment of ${n} counters ${o.undetermined ? 'undetermined' : 'failed'} (${reason}): ${describe(res)}`,
+        notes: reason === 'e1200' ? [['e1200-later', `[${tags.phase}] write-write conflicts (errorNum 1200) are retried up to CONFLICT_RETRIES and counted by reason; later ones are not logged`]] : null,
+        fatal: res.status === 0 ? null : fatal(res, 'POST /_api/cursor') };
+    });
+  }
+
+  return { batch, batchBody, fatal, increment };
+}
+
+// arangobench's single-document operations and stream transactions (lib/workloads/arangobench.js);
+// fatal: requests() says when going on is pointless.
+function documentRequests(conn, run, fatal) {
+  const { requestParams, errorNum, describe } = conn;
   // One single-document request (arangobench's cases): op insert | read | update | delete.
   const SINGLE = {
     insert: ['POST', (c) => `/_api/document/${c}?silent=true`, [201, 202]],
@@ -392,32 +420,16 @@ function requests(cfg, conn, run, docs) {
     };
   }
 
-  // The contention workload (lib/workloads/contention.js; lib/targets/increments.js): one
-  // operation = one AQL query (one transaction) incrementing distinct counters.
-  function increment(nums) {
-    const n = nums.length;
-    const body = arangoIncrementBody(nums.map(keyName), run.colls[0]);
-    const p = requestParams();
-    return request(n, body, (tags) => {
-      p.tags = { name: 'POST /_api/cursor increment', phase: tags.phase, op: tags.op };
-      const res = http.request('POST', `${run.prefix}/_api/cursor`, body, p);
-      const o = arangoIncrementOutcome(n, res.status, res.body, res.status === 0 ? transportReason(res) : 'connection');
-      if (o.acked === n) return { responses: [res] };
-      // errorNum 1200 (conflict) and the other declared errorNums keep their own reason; an
-      // envelope with an undeclared one counts by its HTTP status.
-      const reason = REASONS.includes(o.reason) || res.status === 0 ? o.reason : httpReason(res.status);
-      return { responses: [res], reason, failed: n,
-        log: `[${tags.phase}] increment of ${n} counters ${o.undetermined ? 'undetermined' : 'failed'} (${reason}): ${describe(res)}`,
-        notes: reason === 'e1200' ? [['e1200-later', `[${tags.phase}] write-write conflicts (errorNum 1200) are retried up to CONFLICT_RETRIES and counted by reason; later ones are not logged`]] : null,
-        fatal: res.status === 0 ? null : fatal(res, 'POST /_api/cursor') };
-    });
-  }
-
-  return { batch, batchBody, single, transaction, increment };
+  return { single, transaction };
 }
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target): batches to
 // prepare bodies for, collections, indexes on the workload's own fields.
+/**
+ * @param {any} cfg
+ * @param {import('../../../types/targets').Workload} [prepared]
+ * @returns {import('../../../types/targets').Target}
+ */
 export function createTarget(cfg, prepared = {}) {
   const docs = createDocs(cfg, { keyField: '_key', toBytes: asciiBuffer });
   // Body images built here, in the init context, not by the first timed batch of a VU.
@@ -448,7 +460,8 @@ export function createTarget(cfg, prepared = {}) {
     settings: () => ({ silent: cfg.ARANGO_SILENT, keepNull: cfg.ARANGO_KEEP_NULL, auth: cfg.ARANGO_AUTH }),
   });
 
-  const { batch, batchBody, single, transaction, increment } = requests(cfg, conn, run, docs);
+  const { batch, batchBody, fatal, increment } = requests(cfg, conn, run, docs);
+  const { single, transaction } = documentRequests(conn, run, fatal);
 
   function countOf(c) {
     const res = call('GET', `${run.prefix}/_api/collection/${c}/count`, undefined, 'GET count');

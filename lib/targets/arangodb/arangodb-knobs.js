@@ -1,7 +1,8 @@
-// What the ArangoDB target (lib/targets/arangodb.js, REST through k6/http; docs/arangodb.md)
+// What the ArangoDB target (lib/targets/arangodb/arangodb.js, REST through k6/http; docs/arangodb.md)
 // declares to the rest of the pack through the registry (lib/targets/index.js): its knobs,
 // the names of its failure reasons and what it can do. No k6 module here: lib/config.js, the
 // Node scripts and the tests read it too.
+/** @type {import('../../../types/targets').Declaration} */
 export const ARANGODB = {
   name: 'arangodb',
   prefix: 'ARANGO_',

@@ -12,17 +12,17 @@
 //           duplicate id fails the whole batch with 409 ConcurrencyException, nothing is stored.
 import http from 'k6/http';
 import { sleep } from 'k6';
-import { durationMs } from '../parse.js';
+import { durationMs } from '../../parse.js';
 import { RAVENDB } from './ravendb-knobs.js';
-import { completeOrUndo, lifecycle, probeTimeout } from './lifecycle.js';
+import { completeOrUndo, lifecycle, probeTimeout } from '../lifecycle.js';
 import { committedButIndexWaitFailed, committedFromState, notNowReason, placementProblem } from './ravendb-answers.js';
-import { request, maybeArrived } from './outcome.js';
-import { markTestEndpoint } from '../test-endpoint.js';
-import { COUNTER_FIELD, ravenIncrementBody, ravenIncrementOutcome } from './increments.js';
-import { createDocs, INDEX_FIELDS } from '../docs.js';
-import { keyName } from '../keys.js';
-import { stampsInChunks } from '../readback.js';
-import { asciiBuffer, writingVu } from '../bytes.js';
+import { request, maybeArrived } from '../outcome.js';
+import { markTestEndpoint } from '../../test-endpoint.js';
+import { COUNTER_FIELD, ravenIncrementBody, ravenIncrementOutcome } from '../increments.js';
+import { createDocs, INDEX_FIELDS } from '../../docs.js';
+import { keyName } from '../../keys.js';
+import { stampsInChunks } from '../../readback.js';
+import { asciiBuffer, writingVu } from '../../bytes.js';
 
 const MARKER_ID = 'k6wp/marker';
 const MARKER_COLLECTION = 'K6wpMarkers';
@@ -84,7 +84,7 @@ function range(from, to) {
   return out;
 }
 
-// The declaration of this target (knobs, reasons, capabilities): lib/targets/ravendb-knobs.js.
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/ravendb/ravendb-knobs.js.
 export const declaration = RAVENDB;
 
 // The run's database is gone: the run stops once the batch that found out is counted.
@@ -455,6 +455,11 @@ function requests(cfg, run, docs, prepared) {
 }
 
 // prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+/**
+ * @param {any} cfg
+ * @param {import('../../../types/targets').Workload} [prepared]
+ * @returns {import('../../../types/targets').Target}
+ */
 export function createTarget(cfg, prepared = {}) {
   const base = cfg.RAVEN_URL.replace(/\/$/, '');
   const collection = cfg.RAVEN_COLLECTION;

@@ -1,8 +1,9 @@
-// What the MongoDB target (lib/targets/mongodb.js, through the pack's gateway on the
+// What the MongoDB target (lib/targets/mongodb/mongodb.js, through the pack's gateway on the
 // official Go driver; docs/mongodb.md, docs/gateway.md) declares to the rest of
 // the pack through the registry (lib/targets/index.js): its knobs, the names of its failure
 // reasons and what it can do. No k6 module here: lib/config.js, the Node scripts and the
 // tests read it too.
+/** @type {import('../../../types/targets').Declaration} */
 export const MONGODB = {
   name: 'mongodb',
   prefix: 'MONGO_',
@@ -17,7 +18,7 @@ export const MONGODB = {
   // docker-compose*.yml (MONGO_INITDB_*) and the pack's own for them (MONGO_ROOT_PASSWORD),
   // and make up's private mongod (scripts/services.sh: its port, its WiredTiger cache).
   otherEnv: ['MONGO_ROOT_PASSWORD', 'MONGO_INITDB_ROOT_USERNAME', 'MONGO_INITDB_ROOT_PASSWORD', 'WP_MONGO_PORT', 'WP_MONGO_CACHE_GB'],
-  // Failure reasons (one sub-metric each; lib/targets/mongodb.js writeErrorReason/errorReason).
+  // Failure reasons (one sub-metric each; lib/targets/mongodb/mongodb.js writeErrorReason/errorReason).
   //   e11000           duplicate key (11000), per document
   //   write_conflict   WriteConflict (112)
   //   not_attempted    documents of an ordered batch after its first failure: never sent to storage
@@ -40,6 +41,6 @@ export const MONGODB = {
   distributed: true,
   // What its VUs hold per batch (lib/memory.js): http requests (each batch is posted to the
   // gateway, which makes the BSON), one body per VU whatever the operation (every operation
-  // sends the same byte image, lib/targets/mongodb.js batchBody()).
+  // sends the same byte image, lib/targets/mongodb/mongodb.js batchBody()).
   memory: { transport: 'http', formats: (ops) => (ops.length > 0 ? 1 : 0) },
 };

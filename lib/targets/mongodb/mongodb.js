@@ -10,23 +10,23 @@
 //   bulk    (E4) unordered insertMany of a key range
 // The gateway converts the pack's byte image (lib/docs.js body()) to BSON and answers per
 // operation; this file counts per document.
-import { connectMongo, requireGateway } from '../gateway.js';
-import { durationMs, InputRefusal } from '../parse.js';
-import { redact } from '../urls.js';
-import { stop } from '../abort.js';
+import { connectMongo, requireGateway } from '../../gateway.js';
+import { durationMs, InputRefusal } from '../../parse.js';
+import { redact } from '../../urls.js';
+import { stop } from '../../abort.js';
 import { MONGODB } from './mongodb-knobs.js';
-import { lifecycle, probeTimeout } from './lifecycle.js';
-import { ACKNOWLEDGED, maybeArrived, request } from './outcome.js';
-import { COUNTER_FIELD } from './increments.js';
-import { createDocs, INDEX_FIELDS } from '../docs.js';
-import { keyName } from '../keys.js';
-import { stampsInChunks } from '../readback.js';
-import { asciiBuffer, writingVu } from '../bytes.js';
+import { lifecycle, probeTimeout } from '../lifecycle.js';
+import { ACKNOWLEDGED, maybeArrived, request } from '../outcome.js';
+import { COUNTER_FIELD } from '../increments.js';
+import { createDocs, INDEX_FIELDS } from '../../docs.js';
+import { keyName } from '../../keys.js';
+import { stampsInChunks } from '../../readback.js';
+import { asciiBuffer, writingVu } from '../../bytes.js';
 
 export const COLLECTION = 'docs';
 export const META = 'k6wp_meta';
 export const MARKER_ID = 'owner';
-// The declaration of this target (knobs, reasons, capabilities): lib/targets/mongodb-knobs.js.
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/mongodb/mongodb-knobs.js.
 export const declaration = MONGODB;
 const REASONS = MONGODB.reasons;
 // The module's operation for each of the pack's.
@@ -111,117 +111,97 @@ function parse(text) {
   return text ? JSON.parse(text) : null;
 }
 
-// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
-export function createTarget(cfg, prepared = {}) {
-  requireGateway(cfg, 'MONGO_URL', 'mongodb://user:password@host:27017/?authSource=admin');
-  const timeoutMs = durationMs(cfg.TIMEOUT);
-  const probeMs = durationMs(probeTimeout(cfg));
-  // Without a server to send to (down, restarting), a batch waits for one at most probeMs
-  // (the driver's default is 30 s), then fails (connection) and the VU backs off.
-  const client = connectMongo(cfg, { appName: 'k6-writepath', serverSelectionTimeoutMs: probeMs, connectTimeoutMs: probeMs });
-  const docs = createDocs(cfg, { keyField: '_id', toBytes: asciiBuffer });
-  // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (writingVu()) docs.prepareFor(prepared);
-  const wc = writeConcern(cfg);
-  let db = null;
-  let uuid = null; // the docs collection's UUID (base64), once setup read it
-  let wopts = null;
+// One command; throws a one-line string (redacted) when the server refuses it.
+function command(t, database, cmd, ms = t.timeoutMs) {
+  const r = t.client.command(database, cmd, { timeoutMs: ms });
+  if (r.error && r.error.gateway && (r.error.unreachable || r.error.kind === 'config')) throw gatewayRefusal(t.cfg, r.error);
+  if (r.error) throw new CommandError(redact(r.error.message), r.error.code, r.error.kind);
+  return parse(r.reply);
+}
 
-  function bind(runId, info) {
-    if (!db) db = `k6wp_${runId}`;
-    if (info && info.collectionUUID && uuid !== info.collectionUUID) {
-      uuid = info.collectionUUID;
-      wopts = null;
-    }
-    if (!wopts) wopts = Object.assign({ ordered: cfg.MONGO_ORDERED, timeoutMs, collectionUUID: uuid || '' }, wc);
+// A command whose refusal is reported instead of stopping the run (facts for the report
+// that a user without the privilege cannot read).
+function fact(t, cmd) {
+  try {
+    return command(t, 'admin', cmd, t.probeMs);
+  } catch (e) {
+    return { unreadable: `${e.message}` };
   }
+}
 
-  // One command; throws a one-line string (redacted) when the server refuses it.
-  function command(database, cmd, ms = timeoutMs) {
-    const r = client.command(database, cmd, { timeoutMs: ms });
-    if (r.error && r.error.gateway && (r.error.unreachable || r.error.kind === 'config')) throw gatewayRefusal(r.error);
-    if (r.error) throw new CommandError(redact(r.error.message), r.error.code, r.error.kind);
-    return parse(r.reply);
+// No gateway at GATEWAY_URL, or one without a usable MONGO_URL: bad input (exit 107).
+function gatewayRefusal(cfg, e) {
+  if (e.unreachable) {
+    return new InputRefusal(`GATEWAY_URL=${cfg.GATEWAY_URL}: ${e.message}: start one with  MONGO_URL='mongodb://…' bin/wp-gateway -ready-file .run/gateway.url  and give k6 -e GATEWAY_URL=$(cat .run/gateway.url) (scripts/run does both; docs/gateway.md)`);
   }
+  return new InputRefusal(String(e.message).replace(/^gateway: /, ''));
+}
 
-  // A command whose refusal is reported instead of stopping the run (facts for the report
-  // that a user without the privilege cannot read).
-  function fact(cmd) {
-    try {
-      return command('admin', cmd, probeMs);
-    } catch (e) {
-      return { unreadable: `${e.message}` };
-    }
+// The server as the report shows it (lifecycle.js probe): version, topology, write concern.
+function probe(t) {
+  const { cfg, client, wc, probeMs } = t;
+  let build;
+  try {
+    build = command(t, 'admin', { buildInfo: 1 }, probeMs);
+  } catch (e) {
+    if (e instanceof InputRefusal) throw e;
+    throw e.kind === 'auth' ? `MONGO_URL: authentication failed: ${e.message}` : `MONGO_URL: cannot reach MongoDB: ${e.message}`;
   }
-
-  // --- primitives of lib/targets/lifecycle.js -------------------------------------------
-  // No gateway at GATEWAY_URL, or one without a usable MONGO_URL: bad input (exit 107).
-  function gatewayRefusal(e) {
-    if (e.unreachable) {
-      return new InputRefusal(`GATEWAY_URL=${cfg.GATEWAY_URL}: ${e.message}: start one with  MONGO_URL='mongodb://…' bin/wp-gateway -ready-file .run/gateway.url  and give k6 -e GATEWAY_URL=$(cat .run/gateway.url) (scripts/run does both; docs/gateway.md)`);
-    }
-    return new InputRefusal(String(e.message).replace(/^gateway: /, ''));
+  // The write concern MONGO_URL itself sets (the gateway reads it from the URL k6 never sees).
+  const urlConcern = (client.info() || {}).url || {};
+  const fromUrl = {};
+  if (urlConcern.w !== null && urlConcern.w !== undefined) fromUrl.w = urlConcern.w;
+  if (urlConcern.j !== null && urlConcern.j !== undefined) fromUrl.j = urlConcern.j;
+  if (urlConcern.wtimeoutMs !== null && urlConcern.wtimeoutMs !== undefined) fromUrl.wtimeout = urlConcern.wtimeoutMs;
+  // w:0 from wherever it comes: unacknowledged writes would be counted as acknowledged.
+  const effectiveW = Object.keys(wc).length ? wc.w : fromUrl.w;
+  if (effectiveW === 0 || effectiveW === '0') {
+    throw new InputRefusal('MONGO_URL (value not shown) sets w=0: the server would acknowledge nothing and no write could be counted; remove w=0 from it, or set MONGO_W=1 (or majority) to replace its write concern');
   }
+  const hello = fact(t, { hello: 1 });
+  const status = fact(t, { serverStatus: 1, repl: 0, metrics: 0, locks: 0, opcounters: 0, network: 0, connections: 0 });
+  const opts = fact(t, { getCmdLineOpts: 1 });
+  const rw = fact(t, { getDefaultRWConcern: 1 });
+  const topology = hello.unreadable ? `unknown (${hello.unreadable})` : hello.msg === 'isdbgrid' ? 'sharded (mongos)' : hello.setName ? `replica set ${hello.setName}` : 'standalone';
+  const storage = status.storageEngine || {};
+  const cache = status.wiredTiger && status.wiredTiger.cache ? status.wiredTiger.cache['maximum bytes configured'] : undefined;
+  const journal = opts.parsed && opts.parsed.storage && opts.parsed.storage.journal ? opts.parsed.storage.journal.commitIntervalMs : undefined;
+  // A standalone answers getDefaultRWConcern with 51300 "not supported on standalone nodes"
+  // (mongod 6.0.5); its default is then the implicit {w:1} ("Implicit Default Write Concern",
+  // https://www.mongodb.com/docs/manual/reference/write-concern/).
+  const serverDefault = rw.unreadable
+    ? (topology === 'standalone' && /51300|not supported on standalone/.test(rw.unreadable) ? '{w:1} (implicit: a standalone)' : `unreadable (${rw.unreadable})`)
+    : `${wcText(rw.defaultWriteConcern || {})} (${rw.defaultWriteConcernSource || 'implicit'})`;
+  return {
+    version: `MongoDB ${build.version} (git ${String(build.gitVersion || '').slice(0, 12)}; ${build.allocator || '?'}; ${topology})`,
+    serverVersion: `${build.version} (MongoDB ${(build.modules || []).includes('enterprise') ? 'Enterprise' : 'Community'}, ${topology})`,
+    settings: {
+      topology,
+      storage_engine: storage.name ? `${storage.name}${storage.persistent === false ? ' (in memory)' : ''}` : `unreadable (${status.unreadable || 'no storageEngine'})`,
+      wiredtiger_cache: cache !== undefined ? `${Math.round(Number(cache) / 1048576)}MB` : '(not reported)',
+      journal_commit_interval_ms: journal !== undefined ? String(journal) : opts.unreadable ? `unreadable (${opts.unreadable})` : '100 (default)',
+      server_default_write_concern: serverDefault,
+      // What an acknowledgement of this run means: the knobs' concern (it replaces the URL's
+      // whole: the gateway sets it on the collection), else MONGO_URL's, else the server's default.
+      write_concern: Object.keys(wc).length ? `${wcText(wc)} (MONGO_W/MONGO_J${Object.keys(fromUrl).length ? `; replaces MONGO_URL's ${wcText(fromUrl)}` : ''})`
+        : Object.keys(fromUrl).length ? `${wcText(fromUrl)} (MONGO_URL)` : `server default ${serverDefault}`,
+      ...(urlConcern.retryWrites === true ? { retry_writes: 'true (MONGO_URL): the driver may send a batch again after a network error; the server applies it once (retryable writes)' } : {}),
+      ordered: String(cfg.MONGO_ORDERED),
+    },
+  };
+}
 
-  function probe() {
-    let build;
-    try {
-      build = command('admin', { buildInfo: 1 }, probeMs);
-    } catch (e) {
-      if (e instanceof InputRefusal) throw e;
-      throw e.kind === 'auth' ? `MONGO_URL: authentication failed: ${e.message}` : `MONGO_URL: cannot reach MongoDB: ${e.message}`;
-    }
-    // The write concern MONGO_URL itself sets (the gateway reads it from the URL k6 never sees).
-    const urlConcern = (client.info() || {}).url || {};
-    const fromUrl = {};
-    if (urlConcern.w !== null && urlConcern.w !== undefined) fromUrl.w = urlConcern.w;
-    if (urlConcern.j !== null && urlConcern.j !== undefined) fromUrl.j = urlConcern.j;
-    if (urlConcern.wtimeoutMs !== null && urlConcern.wtimeoutMs !== undefined) fromUrl.wtimeout = urlConcern.wtimeoutMs;
-    // w:0 from wherever it comes: unacknowledged writes would be counted as acknowledged.
-    const effectiveW = Object.keys(wc).length ? wc.w : fromUrl.w;
-    if (effectiveW === 0 || effectiveW === '0') {
-      throw new InputRefusal('MONGO_URL (value not shown) sets w=0: the server would acknowledge nothing and no write could be counted; remove w=0 from it, or set MONGO_W=1 (or majority) to replace its write concern');
-    }
-    const hello = fact({ hello: 1 });
-    const status = fact({ serverStatus: 1, repl: 0, metrics: 0, locks: 0, opcounters: 0, network: 0, connections: 0 });
-    const opts = fact({ getCmdLineOpts: 1 });
-    const rw = fact({ getDefaultRWConcern: 1 });
-    const topology = hello.unreadable ? `unknown (${hello.unreadable})` : hello.msg === 'isdbgrid' ? 'sharded (mongos)' : hello.setName ? `replica set ${hello.setName}` : 'standalone';
-    const storage = status.storageEngine || {};
-    const cache = status.wiredTiger && status.wiredTiger.cache ? status.wiredTiger.cache['maximum bytes configured'] : undefined;
-    const journal = opts.parsed && opts.parsed.storage && opts.parsed.storage.journal ? opts.parsed.storage.journal.commitIntervalMs : undefined;
-    // A standalone answers getDefaultRWConcern with 51300 "not supported on standalone nodes"
-    // (mongod 6.0.5); its default is then the implicit {w:1} ("Implicit Default Write Concern",
-    // https://www.mongodb.com/docs/manual/reference/write-concern/).
-    const serverDefault = rw.unreadable
-      ? (topology === 'standalone' && /51300|not supported on standalone/.test(rw.unreadable) ? '{w:1} (implicit: a standalone)' : `unreadable (${rw.unreadable})`)
-      : `${wcText(rw.defaultWriteConcern || {})} (${rw.defaultWriteConcernSource || 'implicit'})`;
-    return {
-      version: `MongoDB ${build.version} (git ${String(build.gitVersion || '').slice(0, 12)}; ${build.allocator || '?'}; ${topology})`,
-      serverVersion: `${build.version} (MongoDB ${(build.modules || []).includes('enterprise') ? 'Enterprise' : 'Community'}, ${topology})`,
-      settings: {
-        topology,
-        storage_engine: storage.name ? `${storage.name}${storage.persistent === false ? ' (in memory)' : ''}` : `unreadable (${status.unreadable || 'no storageEngine'})`,
-        wiredtiger_cache: cache !== undefined ? `${Math.round(Number(cache) / 1048576)}MB` : '(not reported)',
-        journal_commit_interval_ms: journal !== undefined ? String(journal) : opts.unreadable ? `unreadable (${opts.unreadable})` : '100 (default)',
-        server_default_write_concern: serverDefault,
-        // What an acknowledgement of this run means: the knobs' concern (it replaces the URL's
-        // whole: the gateway sets it on the collection), else MONGO_URL's, else the server's default.
-        write_concern: Object.keys(wc).length ? `${wcText(wc)} (MONGO_W/MONGO_J${Object.keys(fromUrl).length ? `; replaces MONGO_URL's ${wcText(fromUrl)}` : ''})`
-          : Object.keys(fromUrl).length ? `${wcText(fromUrl)} (MONGO_URL)` : `server default ${serverDefault}`,
-        ...(urlConcern.retryWrites === true ? { retry_writes: 'true (MONGO_URL): the driver may send a batch again after a network error; the server applies it once (retryable writes)' } : {}),
-        ordered: String(cfg.MONGO_ORDERED),
-      },
-    };
-  }
-
+// The primitives of lib/targets/lifecycle.js on the run's database t.db (and collections(),
+// which setup reads too).
+function databasePrimitives(t) {
+  const { cfg, client, timeoutMs, wc } = t;
   function collections() {
-    const r = command(db, { listCollections: 1, nameOnly: false });
+    const r = command(t, t.db, { listCollections: 1, nameOnly: false });
     return r.cursor.firstBatch;
   }
 
   function dropDatabase() {
-    command(db, { dropDatabase: 1 });
+    command(t, t.db, { dropDatabase: 1 });
   }
 
   function markerDoc(marker) {
@@ -231,7 +211,7 @@ export function createTarget(cfg, prepared = {}) {
   // Writes the marker with the run's own write concern: a concern the server cannot satisfy
   // stops the run here, before any document.
   function writeMarker(marker, op) {
-    const r = client.write(op, db, META, markerDoc(marker), Object.assign({ ordered: true, timeoutMs }, wc));
+    const r = client.write(op, t.db, META, markerDoc(marker), Object.assign({ ordered: true, timeoutMs }, wc));
     const why = r.error || r.writeConcernError || (r.errors && r.errors[0]);
     if (why) throw `the marker document was not acknowledged with write concern ${wcText(wc)}: ${redact(why.message)}`;
   }
@@ -241,14 +221,14 @@ export function createTarget(cfg, prepared = {}) {
   function create(marker) {
     if (collections().length > 0) return 'exists';
     try {
-      command(db, { create: COLLECTION });
+      command(t, t.db, { create: COLLECTION });
     } catch (e) {
       if (e.code === 48) return 'exists';
       throw `${e.message} (the user needs the right to create databases)`;
     }
     try {
       if (cfg.MONGO_INDEXES > 0) {
-        command(db, { createIndexes: COLLECTION, indexes: INDEX_FIELDS.slice(0, cfg.MONGO_INDEXES).map((f) => ({ key: { [f]: 1 }, name: `${f}_1` })) });
+        command(t, t.db, { createIndexes: COLLECTION, indexes: INDEX_FIELDS.slice(0, cfg.MONGO_INDEXES).map((f) => ({ key: { [f]: 1 }, name: `${f}_1` })) });
       }
       writeMarker(marker, 'insert');
     } catch (e) {
@@ -261,8 +241,8 @@ export function createTarget(cfg, prepared = {}) {
   // undefined: no such database (no collection in it); null: no marker document.
   function readMarker() {
     if (collections().length === 0) return undefined;
-    const r = client.find(db, META, { _id: MARKER_ID }, { timeoutMs, projection: { _id: 0, createdAt: 0 } });
-    if (r.error) throw `cannot read the marker of database ${db}: ${redact(r.error.message)}`;
+    const r = client.find(t.db, META, { _id: MARKER_ID }, { timeoutMs, projection: { _id: 0, createdAt: 0 } });
+    if (r.error) throw `cannot read the marker of database ${t.db}: ${redact(r.error.message)}`;
     const found = parse(r.docs);
     return found.length ? found[0] : null;
   }
@@ -272,7 +252,7 @@ export function createTarget(cfg, prepared = {}) {
     const c = collections().find((x) => x.name === COLLECTION);
     if (!c) return {};
     const options = Object.assign({}, c.options || {});
-    const idx = command(db, { listIndexes: COLLECTION }).cursor.firstBatch;
+    const idx = command(t, t.db, { listIndexes: COLLECTION }).cursor.firstBatch;
     const fields = idx.filter((i) => i.name !== '_id_').map((i) => {
       const keys = Object.keys(i.key || {});
       const plain = keys.length === 1 && i.key[keys[0]] === 1 && !i.unique && !i.sparse && !i.partialFilterExpression && INDEX_FIELDS.includes(keys[0]);
@@ -301,7 +281,7 @@ export function createTarget(cfg, prepared = {}) {
     const q = { _id: MARKER_ID };
     for (const k of ['tool', 'run', 'token', 'plan', 'proof', 'state']) q[k] = found[k] === undefined ? null : found[k];
     const u = Object.assign({ _id: MARKER_ID }, marker, { createdAt: new Date().toISOString() });
-    const r = command(db, { update: META, updates: [{ q, u }], ordered: true, ...(Object.keys(wc).length ? { writeConcern: wc } : {}) });
+    const r = command(t, t.db, { update: META, updates: [{ q, u }], ordered: true, ...(Object.keys(wc).length ? { writeConcern: wc } : {}) });
     if (r.writeErrors && r.writeErrors.length) throw `cannot replace the marker: ${r.writeErrors[0].errmsg}`;
     if (Number(r.n) !== 1) throw 'the database no longer carries the expected marker';
   }
@@ -309,7 +289,7 @@ export function createTarget(cfg, prepared = {}) {
   // Empty: the marker claimed first (only while it is the one found), then every document deleted.
   function empty(marker, found) {
     claim(marker, found);
-    command(db, { delete: COLLECTION, deletes: [{ q: {}, limit: 0 }] });
+    command(t, t.db, { delete: COLLECTION, deletes: [{ q: {}, limit: 0 }] });
   }
 
   function mark(marker, found) {
@@ -326,40 +306,25 @@ export function createTarget(cfg, prepared = {}) {
     const foreign = colls.map((c) => c.name).filter((n) => n !== COLLECTION && n !== META);
     const own = colls.find((c) => c.name === COLLECTION);
     const ownUuid = own && own.info && own.info.uuid && own.info.uuid.$binary ? own.info.uuid.$binary.base64 : null;
-    const swapped = Boolean(uuid && ownUuid && ownUuid !== uuid);
+    const swapped = Boolean(t.uuid && ownUuid && ownUuid !== t.uuid);
     if (foreign.length === 0 && !swapped) {
       dropDatabase();
       return undefined;
     }
     const removed = [];
-    if (own && !swapped) { command(db, { drop: COLLECTION }); removed.push(COLLECTION); }
-    command(db, { drop: META });
+    if (own && !swapped) { command(t, t.db, { drop: COLLECTION }); removed.push(COLLECTION); }
+    command(t, t.db, { drop: META });
     removed.push(META);
     const why = [foreign.length ? `collections the run did not create (${foreign.join(', ')})` : null,
       swapped ? `a collection ${COLLECTION} that is not the one the run created (another UUID)` : null].filter(Boolean).join(' and ');
-    return `the run's collections dropped (${removed.join(', ')}); database ${db} left in place: it also holds ${why}`;
+    return `the run's collections dropped (${removed.join(', ')}); database ${t.db} left in place: it also holds ${why}`;
   }
+  return { collections, create, readMarker, shape, planned, empty, mark, drop };
+}
 
-  const lc = lifecycle(cfg, {
-    bind,
-    get what() { return `database ${db}`; },
-    get objects() { return [`database ${db}`, `collection ${db}.${COLLECTION}`]; },
-    get runId() { return db.slice(5); },
-    get dropHint() { return `mongosh "$MONGO_URL" --eval 'db.getSiblingDB("${db}").dropDatabase()'`; },
-    probe, create, readMarker, shape, planned, empty, mark, drop,
-  });
-
-  // The lifecycle's setup, plus the docs collection's UUID for every write (docs/mongodb.md:
-  // a dropped collection is never recreated by a write).
-  function setup(runId, signature, mode) {
-    const info = lc.setup(runId, signature, mode);
-    const c = collections().find((x) => x.name === COLLECTION);
-    const u = c && c.info && c.info.uuid && c.info.uuid.$binary ? c.info.uuid.$binary.base64 : null;
-    if (!u) stop(`database ${db}: the server did not report the UUID of collection ${COLLECTION}`);
-    info.collectionUUID = u;
-    return info;
-  }
-
+// The requests of the batch runner (lib/targets/outcome.js) and the reads of verification.
+function requests(t, docs) {
+  const { client, timeoutMs } = t;
   // What batch() sends: a recipe the gateway renders into the pack's byte image of the documents
   // (lib/docs.js recipe(); docs/gateway.md), or the bytes of body() where no recipe applies; the
   // gateway turns them into BSON.
@@ -376,7 +341,7 @@ export function createTarget(cfg, prepared = {}) {
     const body = batchBody(nums, stamp);
     const n = nums.length;
     return request(n, body, (tags) => {
-      const r = client.write(mop, db, COLLECTION, body, wopts, tags);
+      const r = client.write(mop, t.db, COLLECTION, body, t.wopts, tags);
       const responses = r.res ? [r.res] : undefined;
       if (!r.error && !r.writeConcernError && !r.errors) return { responses };
       return { responses, settle: () => failure(r, n, tags) };
@@ -399,16 +364,16 @@ export function createTarget(cfg, prepared = {}) {
   }
 
   function count() {
-    const r = client.count(db, COLLECTION, {}, { timeoutMs });
-    if (r.error) throw `cannot count the documents of ${db}.${COLLECTION}: ${redact(r.error.message)}`;
+    const r = client.count(t.db, COLLECTION, {}, { timeoutMs });
+    if (r.error) throw `cannot count the documents of ${t.db}.${COLLECTION}: ${redact(r.error.message)}`;
     return Number(r.count);
   }
 
   // key number -> stamp ("w") of the stored document.
   function readStamps(nums) {
     return stampsInChunks(nums, READ_CHUNK, (chunk, out) => {
-      const r = client.find(db, COLLECTION, { _id: { $in: chunk.map(keyName) } }, { projection: { w: 1 }, timeoutMs });
-      if (r.error) throw `cannot read back ${db}.${COLLECTION}: ${redact(r.error.message)}`;
+      const r = client.find(t.db, COLLECTION, { _id: { $in: chunk.map(keyName) } }, { projection: { w: 1 }, timeoutMs });
+      if (r.error) throw `cannot read back ${t.db}.${COLLECTION}: ${redact(r.error.message)}`;
       for (const d of parse(r.docs)) out.set(Number(String(d._id).slice(1)), String(d.w));
     });
   }
@@ -423,7 +388,7 @@ export function createTarget(cfg, prepared = {}) {
   function increment(nums) {
     const n = nums.length;
     return request(n, null, (tags) => {
-      const r = client.update(db, COLLECTION, nums, INC, Object.assign({}, wopts, { upsert: true, prefix: 'K' }));
+      const r = client.update(t.db, COLLECTION, nums, INC, Object.assign({}, t.wopts, { upsert: true, prefix: 'K' }));
       if (!r.error && !r.writeConcernError && !r.errors && Number(r.matched) + Number(r.upserted) === n) return ACKNOWLEDGED;
       return { settle: () => incrementFailure(r, n, tags) };
     });
@@ -439,11 +404,16 @@ export function createTarget(cfg, prepared = {}) {
     }
     return failure(r, n, tags);
   }
+  return { batchBody, batch, count, readStamps, increment };
+}
 
+// The contention workload's counters and ledgers, and the server's own conflict count.
+function contentionStore(t) {
+  const { client, timeoutMs, probeMs } = t;
   // The write conflicts the server retried itself since it started (serverStatus
   // metrics.operation.writeConflicts; server-wide: every client's).
   function serverConflicts() {
-    const r = command('admin', { serverStatus: 1, repl: 0, locks: 0, opcounters: 0, network: 0, connections: 0, wiredTiger: 0 }, probeMs);
+    const r = command(t, 'admin', { serverStatus: 1, repl: 0, locks: 0, opcounters: 0, network: 0, connections: 0, wiredTiger: 0 }, probeMs);
     const n = r && r.metrics && r.metrics.operation ? Number(r.metrics.operation.writeConflicts) : NaN;
     if (!Number.isFinite(n)) throw 'serverStatus has no metrics.operation.writeConflicts';
     return n;
@@ -454,16 +424,16 @@ export function createTarget(cfg, prepared = {}) {
     for (let i = 0; i < size; i += 10000) {
       const docs = [];
       for (let k = i; k < Math.min(size, i + 10000); k++) docs.push(`{"_id":"${keyName(k)}","${COUNTER_FIELD}":0}`);
-      const r = client.write('insert', db, COLLECTION, `[${docs.join(',')}]`, wopts);
+      const r = client.write('insert', t.db, COLLECTION, `[${docs.join(',')}]`, t.wopts);
       const why = r.error || r.writeConcernError || (r.errors && r.errors[0]);
-      if (why) throw `k6-writepath: cannot create the counters in ${db}.${COLLECTION}: ${redact(why.message)}`;
+      if (why) throw `k6-writepath: cannot create the counters in ${t.db}.${COLLECTION}: ${redact(why.message)}`;
     }
   }
 
   function findByIds(ids, projection, each) {
     for (let i = 0; i < ids.length; i += READ_CHUNK) {
-      const r = client.find(db, COLLECTION, { _id: { $in: ids.slice(i, i + READ_CHUNK) } }, { projection, timeoutMs });
-      if (r.error) throw `k6-writepath: cannot read documents of ${db}.${COLLECTION}: ${redact(r.error.message)}`;
+      const r = client.find(t.db, COLLECTION, { _id: { $in: ids.slice(i, i + READ_CHUNK) } }, { projection, timeoutMs });
+      if (r.error) throw `k6-writepath: cannot read documents of ${t.db}.${COLLECTION}: ${redact(r.error.message)}`;
       for (const d of parse(r.docs)) each(d);
     }
   }
@@ -477,7 +447,7 @@ export function createTarget(cfg, prepared = {}) {
 
   // A VU's ledger (lib/ledger.js toJSON()) as the document L<vu> (ReplaceOne upsert).
   function putLedger(id, ledger) {
-    const r = client.write('replace', db, COLLECTION, JSON.stringify([Object.assign({ _id: id }, ledger)]), wopts);
+    const r = client.write('replace', t.db, COLLECTION, JSON.stringify([Object.assign({ _id: id }, ledger)]), t.wopts);
     const why = r.error || r.writeConcernError || (r.errors && r.errors[0]);
     if (why) throw new Error(`ledger ${id}: ${redact(why.message)}`);
   }
@@ -487,8 +457,64 @@ export function createTarget(cfg, prepared = {}) {
     findByIds(ids, null, (d) => { delete d._id; out.push(d); });
     return out;
   }
+  return { serverConflicts, createCounters, readCounters, putLedger, readLedgers };
+}
 
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+/**
+ * @param {any} cfg
+ * @param {import('../../../types/targets').Workload} [prepared]
+ * @returns {import('../../../types/targets').Target}
+ */
+export function createTarget(cfg, prepared = {}) {
+  requireGateway(cfg, 'MONGO_URL', 'mongodb://user:password@host:27017/?authSource=admin');
+  const timeoutMs = durationMs(cfg.TIMEOUT);
+  const probeMs = durationMs(probeTimeout(cfg));
+  // Without a server to send to (down, restarting), a batch waits for one at most probeMs
+  // (the driver's default is 30 s), then fails (connection) and the VU backs off.
+  const client = connectMongo(cfg, { appName: 'k6-writepath', serverSelectionTimeoutMs: probeMs, connectTimeoutMs: probeMs });
+  const docs = createDocs(cfg, { keyField: '_id', toBytes: asciiBuffer });
+  // Body images built here, in the init context, not by the first timed batch of a VU.
+  if (writingVu()) docs.prepareFor(prepared);
+  const wc = writeConcern(cfg);
+
+  // The run's connection and settings, shared by the parts below; bind() sets db, the docs
+  // collection's UUID (base64, once setup read it) and the write options.
+  const t = { cfg, client, timeoutMs, probeMs, wc, db: null, uuid: null, wopts: null };
+
+  function bind(runId, info) {
+    if (!t.db) t.db = `k6wp_${runId}`;
+    if (info && info.collectionUUID && t.uuid !== info.collectionUUID) {
+      t.uuid = info.collectionUUID;
+      t.wopts = null;
+    }
+    if (!t.wopts) t.wopts = Object.assign({ ordered: cfg.MONGO_ORDERED, timeoutMs, collectionUUID: t.uuid || '' }, wc);
+  }
+
+  const { collections, create, readMarker, shape, planned, empty, mark, drop } = databasePrimitives(t);
+  const lc = lifecycle(cfg, {
+    bind,
+    get what() { return `database ${t.db}`; },
+    get objects() { return [`database ${t.db}`, `collection ${t.db}.${COLLECTION}`]; },
+    get runId() { return t.db.slice(5); },
+    get dropHint() { return `mongosh "$MONGO_URL" --eval 'db.getSiblingDB("${t.db}").dropDatabase()'`; },
+    probe: () => probe(t), create, readMarker, shape, planned, empty, mark, drop,
+  });
+
+  // The lifecycle's setup, plus the docs collection's UUID for every write (docs/mongodb.md:
+  // a dropped collection is never recreated by a write).
+  function setup(runId, signature, mode) {
+    const info = lc.setup(runId, signature, mode);
+    const c = collections().find((x) => x.name === COLLECTION);
+    const u = c && c.info && c.info.uuid && c.info.uuid.$binary ? c.info.uuid.$binary.base64 : null;
+    if (!u) stop(`database ${t.db}: the server did not report the UUID of collection ${COLLECTION}`);
+    info.collectionUUID = u;
+    return info;
+  }
+
+  const { batchBody, batch, count, readStamps, increment } = requests(t, docs);
+  const { serverConflicts, createCounters, readCounters, putLedger, readLedgers } = contentionStore(t);
   return { name: MONGODB.name, reasons: REASONS, distributed: MONGODB.distributed, capabilities: MONGODB.capabilities(cfg), lazyKeys: true, bind, setup, batch, batchBody,
-    count, readStamps, teardown: lc.teardown, leftBehind: lc.leftBehind, client, database: () => db,
+    count, readStamps, teardown: lc.teardown, leftBehind: lc.leftBehind, client, database: () => t.db,
     increment, createCounters, readCounters, putLedger, readLedgers, serverConflicts };
 }

@@ -10,18 +10,18 @@
 // OID of the table the run created (read at setup) in a condition that fails the statement
 // when another table holds the run's name (dropped and created again by someone else): that
 // table gets no row, and the run stops (a name alone would let it write there).
-import { GatewayError, openSql, requireGateway } from '../gateway.js';
-import { durationMs, InputRefusal } from '../parse.js';
-import { redact } from '../urls.js';
+import { GatewayError, openSql, requireGateway } from '../../gateway.js';
+import { durationMs, InputRefusal } from '../../parse.js';
+import { redact } from '../../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
-import { lifecycle, markerText, probeTimeout } from './lifecycle.js';
-import { stop } from '../abort.js';
-import { ACKNOWLEDGED, maybeArrived, request } from './outcome.js';
-import { createDocs, INDEX_FIELDS } from '../docs.js';
-import { asciiBuffer, writingVu } from '../bytes.js';
-import { keyName } from '../keys.js';
-import { stampsInChunks } from '../readback.js';
-import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from './increments.js';
+import { lifecycle, markerText, probeTimeout } from '../lifecycle.js';
+import { stop } from '../../abort.js';
+import { ACKNOWLEDGED, maybeArrived, request } from '../outcome.js';
+import { createDocs, INDEX_FIELDS } from '../../docs.js';
+import { asciiBuffer, writingVu } from '../../bytes.js';
+import { keyName } from '../../keys.js';
+import { stampsInChunks } from '../../readback.js';
+import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from '../increments.js';
 
 const REASONS = POSTGRES.reasons;
 
@@ -80,7 +80,7 @@ function gatewayRefusal(cfg, e) {
   return null;
 }
 
-// The declaration of this target (knobs, reasons, capabilities): lib/targets/postgres-knobs.js.
+// The declaration of this target (knobs, reasons, capabilities): lib/targets/postgres/postgres-knobs.js.
 export const declaration = POSTGRES;
 
 // The primitives of lib/targets/lifecycle.js for the run's table (run: its names, set by the
@@ -215,81 +215,14 @@ function tablePrimitives(cfg, db, run) {
   return { probe, create, readMarker, shape, planned, empty, mark, drop };
 }
 
-// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
-export function createTarget(cfg, prepared = {}) {
-  requireGateway(cfg, 'PG_URL', 'postgres://user:password@host:5432/database');
-  const db = open(cfg);
-  const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
-  const bodyOpts = { lead: JSONB_VERSION };
-  // Body images built here, in the init context, not by the first timed batch of a VU.
-  if (writingVu()) docs.prepareFor(prepared, bodyOpts);
+// The requests of the batch runner (lib/targets/outcome.js) on the run's table, and its count.
+function requests(cfg, db, run, docs, bodyOpts) {
   const timeout = cfg.TIMEOUT;
   const timeoutMs = durationMs(timeout);
-  // The run's table, named by bind(); oid: the table setup created or adopted (info.tableOid).
-  const run = { name: null, table: null, oid: null, insertSql: null, upsertSql: null, incrementSql: null };
-
-  function bind(runId, info) {
-    if (!run.table) {
-      run.name = `k6wp_${runId}`;
-      run.table = `"${cfg.PG_SCHEMA}".${run.name}`;
-      run.incrementSql = pgIncrementSql(run.table);
-    }
-    const oid = info && /^[0-9]+$/.test(String(info.tableOid)) ? String(info.tableOid) : null;
-    if (run.insertSql && (!oid || oid === run.oid)) return;
-    if (oid) run.oid = oid;
-    // The regclass literal (isRunTable) is resolved when the statement is parsed, right after
-    // the INSERT target was (and locked): both name the same table. The condition is folded while
-    // planning: nothing per row, and on another OID the cast of SWAPPED to int fails the
-    // statement. A table dropped under a prepared statement makes PostgreSQL parse it again.
-    // An error, not 0 rows: a trigger may skip rows of the run's own table (read-back's case).
-    // Short: the gateway client URL-encodes the SQL text with every batch.
-    const guard = run.oid ? ` WHERE (CASE WHEN ${isRunTable(run)} THEN '1' ELSE ${q(SWAPPED)} END)::int=1` : '';
-    const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e${guard}`;
-    run.insertSql = `INSERT INTO ${run.table} (key, doc) ${select}`;
-    run.upsertSql = `INSERT INTO ${run.table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
-  }
-
-  // The OID of the relation holding the run's table name now (null: none).
-  function currentOid() {
-    const rows = db.queryWithTimeout(timeout, `SELECT to_regclass($1::text)::oid::text AS oid`, run.table);
-    return rows.length && rows[0].oid !== null ? String(rows[0].oid) : null;
-  }
 
   function one(query, ...args) {
     const rows = db.queryWithTimeout(timeout, query, ...args);
     return rows[0];
-  }
-
-  const lc = lifecycle(cfg, Object.assign({
-    bind,
-    get what() { return `table ${cfg.PG_SCHEMA}.${run.name}`; },
-    get objects() { return [`table ${cfg.PG_SCHEMA}.${run.name}`]; },
-    get runId() { return run.name.slice(5); },
-    get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
-  }, tablePrimitives(cfg, db, run)));
-  const leftBehind = lc.leftBehind;
-
-  // The lifecycle's setup, plus the OID of the table it created or adopted: every write is
-  // guarded by it (bind), and teardown drops only that table.
-  function setup(runId, signature, mode) {
-    const info = lc.setup(runId, signature, mode);
-    const oid = currentOid();
-    if (!oid) stop(`table ${cfg.PG_SCHEMA}.${run.name} disappeared right after setup made it ready: refusing to write; choose another RUN_ID`);
-    info.tableOid = oid;
-    bind(runId, info);
-    return info;
-  }
-
-  // A table of the run's name that is not the run's (dropped and created again by someone
-  // else) is left alone, whatever marker it carries.
-  function teardown(runId, owned, keep, contradiction) {
-    bind(runId);
-    let now = run.oid;
-    try { now = currentOid(); } catch (_) { /* the lifecycle's teardown says why it cannot act */ }
-    if (run.oid && now && now !== run.oid) {
-      return `left alone: it is not the table this run created (OID ${now}, the run's was ${run.oid}: someone dropped or renamed the run's table during the run and created this one); nothing dropped`;
-    }
-    return lc.teardown(runId, owned, keep, contradiction);
   }
 
   // The batch parameter: binary jsonb bytes (the body docs.body() patched, posted to the
@@ -373,6 +306,20 @@ export function createTarget(cfg, prepared = {}) {
       return { reason: 'unconfirmed', failed: n, log: `[${tags.phase}] statement of ${n} increments reported ${rows} rows: counted undetermined` };
     });
   }
+  return { batchBody, batch, count, increment };
+}
+
+// The reads of verification, and the contention workload's counters and ledgers.
+function reads(cfg, db, run) {
+  const timeout = cfg.TIMEOUT;
+  // key number -> stamp ("w") of the stored document.
+  function readStamps(nums) {
+    return stampsInChunks(nums, 5000, (chunk, out) => {
+      const rows = db.queryWithTimeout(timeout, `SELECT key, doc->>'w' AS w FROM ${run.table} WHERE key = ANY($1::text[])`,
+        `{${chunk.map(keyName).join(',')}}`);
+      for (const r of rows) out.set(Number(String(r.key).slice(1)), String(r.w));
+    });
+  }
 
   // setup(): the counters K0 … K{size-1}, {"n": 0}, in one statement.
   function createCounters(size) {
@@ -398,14 +345,83 @@ export function createTarget(cfg, prepared = {}) {
   function readLedgers(ids) {
     return db.queryWithTimeout(timeout, `SELECT doc::text AS doc FROM ${run.table} WHERE key = ANY($1::text[]) ORDER BY key`, pgKeysParam(ids)).map((r) => JSON.parse(String(r.doc)));
   }
+  return { readStamps, createCounters, readCounters, putLedger, readLedgers };
+}
 
-  // key number -> stamp ("w") of the stored document.
-  function readStamps(nums) {
-    return stampsInChunks(nums, 5000, (chunk, out) => {
-      const rows = db.queryWithTimeout(timeout, `SELECT key, doc->>'w' AS w FROM ${run.table} WHERE key = ANY($1::text[])`,
-        `{${chunk.map(keyName).join(',')}}`);
-      for (const r of rows) out.set(Number(String(r.key).slice(1)), String(r.w));
-    });
+// prepared: what the plan asks of the target (lib/workloads/*.js plan().target).
+/**
+ * @param {any} cfg
+ * @param {import('../../../types/targets').Workload} [prepared]
+ * @returns {import('../../../types/targets').Target}
+ */
+export function createTarget(cfg, prepared = {}) {
+  requireGateway(cfg, 'PG_URL', 'postgres://user:password@host:5432/database');
+  const db = open(cfg);
+  const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
+  const bodyOpts = { lead: JSONB_VERSION };
+  // Body images built here, in the init context, not by the first timed batch of a VU.
+  if (writingVu()) docs.prepareFor(prepared, bodyOpts);
+  const timeout = cfg.TIMEOUT;
+  // The run's table, named by bind(); oid: the table setup created or adopted (info.tableOid).
+  const run = { name: null, table: null, oid: null, insertSql: null, upsertSql: null, incrementSql: null };
+
+  function bind(runId, info) {
+    if (!run.table) {
+      run.name = `k6wp_${runId}`;
+      run.table = `"${cfg.PG_SCHEMA}".${run.name}`;
+      run.incrementSql = pgIncrementSql(run.table);
+    }
+    const oid = info && /^[0-9]+$/.test(String(info.tableOid)) ? String(info.tableOid) : null;
+    if (run.insertSql && (!oid || oid === run.oid)) return;
+    if (oid) run.oid = oid;
+    // The regclass literal (isRunTable) is resolved when the statement is parsed, right after
+    // the INSERT target was (and locked): both name the same table. The condition is folded while
+    // planning: nothing per row, and on another OID the cast of SWAPPED to int fails the
+    // statement. A table dropped under a prepared statement makes PostgreSQL parse it again.
+    // An error, not 0 rows: a trigger may skip rows of the run's own table (read-back's case).
+    // Short: the gateway client URL-encodes the SQL text with every batch.
+    const guard = run.oid ? ` WHERE (CASE WHEN ${isRunTable(run)} THEN '1' ELSE ${q(SWAPPED)} END)::int=1` : '';
+    const select = `SELECT e->>'key', e FROM jsonb_array_elements($1::jsonb) AS e${guard}`;
+    run.insertSql = `INSERT INTO ${run.table} (key, doc) ${select}`;
+    run.upsertSql = `INSERT INTO ${run.table} (key, doc) ${select} ON CONFLICT (key) DO UPDATE SET doc = EXCLUDED.doc`;
+  }
+
+  // The OID of the relation holding the run's table name now (null: none).
+  function currentOid() {
+    const rows = db.queryWithTimeout(timeout, `SELECT to_regclass($1::text)::oid::text AS oid`, run.table);
+    return rows.length && rows[0].oid !== null ? String(rows[0].oid) : null;
+  }
+
+  const lc = lifecycle(cfg, Object.assign({
+    bind,
+    get what() { return `table ${cfg.PG_SCHEMA}.${run.name}`; },
+    get objects() { return [`table ${cfg.PG_SCHEMA}.${run.name}`]; },
+    get runId() { return run.name.slice(5); },
+    get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
+  }, tablePrimitives(cfg, db, run)));
+  const leftBehind = lc.leftBehind;
+
+  // The lifecycle's setup, plus the OID of the table it created or adopted: every write is
+  // guarded by it (bind), and teardown drops only that table.
+  function setup(runId, signature, mode) {
+    const info = lc.setup(runId, signature, mode);
+    const oid = currentOid();
+    if (!oid) stop(`table ${cfg.PG_SCHEMA}.${run.name} disappeared right after setup made it ready: refusing to write; choose another RUN_ID`);
+    info.tableOid = oid;
+    bind(runId, info);
+    return info;
+  }
+
+  // A table of the run's name that is not the run's (dropped and created again by someone
+  // else) is left alone, whatever marker it carries.
+  function teardown(runId, owned, keep, contradiction) {
+    bind(runId);
+    let now = run.oid;
+    try { now = currentOid(); } catch (_) { /* the lifecycle's teardown says why it cannot act */ }
+    if (run.oid && now && now !== run.oid) {
+      return `left alone: it is not the table this run created (OID ${now}, the run's was ${run.oid}: someone dropped or renamed the run's table during the run and created this one); nothing dropped`;
+    }
+    return lc.teardown(runId, owned, keep, contradiction);
   }
 
   // A VU done with its plan gives its connection back (issue 27): with more VUs than the
@@ -415,6 +431,8 @@ export function createTarget(cfg, prepared = {}) {
     db.close();
   }
 
+  const { batchBody, batch, count, increment } = requests(cfg, db, run, docs, bodyOpts);
+  const { readStamps, createCounters, readCounters, putLedger, readLedgers } = reads(cfg, db, run);
   // lazyKeys: overwrite and mixed batches come as DrawnKeys (the gateway draws them).
   return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), lazyKeys: true, bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind,
     increment, createCounters, readCounters, putLedger, readLedgers };
