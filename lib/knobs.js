@@ -1,7 +1,7 @@
 // The knobs of the run and of the workloads, on every target: what is written (scope
 // workload, part of the plan unless plan: false) and how a run is named, bounded, checked
 // and reported (scope run, never part of the plan). Each database declares its own knobs
-// next to its code (lib/targets/<db>-knobs.js, listed by lib/targets/index.js); lib/config.js
+// next to its code (lib/targets/<db>/<db>-knobs.js, listed by lib/targets/index.js); lib/config.js
 // composes both. A declaration: type (int, number, enum, bool, duration, url, string,
 // secret, list) with its bounds (min/max, values, pattern + allowed, schemes…), default,
 // scope, plan, required, wrapper (read by scripts/run or make, not by k6), defaults per
@@ -76,7 +76,7 @@ export const CORE_KNOBS = {
 
 // Environment names that are not knobs but legitimately sit next to them: the pack's own
 // variables of scripts/run, make and compose (each target declares the names of its own
-// servers' settings, lib/targets/<db>-knobs.js); test/unit/config.test.mjs keeps the lists in
+// servers' settings, lib/targets/<db>/<db>-knobs.js); test/unit/config.test.mjs keeps the lists in
 // step with the files that use them.
 export const CORE_ENV = ['INSTANCES', 'PWD', 'K6', 'K6_REPORTER_URL', 'WP_INFLUX', 'WP_PG_PORT', 'WP_INFLUX_PORT', 'WP_ARANGO_PORT', 'WP_RAVEN_PORT', 'WP_GRAFANA_PORT', 'WP_MEMORY_BUDGET', 'GRAFANA_ADMIN_PASSWORD'];
 

@@ -76,7 +76,7 @@ export function fixedScenario(name, cfg, vus, iterations) {
 
 // How long k6 lets a batch in flight finish when a stage or the scenario ends: its request
 // (TIMEOUT) plus the reading of what a failed one committed (a RavenDB bulk insert's operation
-// state, lib/targets/ravendb.js). An iteration k6 cuts off is never recorded, yet its
+// state, lib/targets/ravendb/ravendb.js). An iteration k6 cuts off is never recorded, yet its
 // documents may be stored: the count would show them as unexpected.
 const SETTLE_MS = 5000;
 function grace(cfg) {
