@@ -367,8 +367,9 @@ export function sections(data, { plan: p, target }) {
   const ok = verification.counters_checked !== null && verification.increments_lost === 0 && verification.increments_phantom === 0 && verification.ledger_unstored === 0;
   // No ledger stored while increments were begun (a run stopped before its ledger step):
   // nothing to hold the counters against, so no lost or phantom figure is given.
+  // (teardown then records the counters' sum but no ledger totals: acknowledged is absent, not 0)
   const noLedgers = verification.counters_checked !== null && verification.ledger_unstored > 0 &&
-    !(verification.increments_acknowledged || verification.increments_failed || verification.increments_undetermined);
+    verification.counters_sum !== null && verification.increments_acknowledged === null;
   lines.push(verification.counters_checked === null
     ? 'counters: not verified (teardown did not run)'
     : noLedgers
