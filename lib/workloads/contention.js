@@ -261,16 +261,16 @@ export function verify(target, cfg, p, data = {}) {
   const values = target.readCounters(nums);
   const v = verifyCounters(totals, values, p.size);
   countersChecked.add(v.checked);
+  countersSum.add(v.found);
+  verifyExpected.add(p.size);
+  verifyFound.add(p.size - v.missing);
+  verifyMismatch.add(v.missing);
+  readbackChecked.add(0);
+  readbackStale.add(0);
   // Stopped (a signal) before the ledger step: the VUs' ledgers were never written, so a
   // counter's value cannot be held against them; only what was read is said.
   const at = Date.now() - Date.parse(data.startedAt);
   if (at < p.ledgerStart) {
-    countersSum.add(v.found);
-    verifyExpected.add(p.size);
-    verifyFound.add(p.size - v.missing);
-    verifyMismatch.add(v.missing);
-    readbackChecked.add(0);
-    readbackStale.add(0);
     const note = `the run stopped at ${fmt(at / 1000, 1)} s, before the VUs stored their ledgers (due at ${fmt(p.ledgerStart / 1000, 1)} s): ${totals.ledgers} ledgers found; ${v.checked} counters read, holding ${v.found}; no lost or phantom judgement is possible`;
     return { expected: p.size, found: p.size - v.missing, readback: null, note, contention: null };
   }
@@ -279,12 +279,6 @@ export function verify(target, cfg, p, data = {}) {
   ledgerAcked.add(v.acked);
   ledgerFailed.add(v.failed);
   ledgerUndetermined.add(v.undetermined);
-  countersSum.add(v.found);
-  verifyExpected.add(p.size);
-  verifyFound.add(p.size - v.missing);
-  verifyMismatch.add(v.missing);
-  readbackChecked.add(0);
-  readbackStale.add(0);
   v.bad.forEach((b, i) => {
     const tags = { counter: i < TAG_BAD ? keyName(b.counter) : '(more)' };
     if (b.lost) counterLost.add(b.lost, tags);
