@@ -45,7 +45,7 @@ bin/%-testserver: $(SERVER_SOURCES)
 	@if [ -d test/servers/$* ]; then cd test/servers && $(GO_BUILD) -o ../../bin/$*-testserver ./$*; \
 	 else echo "make: no test server for $* yet (test/servers/$*)"; fi
 
-## private PostgreSQL + InfluxDB + mongod under .run/ (no Docker); URLs in .run/env
+## private PostgreSQL + InfluxDB + mongod + RavenDB 4.1 under .run/ (no Docker); URLs in .run/env
 up: bin/k6 bin/wp-gateway
 	@scripts/services.sh up
 ## stop exactly what `make up` started
