@@ -46,9 +46,25 @@ type handle struct {
 // refuses to start with such a URL (main.go), and /pg/open answers the same line.
 func (s *Service) CheckURL() string {
 	if _, _, err := OpenDB(ConnectionURL(s.rawURL, nil)); err != nil {
-		return "PG_URL (value not shown) is not allowed: " + s.redact.Redact(wire.Quoted.ReplaceAllString(err.Error(), "(…)"))
+		return "PG_URL (value not shown) is not allowed: " + s.redact.Redact(wire.HideQuoted(err.Error(), paramNames))
 	}
 	return ""
+}
+
+// paramNames: libpq's connection parameter key words (PostgreSQL 15 documentation, "Parameter
+// Key Words", libpq-connect.html) and lib/pq's own: public names a refusal may show.
+var paramNames = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`host hostaddr port dbname user password passfile channel_binding
+		connect_timeout client_encoding options application_name fallback_application_name keepalives
+		keepalives_idle keepalives_interval keepalives_count tcp_user_timeout replication gssencmode
+		sslmode requiressl sslcompression sslcert sslkey sslpassword sslrootcert sslcrl sslcrldir
+		sslsni requirepeer ssl_min_protocol_version ssl_max_protocol_version krbsrvname gsslib
+		service target_session_attrs load_balance_hosts binary_parameters disable_prepared_binary_result
+		sslinline sslnegotiation`) {
+		paramNames[n] = true
+	}
 }
 
 // New returns the service for rawURL (PG_URL; "" = not configured: every exchange answers
@@ -244,7 +260,7 @@ func (s *Service) open(w http.ResponseWriter, r *http.Request, t *wire.Timing) *
 	sortPairs(settings)
 	db, binary, err := OpenDB(ConnectionURL(s.rawURL, settings))
 	if err != nil {
-		return wire.Refuse(wire.KindInput, "settings are not allowed: %s", wire.Quoted.ReplaceAllString(err.Error(), "(…)"))
+		return wire.Refuse(wire.KindInput, "settings are not allowed: %s", wire.HideQuoted(err.Error(), paramNames))
 	}
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)

@@ -251,6 +251,9 @@ func TestHTTPPasswordNeverInAnswers(t *testing.T) {
 			t.Fatalf("malformed %q: %d %s", bad, ex.status, ex.raw)
 		}
 		check("a malformed URL", ex)
+		if strings.Contains(bad, "sslmode") && !strings.Contains(errorOf(ex)["message"].(string), `wrong value for "sslmode"`) {
+			t.Fatalf("the refusal does not name the option: %s", ex.raw)
+		}
 		t.Logf("malformed PG_URL: %s", errorOf(ex)["message"])
 	}
 }

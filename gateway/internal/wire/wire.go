@@ -213,6 +213,18 @@ func isWord(c rune) bool { return c == '_' || unicode.IsLetter(c) || unicode.IsD
 // Quoted: the parts of a parser's message it quotes (where a malformed URL shows itself).
 var Quoted = regexp.MustCompile(`"[^"]*"|'[^']*'`)
 
+// HideQuoted: msg with every quoted part replaced by (…), except the public names in shown
+// (e.g. a connection parameter's key word: "wrong value for "sslmode"" keeps the option's
+// name, never its value, which may be part of a password).
+func HideQuoted(msg string, shown map[string]bool) string {
+	return Quoted.ReplaceAllStringFunc(msg, func(q string) string {
+		if shown[q[1:len(q)-1]] {
+			return q
+		}
+		return "(…)"
+	})
+}
+
 // ReadJSON decodes a request body into v (numbers as json.Number, so integers stay exact).
 func ReadJSON(r *http.Request, v any) *Refusal {
 	dec := json.NewDecoder(r.Body)

@@ -27,3 +27,20 @@ func TestRedactWholeTokensOnly(t *testing.T) {
 		}
 	}
 }
+
+// A parser's quoted parts are hidden (they may be part of a password) except the public names
+// given, so a refusal can still say which option was wrong.
+func TestHideQuotedKeepsOnlyNamesShown(t *testing.T) {
+	names := map[string]bool{"sslmode": true}
+	cases := [][2]string{
+		{`pq: wrong value for "sslmode": "s3cret" is not supported`, `pq: wrong value for "sslmode": (…) is not supported`},
+		{`parse "postgres://u:s3cret@h": invalid port ":9x"`, `parse (…): invalid port (…)`},
+		{`wrong value for 'sslmode'`, `wrong value for 'sslmode'`},
+		{`"SSLMODE" and "sslmode2"`, `(…) and (…)`},
+	}
+	for _, c := range cases {
+		if got := HideQuoted(c[0], names); got != c[1] {
+			t.Errorf("HideQuoted(%q) = %q, want %q", c[0], got, c[1])
+		}
+	}
+}
