@@ -50,6 +50,12 @@ test('a slower candidate (10 ms vs 500 ms per request) fails the gate: exit 99, 
     for (const c of cs.slice(0, 6)) assert.match(c.failure, /^REGRESSION: delta [+-][\d.]+ %; 90 % CI of the regression [\d.]+ % … [\d.]+ %; p 0\.0040 \(adjusted over 6 figures 0\.0\d+\); detects ≥ [\d.]+ % \(90 %\); verdict REGRESSION$/);
     assert.equal(cs[6].failure, null); assert.equal(cs[7].failure, null);
 
+    // The workflow keeps a passing main build's counted candidate runs as the next stored
+    // baseline by a glob over the run folders' names: it selects exactly side B's 5 counted runs.
+    const wf = readFileSync(path.join(repoRoot, '.github', 'workflows', 'k6-writepath.yml'), 'utf8');
+    const glob = /for d in results\/gate\/(\S+); do cp -r/.exec(wf)[1];
+    const re = new RegExp(`^${glob.replace(/\*/g, '.*').replace(/\[0-9\]/g, '\\d')}$`);
+    assert.deepEqual(readdirSync(path.join(dir, 'g1')).filter((f) => re.test(f)).sort(), gate.sides[1].runs.map((x) => path.basename(x.source)).sort());
     // The baseline's own runs as baseline and candidate (identical sets): nothing to report, exit 0.
     const baseRuns = gate.sides[0].runs.map((x) => x.source).join(',');
     const same = compare(['--gate', '--baseline', baseRuns, '--metrics', 'docs/s,p50', '--max-regression', '500%', '--out', path.join(dir, 'g2'), baseRuns]);
