@@ -92,38 +92,41 @@ function gone(run, res) {
   return dbMissing(res) ? `RavenDB database ${run.db} does not exist any more (deleted during the run?): ${errorText(res)}` : null;
 }
 
-// The primitives of lib/targets/lifecycle.js for the run's database (run: its names, set by
-// the target's bind()).
-function databasePrimitives(cfg, run) {
-  const base = cfg.RAVEN_URL.replace(/\/$/, '');
-  const collection = cfg.RAVEN_COLLECTION;
-  const adminParams = { headers: { 'Content-Type': 'application/json' }, timeout: '60s' };
+// Set-up, teardown and verification requests (never timed): JSON bodies, a generous bound.
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+const ADMIN_PARAMS = { headers: JSON_HEADERS, timeout: '60s' };
+
+// The fields of the run's map index (RAVEN_INDEXES of INDEX_FIELDS).
+function indexFields(cfg) {
+  return INDEX_FIELDS.slice(0, cfg.RAVEN_INDEXES);
+}
+
+// probe(): the server behind RAVEN_URL answers within the probe bound and is RavenDB.
+function probeServer(cfg, base) {
+  const probeWithin = probeTimeout(cfg);
+  const v = http.get(`${base}/build/version`, { timeout: probeWithin, tags: { name: 'GET /build/version' } });
+  if (v.status === 0) throw `RAVEN_URL=${base}: cannot reach RavenDB within ${probeWithin}: ${v.error}`;
+  if (v.status !== 200) throw `RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`;
+  let build;
+  try { build = JSON.parse(/** @type {string} */ (v.body)); } catch (_) { build = null; }
+  if (!build || !(build.FullVersion || build.ProductVersion)) throw `RAVEN_URL=${base} does not look like RavenDB: GET /build/version answered ${String(v.body).slice(0, 200)}`;
+  return markTestEndpoint({
+    version: `RavenDB ${build.FullVersion || build.ProductVersion}`,
+    serverVersion: `RavenDB ${build.FullVersion || build.ProductVersion} (build ${build.BuildVersion}, ${build.CommitHash})`,
+  }, v.headers);
+}
+
+// The run's database made, marked and deleted as a whole (run: its names, set by bind()).
+function databaseObject(cfg, run) {
   const probeWithin = probeTimeout(cfg);
 
   function createDatabase() {
-    return http.put(`${base}/admin/databases?name=${run.db}&replicationFactor=1`, JSON.stringify({ DatabaseName: run.db }), adminParams);
+    return http.put(`${run.base}/admin/databases?name=${run.db}&replicationFactor=1`, JSON.stringify({ DatabaseName: run.db }), ADMIN_PARAMS);
   }
 
   function deleteDatabase() {
     const body = JSON.stringify({ DatabaseNames: [run.db], HardDelete: true, FromNodes: null, TimeToWaitForConfirmation: null });
-    return http.request('DELETE', `${base}/admin/databases`, body, adminParams);
-  }
-
-  function probe() {
-    const v = http.get(`${base}/build/version`, { timeout: probeWithin, tags: { name: 'GET /build/version' } });
-    if (v.status === 0) throw `RAVEN_URL=${base}: cannot reach RavenDB within ${probeWithin}: ${v.error}`;
-    if (v.status !== 200) throw `RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`;
-    let build;
-    try { build = JSON.parse(/** @type {string} */ (v.body)); } catch (_) { build = null; }
-    if (!build || !(build.FullVersion || build.ProductVersion)) throw `RAVEN_URL=${base} does not look like RavenDB: GET /build/version answered ${String(v.body).slice(0, 200)}`;
-    return markTestEndpoint({
-      version: `RavenDB ${build.FullVersion || build.ProductVersion}`,
-      serverVersion: `RavenDB ${build.FullVersion || build.ProductVersion} (build ${build.BuildVersion}, ${build.CommitHash})`,
-    }, v.headers);
-  }
-
-  function indexFields() {
-    return INDEX_FIELDS.slice(0, cfg.RAVEN_INDEXES);
+    return http.request('DELETE', `${run.base}/admin/databases`, body, ADMIN_PARAMS);
   }
 
   // PUT /admin/databases: 201 = this call made it; 409 = the name is taken. Then the index
@@ -141,9 +144,9 @@ function databasePrimitives(cfg, run) {
     return completeOrUndo(() => {
       elsewhere(created);
       if (cfg.RAVEN_INDEXES > 0) {
-        const fields = indexFields().map((f) => `d.${f}`).join(', ');
-        const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${collection} select new { ${fields} }`] }] };
-        const ix = http.put(`${run.dbUrl}/admin/indexes`, JSON.stringify(def), adminParams);
+        const fields = indexFields(cfg).map((f) => `d.${f}`).join(', ');
+        const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${cfg.RAVEN_COLLECTION} select new { ${fields} }`] }] };
+        const ix = http.put(`${run.dbUrl}/admin/indexes`, JSON.stringify(def), ADMIN_PARAMS);
         if (ix.status !== 201 && ix.status !== 200) throw `cannot create index ${INDEX_NAME}: ${errorText(ix)}`;
       }
       writeMarker(marker);
@@ -157,7 +160,7 @@ function databasePrimitives(cfg, run) {
     let answer = null;
     let tag = null;
     try { answer = JSON.parse(/** @type {string} */ (created.body)); } catch (_) { return; }
-    const info = http.get(`${base}/cluster/node-info`, { timeout: probeWithin });
+    const info = http.get(`${run.base}/cluster/node-info`, { timeout: probeWithin });
     if (info.status === 200) { try { tag = JSON.parse(/** @type {string} */ (info.body)).NodeTag; } catch (_) { return; } }
     const problem = placementProblem(answer, tag);
     if (problem) throw `${problem}. k6-writepath sends every request to RAVEN_URL and does not follow the database topology: point RAVEN_URL at a node of the database group, or run against a single node (docs/ravendb.md)`;
@@ -165,22 +168,30 @@ function databasePrimitives(cfg, run) {
 
   function writeMarker(marker) {
     const doc = JSON.stringify(Object.assign({ createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } }, marker));
-    const m = http.put(`${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, doc, adminParams);
+    const m = http.put(`${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, doc, ADMIN_PARAMS);
     if (m.status !== 201) throw `cannot write the marker document ${MARKER_ID}: ${errorText(m)}`;
   }
 
   // undefined: no such database; null: no marker document.
   function readMarker() {
-    const r = http.get(`${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, adminParams);
+    const r = http.get(`${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, ADMIN_PARAMS);
     if (r.status === 200) return (JSON.parse(/** @type {string} */ (r.body)).Results || [])[0] || null;
     if (dbMissing(r)) return undefined;
     if (r.status === 404) return null;
     throw `cannot read ${MARKER_ID} in ${run.db}: ${errorText(r)}`;
   }
 
+  return { create, deleteDatabase, writeMarker, readMarker };
+}
+
+// What the run's database holds: its indexes' shape against the plan's, and what beside the
+// run's own collections and index.
+function databaseContents(cfg, run) {
+  const collection = cfg.RAVEN_COLLECTION;
+
   // The database's static indexes: our map index's fields, and any other index by name.
   function shape() {
-    const r = http.get(`${run.dbUrl}/indexes`, adminParams);
+    const r = http.get(`${run.dbUrl}/indexes`, ADMIN_PARAMS);
     if (r.status !== 200) throw `cannot read the indexes of ${run.db}: ${errorText(r)}`;
     const out = [];
     for (const ix of JSON.parse(/** @type {string} */ (r.body)).Results || []) {
@@ -192,17 +203,17 @@ function databasePrimitives(cfg, run) {
   }
 
   function planned() {
-    return { RAVEN_INDEXES: cfg.RAVEN_INDEXES ? `${indexFields().join('+')} (collection ${collection})` : '0' };
+    return { RAVEN_INDEXES: cfg.RAVEN_INDEXES ? `${indexFields(cfg).join('+')} (collection ${collection})` : '0' };
   }
 
   // What the database holds beside the run's own: collections with documents and indexes the
   // run did not create (collections/stats lists a collection emptied by a deletion with 0).
   const ownCollections = [collection, LEDGER_COLLECTION, MARKER_COLLECTION].map((c) => c.toLowerCase());
   function contents() {
-    const st = http.get(`${run.dbUrl}/collections/stats`, adminParams);
+    const st = http.get(`${run.dbUrl}/collections/stats`, ADMIN_PARAMS);
     if (st.status !== 200) throw `cannot list the collections of ${run.db}: ${errorText(st)}`;
     const counts = JSON.parse(/** @type {string} */ (st.body)).Collections || {};
-    const ix = http.get(`${run.dbUrl}/indexes`, adminParams);
+    const ix = http.get(`${run.dbUrl}/indexes`, ADMIN_PARAMS);
     if (ix.status !== 200) throw `cannot read the indexes of ${run.db}: ${errorText(ix)}`;
     const indexes = (JSON.parse(/** @type {string} */ (ix.body)).Results || []).map((i) => i.Name);
     const foreign = Object.keys(counts).filter((c) => counts[c] > 0 && !ownCollections.includes(c.toLowerCase())).map((c) => `${c}: ${counts[c]}`);
@@ -212,78 +223,92 @@ function databasePrimitives(cfg, run) {
     return { counts, ownIndex: indexes.includes(INDEX_NAME), why };
   }
 
-  // Every document of one collection, by query (DELETE /queries "from <collection>" answers an
-  // operation id; its state says Completed with the count, as recorded on 4.1.0).
-  function deleteCollection(c) {
-    const r = http.request('DELETE', `${run.dbUrl}/queries`, JSON.stringify({ Query: `from ${c}` }), adminParams);
-    if (r.status !== 200) throw `cannot delete the documents of collection ${c}: ${errorText(r)}`;
-    const id = JSON.parse(/** @type {string} */ (r.body)).OperationId;
-    for (const until = Date.now() + 60000; Date.now() < until; sleep(0.1)) {
-      const st = http.get(`${run.dbUrl}/operations/state?id=${id}`, adminParams);
-      if (st.status !== 200) throw `cannot follow the deletion of collection ${c} (operation ${id}): ${errorText(st)}`;
-      const state = JSON.parse(/** @type {string} */ (st.body));
-      if (state.Status === 'Completed') return;
-      if (state.Status !== 'InProgress') throw `the deletion of collection ${c} (operation ${id}) ended ${state.Status}: ${JSON.stringify(state.Result).slice(0, 300)}`;
-    }
-    throw `the deletion of collection ${c} (operation ${id}) did not complete within 60 s`;
-  }
+  return { shape, planned, contents, ownCollections };
+}
 
+// Every document of one collection, by query (DELETE /queries "from <collection>" answers an
+// operation id; its state says Completed with the count, as recorded on 4.1.0).
+function deleteCollection(run, c) {
+  const r = http.request('DELETE', `${run.dbUrl}/queries`, JSON.stringify({ Query: `from ${c}` }), ADMIN_PARAMS);
+  if (r.status !== 200) throw `cannot delete the documents of collection ${c}: ${errorText(r)}`;
+  const id = JSON.parse(/** @type {string} */ (r.body)).OperationId;
+  for (const until = Date.now() + 60000; Date.now() < until; sleep(0.1)) {
+    const st = http.get(`${run.dbUrl}/operations/state?id=${id}`, ADMIN_PARAMS);
+    if (st.status !== 200) throw `cannot follow the deletion of collection ${c} (operation ${id}): ${errorText(st)}`;
+    const state = JSON.parse(/** @type {string} */ (st.body));
+    if (state.Status === 'Completed') return;
+    if (state.Status !== 'InProgress') throw `the deletion of collection ${c} (operation ${id}) ended ${state.Status}: ${JSON.stringify(state.Result).slice(0, 300)}`;
+  }
+  throw `the deletion of collection ${c} (operation ${id}) did not complete within 60 s`;
+}
+
+// Teardown and reuse of the run's database: drop and empty (made: databaseObject's,
+// held: databaseContents').
+function databaseRemoval(run, made, held) {
   // Emptying = deleting and creating the database again (the marker proved it is this
   // run's). The deletion may still be pending on the server for a moment, hence the retries;
   // a database someone else made in between is never taken (create() says 'exists'). A
   // database that holds anything the run did not create is not emptied.
   function empty(marker) {
-    const { why } = contents();
+    const { why } = held.contents();
     if (why) throw `database ${run.db} also holds ${why}: not emptied`;
     if (drop() !== undefined) throw `database ${run.db} changed while it was emptied: not emptied`;
-    let made = 'exists';
-    for (let t = 0; t < 20 && (made = create(marker)) === 'exists'; t++) sleep(0.5);
-    if (made !== 'created') throw `database ${run.db} could not be created again after emptying it`;
-  }
-
-  // The marker document replaced (lifecycle.js read it just before).
-  function mark(marker) {
-    writeMarker(marker);
+    let done = 'exists';
+    for (let t = 0; t < 20 && (done = made.create(marker)) === 'exists'; t++) sleep(0.5);
+    if (done !== 'created') throw `database ${run.db} could not be created again after emptying it`;
   }
 
   // The whole database only when it holds nothing but what the run made; else the run's own
   // documents, its index and (last) its marker go, and the database stays with the rest.
   function drop() {
-    const { counts, ownIndex, why } = contents();
+    const { counts, ownIndex, why } = held.contents();
     if (!why) {
-      const d = deleteDatabase();
+      const d = made.deleteDatabase();
       if (d.status !== 200) throw errorText(d);
       return undefined;
     }
     const removed = [];
     for (const c of Object.keys(counts)) {
-      if (counts[c] > 0 && ownCollections.includes(c.toLowerCase()) && c.toLowerCase() !== MARKER_COLLECTION.toLowerCase()) {
-        deleteCollection(c);
+      if (counts[c] > 0 && held.ownCollections.includes(c.toLowerCase()) && c.toLowerCase() !== MARKER_COLLECTION.toLowerCase()) {
+        deleteCollection(run, c);
         removed.push(`collection ${c}`);
       }
     }
     if (ownIndex) {
-      const d = http.request('DELETE', `${run.dbUrl}/indexes?name=${encodeURIComponent(INDEX_NAME)}`, null, adminParams);
+      const d = http.request('DELETE', `${run.dbUrl}/indexes?name=${encodeURIComponent(INDEX_NAME)}`, null, ADMIN_PARAMS);
       if (d.status !== 204) throw `cannot delete index ${INDEX_NAME}: ${errorText(d)}`;
       removed.push(`index ${INDEX_NAME}`);
     }
-    const m = http.request('DELETE', `${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, null, adminParams);
+    const m = http.request('DELETE', `${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, null, ADMIN_PARAMS);
     if (m.status !== 204) throw `cannot delete the marker document ${MARKER_ID}: ${errorText(m)}`;
     removed.push(`marker ${MARKER_ID}`);
     return `the run's documents deleted (${removed.join(', ')}); database ${run.db} left in place: it also holds ${why}`;
   }
 
-  return { probe, create, readMarker, shape, planned, empty, mark, drop };
+  return { empty, drop };
 }
 
-// The requests of the batch runner (lib/targets/outcome.js): bulk inserts and bulk_docs
-// batches, their bodies, and how their answers are counted.
-function requests(cfg, run, docs, prepared) {
-  const json = { 'Content-Type': 'application/json' };
-  const bulkParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_insert' } };
-  if (cfg.RAVEN_GZIP) bulkParams.compression = 'gzip'; // never deflate: RavenDB would parse the bytes as JSON
-  const batchParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_docs' } };
-  const opIdParams = { timeout: cfg.TIMEOUT, tags: { name: 'next-operation-id' } };
+// The primitives of lib/targets/lifecycle.js for the run's database (run: its names, set by
+// the target's bind()).
+function databasePrimitives(cfg, run) {
+  const made = databaseObject(cfg, run);
+  const held = databaseContents(cfg, run);
+  const { empty, drop } = databaseRemoval(run, made, held);
+  return {
+    probe: () => probeServer(cfg, run.base),
+    create: made.create,
+    readMarker: made.readMarker,
+    shape: held.shape,
+    planned: held.planned,
+    empty,
+    // The marker document replaced (lifecycle.js read it just before).
+    mark: (marker) => made.writeMarker(marker),
+    drop,
+  };
+}
+
+// The request bodies of batch(): (op, nums, stamp) -> the body of one batch.
+function batchBodies(docs, prepared) {
   // How each operation writes the "ChangeVector" of a command.
   const changeVector = { bulk: '', upsert: '"ChangeVector":null,', insert: '"ChangeVector":"",' };
 
@@ -320,38 +345,70 @@ function requests(cfg, run, docs, prepared) {
     }
   }
 
-  // After a failed bulk insert: how many documents of the array did the server commit? Polls
-  // while the operation is still running (a dropped connection cancels it asynchronously), and,
-  // for a request that got no answer, while the operation is not found yet: 4.x registers it
-  // only once its handler runs (Database.Operations.AddOperation in BulkInsert(),
-  // src/Raven.Server/Documents/Handlers/BulkInsertHandler.cs, ravendb/ravendb v4.1), which a
-  // busy server may do after the client's TIMEOUT (seen on a 2-core machine: 404 at 150 ms,
-  // then the documents were stored).
-  function committedByOperation(opId, answered) {
-    let st = null;
-    for (let t = 0; t < 30; t++) {
-      const r = http.get(`${run.dbUrl}/operations/state?id=${opId}`, { timeout: '10s', tags: { name: 'operations/state' } });
-      if (r.status === 404 && !answered && t < 29) { sleep(0.1); continue; }
-      if (r.status === 404) return { known: true, notFound: true, processed: 0, text: answered ? 'operation not found (the server never started it)' : 'operation not found within 3 s (not started, or not yet)' };
-      if (r.status === 0) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
-      if (r.status !== 200) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
-      st = JSON.parse(/** @type {string} */ (r.body));
-      if (st.Status !== 'InProgress') break;
-      sleep(0.1);
-    }
-    return committedFromState(st);
+  return batchBody;
+}
+
+// After a failed bulk insert: how many documents of the array did the server commit? Polls
+// while the operation is still running (a dropped connection cancels it asynchronously), and,
+// for a request that got no answer, while the operation is not found yet: 4.x registers it
+// only once its handler runs (Database.Operations.AddOperation in BulkInsert(),
+// src/Raven.Server/Documents/Handlers/BulkInsertHandler.cs, ravendb/ravendb v4.1), which a
+// busy server may do after the client's TIMEOUT (seen on a 2-core machine: 404 at 150 ms,
+// then the documents were stored).
+function committedByOperation(run, opId, answered) {
+  let st = null;
+  for (let t = 0; t < 30; t++) {
+    const r = http.get(`${run.dbUrl}/operations/state?id=${opId}`, { timeout: '10s', tags: { name: 'operations/state' } });
+    if (r.status === 404 && !answered && t < 29) { sleep(0.1); continue; }
+    if (r.status === 404) return { known: true, notFound: true, processed: 0, text: answered ? 'operation not found (the server never started it)' : 'operation not found within 3 s (not started, or not yet)' };
+    if (r.status === 0) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
+    if (r.status !== 200) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
+    st = JSON.parse(/** @type {string} */ (r.body));
+    if (st.Status !== 'InProgress') break;
+    sleep(0.1);
   }
+  return committedFromState(st);
+}
+
+// The server commits the array in order, in internal batches: the first `processed`
+// documents are stored, the rest are not. When the state cannot tell (the server restarted
+// and forgot the operation, or cannot be asked), the array is undetermined: part of it may be
+// committed whether or not the whole body was sent, and the verification resolves it.
+function committedPart(run, res, reason, opId, n, tags) {
+  let state = committedByOperation(run, opId, res.status !== 0);
+  // "Never started" holds only for a request the server answered: without an answer the
+  // operation may be gone with the server's memory of it (a restart) after committing.
+  if (state.known && state.processed === 0 && state.notFound && res.status === 0) state = { known: false, processed: 0, text: state.text };
+  const processed = Math.min(n, state.processed);
+  const log = `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}; operation ${opId}: ${state.text}; ` +
+    (state.known ? `${processed} committed, ${n - processed} counted as failed` : `committed part unknown: all ${n} counted failed and undetermined (stored or not; the verification resolves them)`);
+  if (!state.known) return { reason, undetermined: true, log };
+  // Without an answer the count read is a floor: 4.1.0 was seen committing internal batches
+  // after the operation had faulted on a client's timeout (docs/ravendb.md), so the rest of the
+  // array is undetermined, not failed.
+  const rest = processed < n && res.status === 0;
+  return { reason, failed: n - processed, failedIndexes: processed === n ? null : range(processed, n), undetermined: rest || undefined,
+    log: rest ? log.replace(/counted as failed$/, 'counted failed and undetermined (stored or not; the verification resolves them)') : log };
+}
+
+// Bulk inserts: (nums, stamp) -> the request of one.
+function bulkInsertRequests(cfg, run, batchBody) {
+  const bulkParams = { headers: JSON_HEADERS, timeout: cfg.TIMEOUT, tags: { name: 'bulk_insert' } };
+  if (cfg.RAVEN_GZIP) bulkParams.compression = 'gzip'; // never deflate: RavenDB would parse the bytes as JSON
+  const opIdParams = { timeout: cfg.TIMEOUT, tags: { name: 'next-operation-id' } };
+  const nextOperationId = () => http.get(`${run.dbUrl}/operations/next-operation-id`, opIdParams);
 
   // A bulk insert: the operation id first (not part of the batch's time, as the official
   // clients also fetch it once per bulk insert), then ONE request with the whole array. A
   // request the server refused before doing anything ("not now") is sent again by the runner
-  // with a fresh id (a restarted server has forgotten the ids it handed out).
-  function bulkInsert(nums, stamp) {
+  // with a fresh id (a restarted server has forgotten the ids it handed out). idRes belongs to
+  // this one bulk insert: each send() uses it at most once.
+  return function bulkInsert(nums, stamp) {
     const n = nums.length;
-    let idRes = http.get(`${run.dbUrl}/operations/next-operation-id`, opIdParams);
+    let idRes = nextOperationId();
     const body = idRes.status === 200 ? batchBody('bulk', nums, stamp) : null;
     const send = (tags) => {
-      if (idRes === null) idRes = http.get(`${run.dbUrl}/operations/next-operation-id`, opIdParams);
+      if (idRes === null) idRes = nextOperationId();
       if (idRes.status !== 200) {
         // Nothing was sent: the answer to the id request is the batch's.
         const failed = idRes;
@@ -369,36 +426,19 @@ function requests(cfg, run, docs, prepared) {
       if (fatal) return { responses: [res], reason, fatal, log: `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}` };
       const notNow = notNowOf(res);
       if (notNow) return { responses: [res], reason, notNow, log: `[${tags.phase}] bulk insert of ${n} documents refused (${reason}): ${errorText(res)}` };
-      return { responses: [res], settle: () => committedPart(res, reason, opId, n, tags) };
+      return { responses: [res], settle: () => committedPart(run, res, reason, opId, n, tags) };
     };
     return body ? request(n, body, send) : { n, bytes: 0, send };
-  }
+  };
+}
 
-  // The server commits the array in order, in internal batches: the first `processed`
-  // documents are stored, the rest are not. When the state cannot tell (the server restarted
-  // and forgot the operation, or cannot be asked), the array is undetermined: part of it may be
-  // committed whether or not the whole body was sent, and the verification resolves it.
-  function committedPart(res, reason, opId, n, tags) {
-    let state = committedByOperation(opId, res.status !== 0);
-    // "Never started" holds only for a request the server answered: without an answer the
-    // operation may be gone with the server's memory of it (a restart) after committing.
-    if (state.known && state.processed === 0 && state.notFound && res.status === 0) state = { known: false, processed: 0, text: state.text };
-    const processed = Math.min(n, state.processed);
-    const log = `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}; operation ${opId}: ${state.text}; ` +
-      (state.known ? `${processed} committed, ${n - processed} counted as failed` : `committed part unknown: all ${n} counted failed and undetermined (stored or not; the verification resolves them)`);
-    if (!state.known) return { reason, undetermined: true, log };
-    // Without an answer the count read is a floor: 4.1.0 was seen committing internal batches
-    // after the operation had faulted on a client's timeout (E4, TIMEOUT=150ms: 12 335 reported,
-    // more stored), so the rest of the array is undetermined, not failed.
-    const rest = processed < n && res.status === 0;
-    return { reason, failed: n - processed, failedIndexes: processed === n ? null : range(processed, n), undetermined: rest || undefined,
-      log: rest ? log.replace(/counted as failed$/, 'counted failed and undetermined (stored or not; the verification resolves them)') : log };
-  }
-
-  // bulk_docs: one transaction, all or nothing. A refusal or error answered before the commit
-  // stores nothing; a request without an answer that may have reached the server whole, and a
-  // 408 for the index wait after the commit, leave the batch undetermined (stored or not).
-  function batchCommands(op, nums, stamp) {
+// bulk_docs: one transaction, all or nothing. A refusal or error answered before the commit
+// stores nothing; a request without an answer that may have reached the server whole, and a
+// 408 for the index wait after the commit, leave the batch undetermined (stored or not).
+// (op, nums, stamp) -> the request of one insert or upsert batch.
+function bulkDocsRequests(cfg, run, batchBody) {
+  const batchParams = { headers: JSON_HEADERS, timeout: cfg.TIMEOUT, tags: { name: 'bulk_docs' } };
+  return function batchCommands(op, nums, stamp) {
     const n = nums.length;
     const body = batchBody(op, nums, stamp);
     return request(n, body, (tags) => {
@@ -419,18 +459,15 @@ function requests(cfg, run, docs, prepared) {
       return { responses: [res], reason, fatal: gone(run, res),
         log: `[${tags.phase}] ${op} batch of ${n} documents failed (${reason}), none stored: ${errorText(res)}` };
     });
-  }
+  };
+}
 
-  function batch(op, nums, stamp) {
-    if (op === 'bulk') return bulkInsert(nums, stamp);
-    if (op === 'insert' || op === 'upsert') return batchCommands(op, nums, stamp);
-    throw new Error(`ravendb target: unknown operation ${op}`);
-  }
-
-  // The contention workload (lib/workloads/contention.js; lib/targets/increments.js): one
-  // operation = one bulk_docs transaction of PATCH increment commands, one per counter.
-  const incrementParams = { headers: json, timeout: cfg.TIMEOUT, tags: { name: 'bulk_docs increment' } };
-  function increment(nums) {
+// The contention workload (lib/workloads/contention.js; lib/targets/increments.js): one
+// operation = one bulk_docs transaction of PATCH increment commands, one per counter.
+// (nums) -> the request of one operation.
+function incrementRequests(cfg, run) {
+  const incrementParams = { headers: JSON_HEADERS, timeout: cfg.TIMEOUT, tags: { name: 'bulk_docs increment' } };
+  return function increment(nums) {
     const n = nums.length;
     const body = ravenIncrementBody(nums.map(keyName));
     return request(n, body, (tags) => {
@@ -449,6 +486,21 @@ function requests(cfg, run, docs, prepared) {
       return { responses: [res], reason, fatal: gone(run, res),
         log: `[${tags.phase}] increment of ${n} counters ${o.undetermined ? 'undetermined' : 'failed, none applied'} (${reason}): ${errorText(res)}` };
     });
+  };
+}
+
+// The requests of the batch runner (lib/targets/outcome.js): bulk inserts and bulk_docs
+// batches, their bodies, and how their answers are counted.
+function requests(cfg, run, docs, prepared) {
+  const batchBody = batchBodies(docs, prepared);
+  const bulkInsert = bulkInsertRequests(cfg, run, batchBody);
+  const batchCommands = bulkDocsRequests(cfg, run, batchBody);
+  const increment = incrementRequests(cfg, run);
+
+  function batch(op, nums, stamp) {
+    if (op === 'bulk') return bulkInsert(nums, stamp);
+    if (op === 'insert' || op === 'upsert') return batchCommands(op, nums, stamp);
+    throw new Error(`ravendb target: unknown operation ${op}`);
   }
 
   return { batch, batchBody, increment };
@@ -464,8 +516,8 @@ export function createTarget(cfg, prepared = {}) {
   const base = cfg.RAVEN_URL.replace(/\/$/, '');
   const collection = cfg.RAVEN_COLLECTION;
   const docs = createDocs(cfg, { keyField: null, extra: `,"@metadata":{"@collection":"${collection}"}`, toBytes: asciiBuffer });
-  // The run's database, named by bind().
-  const run = { db: null, dbUrl: null, batchQuery: '' };
+  // The server (base) and the run's database, named by bind().
+  const run = { base, db: null, dbUrl: null, batchQuery: '' };
 
   function bind(runId) {
     if (run.db) return;
@@ -516,13 +568,12 @@ export function createTarget(cfg, prepared = {}) {
   }
 
   // --- the contention workload's set-up and read-back (lib/workloads/contention.js) --------
-  const setupParams = { headers: { 'Content-Type': 'application/json' }, timeout: '60s' };
   // setup(): the counters K0 … K{size-1}, {"n": 0}, in transactions of 10 000 PUTs.
   function createCounters(size) {
     for (let i = 0; i < size; i += 10000) {
       const cmds = [];
       for (let k = i; k < Math.min(size, i + 10000); k++) cmds.push(`{"Id":"${keyName(k)}","ChangeVector":null,"Type":"PUT","Document":{"${COUNTER_FIELD}":0,"@metadata":{"@collection":"${collection}"}}}`);
-      const r = http.post(`${run.dbUrl}/bulk_docs`, `{"Commands":[${cmds.join(',')}]}`, setupParams);
+      const r = http.post(`${run.dbUrl}/bulk_docs`, `{"Commands":[${cmds.join(',')}]}`, ADMIN_PARAMS);
       if (r.status !== 201) throw new Error(`creating the counters: ${gone(run, r) || errorText(r)}`);
     }
   }
@@ -546,7 +597,7 @@ export function createTarget(cfg, prepared = {}) {
 
   function putLedger(id, ledger) {
     const doc = Object.assign({}, ledger, { '@metadata': { '@collection': LEDGER_COLLECTION } });
-    const r = http.post(`${run.dbUrl}/bulk_docs`, JSON.stringify({ Commands: [{ Id: id, ChangeVector: null, Type: 'PUT', Document: doc }] }), setupParams);
+    const r = http.post(`${run.dbUrl}/bulk_docs`, JSON.stringify({ Commands: [{ Id: id, ChangeVector: null, Type: 'PUT', Document: doc }] }), ADMIN_PARAMS);
     if (r.status !== 201) throw new Error(`PUT ledger ${id}: ${gone(run, r) || errorText(r)}`);
   }
 
