@@ -315,8 +315,8 @@ function isAscii(s) {
 // of built as text (in k6's interpreter every JavaScript operation counts, and a large string
 // copy costs more than the stores that patch an image). ONE body per request format serves
 // every batch: key ranges (load, bulk insert) and any key list (random picks of overwrite and
-// mixed batches), so a VU holds one body per format its phases send and nothing else (issue
-// 30: memory per VU). Document i of a body lives at base + i*S and reads
+// mixed batches), so a VU holds one body per format its phases send and nothing else (memory
+// per VU). Document i of a body lives at base + i*S and reads
 //   <open w/o its '"'><key region: R bytes><,><pad><rest of mid><stamp region: 4T bytes><tail i % P><spaces>,
 // - the key region holds `"K<digits>"` right-aligned, preceded by JSON whitespace (allowed
 //   between ':' and a value): R = 12 bytes (keys below 10^9) or 20 (any other safe integer), starting on
@@ -744,9 +744,9 @@ function asciiArray(s) {
 }
 
 // Fast batch bodies. k6's JavaScript runtime has no JIT, so what costs is JavaScript work per
-// document, not bytes (one string per document + join reached 0.14 to 0.20 of the HTTP
-// ceiling: bench/RESULTS.md, row arangodb-join). Here a document is five pieces: <open>K | n | <mid> | stamp | <tail of pool
-// fragment n % P>, and a batch is one array of 4*count+1 such slots, kept per batch size:
+// document, not bytes (one string per document + join: bench/RESULTS.md, row arangodb-join).
+// Here a document is five pieces: <open>K | n | <mid> | stamp | <tail of pool fragment n % P>,
+// and a batch is one array of 4*count+1 such slots, kept per batch size:
 // the constant pieces stay in place, each document costs three array stores, and a single
 // native Array.join (numbers are turned into digits natively) makes the body. The tails
 // already carry the "," and the next document's opening, so the join needs no separator.
