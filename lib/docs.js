@@ -90,17 +90,25 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   const shape = cfg.DOC_SHAPE;
   const keyOpen = keyField ? `{"${keyField}":"` : '{"_k":"';
   // Approximate fixed part of a document for sizing: key field, key, stamp, extra.
-  const fixedLen = keyOpen.length + 10 + 12 + extra.length;
-  // The payload pool, generated on first use and only as far as it is used: entry i is the
-  // same whatever DOC_POOL is (one seeded generator, entries in order), so a body image of
-  // fewer slots than DOC_POOL needs only its first entries. The init runs that never write
-  // (k6's options pass, the setup/teardown VU) skip it, and prepare() drops it once the image
-  // is made: a VU then holds no payload strings at all.
+  const pool = payloadPool(cfg, keyOpen.length + 10 + 12 + extra.length);
+  const { doc, batch, commands } = textBodies(cfg, pool, keyOpen, keyField, extra);
+  const builderFor = byteBuilders(pool, keyField, extra, toBytes);
+  const { rangeBody, keysBody, body, recipe, prepare, prepareFor } = requestBodies(builderFor, batch, commands, pool.release);
+  return { doc, batch, commands, rangeBody, keysBody, body, recipe, prepare, prepareFor, builds: () => imageBuilds, shape };
+}
+
+// The payload pool, generated on first use and only as far as it is used: entry i is the
+// same whatever DOC_POOL is (one seeded generator, entries in order), so a body image of
+// fewer slots than DOC_POOL needs only its first entries. The init runs that never write
+// (k6's options pass, the setup/teardown VU) skip it, and prepare() drops it once the image
+// is made: a VU then holds no payload strings at all.
+function payloadPool(cfg, fixedLen) {
+  const shape = cfg.DOC_SHAPE;
   const pooled = shape === 'e1' || shape === 'user' || shape === 'complexity';
   const P = shape === 'complexity' ? 1 : pooled ? cfg.DOC_POOL : 0;
   let poolCache = null;
   let poolRng = null;
-  function poolUpTo(n) {
+  function upTo(n) {
     const want = Math.min(n, P);
     if (poolCache && poolCache.length >= want) return poolCache;
     if (!poolCache) {
@@ -112,13 +120,18 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     }
     return poolCache;
   }
-  function getPool() {
-    return poolUpTo(P);
-  }
-  function releasePool() {
+  function release() {
     poolCache = null;
     poolRng = null;
   }
+  return { pooled, P, upTo, all: () => upTo(P), release };
+}
+
+// The string bodies: doc() per document, batch() (one JSON array of documents) and
+// commands() (RavenDB commands), for the shapes, keys and stamps that take no byte body.
+function textBodies(cfg, pool, keyOpen, keyField, extra) {
+  const { pooled, P } = pool;
+  const getPool = pool.all;
   const complexity = cfg.COMPLEXITY;
 
   function randomShapes(n) {
@@ -173,12 +186,17 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
     return build(keyArray(nums), stamp);
   }
 
-  // Byte bodies (see bodyBuilder below): one builder per envelope and lead/trail bytes, i.e.
-  // per request format; every batch of that format (a key range or any key list) patches the
-  // one body the builder holds. null when the shape has no byte path (random-shapes: no pool;
-  // a pool that is not ASCII).
+  return { doc, batch, commands };
+}
+
+// Byte bodies (see bodyBuilder below): one builder per envelope and lead/trail bytes, i.e.
+// per request format; every batch of that format (a key range or any key list) patches the
+// one body the builder holds. builderFor() answers null when the shape has no byte path
+// (random-shapes: no pool; a pool that is not ASCII).
+function byteBuilders(pool, keyField, extra, toBytes) {
+  const { pooled, P } = pool;
   const builders = new Map();
-  function builderFor(envelope, lead, trail) {
+  return function builderFor(envelope, lead, trail) {
     // Envelopes that differ only in their mid (envelope.mids: RavenDB's bulk_docs with and
     // without a change vector) share one builder and one body (bodyBuilder's mid variants).
     const mids = envelope ? envelope.mids || [envelope.mid] : null;
@@ -189,7 +207,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
       const close = envelope ? envelope.close : '';
       const spec = {
         toBytes, lead, trail,
-        tail: (i) => `${extra}${poolUpTo(i + 1)[i]}${close}`, // payload of slot i
+        tail: (i) => `${extra}${pool.upTo(i + 1)[i]}${close}`, // payload of slot i
         tails: (n) => Math.min(n, P), // slots of an image for bodies of n documents
       };
       if (pooled && keyField && !envelope) bb = bodyBuilder(`{"${keyField}":"`, '","w":"', spec);
@@ -197,13 +215,25 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
       builders.set(id, bb);
     }
     return bb;
-  }
-  const keysFromTo = (a, n) => { const ns = new Array(n); for (let i = 0; i < n; i++) ns[i] = a + i; return ns; };
+  };
+}
+
+const keysFromTo = (a, n) => { const ns = new Array(n); for (let i = 0; i < n; i++) ns[i] = a + i; return ns; };
+
+// The bodies of the requests: bytes from the request format's builder where it takes the
+// keys and the stamp, else the string of batch()/commands(); prepare() makes a format's body
+// ahead of the timed phases.
+function requestBodies(builderFor, batch, commands, releasePool) {
+  // The builder of a request format: its envelope, and the text around its array.
+  const formatBuilder = (envelope, wrap, lead) => builderFor(envelope, `${lead}${wrap ? wrap.open : ''}`, wrap ? wrap.close : '');
+  // The mid variant an envelope's documents take (bodyBuilder's variants); null: no envelope.
+  const variantOf = (envelope) => (envelope ? `${envelope.mid}{"w":"` : null);
+
   // The documents of keys start … start+count-1 (load phases, bulk inserts) in bytes, or the
   // string of batch()/commands() where no byte path applies.
   function rangeBody(start, count, stamp, envelope = null, lead = '', trail = '') {
     const bb = builderFor(envelope, lead, trail);
-    const out = bb && count > 0 ? bb.range(start, count, stamp, envelope ? `${envelope.mid}{"w":"` : null) : null;
+    const out = bb && count > 0 ? bb.range(start, count, stamp, variantOf(envelope)) : null;
     if (out !== null) return out;
     return envelope ? commands(keysFromTo(start, count), stamp, envelope) : batch(keysFromTo(start, count), stamp);
   }
@@ -211,7 +241,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // bytes, or null when the shape or the keys cannot take the byte path.
   function keysBody(nums, stamp, envelope = null, lead = '', trail = '') {
     const bb = builderFor(envelope, lead, trail);
-    return bb && nums.length > 0 ? bb.keys(keyArray(nums), stamp, envelope ? `${envelope.mid}{"w":"` : null) : null;
+    return bb && nums.length > 0 ? bb.keys(keyArray(nums), stamp, variantOf(envelope)) : null;
   }
 
   // The body of a write: bytes when a fast path takes the keys (a key range, lib/keys.js
@@ -223,13 +253,10 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // batch of the size the body was made for and a Uint8Array over its start for a shorter one
   // (http.post sends either as it is); both are the builder's one body, rewritten by
   // the next call with the same options: send it before building another.
-  function anyBody(nums, stamp, { envelope = null, wrap = null, lead = '' } = {}) {
-    const open = `${lead}${wrap ? wrap.open : ''}`;
-    const close = wrap ? wrap.close : '';
-    const bb = nums.length > 0 ? builderFor(envelope, open, close) : null;
+  function body(nums, stamp, { envelope = null, wrap = null, lead = '' } = {}) {
+    const bb = nums.length > 0 ? formatBuilder(envelope, wrap, lead) : null;
     let out = null;
-    const variant = envelope ? `${envelope.mid}{"w":"` : null;
-    if (bb) out = isConsecutive(nums) ? bb.range(rangeStart(nums), nums.length, stamp, variant) : bb.keys(keyArray(nums), stamp, variant);
+    if (bb) out = isConsecutive(nums) ? bb.range(rangeStart(nums), nums.length, stamp, variantOf(envelope)) : bb.keys(keyArray(nums), stamp, variantOf(envelope));
     if (out !== null) return out;
     const arr = envelope ? commands(nums, stamp, envelope) : batch(nums, stamp);
     return wrap ? `${wrap.open}${arr}${wrap.close}` : arr;
@@ -242,7 +269,7 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // afterwards (it is only needed to make images; the string paths make it again).
   function prepare({ count, maxKey, maxStamp = 7, envelope = null, wrap = null, lead = '' }) {
     if (!(count > 0)) return;
-    const bb = builderFor(envelope, `${lead}${wrap ? wrap.open : ''}`, wrap ? wrap.close : '');
+    const bb = formatBuilder(envelope, wrap, lead);
     if (bb) bb.prepare(count, maxKey, maxStamp);
     releasePool();
   }
@@ -258,11 +285,11 @@ export function createDocs(cfg, { keyField = 'key', extra = '', toBytes = loopBy
   // body()'s request as a recipe a gateway renders (bodyBuilder's recipe()), or null where
   // body() would not give bytes.
   function recipe(nums, stamp, { envelope = null, wrap = null, lead = '' } = {}) {
-    const bb = nums.length > 0 ? builderFor(envelope, `${lead}${wrap ? wrap.open : ''}`, wrap ? wrap.close : '') : null;
-    return bb ? bb.recipe(nums, stamp, envelope ? `${envelope.mid}{"w":"` : null) : null;
+    const bb = nums.length > 0 ? formatBuilder(envelope, wrap, lead) : null;
+    return bb ? bb.recipe(nums, stamp, variantOf(envelope)) : null;
   }
 
-  return { doc, batch, commands, rangeBody, keysBody, body: anyBody, recipe, prepare, prepareFor, builds: () => imageBuilds, shape };
+  return { rangeBody, keysBody, body, recipe, prepare, prepareFor };
 }
 
 // Byte images built so far (all builders of this VU): lets a test prove that the timed path
@@ -288,8 +315,8 @@ function isAscii(s) {
 // of built as text (in k6's interpreter every JavaScript operation counts, and a large string
 // copy costs more than the stores that patch an image). ONE body per request format serves
 // every batch: key ranges (load, bulk insert) and any key list (random picks of overwrite and
-// mixed batches), so a VU holds one body per format its phases send and nothing else (issue
-// 30: memory per VU). Document i of a body lives at base + i*S and reads
+// mixed batches), so a VU holds one body per format its phases send and nothing else (memory
+// per VU). Document i of a body lives at base + i*S and reads
 //   <open w/o its '"'><key region: R bytes><,><pad><rest of mid><stamp region: 4T bytes><tail i % P><spaces>,
 // - the key region holds `"K<digits>"` right-aligned, preceded by JSON whitespace (allowed
 //   between ':' and a value): R = 12 bytes (keys below 10^9) or 20 (any other safe integer), starting on
@@ -363,83 +390,19 @@ function wideTables(toBytes) {
 
 // open/mid: the text before and after the key (`{"_key":"` and `","w":"`, or a RavenDB
 // command's); spec: { toBytes, lead, trail, tail(i), tails(count) -> image slots }.
+// Returns the operations on the one body: range(), keys(), prepare(), recipe(); null when the
+// format has no byte path.
 function bodyBuilder(open, mid, spec) {
-  const { toBytes, lead, trail } = spec;
-  // mid variants: texts after the key that one body can hold in turn (each padded in front with
-  // whitespace to the longest; switching rewrites that region of every document, once)
-  const variants = Array.isArray(mid) ? mid : [mid];
-  if (!open.endsWith('"') || !variants.every((m) => m.startsWith('",')) || KEY_PREFIX.length !== 1) return null;
-  if (!isAscii(lead) || !isAscii(trail) || !isAscii(open) || !variants.every(isAscii)) return null;
-  const keyOpen = open.slice(0, -1);
-  const restWidth = Math.max(...variants.map((m) => m.length - 2));
-  const rests = variants.map((m) => `${' '.repeat(restWidth - m.length + 2)}${m.slice(2)}`);
-  const midRest = rests[0];
-  const restBytes = rests.map(asciiArray);
-  const first = lead.length + 1; // lead, '['
-  const leadBytes = asciiArray(`${lead}[`);
-  const closeBytes = asciiArray(`]${trail}`);
-  let L = null; // the one body: layout and bytes
+  const fmt = bodyFormat(open, mid, spec.lead, spec.trail);
+  if (fmt === null) return null;
+  const { toBytes } = spec;
+  let L = null; // the one body: layout and bytes (makeBody)
   let ascii = null; // whether the payload tails are ASCII (known once an image was made)
   const stampBytes = new Uint8Array(4 * 8);
   const stampWide = new Float64Array(stampBytes.buffer); // 8 ASCII bytes: never a NaN pattern, stored bit-exact
   const hiBytes = new Uint8Array(16);
   const hiWide = new Float64Array(hiBytes.buffer);
 
-  // Geometry of a body for R-byte key regions and T stamp words: offsets within a document.
-  function geometry(R, T) {
-    const base = first + ((8 - ((first + keyOpen.length) % 8)) % 8); // key region on an 8-byte boundary
-    const pad = (8 - ((R + 1 + midRest.length) % 8)) % 8; // the stamp region too (the key region is)
-    const stampAt = keyOpen.length + R + 1 + pad + midRest.length;
-    return { base, pad, keyAt: keyOpen.length, stampAt, R, T };
-  }
-
-  // The image of `slots` documents with blank key and stamp regions, each
-  // padded to the stride of the longest one (null: not ASCII, no byte path).
-  function image(R, T, L0, slots) {
-    const docs = new Array(slots);
-    const keyBlank = ' '.repeat(R);
-    const between = `,${' '.repeat(L0.pad)}${midRest}${' '.repeat(4 * T)}`;
-    let width = 0;
-    for (let i = 0; i < slots; i++) {
-      docs[i] = `${keyOpen}${keyBlank}${between}${spec.tail(i)}`;
-      if (docs[i].length > width) width = docs[i].length;
-    }
-    const stride = Math.ceil((width + 1) / 8) * 8;
-    for (let i = 0; i < slots; i++) docs[i] = `${docs[i]}${' '.repeat(stride - 1 - docs[i].length)},`;
-    const text = docs.join('');
-    if (!isAscii(text)) return null;
-    imageBuilds++;
-    return toBytes(text);
-  }
-
-  function make(count, R, T) {
-    const L0 = geometry(R, T);
-    const slots = spec.tails(count);
-    const img = image(R, T, L0, slots);
-    ascii = img !== null && img.byteLength > 0;
-    if (!ascii) return null;
-    const S = (img.byteLength / slots) | 0; // an integer: sobek indexes typed arrays faster with it than with a whole float
-    const len = L0.base + count * S + trail.length;
-    const buf = new ArrayBuffer(len);
-    const u8 = new Uint8Array(buf);
-    u8.fill(32, 0, L0.base);
-    u8.set(leadBytes, 0);
-    const im = new Uint8Array(img);
-    for (let at = 0; at < count * S; at += im.length) u8.set(at + im.length <= count * S ? im : im.subarray(0, count * S - at), L0.base + at);
-    u8.set(closeBytes, L0.base + count * S - 1); // ']' replaces the last document's ','
-    const g = L0;
-    return {
-      buf, u8, u32: new Uint32Array(buf, 0, len >> 2), f64: new Float64Array(buf, 0, len >> 3), cap: count, S, S4: S >> 2, S8: S >> 3,
-      key8: (g.base + g.keyAt) >> 3, // index of document 0's key region in f64
-      lo4: (g.base + g.keyAt + R - 4) >> 2, // of its low word in u32
-      stamp8: (g.base + g.stampAt) >> 3, R, T, base: g.base, len,
-      mid0: g.base + g.keyAt + R + 1 + g.pad, variant: 0, // where the mid region starts; which variant it holds
-      lo: -1, loN: 0, stamp: null, stampN: 0, short: -1, saved: new Uint8Array(trail.length),
-      image: { bytes: buf, id: null }, // what a rendering gateway holds of this body (recipe())
-    };
-  }
-
-  const wide = (n) => (n < 1e9 ? 12 : 20);
   // The body for `count` documents whose keys fit R bytes and whose stamp fits T words: the
   // current one, or a new one (made bigger, never smaller: a shorter batch uses the start).
   function body(count, R, T) {
@@ -447,57 +410,9 @@ function bodyBuilder(open, mid, spec) {
     if (ascii === false) return null;
     const cap = L ? Math.max(L.cap, count) : count;
     L = null; // the old body goes before the new one is made: never two at once
-    L = make(cap, R, T);
+    L = makeBody(fmt, spec, cap, R, T);
+    ascii = L !== null;
     return L;
-  }
-
-  // Ends the body after `count` documents: the whole body, or a view of its start with ']'
-  // and the trail after document count-1 (the bytes they cover are restored first thing by the
-  // next batch, reopen()).
-  function close(count) {
-    if (count === L.cap) return L.buf;
-    const at = L.base + count * L.S - 1;
-    L.saved.set(L.u8.subarray(at + 1, at + 1 + L.saved.length));
-    L.u8.set(closeBytes, at);
-    L.short = count;
-    return L.u8.subarray(0, at + closeBytes.length);
-  }
-  function reopen() {
-    if (L.short < 0) return;
-    const at = L.base + L.short * L.S - 1;
-    L.u8[at] = 44; // ','
-    L.u8.set(L.saved, at + 1);
-    L.short = -1;
-  }
-
-  // The body's mid region holds the variant `m` (its full mid text; null: the first).
-  function useVariant(m) {
-    const v = m === null ? 0 : variants.indexOf(m);
-    if (v < 0) throw new Error(`docs.js: mid ${m} is not one of this body's variants`);
-    if (L.variant === v) return;
-    const bytes = restBytes[v];
-    for (let i = 0, at = L.mid0; i < L.cap; i++, at += L.S) L.u8.set(bytes, at);
-    L.variant = v;
-  }
-
-  function stampWords(stamp) {
-    if (stamp.length + 1 > 4 * 8 || !isAscii(stamp)) return 0;
-    stampBytes.fill(32);
-    for (let b = 0; b < stamp.length; b++) stampBytes[b] = stamp.charCodeAt(b);
-    stampBytes[stamp.length] = 34; // "
-    const t = Math.ceil((stamp.length + 1) / 8) * 2;
-    return t < 2 ? 2 : t;
-  }
-
-  // The stamp regions of documents from..count-1 (the words of stampBytes).
-  function putStamps(from, count) {
-    const { f64, S8 } = L;
-    const n8 = L.T / 2;
-    for (let x = 0; x < n8; x++) {
-      const w = stampWide[x];
-      const end = L.stamp8 + x + count * S8;
-      for (let k = L.stamp8 + x + from * S8; k < end; k += S8) f64[k] = w;
-    }
   }
 
   // A key range: start … start+count-1. Below 1000 (key widths vary) it is a key list.
@@ -505,132 +420,26 @@ function bodyBuilder(open, mid, spec) {
     const end = start + count - 1;
     if (!Number.isSafeInteger(end)) return null;
     if (start < 1000) return keys(keyArray({ start, length: count }), stamp, variant);
-    const t = stampWords(stamp);
+    const t = stampWords(stampBytes, stamp);
     if (!t || !body(count, wide(end), t)) return null;
-    reopen();
-    useVariant(variant);
-    const { f64, u32, S4, S8 } = L;
-    const S16 = 2 * S8; const S24 = 3 * S8; const S32 = 4 * S8;
-    const n8 = (L.R - 4) / 8;
-    let i = 0;
-    let n = start;
-    while (i < count) {
-      const lo = n % 1000;
-      const run = 1000 - lo < count - i ? 1000 - lo : count - i;
-      // the high part of this run's keys (the same for up to 1000 keys), made once
-      const h = String((n - lo) / 1000);
-      hiBytes.fill(32);
-      const at = 8 * n8 - h.length;
-      hiBytes[at - 2] = 34; hiBytes[at - 1] = KEY_PREFIX.charCodeAt(0);
-      for (let b = 0; b < h.length; b++) hiBytes[at + b] = h.charCodeAt(b);
-      let k = L.key8 + i * S8;
-      const kEnd = k + run * S8;
-      // Unrolled by 4: about a quarter fewer interpreter steps per key than one store per
-      // turn (bench/micro-keys.js, "byte body of a load batch").
-      const kEnd4 = k + (run - (run % 4)) * S8;
-      if (n8 === 1) {
-        const w0 = hiWide[0];
-        for (; k < kEnd4; k += S32) { f64[k] = w0; f64[k + S8] = w0; f64[k + S16] = w0; f64[k + S24] = w0; }
-        for (; k < kEnd; k += S8) f64[k] = w0;
-      } else {
-        const w0 = hiWide[0]; const w1 = hiWide[1];
-        for (; k < kEnd4; k += S32) {
-          f64[k] = w0; f64[k + 1] = w1; f64[k + S8] = w0; f64[k + S8 + 1] = w1;
-          f64[k + S16] = w0; f64[k + S16 + 1] = w1; f64[k + S24] = w0; f64[k + S24 + 1] = w1;
-        }
-        for (; k < kEnd; k += S8) { f64[k] = w0; f64[k + 1] = w1; }
-      }
-      i += run;
-      n += run;
-    }
+    reopenBody(L);
+    useVariant(L, fmt, variant);
+    putRangeHighs(L, start, count, hiBytes, hiWide);
     // The low words: slot i holds the digits of (start + i) % 1000, unless the body already does.
-    const lo0 = start % 1000;
-    if (L.lo !== lo0 || L.loN < count) {
-      if (!LO3Q) loTable(toBytes);
-      let l = lo0;
-      for (let k = L.lo4, kEnd = L.lo4 + count * S4; k < kEnd; k += S4) { u32[k] = LO3Q[l]; l = l === 999 ? 0 : l + 1; }
-      L.lo = lo0; L.loN = count;
-    }
-    if (L.stamp !== stamp || L.stampN < count) { putStamps(0, count); L.stamp = stamp; L.stampN = count; }
-    return close(count);
-  }
-
-  // Stores the key regions and the first 8 bytes of the stamp regions of documents 0 … until a
-  // key does not fit 12-byte regions; returns its index (count when all fit).
-  function fill12(nums, count) {
-    const { f64, u32, S4, S8 } = L;
-    // declared once: a let/const inside the loop body costs a fresh binding per document in
-    // k6's runtime
-    let n = 0; let lo = 0; let h = 0; let m = 0;
-    let k8 = L.key8;
-    let k = L.lo4;
-    const sw = stampWide[0];
-    const st8 = L.stamp8 - L.key8;
-    let i = 0;
-    for (; i < count; i++, k8 += S8, k += S4) {
-      n = nums[i];
-      if (n < 10000000) {
-        if (n >= 1000) {
-          lo = n % 1000;
-          f64[k8] = HI8[(n - lo) / 1000]; u32[k] = LO3Q[lo];
-        } else { f64[k8] = n < 10 ? SMALLHI[0] : n < 100 ? SMALLHI[1] : SMALLHI[2]; u32[k] = SMALLLO[n]; }
-      } else if (n < 1000000000) {
-        if (D4 === null) wideTables(toBytes);
-        lo = n % 1000; h = (n - lo) / 1000; m = h % 10000;
-        u32[k - 2] = TOPK[(h - m) / 10000]; u32[k - 1] = D4[m]; u32[k] = LO3Q[lo];
-      } else return i;
-      f64[k8 + st8] = sw;
-    }
-    return i;
-  }
-
-  // The same for 20-byte regions (any safe integer): the high part is four 4-byte words,
-  // groups of 4 digits from the right, the top group with its `"K`, spaces before.
-  function fill20(nums, count) {
-    const { f64, u32, S4, S8 } = L;
-    let n = 0; let lo = 0; let h = 0; let g = 0; let w = 0; let x = 0;
-    let k = L.lo4;
-    let k8 = L.stamp8;
-    const sw = stampWide[0];
-    if (BEFORE === null) wideTables(toBytes);
-    const SP = BEFORE[0];
-    let i = 0;
-    for (; i < count; i++, k += S4, k8 += S8) {
-      n = nums[i];
-      if (!(n <= MAX_KEY && n >= 0)) return i;
-      if (n < 1000) {
-        u32[k - 4] = SP; u32[k - 3] = SP; u32[k - 2] = SP; u32[k - 1] = n < 10 ? SP : n < 100 ? BEFORE[100] : BEFORE[1000];
-        u32[k] = SMALLLO[n];
-      } else {
-        lo = n % 1000; h = (n - lo) / 1000;
-        u32[k] = LO3Q[lo];
-        for (w = 3; h >= 10000 && w > 0; w--) { g = h % 10000; u32[k - 4 + w] = D4[g]; h = (h - g) / 10000; }
-        u32[k - 4 + w] = TOP[h];
-        if (w > 0) u32[k - 5 + w] = BEFORE[h];
-        for (x = w - 2; x >= 0; x--) u32[k - 4 + x] = SP;
-      }
-      f64[k8] = sw;
-    }
-    return i;
-  }
-
-  // Key regions of documents 0 … until a key does not fit (its index; count when all fit).
-  function fillAll(nums, count) {
-    if (!HI8) keyTables(toBytes);
-    const at = L.R === 12 ? fill12(nums, count) : fill20(nums, count);
-    if (at === count && L.T !== 2) putStamps(0, count); // (the fills stored the first 8 stamp bytes)
-    return at;
+    if (L.lo !== start % 1000 || L.loN < count) putRangeLows(L, start, count, toBytes);
+    if (L.stamp !== stamp || L.stampN < count) { putStamps(L, stampWide, 0, count); L.stamp = stamp; L.stampN = count; }
+    return closeBody(L, fmt.closeBytes, count);
   }
 
   // Any key list.
   function keys(nums, stamp, variant = null) {
     const count = nums.length;
-    const t = stampWords(stamp);
+    const t = stampWords(stampBytes, stamp);
     if (!t || !body(count, L ? L.R : 12, t)) return null;
     for (;;) {
-      reopen();
-      useVariant(variant);
-      const at = fillAll(nums, count);
+      reopenBody(L);
+      useVariant(L, fmt, variant);
+      const at = fillKeys(L, nums, count, stampWide, toBytes);
       if (at === count) break;
       // a key the body's regions cannot hold: a wider body, or the string path for a key that
       // is no whole number below 10^14
@@ -639,7 +448,7 @@ function bodyBuilder(open, mid, spec) {
       if (!body(count, wide(n), t)) return null;
     }
     L.lo = -1; L.loN = 0; L.stamp = stamp; L.stampN = count;
-    return close(count);
+    return closeBody(L, fmt.closeBytes, count);
   }
 
   // The body for batches of up to `count` keys below maxKey, stamps up to maxStamp characters.
@@ -661,20 +470,261 @@ function bodyBuilder(open, mid, spec) {
   function recipe(nums, stamp, variant = null) {
     const count = nums.length;
     const max = nums instanceof DrawnKeys ? nums.max() : isConsecutive(nums) ? rangeStart(nums) + count - 1 : listMax(keyArray(nums));
-    const t = stampWords(stamp);
+    const t = stampWords(stampBytes, stamp);
     if (!t || !(max >= 0 && max <= MAX_KEY) || !body(count, Math.max(L ? L.R : 12, wide(max)), t)) return null;
-    reopen();
-    useVariant(variant);
+    reopenBody(L);
+    useVariant(L, fmt, variant);
     const draw = nums instanceof DrawnKeys ? nums.draw() : null;
     return {
       image: L.image, count, base: L.base, stride: L.S, key0: 8 * L.key8, width: L.R, stamp0: 8 * L.stamp8,
-      stamp: String.fromCharCode.apply(null, Array.from(stampBytes.subarray(0, 4 * L.T))), prefix: KEY_PREFIX, close: `]${trail}`,
+      stamp: String.fromCharCode.apply(null, Array.from(stampBytes.subarray(0, 4 * L.T))), prefix: KEY_PREFIX, close: `]${fmt.trail}`,
       keys: draw ? { draw } : isConsecutive(nums) ? { range: [rangeStart(nums), count] } : { list: keyArray(nums) },
-      byteLength: L.base + count * L.S - 1 + closeBytes.length,
+      byteLength: L.base + count * L.S - 1 + fmt.closeBytes.length,
     };
   }
 
   return { range, keys, prepare, recipe };
+}
+
+// The fixed texts of a body for open/mid/lead/trail (see bodyBuilder), or null when they do
+// not fit its layout: mid variants are texts after the key that one body can hold in turn
+// (each padded in front with whitespace to the longest; switching rewrites that region of
+// every document, once).
+function bodyFormat(open, mid, lead, trail) {
+  const variants = Array.isArray(mid) ? mid : [mid];
+  if (!open.endsWith('"') || !variants.every((m) => m.startsWith('",')) || KEY_PREFIX.length !== 1) return null;
+  if (!isAscii(lead) || !isAscii(trail) || !isAscii(open) || !variants.every(isAscii)) return null;
+  const restWidth = Math.max(...variants.map((m) => m.length - 2));
+  const rests = variants.map((m) => `${' '.repeat(restWidth - m.length + 2)}${m.slice(2)}`);
+  return {
+    keyOpen: open.slice(0, -1), variants, midRest: rests[0], restBytes: rests.map(asciiArray), trail,
+    first: lead.length + 1, // lead, '['
+    leadBytes: asciiArray(`${lead}[`), closeBytes: asciiArray(`]${trail}`),
+  };
+}
+
+// Geometry of a body for R-byte key regions and T stamp words: offsets within a document.
+function geometry(fmt, R, T) {
+  const { first, keyOpen, midRest } = fmt;
+  const base = first + ((8 - ((first + keyOpen.length) % 8)) % 8); // key region on an 8-byte boundary
+  const pad = (8 - ((R + 1 + midRest.length) % 8)) % 8; // the stamp region too (the key region is)
+  const stampAt = keyOpen.length + R + 1 + pad + midRest.length;
+  return { base, pad, keyAt: keyOpen.length, stampAt, R, T };
+}
+
+// The image of `slots` documents with blank key and stamp regions, each
+// padded to the stride of the longest one (null: not ASCII, no byte path).
+function bodyImage(fmt, spec, g, slots) {
+  const docs = new Array(slots);
+  const keyBlank = ' '.repeat(g.R);
+  const between = `,${' '.repeat(g.pad)}${fmt.midRest}${' '.repeat(4 * g.T)}`;
+  let width = 0;
+  for (let i = 0; i < slots; i++) {
+    docs[i] = `${fmt.keyOpen}${keyBlank}${between}${spec.tail(i)}`;
+    if (docs[i].length > width) width = docs[i].length;
+  }
+  const stride = Math.ceil((width + 1) / 8) * 8;
+  for (let i = 0; i < slots; i++) docs[i] = `${docs[i]}${' '.repeat(stride - 1 - docs[i].length)},`;
+  const text = docs.join('');
+  if (!isAscii(text)) return null;
+  imageBuilds++;
+  return spec.toBytes(text);
+}
+
+// A body of `count` documents: the image repeated after the lead and '[', ']' and the trail
+// after it, and where its regions are (null: no ASCII image).
+function makeBody(fmt, spec, count, R, T) {
+  const g = geometry(fmt, R, T);
+  const slots = spec.tails(count);
+  const img = bodyImage(fmt, spec, g, slots);
+  if (img === null || img.byteLength <= 0) return null;
+  const S = (img.byteLength / slots) | 0; // an integer: sobek indexes typed arrays faster with it than with a whole float
+  const len = g.base + count * S + fmt.trail.length;
+  const buf = new ArrayBuffer(len);
+  const u8 = new Uint8Array(buf);
+  u8.fill(32, 0, g.base);
+  u8.set(fmt.leadBytes, 0);
+  const im = new Uint8Array(img);
+  for (let at = 0; at < count * S; at += im.length) u8.set(at + im.length <= count * S ? im : im.subarray(0, count * S - at), g.base + at);
+  u8.set(fmt.closeBytes, g.base + count * S - 1); // ']' replaces the last document's ','
+  return {
+    buf, u8, u32: new Uint32Array(buf, 0, len >> 2), f64: new Float64Array(buf, 0, len >> 3), cap: count, S, S4: S >> 2, S8: S >> 3,
+    key8: (g.base + g.keyAt) >> 3, // index of document 0's key region in f64
+    lo4: (g.base + g.keyAt + R - 4) >> 2, // of its low word in u32
+    stamp8: (g.base + g.stampAt) >> 3, R, T, base: g.base, len,
+    mid0: g.base + g.keyAt + R + 1 + g.pad, variant: 0, // where the mid region starts; which variant it holds
+    lo: -1, loN: 0, stamp: null, stampN: 0, short: -1, saved: new Uint8Array(fmt.trail.length),
+    image: { bytes: buf, id: null }, // what a rendering gateway holds of this body (recipe())
+  };
+}
+
+// Key region width for keys up to n: 12 bytes below 10^9, else 20.
+function wide(n) {
+  return n < 1e9 ? 12 : 20;
+}
+
+// Ends body L after `count` documents: the whole body, or a view of its start with ']'
+// and the trail after document count-1 (the bytes they cover are restored first thing by the
+// next batch, reopenBody()).
+function closeBody(L, closeBytes, count) {
+  if (count === L.cap) return L.buf;
+  const at = L.base + count * L.S - 1;
+  L.saved.set(L.u8.subarray(at + 1, at + 1 + L.saved.length));
+  L.u8.set(closeBytes, at);
+  L.short = count;
+  return L.u8.subarray(0, at + closeBytes.length);
+}
+function reopenBody(L) {
+  if (L.short < 0) return;
+  const at = L.base + L.short * L.S - 1;
+  L.u8[at] = 44; // ','
+  L.u8.set(L.saved, at + 1);
+  L.short = -1;
+}
+
+// Body L's mid region holds the variant `m` (its full mid text; null: the first).
+function useVariant(L, fmt, m) {
+  const v = m === null ? 0 : fmt.variants.indexOf(m);
+  if (v < 0) throw new Error(`docs.js: mid ${m} is not one of this body's variants`);
+  if (L.variant === v) return;
+  const bytes = fmt.restBytes[v];
+  for (let i = 0, at = L.mid0; i < L.cap; i++, at += L.S) L.u8.set(bytes, at);
+  L.variant = v;
+}
+
+// Writes `<stamp>"` and spaces into stampBytes; returns its words (T), 0 when the stamp does
+// not fit 4 of them or is not ASCII.
+function stampWords(stampBytes, stamp) {
+  if (stamp.length + 1 > 4 * 8 || !isAscii(stamp)) return 0;
+  stampBytes.fill(32);
+  for (let b = 0; b < stamp.length; b++) stampBytes[b] = stamp.charCodeAt(b);
+  stampBytes[stamp.length] = 34; // "
+  const t = Math.ceil((stamp.length + 1) / 8) * 2;
+  return t < 2 ? 2 : t;
+}
+
+// The stamp regions of documents from..count-1 (the words of stampWide).
+function putStamps(L, stampWide, from, count) {
+  const { f64, S8 } = L;
+  const n8 = L.T / 2;
+  for (let x = 0; x < n8; x++) {
+    const w = stampWide[x];
+    const end = L.stamp8 + x + count * S8;
+    for (let k = L.stamp8 + x + from * S8; k < end; k += S8) f64[k] = w;
+  }
+}
+
+// The high parts of the key range start … start+count-1 (hiBytes/hiWide: scratch words).
+function putRangeHighs(L, start, count, hiBytes, hiWide) {
+  const { f64, S8 } = L;
+  const S16 = 2 * S8; const S24 = 3 * S8; const S32 = 4 * S8;
+  const n8 = (L.R - 4) / 8;
+  let i = 0;
+  let n = start;
+  while (i < count) {
+    const lo = n % 1000;
+    const run = 1000 - lo < count - i ? 1000 - lo : count - i;
+    // the high part of this run's keys (the same for up to 1000 keys), made once
+    const h = String((n - lo) / 1000);
+    hiBytes.fill(32);
+    const at = 8 * n8 - h.length;
+    hiBytes[at - 2] = 34; hiBytes[at - 1] = KEY_PREFIX.charCodeAt(0);
+    for (let b = 0; b < h.length; b++) hiBytes[at + b] = h.charCodeAt(b);
+    let k = L.key8 + i * S8;
+    const kEnd = k + run * S8;
+    // Unrolled by 4: about a quarter fewer interpreter steps per key than one store per
+    // turn (bench/micro-keys.js, "byte body of a load batch").
+    const kEnd4 = k + (run - (run % 4)) * S8;
+    if (n8 === 1) {
+      const w0 = hiWide[0];
+      for (; k < kEnd4; k += S32) { f64[k] = w0; f64[k + S8] = w0; f64[k + S16] = w0; f64[k + S24] = w0; }
+      for (; k < kEnd; k += S8) f64[k] = w0;
+    } else {
+      const w0 = hiWide[0]; const w1 = hiWide[1];
+      for (; k < kEnd4; k += S32) {
+        f64[k] = w0; f64[k + 1] = w1; f64[k + S8] = w0; f64[k + S8 + 1] = w1;
+        f64[k + S16] = w0; f64[k + S16 + 1] = w1; f64[k + S24] = w0; f64[k + S24 + 1] = w1;
+      }
+      for (; k < kEnd; k += S8) { f64[k] = w0; f64[k + 1] = w1; }
+    }
+    i += run;
+    n += run;
+  }
+}
+
+// The low words of the key range start … start+count-1: slot i holds (start + i) % 1000.
+function putRangeLows(L, start, count, toBytes) {
+  const { u32, S4 } = L;
+  const lo0 = start % 1000;
+  if (!LO3Q) loTable(toBytes);
+  let l = lo0;
+  for (let k = L.lo4, kEnd = L.lo4 + count * S4; k < kEnd; k += S4) { u32[k] = LO3Q[l]; l = l === 999 ? 0 : l + 1; }
+  L.lo = lo0; L.loN = count;
+}
+
+// Key regions of documents 0 … until a key does not fit (its index; count when all fit).
+function fillKeys(L, nums, count, stampWide, toBytes) {
+  if (!HI8) keyTables(toBytes);
+  const at = L.R === 12 ? fill12(L, nums, count, stampWide[0], toBytes) : fill20(L, nums, count, stampWide[0], toBytes);
+  if (at === count && L.T !== 2) putStamps(L, stampWide, 0, count); // (the fills stored the first 8 stamp bytes)
+  return at;
+}
+
+// Stores the key regions and the first 8 bytes (sw) of the stamp regions of documents 0 …
+// until a key does not fit 12-byte regions; returns its index (count when all fit).
+function fill12(L, nums, count, sw, toBytes) {
+  const { f64, u32, S4, S8 } = L;
+  // declared once: a let/const inside the loop body costs a fresh binding per document in
+  // k6's runtime
+  let n = 0; let lo = 0; let h = 0; let m = 0;
+  let k8 = L.key8;
+  let k = L.lo4;
+  const st8 = L.stamp8 - L.key8;
+  let i = 0;
+  for (; i < count; i++, k8 += S8, k += S4) {
+    n = nums[i];
+    if (n < 10000000) {
+      if (n >= 1000) {
+        lo = n % 1000;
+        f64[k8] = HI8[(n - lo) / 1000]; u32[k] = LO3Q[lo];
+      } else { f64[k8] = n < 10 ? SMALLHI[0] : n < 100 ? SMALLHI[1] : SMALLHI[2]; u32[k] = SMALLLO[n]; }
+    } else if (n < 1000000000) {
+      if (D4 === null) wideTables(toBytes);
+      lo = n % 1000; h = (n - lo) / 1000; m = h % 10000;
+      u32[k - 2] = TOPK[(h - m) / 10000]; u32[k - 1] = D4[m]; u32[k] = LO3Q[lo];
+    } else return i;
+    f64[k8 + st8] = sw;
+  }
+  return i;
+}
+
+// The same for 20-byte regions (any safe integer): the high part is four 4-byte words,
+// groups of 4 digits from the right, the top group with its `"K`, spaces before.
+function fill20(L, nums, count, sw, toBytes) {
+  const { f64, u32, S4, S8 } = L;
+  let n = 0; let lo = 0; let h = 0; let g = 0; let w = 0; let x = 0;
+  let k = L.lo4;
+  let k8 = L.stamp8;
+  if (BEFORE === null) wideTables(toBytes);
+  const SP = BEFORE[0];
+  let i = 0;
+  for (; i < count; i++, k += S4, k8 += S8) {
+    n = nums[i];
+    if (!(n <= MAX_KEY && n >= 0)) return i;
+    if (n < 1000) {
+      u32[k - 4] = SP; u32[k - 3] = SP; u32[k - 2] = SP; u32[k - 1] = n < 10 ? SP : n < 100 ? BEFORE[100] : BEFORE[1000];
+      u32[k] = SMALLLO[n];
+    } else {
+      lo = n % 1000; h = (n - lo) / 1000;
+      u32[k] = LO3Q[lo];
+      for (w = 3; h >= 10000 && w > 0; w--) { g = h % 10000; u32[k - 4 + w] = D4[g]; h = (h - g) / 10000; }
+      u32[k - 4 + w] = TOP[h];
+      if (w > 0) u32[k - 5 + w] = BEFORE[h];
+      for (x = w - 2; x >= 0; x--) u32[k - 4 + x] = SP;
+    }
+    f64[k8] = sw;
+  }
+  return i;
 }
 
 function listMax(nums) {
@@ -694,9 +744,9 @@ function asciiArray(s) {
 }
 
 // Fast batch bodies. k6's JavaScript runtime has no JIT, so what costs is JavaScript work per
-// document, not bytes (one string per document + join reached 0.14 to 0.20 of the HTTP
-// ceiling: bench/RESULTS.md, row arangodb-join). Here a document is five pieces: <open>K | n | <mid> | stamp | <tail of pool
-// fragment n % P>, and a batch is one array of 4*count+1 such slots, kept per batch size:
+// document, not bytes (one string per document + join: bench/RESULTS.md, row arangodb-join).
+// Here a document is five pieces: <open>K | n | <mid> | stamp | <tail of pool fragment n % P>,
+// and a batch is one array of 4*count+1 such slots, kept per batch size:
 // the constant pieces stay in place, each document costs three array stores, and a single
 // native Array.join (numbers are turned into digits natively) makes the body. The tails
 // already carry the "," and the next document's opening, so the join needs no separator.
