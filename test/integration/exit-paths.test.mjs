@@ -110,15 +110,47 @@ test('a second signal stops k6 at once: junit.xml still written, one line says t
     // wrapper then ignores the second one (k6 has ended) and the run is a first-signal run.
     // Two signals close together may reach k6 as one (a pending signal is not queued twice):
     // then k6 finishes its teardown and summaries, and the wrapper has nothing missing to report.
+    // A second signal that reaches k6 after its teardown ends it by the signal itself (the next
+    // test): the line then says so.
     if (!existsSync(path.join(r.dir, 'summary.json'))) {
       assert.match(stderr, /^scripts\/run: a second signal \(SIGTERM\): passed on to k6, which stops at once unless it took both as one$/m);
-      assert.match(stderr, /^scripts\/run: the second signal stopped k6 before it wrote the summaries \((no |[a-z.]+ (empty|cut short))[^)]*\): teardown may not have finished, the run's objects may be left \(see the lines above\)$/m);
+      assert.match(stderr, /^scripts\/run: (the second signal stopped k6 before it wrote the summaries \((no |[a-z.]+ (empty|cut short))[^)]*\): teardown may not have finished, the run's objects may be left \(see the lines above\)|SIGTERM ended k6 after its teardown, before it had written the summaries \([^)]*\): k6 no longer takes signals then; the run counts as interrupted \(exit 105\))$/m);
     }
     const junit = readFileSync(path.join(r.dir, 'junit.xml'), 'utf8');
     assert.match(junit, /name="k6 exit code 105"><failure message="interrupted \(SIGINT\/SIGTERM\)/);
     assert.equal(alive(gw), false, `gateway pid ${gw} still runs`);
   } finally {
     // the run was stopped before its teardown: its table is the test's to drop
+    await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${runId}`);
+  }
+});
+
+// k6 releases its signal trap once teardown is done and only then writes the summaries: a signal
+// passed on in that window ends k6 by the signal's default action (143), which scripts/run gave
+// as its own exit code (a code docs/reliability.md does not know). Staged exactly: k6's debug
+// line "Releasing signal trap..." (-v) is the moment the second SIGTERM is sent.
+test('a second signal after k6 released its signal trap (teardown done, summaries not yet written): exit 105, not 143; one line, junit.xml, table dropped', async () => {
+  const runId = uniqueRunId('exit3');
+  const r = startRun(runId, { args: ['-v'] });
+  try {
+    await r.waitFor(/writing to table/);
+    process.kill(r.child.pid, 'SIGTERM');
+    await r.waitFor(/msg="Releasing signal trap\.\.\."/);
+    process.kill(r.child.pid, 'SIGTERM');
+    const { code, signal, stderr } = await r.done;
+    assert.deepEqual([code, signal], [105, null], stderr);
+    // Teardown had run: the table is gone, as after one signal.
+    assert.match(stderr, new RegExp(`table public\\.k6wp_${runId}: dropped`));
+    assert.equal(await tableOf(runId), '0');
+    const junit = readFileSync(path.join(r.dir, 'junit.xml'), 'utf8');
+    assert.match(junit, /name="k6 exit code 105"><failure message="interrupted \(SIGINT\/SIGTERM\)/);
+    // What the summaries lack is said in one line (k6 may have written some before it ended).
+    if (!existsSync(path.join(r.dir, 'summary.json')) || !existsSync(path.join(r.dir, 'summary.txt'))) {
+      assert.match(stderr, /^scripts\/run: SIGTERM ended k6 after its teardown, before it had written the summaries \((no |[a-z.]+ (empty|cut short))[^)]*\): k6 no longer takes signals then; the run counts as interrupted \(exit 105\)$/m);
+      assert.match(junit, /SIGTERM ended k6 after its teardown/);
+    }
+    assert.doesNotMatch(stderr, /teardown may not have finished|figures are lost/);
+  } finally {
     await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${runId}`);
   }
 });
