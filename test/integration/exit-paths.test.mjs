@@ -196,6 +196,58 @@ test('RESULTS_DIR on a full disk: one line naming the empty summaries, exit 108,
   }
 });
 
+// One instance of a distributed run (DISTRIBUTED=1, docs/scale-out.md) names its summaries
+// instance-<label>-…, a label k6 computes from the execution segment; the wrapper checked only a
+// single run's and the verify step's, so an instance whose summaries were lost exited 0.
+// The instance keeps its table for the others: the test drops it.
+function runInstance(results, runId) {
+  const child = spawn(path.join(repoRoot, 'scripts', 'run'), ['scenarios/postgres/insert-vs-overwrite.js', '--quiet',
+    '--execution-segment', '0:1/2', '--execution-segment-sequence', '0,1/2,1', '-e', 'DISTRIBUTED=1',
+    '-e', 'DOCS=2000', '-e', 'BATCH_SIZE=500', '-e', 'VUS=2', '-e', 'OVERWRITE_BATCHES=2', '-e', 'MIXED_BATCHES=2'], {
+    cwd: repoRoot, env: { ...process.env, K6_NO_USAGE_REPORT: 'true', RESULTS_DIR: results, RUN_ID: runId, RUN_SECRET: TEST_RUN_SECRET, HISTORY: '0', WP_INFLUX: '0' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.resume();
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+}
+
+test('a distributed instance whose summary could not be written (a directory in its place): the line names it, exit 108, never 0', async () => {
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-inst-'));
+  const runId = uniqueRunId('inst');
+  try {
+    // k6 cannot write instance-1-summary.json where a directory of that name stands.
+    mkdirSync(path.join(results, runId, 'instance-1-summary.json'), { recursive: true });
+    const { code, stderr } = await runInstance(results, runId);
+    assert.equal(code, 108, stderr);
+    assert.match(stderr, /as instance 1 \(segment 0:1\/2\)/);
+    assert.match(stderr, new RegExp(`^scripts/run: the summaries could not be written to ${results}/${runId}/ \\((.*, )?no instance-1-summary\\.json(, .*)?\\): this run's figures are lost$`, 'm'));
+    assert.ok(statSync(path.join(results, runId, 'instance-1-summary.txt')).size > 0, 'the summary that could be written is there');
+    assert.match(readFileSync(path.join(results, runId, 'junit.xml'), 'utf8'), /name="k6 exit code 108"><failure message="aborted: /);
+  } finally {
+    await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${runId}`);
+    rmSync(results, { recursive: true, force: true });
+  }
+});
+
+test('a distributed instance on a full disk: its summaries cannot even be named (its log is empty): one line, exit 108, never 0', async (t) => {
+  const mnt = mkdtempSync(path.join(tmpdir(), 'k6wp-full-'));
+  const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt], { encoding: 'utf8' });
+  if (m.status !== 0) { t.skip(`mount is not permitted here (${(m.stderr || '').trim()}): a full disk cannot be made`); return; }
+  const runId = uniqueRunId('instfull');
+  try {
+    mkdirSync(path.join(mnt, runId));
+    spawnSync('dd', ['if=/dev/zero', `of=${path.join(mnt, 'fill')}`, 'bs=4k', 'count=64']);
+    const { code, stderr } = await runInstance(mnt, runId);
+    assert.equal(code, 108, stderr);
+    assert.match(stderr, new RegExp(`^scripts/run: the summaries could not be written to ${mnt}/${runId}/ \\(this instance's summaries cannot be named: k6's setup line giving its label is not in its log; writing there now fails: No space left on device\\): this run's figures are lost$`, 'm'));
+  } finally {
+    await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${runId}`);
+    spawnSync('umount', [mnt]);
+    rmSync(mnt, { recursive: true, force: true });
+  }
+});
+
 // Hostile names and values through scripts/run: k6 refuses a non-ASCII -e name with its own
 // exit 255 before the scenario's unknown-knob check runs; control characters in RUN_ID or K6
 // reached the terminal raw. One line each, escaped as lib/parse.js shown() does, exit 107.
