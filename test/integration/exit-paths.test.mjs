@@ -9,7 +9,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import http from 'node:http';
 import { localEnv, psql, startK6, uniqueRunId, TEST_RUN_SECRET } from '../helpers/k6.mjs';
+import { startGateway } from '../helpers/gateway.mjs';
 import { repoRoot } from '../helpers/testserver.mjs';
 
 const { PG_URL } = localEnv();
@@ -77,10 +79,10 @@ async function oneSignal(t, { group, sig }) {
   // The VUs' ledgers were never written (the ledger step comes after the load): the report says
   // so and judges no counter, the run fails for the signal, not for a phantom increment.
   const text = readFileSync(path.join(r.dir, 'summary.txt'), 'utf8');
-  assert.match(text, /^counters: 100000 read back, holding \d+; the VUs' ledgers are missing \(none stored; \d+ increments begun\): no lost or phantom judgement is possible — NOT VERIFIED$/m);
+  assert.match(text, /^counters: 100000 read back, holding \d+; the VUs' ledgers are incomplete \(\d+ increments begun are in no stored ledger\): no lost or phantom judgement is possible — NOT VERIFIED$/m);
   assert.doesNotMatch(text + stderr, /phantom \d|counter_phantom|\d+ phantom/);
   assert.equal(summary.verification.increments_phantom, 0);
-  assert.match(stderr, /the run stopped at [\d.]+ s, before the VUs stored their ledgers \(due at [\d.]+ s\): 0 ledgers found; 100000 counters read, holding \d+; no lost or phantom judgement is possible/);
+  assert.match(stderr, /the run stopped at [\d.]+ s, before the VUs stored their ledgers \(due at [\d.]+ s\): 0 of 2 ledgers found; 100000 counters read, holding \d+; no lost or phantom judgement is possible/);
   assert.match(stderr, new RegExp(`table public\\.k6wp_${runId}: dropped`));
   assert.equal(await tableOf(runId), '0');
   assert.equal(alive(gw), false, `gateway pid ${gw} still runs`);
@@ -121,6 +123,62 @@ test('a second signal stops k6 at once: junit.xml still written, one line says t
     assert.equal(alive(gw), false, `gateway pid ${gw} still runs`);
   } finally {
     // the run was stopped before its teardown: its table is the test's to drop
+    await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${runId}`);
+  }
+});
+
+// A relay between k6 and a real gateway that passes every request on, except the one hold(url,
+// body) picks: that one it keeps, unanswered, until k6 goes away (relay.held resolves when it
+// arrives). Nothing of it reaches the database.
+async function holdingRelay(gateUrl, hold) {
+  const agent = new http.Agent({ keepAlive: true });
+  let held;
+  const relay = { held: new Promise((resolve) => { held = resolve; }) };
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (hold(req.url, body.toString())) { held(); return; }
+      const up = http.request(`${gateUrl}${req.url}`, { method: req.method, headers: req.headers, agent }, (ur) => {
+        res.writeHead(ur.statusCode, ur.headers);
+        ur.pipe(res);
+      });
+      up.on('error', () => req.socket.destroy());
+      up.end(body);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  relay.url = `http://127.0.0.1:${server.address().port}`;
+  relay.close = () => { agent.destroy(); server.closeAllConnections(); return new Promise((resolve) => server.close(resolve)); };
+  return relay;
+}
+
+// A signal inside the ledger step: VU 1's ledger is stored, VU 2's write is held by the relay
+// until the signal ends the run. Teardown then finds one ledger of two: VU 2's acknowledged
+// increments are in the counters and in no ledger, which a judgement would call phantom.
+test('a signal inside the ledger step (one ledger stored, one not): no lost or phantom judgement, NOT VERIFIED, exit 105', async () => {
+  const gateway = startGateway({ PG_URL });
+  const relay = await holdingRelay(gateway.url, (url, body) => url.startsWith('/pg/') && body.includes('INSERT INTO') && body.includes('"L2"'));
+  const runId = uniqueRunId('exitl');
+  try {
+    const r = startK6(scenario, { ...gateway.env({ STAGES: '2s:2', HOT_KEYS: '10', SPREAD_KEYS: '0' }), GATEWAY_URL: relay.url, PG_URL: undefined }, { runId });
+    await relay.held;
+    r.child.kill('SIGTERM');
+    const d = await r.done;
+    assert.equal(d.code, 105, d.stderr);
+    const out = d.stdout + d.stderr;
+    assert.match(d.stderr, /the VUs' ledgers are incomplete \(the ledger step began at [\d.]+ s; a signal inside it, or a ledger write that failed, leaves the rest unstored\): 1 of 2 ledgers found; 10 counters read, holding \d+; no lost or phantom judgement is possible/);
+    assert.match(d.stdout, /^counters: 10 read back, holding \d+; the VUs' ledgers are incomplete \([1-9]\d* increments begun are in no stored ledger\): no lost or phantom judgement is possible — NOT VERIFIED$/m);
+    assert.doesNotMatch(out, /phantom [1-9]|[1-9]\d* phantom|lost [1-9]|[1-9]\d* lost/);
+    const v = d.summary.verification;
+    assert.deepEqual([v.increments_lost, v.increments_phantom, v.counters_ok, v.ok], [0, 0, false, false]);
+    assert.ok(v.ledger_unstored > 0, JSON.stringify(v));
+    assert.doesNotMatch(d.junit, /writepath_counter_phantom count==0"><failure/);
+    assert.equal(await tableOf(runId), '0');
+  } finally {
+    await relay.close();
+    gateway.stop();
     await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${runId}`);
   }
 });
