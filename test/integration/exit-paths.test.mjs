@@ -258,8 +258,8 @@ test('RESULTS_DIR on a full disk: one line naming the empty summaries, exit 108,
 // instance-<label>-…, a label k6 computes from the execution segment; the wrapper checked only a
 // single run's and the verify step's, so an instance whose summaries were lost exited 0.
 // The instance keeps its table for the others: the test drops it.
-function runInstance(results, runId) {
-  const child = spawn(path.join(repoRoot, 'scripts', 'run'), ['scenarios/postgres/insert-vs-overwrite.js', '--quiet',
+function runInstance(results, runId, args = []) {
+  const child = spawn(path.join(repoRoot, 'scripts', 'run'), ['scenarios/postgres/insert-vs-overwrite.js', '--quiet', ...args,
     '--execution-segment', '0:1/2', '--execution-segment-sequence', '0,1/2,1', '-e', 'DISTRIBUTED=1',
     '-e', 'DOCS=2000', '-e', 'BATCH_SIZE=500', '-e', 'VUS=2', '-e', 'OVERWRITE_BATCHES=2', '-e', 'MIXED_BATCHES=2'], {
     cwd: repoRoot, env: { ...process.env, K6_NO_USAGE_REPORT: 'true', RESULTS_DIR: results, RUN_ID: runId, RUN_SECRET: TEST_RUN_SECRET, HISTORY: '0', WP_INFLUX: '0' },
@@ -303,6 +303,23 @@ test('a distributed instance on a full disk: its summaries cannot even be named 
     await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${runId}`);
     spawnSync('umount', [mnt]);
     rmSync(mnt, { recursive: true, force: true });
+  }
+});
+
+// k6's log sent elsewhere: setup's line never reaches the wrapper, which then cannot name the
+// summaries; the folder takes writes, so nothing is called lost (no 108 for a healthy run).
+test('a distributed instance whose k6 log goes elsewhere (--log-output=none): its summaries are said unchecked, not lost; exit 0', async () => {
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-inst-'));
+  const runId = uniqueRunId('instlog');
+  try {
+    const { code, stderr } = await runInstance(results, runId, ['--log-output=none']);
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /^scripts\/run: this instance's summaries cannot be named: k6's setup line giving its label is not in its log \(k6's log may go elsewhere: --log-output, --console-output\); the folder takes writes, so they were not checked$/m);
+    assert.doesNotMatch(stderr, /figures are lost/);
+    assert.ok(statSync(path.join(results, runId, 'instance-1-summary.json')).size > 0);
+  } finally {
+    await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${runId}`);
+    rmSync(results, { recursive: true, force: true });
   }
 });
 
