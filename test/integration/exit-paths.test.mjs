@@ -164,6 +164,8 @@ test('a signal inside the ledger step (one ledger stored, one not): no lost or p
   try {
     const r = startK6(scenario, { ...gateway.env({ STAGES: '2s:2', HOT_KEYS: '10', SPREAD_KEYS: '0' }), GATEWAY_URL: relay.url, PG_URL: undefined }, { runId });
     await relay.held;
+    // VU 1's ledger stored (its write may still be on its way on a busy machine), then the signal.
+    for (let i = 0; i < 1200 && (await psql(PG_URL, `SELECT count(*) FROM public.k6wp_${runId} WHERE key = 'L1'`)).trim() !== '1'; i++) await new Promise((res) => setTimeout(res, 50));
     r.child.kill('SIGTERM');
     const d = await r.done;
     assert.equal(d.code, 105, d.stderr);
