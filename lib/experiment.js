@@ -42,6 +42,7 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     if (derived.plannedBatches) planRemaining.add(derived.plannedBatches);
     // A ramped workload may write its starting data set here, before the load model starts.
     if (workload.prepare && mode.prepares) { tgt.bind(runId, info); workload.prepare(db, cfg, plan); }
+    // scripts/run reads an instance's label from this line: its summaries' names carry it.
     console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); ${mode.verb} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
     console.log(`k6-writepath: client memory estimate ${memory.mib} MiB (${Math.round(memory.baseMib)} MiB for k6 and ${memory.perVuMib.toFixed(1)} MiB per VU; MEMORY_BUDGET_MB=${cfg.MEMORY_BUDGET_MB})`);
     return { runId, target: info, startedAt: new Date().toISOString(), instance, segment: segment || null };

@@ -197,7 +197,7 @@ function retrying(req, max, tags) {
 }
 
 export function iteration(db, cfg, p, state) {
-  if (exec.scenario.name === LEDGER_SCENARIO) { storeLedger(db.target, state); return; }
+  if (exec.scenario.name === LEDGER_SCENARIO) { storeLedger(db.target, state, p); return; }
   if (exec.scenario.name === SAMPLER_SCENARIO) { sample(db.target, p, state); return; }
   if (!state.tags) {
     state.tags = p.steps.map((st, s) => ({ phase: 'contention', op: OP, target: db.target.name, stage: String(s + 1), hot_keys: String(st.set.keys) }));
@@ -237,11 +237,12 @@ function sample(target, p, state) {
   sleep(end === undefined ? SAMPLE_S : Math.min(SAMPLE_S, (end - at) / 1000 + 0.01));
 }
 
-function storeLedger(target, state) {
-  if (!state.ledger || state.ledger.ops === 0) return;
+// Every VU of the ledger step stores one, an empty one when it began no increment (the sampler's
+// too): teardown then knows that a ledger it does not find was not stored.
+function storeLedger(target, state, p) {
   const id = `L${exec.vu.idInTest}`;
   try {
-    target.putLedger(id, state.ledger.toJSON());
+    target.putLedger(id, (state.ledger || new Ledger(p.size)).toJSON());
   } catch (e) {
     // Not stored: teardown finds its increments missing from the ledgers (ledger_unstored > 0).
     console.error(`k6-writepath: VU ${exec.vu.idInTest} could not store its ledger ${id}: ${String(e).split('\n')[0]}`);
@@ -267,11 +268,14 @@ export function verify(target, cfg, p, data = {}) {
   verifyMismatch.add(v.missing);
   readbackChecked.add(0);
   readbackStale.add(0);
-  // Stopped (a signal) before the ledger step: the VUs' ledgers were never written, so a
-  // counter's value cannot be held against them; only what was read is said.
-  const at = Date.now() - Date.parse(data.startedAt);
-  if (at < p.ledgerStart) {
-    const note = `the run stopped at ${fmt(at / 1000, 1)} s, before the VUs stored their ledgers (due at ${fmt(p.ledgerStart / 1000, 1)} s): ${totals.ledgers} ledgers found; ${v.checked} counters read, holding ${v.found}; no lost or phantom judgement is possible`;
+  // A ledger missing (a signal before or inside the ledger step, or a write that failed): the
+  // increments it held are in no total, so a counter holding them would be called phantom (and
+  // one missing them lost): no judgement at all, only what was read is said.
+  if (totals.ledgers < ids.length) {
+    const at = Date.now() - Date.parse(data.startedAt);
+    const when = at < p.ledgerStart ? `the run stopped at ${fmt(at / 1000, 1)} s, before the VUs stored their ledgers (due at ${fmt(p.ledgerStart / 1000, 1)} s)`
+      : `the VUs' ledgers are incomplete (the ledger step began at ${fmt(p.ledgerStart / 1000, 1)} s; a signal inside it, or a ledger write that failed, leaves the rest unstored)`;
+    const note = `${when}: ${totals.ledgers} of ${ids.length} ledgers found; ${v.checked} counters read, holding ${v.found}; no lost or phantom judgement is possible`;
     return { expected: p.size, found: p.size - v.missing, readback: null, note, contention: null };
   }
   // The ledgers' totals and the counters' sum: how many increments had no answer, and how
@@ -358,16 +362,16 @@ export function sections(data, { plan: p, target }) {
     increments_undetermined: metric(M.ledgerUndetermined) ? metric(M.ledgerUndetermined).count : null,
     counters_sum: metric(M.countersSum) ? metric(M.countersSum).value : null,
   };
-  const ok = verification.counters_checked !== null && verification.increments_lost === 0 && verification.increments_phantom === 0 && verification.ledger_unstored === 0;
-  // No ledger stored while increments were begun (a run stopped before its ledger step):
-  // nothing to hold the counters against, so no lost or phantom figure is given.
+  // A VU's ledger not stored (a run stopped before or inside its ledger step): teardown held no
+  // counter against the ledgers, so no lost or phantom figure is given, and nothing is OK.
   // (teardown then records the counters' sum but no ledger totals: acknowledged is absent, not 0)
-  const noLedgers = verification.counters_checked !== null && verification.ledger_unstored > 0 &&
+  const noLedgers = verification.counters_checked !== null &&
     verification.counters_sum !== null && verification.increments_acknowledged === null;
+  const ok = verification.counters_checked !== null && !noLedgers && verification.increments_lost === 0 && verification.increments_phantom === 0 && verification.ledger_unstored === 0;
   lines.push(verification.counters_checked === null
     ? 'counters: not verified (teardown did not run)'
     : noLedgers
-      ? `counters: ${verification.counters_checked} read back, holding ${verification.counters_sum}; the VUs' ledgers are missing (none stored; ${verification.ledger_unstored} increments begun): no lost or phantom judgement is possible — NOT VERIFIED`
+      ? `counters: ${verification.counters_checked} read back, holding ${verification.counters_sum}; the VUs' ledgers are incomplete (${verification.ledger_unstored} increments begun are in no stored ledger): no lost or phantom judgement is possible — NOT VERIFIED`
       : `counters: ${verification.counters_checked} read back against the VUs' ledgers: lost ${verification.increments_lost}, phantom ${verification.increments_phantom}` +
         `${verification.ledger_unstored ? `, ${verification.ledger_unstored} increments in ledgers that were not stored` : ''} — ${ok ? 'OK' : 'FAILED'}`);
   if (verification.increments_acknowledged !== null && verification.counters_checked !== null && !noLedgers) lines.push(ledgerLine(verification));

@@ -656,9 +656,11 @@ function exitPathCases() {
   const sc = 'scenarios/postgres/contention.js';
   const cases = [];
   const long = ['-e', 'STAGES=60s:2', '-e', 'HOT_KEYS=10'];
+  // (a second signal that reaches k6 after its teardown ends k6 by the signal: 105 all the same,
+  // and its own line; exit-paths.test.mjs stages that moment exactly)
   for (const [name, signals, says, files] of [
     ['SIGTERM to scripts/run during the run', ['SIGTERM'], /scripts\/run: SIGTERM received: k6 stops the run/, true],
-    ['SIGTERM twice to scripts/run', ['SIGTERM', 'SIGTERM'], /the second signal stopped k6 before it wrote the summaries/, false],
+    ['SIGTERM twice to scripts/run', ['SIGTERM', 'SIGTERM'], /the second signal stopped k6 before it wrote the summaries|SIGTERM ended k6 after its teardown, before it had written the summaries/, false],
   ]) {
     const runId = uniqueRunId('hx');
     cases.push({
@@ -726,7 +728,8 @@ function exitPathCases() {
 // Issue 40 item 14: teardown removes only what the run created. Someone else's collection or
 // document put into the run's database mid-run survives teardown (the run's own objects go, the
 // database stays and the teardown line says why); a PostgreSQL table swapped under the run
-// (dropped and created again: another OID) receives nothing and is left with its own rows.
+// (dropped and created again: another OID) receives nothing and is left with its own rows; so
+// does MongoDB's docs collection swapped the same way (another UUID).
 function teardownCases() {
   const cases = [];
   const testFaults = (url, body) => fetch(`${url}/_testserver/faults`, { method: 'POST', body: JSON.stringify(body) });
@@ -752,6 +755,42 @@ function teardownCases() {
       },
       cleanup: async () => { await mongoHelpers.dropDatabase(url, db); },
       expectText: 'exit 0; the run\'s collections dropped, the bystander collection and its document kept, the database left and said so',
+    });
+  }
+  if (mongoHelpers && localEnv().MONGO_URL) {
+    // Every write carries the collection's UUID (setup's): the first one after the swap fails
+    // (361, or 26 in the instant between drop and create), the run stops, nothing of it lands
+    // in the other collection, and teardown leaves that collection and the database.
+    const url = localEnv().MONGO_URL;
+    const runId = uniqueRunId('ht');
+    const db = `k6wp_${runId}`;
+    cases.push({
+      cls: 'teardown', name: 'MongoDB: the run\'s docs collection dropped and created again under its name mid-run (another UUID)', target: null, runId,
+      cmd: scriptsRun('scenarios/mongodb/insert-vs-overwrite.js', ['-e', 'DOCS=20000', '-e', 'BATCH_SIZE=500', '-e', 'OVERWRITE_BATCHES=400'], runId), env: { MONGO_URL: url },
+      during: async (child, out) => {
+        if (!(await outputShows(out, /writing to database/))) return 'the run never said "writing to database"';
+        const d = (await mongoHelpers.mongo(url)).db(db);
+        await d.collection('docs').drop();
+        await d.createCollection('docs');
+        await d.collection('docs').insertOne({ _id: 'mine', note: 'not the run\'s' });
+        return null;
+      },
+      expect: { code: 108, mentions: [/test aborted: .*the run's collection disappeared during the run \(dropped, or dropped and recreated by someone else\)/,
+        new RegExp(`the run's collections dropped \\(k6wp_meta\\); database ${db} left in place: it also holds a collection docs that is not the one the run created \\(another UUID\\)`)] },
+      check: async (r) => {
+        if (r.during) return [r.during];
+        const p = [];
+        const aborted = errorLines(r).filter((l) => /test aborted/.test(l));
+        if (aborted.length !== 1) p.push(`${aborted.length} "test aborted" lines`);
+        const m = await mongoHelpers.mongo(url);
+        const names = (await m.db(db).listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+        if (names.join() !== 'docs') p.push(`collections left: ${names.join(', ') || 'none (the database was dropped)'}`);
+        const docs = await m.db(db).collection('docs').find({}).toArray();
+        if (docs.length !== 1 || docs[0]._id !== 'mine' || docs[0].note !== 'not the run\'s') p.push(`the other collection holds ${docs.length} documents (${JSON.stringify(docs.slice(0, 2)).slice(0, 120)})`);
+        return p;
+      },
+      cleanup: async () => { await mongoHelpers.dropDatabase(url, db); },
+      expectText: '108, one abort line naming the vanished collection; the other docs collection left with exactly its owner\'s document, the database left and said so',
     });
   }
   {
