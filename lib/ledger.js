@@ -92,6 +92,25 @@ export function verifyCounters(totals, values, size) {
   return out;
 }
 
+// Whether the counters were held against complete ledgers (a run stopped before or inside its
+// ledger step records the counters' sum but no ledger totals): only then do lost and phantom
+// figures mean anything. null: the counters were not read at all.
+export function countersJudged(v) {
+  if (v.counters_checked === null || v.counters_checked === undefined) return null;
+  return !(v.counters_sum !== null && v.counters_sum !== undefined && (v.increments_acknowledged === null || v.increments_acknowledged === undefined));
+}
+
+// The counters' verdict in words, for the text and HTML reports.
+export function countersLine(v) {
+  if (countersJudged(v) === null) return 'counters: not verified (teardown did not run)';
+  if (!countersJudged(v)) {
+    return `counters: ${v.counters_checked} read back, holding ${v.counters_sum}; the VUs' ledgers are incomplete (${v.ledger_unstored} increments begun are in no stored ledger): no lost or phantom judgement is possible — NOT VERIFIED`;
+  }
+  const ok = v.increments_lost === 0 && v.increments_phantom === 0 && v.ledger_unstored === 0;
+  return `counters: ${v.counters_checked} read back against the VUs' ledgers: lost ${v.increments_lost}, phantom ${v.increments_phantom}` +
+    `${v.ledger_unstored ? `, ${v.ledger_unstored} increments in ledgers that were not stored` : ''} — ${ok ? 'OK' : 'FAILED'}`;
+}
+
 // The ledgers' totals: acknowledged, failed, undetermined; when every counter held, how many
 // of the undetermined increments the database applied (the counters' sum minus the acknowledged).
 export function ledgerLine(v) {

@@ -4,7 +4,7 @@
 import { groupedBars } from './svg-chart.js';
 import { fmt } from './format.js';
 import { settingsText, showObserved, thresholdUnit } from './report.js';
-import { ledgerLine } from './ledger.js';
+import { countersJudged, countersLine, ledgerLine } from './ledger.js';
 
 function esc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -33,7 +33,7 @@ export function renderHtml(json, description = {}) {
       ...(v0.count_ok === false ? [`documents: expected ${v0.expected}, found ${v0.found}`] : []),
       ...(v0.readback_ok === false ? [`read-back: ${v0.readback_stale_or_missing} of ${v0.readback_checked} keys stale or missing`] : []),
       ...(v0.readback_unjudged ? [`read-back: not judged (all ${v0.readback_checked} keys checked are undetermined)`] : []),
-      ...(v0.counters_ok === false ? [`counters: ${v0.increments_lost} increments lost, ${v0.increments_phantom} phantom${v0.ledger_unstored ? `, ${v0.ledger_unstored} in ledgers not stored` : ''}`] : []),
+      ...(v0.counters_ok === false ? [countersJudged(v0) === false ? 'counters: the VUs\' ledgers are incomplete, no lost or phantom judgement is possible' : `counters: ${v0.increments_lost} increments lost, ${v0.increments_phantom} phantom${v0.ledger_unstored ? `, ${v0.ledger_unstored} in ledgers not stored` : ''}`] : []),
     ] : []),
   ];
   const headline = `${verdict ? 'PASSED' : 'FAILED'}: ${failed.length === 0 ? `all ${(json.thresholds || []).length} thresholds passed` : `${failed.length} of ${json.thresholds.length} thresholds failed`}` +
@@ -166,5 +166,5 @@ ${rows}
 </tbody></table>
 <figure>${chart}</figure>
 <figure>${latency}</figure>
-<p class="${v.counters_ok === false ? 'bad' : ''}">Counters read back against the VUs' ledgers: ${v.counters_checked ?? '-'}; lost increments ${v.increments_lost ?? '-'}, phantom ${v.increments_phantom ?? '-'}${v.counters_ok === undefined ? '' : v.counters_ok ? ' — OK' : ' — FAILED'}.</p>${v.increments_acknowledged === null || v.increments_acknowledged === undefined || v.counters_checked === null ? '' : `\n<p>${esc(ledgerLine(v))}.</p>`}`;
+<p class="${v.counters_ok === false ? 'bad' : ''}">${countersJudged(v) === false ? `${esc(countersLine(v))}.` : `Counters read back against the VUs' ledgers: ${v.counters_checked ?? '-'}; lost increments ${v.increments_lost ?? '-'}, phantom ${v.increments_phantom ?? '-'}${v.counters_ok === undefined ? '' : v.counters_ok ? ' — OK' : ' — FAILED'}.`}</p>${v.increments_acknowledged === null || v.increments_acknowledged === undefined || v.counters_checked === null ? '' : `\n<p>${esc(ledgerLine(v))}.</p>`}`;
 }

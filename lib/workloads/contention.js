@@ -20,7 +20,7 @@ import { sleep } from 'k6';
 import { durationMs, fail, shown } from '../parse.js';
 import { keyName } from '../keys.js';
 import { Rng } from '../rand.js';
-import { Ledger, ledgerLine, sumLedgers, verifyCounters } from '../ledger.js';
+import { Ledger, countersJudged, countersLine, ledgerLine, sumLedgers, verifyCounters } from '../ledger.js';
 import { isUndetermined, RETRYABLE } from '../targets/increments.js';
 import { describeModel, loadModel, rampPosition, rampScenario, splitOverStages, stageRows, stageThresholds } from '../load-model.js';
 import { counterLost, counterPhantom, countersChecked, serverConflicts, serverSamples, countersSum, incrementsRetried, ledgerAcked, ledgerFailed, ledgerUndetermined, ledgerUnstored, rampKeysExhausted, verifyExpected, verifyFound, verifyMismatch, readbackChecked, readbackStale } from '../metrics.js';
@@ -362,18 +362,11 @@ export function sections(data, { plan: p, target }) {
     increments_undetermined: metric(M.ledgerUndetermined) ? metric(M.ledgerUndetermined).count : null,
     counters_sum: metric(M.countersSum) ? metric(M.countersSum).value : null,
   };
-  // A VU's ledger not stored (a run stopped before or inside its ledger step): teardown held no
-  // counter against the ledgers, so no lost or phantom figure is given, and nothing is OK.
-  // (teardown then records the counters' sum but no ledger totals: acknowledged is absent, not 0)
-  const noLedgers = verification.counters_checked !== null &&
-    verification.counters_sum !== null && verification.increments_acknowledged === null;
-  const ok = verification.counters_checked !== null && !noLedgers && verification.increments_lost === 0 && verification.increments_phantom === 0 && verification.ledger_unstored === 0;
-  lines.push(verification.counters_checked === null
-    ? 'counters: not verified (teardown did not run)'
-    : noLedgers
-      ? `counters: ${verification.counters_checked} read back, holding ${verification.counters_sum}; the VUs' ledgers are incomplete (${verification.ledger_unstored} increments begun are in no stored ledger): no lost or phantom judgement is possible — NOT VERIFIED`
-      : `counters: ${verification.counters_checked} read back against the VUs' ledgers: lost ${verification.increments_lost}, phantom ${verification.increments_phantom}` +
-        `${verification.ledger_unstored ? `, ${verification.ledger_unstored} increments in ledgers that were not stored` : ''} — ${ok ? 'OK' : 'FAILED'}`);
+  // A VU's ledger not stored (a run stopped before or inside its ledger step): no lost or
+  // phantom figure is given, and nothing is OK (lib/ledger.js countersJudged).
+  const noLedgers = countersJudged(verification) === false;
+  const ok = countersJudged(verification) === true && verification.increments_lost === 0 && verification.increments_phantom === 0 && verification.ledger_unstored === 0;
+  lines.push(countersLine(verification));
   if (verification.increments_acknowledged !== null && verification.counters_checked !== null && !noLedgers) lines.push(ledgerLine(verification));
   // The counters are this workload's verification: summary.json's verdict (verification.ok,
   // read by compare and the HTML report) holds only when they held too.

@@ -2,7 +2,7 @@
 // verification acked <= n <= acked + undetermined, with lost and phantom increments per counter.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Ledger, ledgerLine, sumLedgers, verifyCounters } from '../../lib/ledger.js';
+import { Ledger, countersJudged, countersLine, ledgerLine, sumLedgers, verifyCounters } from '../../lib/ledger.js';
 
 const roundTrip = (l) => JSON.parse(JSON.stringify(l));
 
@@ -65,4 +65,16 @@ test('the ledgers\' line: undetermined increments split into applied and not onl
   assert.equal(ledgerLine({ ...v, increments_lost: 4 }), 'increments in the ledgers: 48 acknowledged, 2 failed (not applied), 28 undetermined (no answer)');
   assert.equal(ledgerLine({ ...v, ledger_unstored: 7 }), 'increments in the ledgers: 48 acknowledged, 2 failed (not applied), 28 undetermined (no answer)');
   assert.equal(ledgerLine({ ...v, increments_undetermined: 0, counters_sum: 48 }), 'increments in the ledgers: 48 acknowledged, 2 failed (not applied), 0 undetermined (no answer)');
+});
+
+test('countersLine: lost and phantom figures only against complete ledgers', () => {
+  const v = { counters_checked: 10, counters_sum: 51, increments_acknowledged: 48, increments_lost: 0, increments_phantom: 0, ledger_unstored: 0 };
+  assert.equal(countersJudged(v), true);
+  assert.equal(countersLine(v), 'counters: 10 read back against the VUs\' ledgers: lost 0, phantom 0 — OK');
+  assert.equal(countersLine({ ...v, increments_phantom: 3 }), 'counters: 10 read back against the VUs\' ledgers: lost 0, phantom 3 — FAILED');
+  const stopped = { ...v, increments_acknowledged: null, ledger_unstored: 40 };
+  assert.equal(countersJudged(stopped), false);
+  assert.equal(countersLine(stopped), 'counters: 10 read back, holding 51; the VUs\' ledgers are incomplete (40 increments begun are in no stored ledger): no lost or phantom judgement is possible — NOT VERIFIED');
+  assert.equal(countersJudged({ ...v, counters_checked: null }), null);
+  assert.equal(countersLine({ ...v, counters_checked: null }), 'counters: not verified (teardown did not run)');
 });
