@@ -15,6 +15,7 @@ import { durationMs, InputRefusal } from '../../parse.js';
 import { redact } from '../../urls.js';
 import { stop } from '../../abort.js';
 import { MONGODB } from './mongodb-knobs.js';
+import { withCapabilities } from '../../capabilities.js';
 import { lifecycle, probeTimeout } from '../lifecycle.js';
 import { ACKNOWLEDGED, maybeArrived, request } from '../outcome.js';
 import { COUNTER_FIELD } from '../increments.js';
@@ -530,7 +531,7 @@ export function createTarget(cfg, prepared = {}) {
 
   const { batchBody, batch, count, readStamps, increment } = requests(t, docs);
   const { serverConflicts, createCounters, readCounters, putLedger, readLedgers } = contentionStore(t);
-  return { name: MONGODB.name, reasons: REASONS, distributed: MONGODB.distributed, capabilities: MONGODB.capabilities(cfg), lazyKeys: true, bind, setup, batch, batchBody,
+  return withCapabilities(MONGODB.capabilities(cfg), { name: MONGODB.name, reasons: REASONS, distributed: MONGODB.distributed, lazyKeys: true, bind, setup, batch, batchBody,
     count, readStamps, teardown: lc.teardown, leftBehind: lc.leftBehind, client, database: () => t.db,
-    increment, createCounters, readCounters, putLedger, readLedgers, serverConflicts };
+    increments: { increment, createCounters, readCounters, putLedger, readLedgers, serverConflicts } });
 }

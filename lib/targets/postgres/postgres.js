@@ -14,6 +14,7 @@ import { GatewayError, openSql, requireGateway } from '../../gateway.js';
 import { durationMs, InputRefusal } from '../../parse.js';
 import { redact } from '../../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
+import { withCapabilities } from '../../capabilities.js';
 import { lifecycle, markerText, probeTimeout } from '../lifecycle.js';
 import { stop } from '../../abort.js';
 import { ACKNOWLEDGED, maybeArrived, request } from '../outcome.js';
@@ -450,6 +451,6 @@ export function createTarget(cfg, prepared = {}) {
   const { batchBody, batch, count, increment } = requests(cfg, db, run, docs, bodyOpts);
   const { readStamps, createCounters, readCounters, putLedger, readLedgers } = reads(cfg, db, run);
   // lazyKeys: overwrite and mixed batches come as DrawnKeys (the gateway draws them).
-  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), lazyKeys: true, bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind,
-    increment, createCounters, readCounters, putLedger, readLedgers };
+  return withCapabilities(POSTGRES.capabilities(cfg), { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, lazyKeys: true, bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind,
+    increments: { increment, createCounters, readCounters, putLedger, readLedgers } });
 }
