@@ -2,25 +2,57 @@
 // a database, so a workload runs on every target that offers what it needs, and is refused
 // with one line at startup (before anything is written) on a target that does not.
 //
-// A target adapter declares `capabilities`:
+// A target's declaration (lib/targets/<db>/<db>-knobs.js) states `capabilities(cfg)`:
 //   batch:        the batch write operations write(op, nums, stamp, tags) accepts
-//   single:       insertOne / readOne / updateOne / removeOne of one document (ops.*)
-//   transactions: transaction(bodies, tags): one document into each of several collections, atomically
 //   collections:  how many collections the run's objects can hold (a plan asks with plan.collections)
 //   planIndexes:  indexes on the workload's own fields (plan.indexFields)
 //   count:        count() of the documents (and countAll() per collection with collections > 1)
 //   readback:     readStamps(nums): the stamp each stored document carries
-//   increment:    increment(nums), createCounters(size), readCounters(nums), putLedger(id, text), readLedgers()
-//                 (the contention workload, lib/targets/increments.js)
-//   serverConflicts: where the server counts the conflicts it resolves itself (text), with
-//                 serverConflicts() -> that count; the contention workload samples it per step
+//   serverConflicts: where the server counts the conflicts it resolves itself (text); offered
+//                 only with increments.serverConflicts() -> that count (GROUPS below)
 //   compression:  how the target compresses request bodies ('gzip'), or null (not a need: the
 //                 per-stage report says whether MB/s crossed the network as they are)
 //   unnamedFailures: true when an answer may count failed documents without naming them
 //                 (ArangoDB silent=true): the count is then held against a range (not a need)
 //   undetermined: true when a failed batch may be stored after all (its request reached the
 //                 server whole and no answer came; lib/targets/outcome.js): also a range
+// and createTarget returns the groups of functions as sub-objects, whose flags are derived
+// (withCapabilities below), never declared:
+//   single:       documents.single(op, collection, key, body): insert / read / update / delete one document
+//   transactions: documents.transaction(bodies): one document into each of several collections, atomically
+//   increment:    increments.{increment(nums), createCounters(size), readCounters(nums),
+//                 putLedger(id, ledger), readLedgers(ids)} (the contention workload, lib/targets/increments.js)
 // A workload declares needs(cfg, plan) -> a list of the names below.
+
+// flag -> the sub-object of the target and the functions it must carry for the flag.
+const GROUPS = {
+  single: { group: 'documents', fns: ['single'] },
+  transactions: { group: 'documents', fns: ['transaction'] },
+  increment: { group: 'increments', fns: ['increment', 'createCounters', 'readCounters', 'putLedger', 'readLedgers'] },
+  serverConflicts: { group: 'increments', fns: ['serverConflicts'] },
+};
+
+// The target with its `capabilities`: the declaration's (declared) and a group's flag exactly
+// where the target carries the group's functions, so a flag cannot disagree with them.
+/**
+ * @template T
+ * @param {import('../types/targets').DeclaredCapabilities} declared
+ * @param {T} target
+ * @returns {T & { capabilities: import('../types/targets').Capabilities }}
+ */
+export function withCapabilities(declared, target) {
+  /** @type {any} */
+  const caps = Object.assign({}, declared);
+  for (const [flag, { group, fns }] of Object.entries(GROUPS)) {
+    const g = target[group];
+    const has = Boolean(g) && fns.every((f) => typeof g[f] === 'function');
+    if (!has) delete caps[flag];
+    else if (flag !== 'serverConflicts') caps[flag] = true;
+    // The text the report names the server's count by comes from the declaration.
+    else if (typeof declared.serverConflicts !== 'string') throw new Error('a target with increments.serverConflicts() declares where the server counts them (capabilities serverConflicts: text)');
+  }
+  return Object.assign(target, { capabilities: caps });
+}
 
 const NAMES = {
   single: 'single-document operations (insert, read, update, delete one document)',

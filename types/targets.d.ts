@@ -12,20 +12,33 @@ export interface Knob {
   [field: string]: any;
 }
 
-/** What a workload may ask of a target (lib/capabilities.js names each). */
-export interface Capabilities {
+/**
+ * What a declaration states of its target (lib/capabilities.js names each): its batch
+ * operations and facts. The groups of functions (single, transactions, increment) are never
+ * declared: withCapabilities() derives them from the target's sub-objects (`documents`,
+ * `increments`), so a flag cannot claim a function the target lacks.
+ */
+export interface DeclaredCapabilities {
   batch: string[];
   count?: boolean;
   readback?: boolean;
-  single?: boolean;
-  transactions?: boolean;
   collections?: number;
   planIndexes?: boolean;
-  increment?: boolean;
   undetermined?: boolean;
   unnamedFailures?: boolean;
+  /** Where the server counts the conflicts it resolves itself; offered with increments.serverConflicts(). */
   serverConflicts?: string;
   compression?: 'gzip' | null;
+  single?: never;
+  transactions?: never;
+  increment?: never;
+}
+
+/** What a workload may ask of a target: the declared capabilities and the derived groups. */
+export interface Capabilities extends Omit<DeclaredCapabilities, 'single' | 'transactions' | 'increment'> {
+  single?: boolean;
+  transactions?: boolean;
+  increment?: boolean;
 }
 
 /** A target's declaration: no k6 module, so Node reads it too (lib/targets/index.js). */
@@ -35,7 +48,7 @@ export interface Declaration {
   knobs: Record<string, Knob>;
   otherEnv: string[];
   reasons: string[];
-  capabilities(cfg: any): Capabilities;
+  capabilities(cfg: any): DeclaredCapabilities;
   distributed: boolean;
   /** Reached through the pack's gateway (docs/gateway.md). */
   gateway?: boolean;
@@ -79,11 +92,29 @@ export interface Workload {
   [field: string]: any;
 }
 
+/** Single-document requests (capability single) and transactions across collections (capability transactions). */
+export interface Documents {
+  single?(op: string, collection: number, key: string, body: any): Request;
+  transaction?(bodies: any[]): Request;
+}
+
+/** The contention workload's counters (capability increment; lib/targets/increments.js). */
+export interface Increments {
+  increment(nums: number[]): Request;
+  createCounters(size: number): void;
+  readCounters(nums: number[]): Map<number, number>;
+  putLedger(id: string, ledger: any): void;
+  readLedgers(ids: string[]): any[];
+  /** The server's own count of the conflicts it resolved (capability serverConflicts). */
+  serverConflicts?(): number;
+}
+
 /** What createTarget(cfg, prepared) of an adapter returns (lib/targets/<db>/<db>.js). */
 export interface Target {
   name: string;
   reasons: string[];
   distributed: boolean;
+  /** Set by withCapabilities() (lib/capabilities.js). */
   capabilities: Capabilities;
   bind(runId: string, info?: any): any;
   setup(...args: any[]): any;
@@ -93,16 +124,10 @@ export interface Target {
   batchBody(...args: any[]): any;
   count(...args: any[]): any;
   readStamps(keys: any): any;
-  increment(...args: any[]): Request;
-  createCounters(...args: any[]): any;
-  readCounters(...args: any[]): any;
-  putLedger(...args: any[]): any;
-  readLedgers(...args: any[]): any;
-  // Offered by some targets only (their capabilities say which).
-  single?(...args: any[]): Request;
-  transaction?(...args: any[]): Request;
+  // Capability groups: offered by some targets only (withCapabilities() derives the flags).
+  documents?: Documents;
+  increments?: Increments;
   countAll?(...args: any[]): any;
-  serverConflicts?(...args: any[]): any;
   release?(...args: any[]): any;
   lazyKeys?: boolean;
   keyField?: string;

@@ -149,154 +149,178 @@ export function lifecycle(cfg, prims) {
   // may claim the run's objects), else one of this process's own.
   let processSecret = null;
   const secret = () => cfg.RUN_SECRET || (processSecret ||= randomHex(32));
-  const proven = (m, what) => Boolean(m && m.proof) && m.proof === markerProof(secret(), m, what);
-  const dropIt = () => `drop it yourself once you have looked at it: ${prims.dropHint}`;
+  // What the steps below share: the knobs, the primitives and this process's secret.
+  const lc = {
+    cfg,
+    prims,
+    secret,
+    proven: (m, what) => Boolean(m && m.proof) && m.proof === markerProof(secret(), m, what),
+    dropIt: () => `drop it yourself once you have looked at it: ${prims.dropHint}`,
+  };
+  return {
+    setup: (runId, signature, mode) => setupObjects(lc, runId, signature, mode),
+    teardown: (runId, owned, keep, contradiction = null) => teardownObjects(lc, runId, owned, keep, contradiction),
+    leftBehind: () => leftBehind(prims),
+  };
+}
 
-  // setup(runId, signature, mode): mode 'own' (a single process), 'join' (one instance of a
-  // distributed run), 'verify' (after all instances). Returns what summary.json keeps as
-  // `server`: versions, objects, settings (read back from the object, never assumed), and
-  // `owned`: the marker teardown must find to drop anything.
-  function setup(runId, signature, mode) {
-    if (cfg.RUN_SECRET === RUN_SECRET_PLACEHOLDER) refuse('RUN_SECRET is the placeholder scripts/k8s-archives builds archives with: give the runners the real one in their environment (the Secret, deploy/k8s/secret.example.yaml)');
-    prims.bind(runId);
-    const server = attempt(prims.probe, '');
-    const what = prims.what;
-    const own = makeMarker(runId, mode === 'own' ? newToken() : SHARED, signature, secret(), what);
-    let reused = false;
-    let created = false;
-    if (mode === 'verify') {
-      const raw = prims.readMarker();
-      if (raw === undefined) refuse(`${what} does not exist: nothing to verify for RUN_ID=${runId}`);
-      checkShared(what, raw, own);
-    } else {
-      const made = attempt(() => prims.create(own), `cannot create ${what}: `);
-      if (made === 'exists') reused = adopt(what, own, mode);
-      else created = true;
+// setup(runId, signature, mode): mode 'own' (a single process), 'join' (one instance of a
+// distributed run), 'verify' (after all instances). Returns what summary.json keeps as
+// `server`: versions, objects, settings (read back from the object, never assumed), and
+// `owned`: the marker teardown must find to drop anything.
+function setupObjects(lc, runId, signature, mode) {
+  const { cfg, prims } = lc;
+  if (cfg.RUN_SECRET === RUN_SECRET_PLACEHOLDER) refuse('RUN_SECRET is the placeholder scripts/k8s-archives builds archives with: give the runners the real one in their environment (the Secret, deploy/k8s/secret.example.yaml)');
+  prims.bind(runId);
+  const server = attempt(prims.probe, '');
+  const what = prims.what;
+  const own = makeMarker(runId, mode === 'own' ? newToken() : SHARED, signature, lc.secret(), what);
+  let reused = false;
+  let created = false;
+  if (mode === 'verify') {
+    const raw = prims.readMarker();
+    if (raw === undefined) refuse(`${what} does not exist: nothing to verify for RUN_ID=${runId}`);
+    checkShared(lc, what, raw, own);
+  } else {
+    const made = attempt(() => prims.create(own), `cannot create ${what}: `);
+    if (made === 'exists') reused = adopt(lc, what, own, mode);
+    else created = true;
+  }
+  const diff = shapeDiff(prims.planned(), prims.shape());
+  // Only possible when someone changed the object between our check and now, when a
+  // distributed instance created it with another shape, or when the server did not make
+  // what it was asked for: never write into it, and undo what this process made.
+  if (diff.length) {
+    if (created || reused) {
+      try { prims.drop(own); } catch (_) { /* the refusal below says what matters */ }
     }
-    const diff = shapeDiff(prims.planned(), prims.shape());
-    // Only possible when someone changed the object between our check and now, when a
-    // distributed instance created it with another shape, or when the server did not make
-    // what it was asked for: never write into it, and undo what this process made.
+    refuse(`${what} does not match this run's settings (${diff.join('; ')}): refusing to write to it`);
+  }
+  const settings = reportedSettings(prims, server);
+  return Object.assign({}, server, { objects: prims.objects, reused, settings, owned: own });
+}
+
+// The report's settings: the server's, the adapter's, and the knob-named parts of the
+// object's shape as read back from the server (PG_TABLE, PG_INDEXES, …), never the plan's.
+function reportedSettings(prims, server) {
+  const shape = prims.shape();
+  const knobbed = {};
+  for (const k of Object.keys(shape)) if (/^[A-Z][A-Z0-9_]*$/.test(k)) knobbed[k] = shape[k];
+  return Object.assign({}, server.settings || {}, prims.settings ? prims.settings() : {}, knobbed);
+}
+
+// The marker must be exactly this pack's, for this RUN_ID, and carry a proof made with this
+// run's secret for this very object: nothing else is ever touched. Returns the parsed marker.
+function checkOurs(lc, what, raw, own) {
+  const m = parseMarker(raw);
+  if (!m) refuse(`${what} exists and was not created by k6-writepath (${raw === null ? 'no marker' : `marker ${shortRaw(raw)}`}): refusing to touch it; choose another RUN_ID`);
+  if (m.run !== own.run) refuse(`${what} carries the marker of another k6-writepath run (run=${m.run}): refusing to touch it; choose another RUN_ID`);
+  if (!lc.proven(m, what)) {
+    refuse(`${what} carries a k6-writepath marker for RUN_ID=${own.run} that this run cannot prove is its own (${m.proof ? 'made with another RUN_SECRET' : 'no proof: written by hand, or by an older version of the pack'}): refusing to touch it; with the RUN_SECRET of the run that made it, or choose another RUN_ID, or ${lc.dropIt()}`);
+  }
+  return m;
+}
+
+function checkShared(lc, what, raw, own) {
+  const m = checkOurs(lc, what, raw, own);
+  if (m.token !== SHARED || m.plan !== own.plan) {
+    refuse(`${what} belongs to ${m.token === SHARED ? 'instances with other workload knobs' : 'a single-process run'} (marker plan ${m.plan}, this instance ${own.plan}): use the same knobs on every instance, or a new RUN_ID`);
+  }
+}
+
+// The name is taken: decide whether this run may use the object. Returns true when it
+// was emptied for reuse (REUSE=1 / recreate), false when joined (distributed).
+function adopt(lc, what, own, mode) {
+  const { cfg, prims } = lc;
+  let raw = prims.readMarker();
+  // A creating instance writes its marker last: give it the time to finish.
+  for (let t = 0; mode === 'join' && raw === null && t < JOIN_WAIT_S * 4; t++) {
+    sleep(0.25);
+    raw = prims.readMarker();
+  }
+  if (raw === undefined) refuse(`${what} existed a moment ago and is gone now (another process is creating and dropping it?): refusing to go on; choose another RUN_ID`);
+  if (mode === 'join') {
+    checkShared(lc, what, raw, own);
+    return false;
+  }
+  const m = checkOurs(lc, what, raw, own);
+  if (m.token === SHARED) refuse(`${what} belongs to a distributed run (DISTRIBUTED=1): finish it with scripts/verify-distributed, or choose another RUN_ID`);
+  if (cfg.REUSE === '0') {
+    refuse(`${what} already exists (made by k6-writepath for RUN_ID=${own.run}: kept by an earlier run, or in use by a running one): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
+  }
+  // Two processes of one RUN_ID: the second must not empty what the first still writes to.
+  // Only an object its run finished with and kept is reused; one whose process was killed
+  // before its teardown stays "running" until a person decides.
+  if (m.state !== KEPT) {
+    refuse(`${what} is in use by another process with RUN_ID=${own.run} (its marker says ${m.state || 'nothing of its state'}; a run that was killed before its teardown leaves it so): REUSE=${cfg.REUSE} empties only objects a finished run kept; wait for that run, or choose another RUN_ID, or, if no process uses it any more, ${lc.dropIt()}`);
+  }
+  return reuse(lc, what, own, m);
+}
+
+// The run's own kept object, taken over for REUSE: emptied, or (other settings, REUSE=recreate)
+// dropped and created anew. Returns true.
+function reuse(lc, what, own, m) {
+  const { cfg, prims } = lc;
+  const diff = shapeDiff(prims.planned(), prims.shape());
+  if (diff.length && cfg.REUSE !== 'recreate') {
+    refuse(`${what} was made for RUN_ID=${own.run} with other settings (${diff.join('; ')}): REUSE=recreate drops and creates it anew, or choose another RUN_ID`);
+  }
+  try {
     if (diff.length) {
-      if (created || reused) {
-        try { prims.drop(own); } catch (_) { /* the refusal below says what matters */ }
-      }
-      refuse(`${what} does not match this run's settings (${diff.join('; ')}): refusing to write to it`);
+      // Only the run's part removed (the rest is someone else's): nothing to create anew.
+      const said = prims.drop(m);
+      if (typeof said === 'string') throw said;
+      if (prims.create(own) !== 'created') refuse(`${what} was taken by another process while this run recreated it: refusing to touch it; choose another RUN_ID`);
+    } else {
+      prims.empty(own, m);
     }
-    // The report's settings: the server's, the adapter's, and the knob-named parts of the
-    // object's shape as read back from the server (PG_TABLE, PG_INDEXES, …), never the plan's.
-    const shape = prims.shape();
-    const knobbed = {};
-    for (const k of Object.keys(shape)) if (/^[A-Z][A-Z0-9_]*$/.test(k)) knobbed[k] = shape[k];
-    return Object.assign({}, server, { objects: prims.objects, reused, settings: Object.assign({}, server.settings || {}, prims.settings ? prims.settings() : {}, knobbed), owned: own });
+  } catch (e) {
+    return refuse(`cannot ${diff.length ? 'recreate' : 'empty'} ${what} for REUSE=${cfg.REUSE}: ${String(e)}`);
   }
+  // Another process with the same RUN_ID may have done the same a moment ago.
+  if (!sameMarker(parseMarker(prims.readMarker()), own)) refuse(`${what} was taken over by another process with RUN_ID=${own.run} while this run emptied it: refusing to write to it`);
+  return true;
+}
 
-  // The marker must be exactly this pack's, for this RUN_ID, and carry a proof made with this
-  // run's secret for this very object: nothing else is ever touched. Returns the parsed marker.
-  function checkOurs(what, raw, own) {
-    const m = parseMarker(raw);
-    if (!m) refuse(`${what} exists and was not created by k6-writepath (${raw === null ? 'no marker' : `marker ${shortRaw(raw)}`}): refusing to touch it; choose another RUN_ID`);
-    if (m.run !== own.run) refuse(`${what} carries the marker of another k6-writepath run (run=${m.run}): refusing to touch it; choose another RUN_ID`);
-    if (!proven(m, what)) {
-      refuse(`${what} carries a k6-writepath marker for RUN_ID=${own.run} that this run cannot prove is its own (${m.proof ? 'made with another RUN_SECRET' : 'no proof: written by hand, or by an older version of the pack'}): refusing to touch it; with the RUN_SECRET of the run that made it, or choose another RUN_ID, or ${dropIt()}`);
-    }
-    return m;
+// After the run: drop the object only when it still carries exactly the marker this run
+// put on it and its content does not contradict the run (contradiction: a sentence, e.g. the
+// verify step of a distributed run finding another count than the instances' plan: it did
+// not write the object itself and cannot vouch for it). KEEP=1 keeps it, marked kept (a
+// later REUSE=1 may empty it). Returns what happened, for the log line and the report.
+function teardownObjects(lc, runId, owned, keep, contradiction) {
+  const { prims } = lc;
+  prims.bind(runId);
+  let raw;
+  try {
+    raw = prims.readMarker();
+  } catch (e) {
+    return `left in place: cannot read its marker (${String(e)}); ${lc.dropIt()}`;
   }
-
-  function checkShared(what, raw, own) {
-    const m = checkOurs(what, raw, own);
-    if (m.token !== SHARED || m.plan !== own.plan) {
-      refuse(`${what} belongs to ${m.token === SHARED ? 'instances with other workload knobs' : 'a single-process run'} (marker plan ${m.plan}, this instance ${own.plan}): use the same knobs on every instance, or a new RUN_ID`);
-    }
+  if (raw === undefined) return 'absent (dropped by someone else during the run)';
+  const m = parseMarker(raw);
+  // owned is what this run's setup wrote (k6 hands it over in the setup data: setup and
+  // teardown run in different VUs, so a process secret drawn in one is unknown to the other).
+  if (!owned || !sameMarker(m, owned)) return `left alone: it no longer carries this run's marker (${raw === null ? 'no marker' : shortRaw(raw)})`;
+  if (keep || contradiction) {
+    const kept = Object.assign({}, m, { state: KEPT });
+    let marked = '';
+    try { prims.mark(kept, m); } catch (e) { marked = `; its marker still says ${m.state} (${String(e)}), so REUSE=1 will refuse it`; }
+    if (contradiction) return `left in place: ${contradiction}, so this run does not vouch for its content${marked}; ${lc.dropIt()}`;
+    return `kept (KEEP=1)${marked}; ${prims.dropHint} drops it`;
   }
-
-  // The name is taken: decide whether this run may use the object. Returns true when it
-  // was emptied for reuse (REUSE=1 / recreate), false when joined (distributed).
-  function adopt(what, own, mode) {
-    let raw = prims.readMarker();
-    // A creating instance writes its marker last: give it the time to finish.
-    for (let t = 0; mode === 'join' && raw === null && t < JOIN_WAIT_S * 4; t++) {
-      sleep(0.25);
-      raw = prims.readMarker();
-    }
-    if (raw === undefined) refuse(`${what} existed a moment ago and is gone now (another process is creating and dropping it?): refusing to go on; choose another RUN_ID`);
-    if (mode === 'join') {
-      checkShared(what, raw, own);
-      return false;
-    }
-    const m = checkOurs(what, raw, own);
-    if (m.token === SHARED) refuse(`${what} belongs to a distributed run (DISTRIBUTED=1): finish it with scripts/verify-distributed, or choose another RUN_ID`);
-    if (cfg.REUSE === '0') {
-      refuse(`${what} already exists (made by k6-writepath for RUN_ID=${own.run}: kept by an earlier run, or in use by a running one): set REUSE=1 to empty and reuse it, or choose another RUN_ID`);
-    }
-    // Two processes of one RUN_ID: the second must not empty what the first still writes to.
-    // Only an object its run finished with and kept is reused; one whose process was killed
-    // before its teardown stays "running" until a person decides.
-    if (m.state !== KEPT) {
-      refuse(`${what} is in use by another process with RUN_ID=${own.run} (its marker says ${m.state || 'nothing of its state'}; a run that was killed before its teardown leaves it so): REUSE=${cfg.REUSE} empties only objects a finished run kept; wait for that run, or choose another RUN_ID, or, if no process uses it any more, ${dropIt()}`);
-    }
-    const diff = shapeDiff(prims.planned(), prims.shape());
-    if (diff.length && cfg.REUSE !== 'recreate') {
-      refuse(`${what} was made for RUN_ID=${own.run} with other settings (${diff.join('; ')}): REUSE=recreate drops and creates it anew, or choose another RUN_ID`);
-    }
-    try {
-      if (diff.length) {
-        // Only the run's part removed (the rest is someone else's): nothing to create anew.
-        const said = prims.drop(m);
-        if (typeof said === 'string') throw said;
-        if (prims.create(own) !== 'created') refuse(`${what} was taken by another process while this run recreated it: refusing to touch it; choose another RUN_ID`);
-      } else {
-        prims.empty(own, m);
-      }
-    } catch (e) {
-      return refuse(`cannot ${diff.length ? 'recreate' : 'empty'} ${what} for REUSE=${cfg.REUSE}: ${String(e)}`);
-    }
-    // Another process with the same RUN_ID may have done the same a moment ago.
-    if (!sameMarker(parseMarker(prims.readMarker()), own)) refuse(`${what} was taken over by another process with RUN_ID=${own.run} while this run emptied it: refusing to write to it`);
-    return true;
+  let said;
+  try {
+    // A target that found something it did not make beside its objects removes only its own
+    // and says so (a string); else the objects are gone.
+    said = prims.drop(owned);
+  } catch (e) {
+    return `NOT dropped: ${String(e)}; ${lc.dropIt()}`;
   }
+  return typeof said === 'string' ? said : 'dropped';
+}
 
-  // After the run: drop the object only when it still carries exactly the marker this run
-  // put on it and its content does not contradict the run (contradiction: a sentence, e.g. the
-  // verify step of a distributed run finding another count than the instances' plan: it did
-  // not write the object itself and cannot vouch for it). KEEP=1 keeps it, marked kept (a
-  // later REUSE=1 may empty it). Returns what happened, for the log line and the report.
-  function teardown(runId, owned, keep, contradiction = null) {
-    prims.bind(runId);
-    let raw;
-    try {
-      raw = prims.readMarker();
-    } catch (e) {
-      return `left in place: cannot read its marker (${String(e)}); ${dropIt()}`;
-    }
-    if (raw === undefined) return 'absent (dropped by someone else during the run)';
-    const m = parseMarker(raw);
-    // owned is what this run's setup wrote (k6 hands it over in the setup data: setup and
-    // teardown run in different VUs, so a process secret drawn in one is unknown to the other).
-    if (!owned || !sameMarker(m, owned)) return `left alone: it no longer carries this run's marker (${raw === null ? 'no marker' : shortRaw(raw)})`;
-    if (keep || contradiction) {
-      const kept = Object.assign({}, m, { state: KEPT });
-      let marked = '';
-      try { prims.mark(kept, m); } catch (e) { marked = `; its marker still says ${m.state} (${String(e)}), so REUSE=1 will refuse it`; }
-      if (contradiction) return `left in place: ${contradiction}, so this run does not vouch for its content${marked}; ${dropIt()}`;
-      return `kept (KEEP=1)${marked}; ${prims.dropHint} drops it`;
-    }
-    let said;
-    try {
-      // A target that found something it did not make beside its objects removes only its own
-      // and says so (a string); else the objects are gone.
-      said = prims.drop(owned);
-    } catch (e) {
-      return `NOT dropped: ${String(e)}; ${dropIt()}`;
-    }
-    return typeof said === 'string' ? said : 'dropped';
-  }
-
-  // What a run that could not drop its objects (its database stopped answering) leaves behind,
-  // and how to remove it (outcome.js's give-up line).
-  function leftBehind() {
-    return `${prims.what} may be left on the server (it carries the marker of run ${prims.runId}); once the server answers, drop it with ${prims.dropHint}`;
-  }
-
-  return { setup, teardown, leftBehind };
+// What a run that could not drop its objects (its database stopped answering) leaves behind,
+// and how to remove it (outcome.js's give-up line).
+function leftBehind(prims) {
+  return `${prims.what} may be left on the server (it carries the marker of run ${prims.runId}); once the server answers, drop it with ${prims.dropHint}`;
 }

@@ -188,9 +188,9 @@ export function batchRunner(target, cfg = {}) {
     // A batch of documents: keys (a key range or a list), the stamp they carry, the operation.
     write: (op, keys, stamp, tags, opts) => run(tags, opts, () => target.batch(op, keys, stamp)),
     // One single-document operation (capability single): op insert|read|update|delete.
-    single: (op, collection, key, body, tags, opts) => run(tags, opts, () => target.single(op, collection, key, body)),
+    single: (op, collection, key, body, tags, opts) => run(tags, opts, () => target.documents.single(op, collection, key, body)),
     // One document into each of several collections, atomically (capability transactions).
-    transaction: (bodies, tags, opts) => run(tags, opts, () => target.transaction(bodies)),
+    transaction: (bodies, tags, opts) => run(tags, opts, () => target.documents.transaction(bodies)),
     run,
   };
 }

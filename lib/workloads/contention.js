@@ -144,7 +144,7 @@ export function extraThresholds(cfg, p, reasons) {
 // setup(): every counter exists with n = 0 before the load, so every measured operation
 // updates an existing document (docs/contention.md).
 export function prepare(db, cfg, p) {
-  db.target.createCounters(p.size);
+  db.target.increments.createCounters(p.size);
 }
 
 // BATCH_SIZE distinct counters of [0, h), ascending (a batch locks rows in key order).
@@ -210,7 +210,7 @@ export function iteration(db, cfg, p, state) {
   const counters = draw(state.rng, p.steps[s].set.keys, p.B);
   state.ledger.begin(counters);
   ledgerUnstored.add(counters.length);
-  const res = db.run(tags, {}, () => retrying(db.target.increment(counters), p.retries, tags));
+  const res = db.run(tags, {}, () => retrying(db.target.increments.increment(counters), p.retries, tags));
   settle(state.ledger, counters, res);
 }
 
@@ -221,7 +221,7 @@ export function iteration(db, cfg, p, state) {
 function sample(target, p, state) {
   const at = Date.now() - exec.scenario.startTime;
   let now = null;
-  try { now = target.serverConflicts(); } catch (e) { if (!state.sampleError) console.warn(`k6-writepath: cannot read the server's conflict count: ${String(e).split('\n')[0]}`); state.sampleError = true; }
+  try { now = target.increments.serverConflicts(); } catch (e) { if (!state.sampleError) console.warn(`k6-writepath: cannot read the server's conflict count: ${String(e).split('\n')[0]}`); state.sampleError = true; }
   if (now !== null) {
     serverSamples.add(1, { phase: 'contention', target: target.name });
     if (state.conflicts !== undefined && now > state.conflicts) {
@@ -242,7 +242,7 @@ function sample(target, p, state) {
 function storeLedger(target, state, p) {
   const id = `L${exec.vu.idInTest}`;
   try {
-    target.putLedger(id, (state.ledger || new Ledger(p.size)).toJSON());
+    target.increments.putLedger(id, (state.ledger || new Ledger(p.size)).toJSON());
   } catch (e) {
     // Not stored: teardown finds its increments missing from the ledgers (ledger_unstored > 0).
     console.error(`k6-writepath: VU ${exec.vu.idInTest} could not store its ledger ${id}: ${String(e).split('\n')[0]}`);
@@ -254,12 +254,12 @@ export function verify(target, cfg, p, data = {}) {
   // VU ids of one process run 1 … the pool size (exec.vu.idInTest).
   const ids = [];
   for (let v = 1; v <= p.maxVUs + (target.capabilities.serverConflicts ? 1 : 0); v++) ids.push(`L${v}`);
-  const stored = target.readLedgers(ids);
+  const stored = target.increments.readLedgers(ids);
   const totals = sumLedgers(stored, p.size);
   ledgerUnstored.add(-totals.ops);
   const nums = new Array(p.size);
   for (let i = 0; i < p.size; i++) nums[i] = i;
-  const values = target.readCounters(nums);
+  const values = target.increments.readCounters(nums);
   const v = verifyCounters(totals, values, p.size);
   countersChecked.add(v.checked);
   countersSum.add(v.found);

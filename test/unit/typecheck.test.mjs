@@ -59,7 +59,7 @@ test('every target declares its contract types (Declaration, and createTarget re
   }
 });
 
-test('the contract is checked: a target missing batch, with a mistyped capability and a mistyped answer, is reported', { timeout: 120000 }, () => {
+test('the contract is checked: a target missing batch, with a mistyped capability, a declared group flag, an incomplete group and a mistyped answer, is reported', { timeout: 120000 }, () => {
   const dir = mkdtempSync(path.join(repoRoot, 'test', '.tmp-tsc-'));
   const bad = path.join(dir, 'bad-target.js');
   const T = "import('../../types/targets')";
@@ -70,10 +70,15 @@ test('the contract is checked: a target missing batch, with a mistyped capabilit
     `/** @returns {${T}.Target} */`,
     'export function createTarget() {',
     "  return { name: 'x', reasons: [], distributed: true, capabilities: { batch: [] }, bind() {}, setup() {}, teardown() {}, leftBehind: () => '',",
-    '    batchBody() {}, count() {}, readStamps() {}, increment: undefined, createCounters() {}, readCounters() {}, putLedger() {}, readLedgers() {} };',
+    '    batchBody() {}, count() {}, readStamps() {} };',
     '}',
     `/** @returns {${T}.Request} */`,
     "export const single = () => ({ n: 1, bytes: 2, send: () => ({ reason: 5 }) });",
+    // A group's flag is derived from its functions (lib/capabilities.js withCapabilities), never declared.
+    `/** @type {${T}.Declaration} */`,
+    "export const E = { ...D, capabilities: () => ({ batch: [], increment: true }) };",
+    `/** @type {${T}.Target['increments']} */`,
+    'export const half = { increment: undefined, createCounters() {} };',
     '',
   ].join('\n'));
   const r = spawnSync(process.execPath, [tsc, '--noEmit', '--allowJs', '--checkJs', '--module', 'esnext', '--moduleResolution', 'bundler',
@@ -84,4 +89,6 @@ test('the contract is checked: a target missing batch, with a mistyped capabilit
   assert.ok(errors.some((l) => /bad-target\.js\(3,.*error TS2322/.test(l)), r.stdout); // batch: a string, not a list
   assert.ok(errors.some((l) => /bad-target\.js\(6,.*error TS2741.*'batch'/.test(l)), r.stdout); // batch missing
   assert.ok(errors.some((l) => /bad-target\.js\(10,.*error TS2322.*'number' is not assignable to type 'string'/.test(l)), r.stdout); // reason: a number
+  assert.ok(errors.some((l) => /bad-target\.js\(12,.*error TS2322.*'true' is not assignable to type 'never'/.test(l)), r.stdout); // increment declared
+  assert.ok(errors.some((l) => /bad-target\.js\(14,.*error TS2739.*readCounters, putLedger, readLedgers/.test(l)), r.stdout); // a group without its functions
 });

@@ -28,7 +28,7 @@ export const ARANGODB = {
     'timeout', 'connection', 'unconfirmed',
   ],
   // unnamedFailures: with silent=true an answer counts failed elements without naming them.
-  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore'], single: true, transactions: true, collections: Infinity, planIndexes: true, count: true, readback: true, unnamedFailures: Boolean(cfg && cfg.ARANGO_SILENT), increment: true, undetermined: true }),
+  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore'], collections: Infinity, planIndexes: true, count: true, readback: true, unnamedFailures: Boolean(cfg && cfg.ARANGO_SILENT), undetermined: true }),
   distributed: true,
   // What its VUs hold per batch (lib/memory.js): http requests, one body per request format of
   // the operations a plan writes (every operation posts the same array (only the URL differs)).

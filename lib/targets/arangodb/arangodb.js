@@ -15,6 +15,7 @@ import { stop } from '../../abort.js';
 import encoding from 'k6/encoding';
 import { redact } from '../../urls.js';
 import { ARANGODB } from './arangodb-knobs.js';
+import { withCapabilities } from '../../capabilities.js';
 import { completeOrUndo, lifecycle, probeTimeout } from '../lifecycle.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../../docs.js';
 import { keyName } from '../../keys.js';
@@ -528,6 +529,6 @@ export function createTarget(cfg, prepared = {}) {
   }
 
   // keyField: the key attribute of a single-document body.
-  return { name: ARANGODB.name, reasons: REASONS, distributed: ARANGODB.distributed, capabilities: ARANGODB.capabilities(cfg), keyField: '_key', bind, setup, batch, batchBody, single, transaction, count, countAll, readStamps, teardown, leftBehind,
-    increment, createCounters, readCounters, putLedger, readLedgers };
+  return withCapabilities(ARANGODB.capabilities(cfg), { name: ARANGODB.name, reasons: REASONS, distributed: ARANGODB.distributed, keyField: '_key', bind, setup, batch, batchBody, count, countAll, readStamps, teardown, leftBehind,
+    documents: { single, transaction }, increments: { increment, createCounters, readCounters, putLedger, readLedgers } });
 }

@@ -32,9 +32,9 @@ export const MONGODB = {
   //   auth             credentials or privileges refused
   reasons: ['e11000', 'write_conflict', 'not_attempted', 'write_concern', 'write_error', 'unconfirmed', 'collection_gone', 'server_error',
     'timeout', 'connection', 'auth', 'other'],
-  // serverConflicts: where the contention workload reads the write conflicts the server retried
-  // itself (lib/workloads/contention.js samples it during the load).
-  capabilities: (_cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true, increment: true, undetermined: true, serverConflicts: 'serverStatus metrics.operation.writeConflicts' }),
+  // serverConflicts: where the server counts the write conflicts it retried itself, offered with
+  // the adapter's increments.serverConflicts() (lib/workloads/contention.js samples it).
+  capabilities: (_cfg) => ({ batch: ['insert', 'upsert', 'merge', 'ignore', 'bulk'], count: true, readback: true, undetermined: true, serverConflicts: 'serverStatus metrics.operation.writeConflicts' }),
   // Reached through the pack's gateway (docs/gateway.md): its Server-Timing is recorded per batch.
   gateway: true,
   // Instances of one run may share its database (docs/scale-out.md).

@@ -15,6 +15,7 @@ import { durationMs, InputRefusal } from '../../parse.js';
 import { redact } from '../../urls.js';
 import { stop } from '../../abort.js';
 import { MONGODB } from './mongodb-knobs.js';
+import { withCapabilities } from '../../capabilities.js';
 import { lifecycle, probeTimeout } from '../lifecycle.js';
 import { ACKNOWLEDGED, maybeArrived, request } from '../outcome.js';
 import { COUNTER_FIELD } from '../increments.js';
@@ -191,19 +192,25 @@ function probe(t) {
   };
 }
 
-// The primitives of lib/targets/lifecycle.js on the run's database t.db (and collections(),
-// which setup reads too).
+// The primitives of lib/targets/lifecycle.js on the run's database t.db.
 function databasePrimitives(t) {
+  return Object.assign({}, creation(t), databaseReads(t), claimedChanges(t));
+}
+
+// The collections of the run's database as listCollections describes them (setup reads the
+// docs collection's UUID there too).
+function collections(t) {
+  const r = command(t, t.db, { listCollections: 1, nameOnly: false });
+  return r.cursor.firstBatch;
+}
+
+function dropDatabase(t) {
+  command(t, t.db, { dropDatabase: 1 });
+}
+
+// create() of the run's database: the docs collection, its indexes, the marker last.
+function creation(t) {
   const { cfg, client, timeoutMs, wc } = t;
-  function collections() {
-    const r = command(t, t.db, { listCollections: 1, nameOnly: false });
-    return r.cursor.firstBatch;
-  }
-
-  function dropDatabase() {
-    command(t, t.db, { dropDatabase: 1 });
-  }
-
   function markerDoc(marker) {
     return JSON.stringify([Object.assign({ _id: MARKER_ID }, marker, { createdAt: new Date().toISOString() })]);
   }
@@ -219,7 +226,7 @@ function databasePrimitives(t) {
   // The name is taken when the database holds any collection; else `create` of docs
   // (48 NamespaceExists: someone was faster). Then indexes, and the marker last.
   function create(marker) {
-    if (collections().length > 0) return 'exists';
+    if (collections(t).length > 0) return 'exists';
     try {
       command(t, t.db, { create: COLLECTION });
     } catch (e) {
@@ -232,15 +239,21 @@ function databasePrimitives(t) {
       }
       writeMarker(marker, 'insert');
     } catch (e) {
-      try { dropDatabase(); } catch (_) { /* the error below says what matters */ }
+      try { dropDatabase(t); } catch (_) { /* the error below says what matters */ }
       throw String(e);
     }
     return 'created';
   }
+  return { create };
+}
 
+// What the run's database holds and is: its marker, the docs collection's shape, the shape
+// the plan asks for.
+function databaseReads(t) {
+  const { cfg, client, timeoutMs } = t;
   // undefined: no such database (no collection in it); null: no marker document.
   function readMarker() {
-    if (collections().length === 0) return undefined;
+    if (collections(t).length === 0) return undefined;
     const r = client.find(t.db, META, { _id: MARKER_ID }, { timeoutMs, projection: { _id: 0, createdAt: 0 } });
     if (r.error) throw `cannot read the marker of database ${t.db}: ${redact(r.error.message)}`;
     const found = parse(r.docs);
@@ -249,7 +262,7 @@ function databasePrimitives(t) {
 
   // The docs collection as it is: kind and options, the secondary indexes by field.
   function shape() {
-    const c = collections().find((x) => x.name === COLLECTION);
+    const c = collections(t).find((x) => x.name === COLLECTION);
     if (!c) return {};
     const options = Object.assign({}, c.options || {});
     const idx = command(t, t.db, { listIndexes: COLLECTION }).cursor.firstBatch;
@@ -272,7 +285,12 @@ function databasePrimitives(t) {
       MONGO_INDEXES: cfg.MONGO_INDEXES ? INDEX_FIELDS.slice(0, cfg.MONGO_INDEXES).slice().sort().join('+') : '0',
     };
   }
+  return { readMarker, shape, planned };
+}
 
+// The changes lifecycle.js makes to a database it found, each behind a claim of its marker.
+function claimedChanges(t) {
+  const { wc } = t;
   // Replace the marker document `found` by `marker` in one step: an update whose filter is the
   // whole expected marker matches only while the document still carries it (a single-document
   // write is atomic in MongoDB). Fields a marker lacks (proof, state of an old marker) match
@@ -302,13 +320,13 @@ function databasePrimitives(t) {
   // recreated by someone else), stays, and so does the database.
   function drop(marker) {
     claim(Object.assign({}, marker, { state: 'dropping' }), marker);
-    const colls = collections();
+    const colls = collections(t);
     const foreign = colls.map((c) => c.name).filter((n) => n !== COLLECTION && n !== META);
     const own = colls.find((c) => c.name === COLLECTION);
     const ownUuid = own && own.info && own.info.uuid && own.info.uuid.$binary ? own.info.uuid.$binary.base64 : null;
     const swapped = Boolean(t.uuid && ownUuid && ownUuid !== t.uuid);
     if (foreign.length === 0 && !swapped) {
-      dropDatabase();
+      dropDatabase(t);
       return undefined;
     }
     const removed = [];
@@ -319,7 +337,7 @@ function databasePrimitives(t) {
       swapped ? `a collection ${COLLECTION} that is not the one the run created (another UUID)` : null].filter(Boolean).join(' and ');
     return `the run's collections dropped (${removed.join(', ')}); database ${t.db} left in place: it also holds ${why}`;
   }
-  return { collections, create, readMarker, shape, planned, empty, mark, drop };
+  return { empty, mark, drop };
 }
 
 // The requests of the batch runner (lib/targets/outcome.js) and the reads of verification.
@@ -491,21 +509,20 @@ export function createTarget(cfg, prepared = {}) {
     if (!t.wopts) t.wopts = Object.assign({ ordered: cfg.MONGO_ORDERED, timeoutMs, collectionUUID: t.uuid || '' }, wc);
   }
 
-  const { collections, create, readMarker, shape, planned, empty, mark, drop } = databasePrimitives(t);
-  const lc = lifecycle(cfg, {
+  const lc = lifecycle(cfg, Object.assign({
     bind,
     get what() { return `database ${t.db}`; },
     get objects() { return [`database ${t.db}`, `collection ${t.db}.${COLLECTION}`]; },
     get runId() { return t.db.slice(5); },
     get dropHint() { return `mongosh "$MONGO_URL" --eval 'db.getSiblingDB("${t.db}").dropDatabase()'`; },
-    probe: () => probe(t), create, readMarker, shape, planned, empty, mark, drop,
-  });
+    probe: () => probe(t),
+  }, databasePrimitives(t)));
 
   // The lifecycle's setup, plus the docs collection's UUID for every write (docs/mongodb.md:
   // a dropped collection is never recreated by a write).
   function setup(runId, signature, mode) {
     const info = lc.setup(runId, signature, mode);
-    const c = collections().find((x) => x.name === COLLECTION);
+    const c = collections(t).find((x) => x.name === COLLECTION);
     const u = c && c.info && c.info.uuid && c.info.uuid.$binary ? c.info.uuid.$binary.base64 : null;
     if (!u) stop(`database ${t.db}: the server did not report the UUID of collection ${COLLECTION}`);
     info.collectionUUID = u;
@@ -514,7 +531,7 @@ export function createTarget(cfg, prepared = {}) {
 
   const { batchBody, batch, count, readStamps, increment } = requests(t, docs);
   const { serverConflicts, createCounters, readCounters, putLedger, readLedgers } = contentionStore(t);
-  return { name: MONGODB.name, reasons: REASONS, distributed: MONGODB.distributed, capabilities: MONGODB.capabilities(cfg), lazyKeys: true, bind, setup, batch, batchBody,
+  return withCapabilities(MONGODB.capabilities(cfg), { name: MONGODB.name, reasons: REASONS, distributed: MONGODB.distributed, lazyKeys: true, bind, setup, batch, batchBody,
     count, readStamps, teardown: lc.teardown, leftBehind: lc.leftBehind, client, database: () => t.db,
-    increment, createCounters, readCounters, putLedger, readLedgers, serverConflicts };
+    increments: { increment, createCounters, readCounters, putLedger, readLedgers, serverConflicts } });
 }

@@ -21,7 +21,7 @@ export const POSTGRES = {
   // statement_timeout); the same code at TIMEOUT is the pack's own cancel, reason timeout.
   reasons: ['unique_violation', 'cardinality_violation', 'deadlock', 'serialization', 'unconfirmed', 'timeout', 'cancelled', 'connection', 'auth', 'undefined_table', 'other'],
   // What workloads may ask of it (lib/capabilities.js).
-  capabilities: (_cfg) => ({ batch: ['insert', 'upsert'], count: true, readback: true, increment: true, undetermined: true }),
+  capabilities: (_cfg) => ({ batch: ['insert', 'upsert'], count: true, readback: true, undetermined: true }),
   // Reached through the pack's gateway (docs/gateway.md): its Server-Timing is recorded per batch.
   gateway: true,
   // Instances of one run may share its table (docs/scale-out.md).

@@ -14,6 +14,7 @@ import { GatewayError, openSql, requireGateway } from '../../gateway.js';
 import { durationMs, InputRefusal } from '../../parse.js';
 import { redact } from '../../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
+import { withCapabilities } from '../../capabilities.js';
 import { lifecycle, markerText, probeTimeout } from '../lifecycle.js';
 import { stop } from '../../abort.js';
 import { ACKNOWLEDGED, maybeArrived, request } from '../outcome.js';
@@ -86,28 +87,35 @@ export const declaration = POSTGRES;
 // The primitives of lib/targets/lifecycle.js for the run's table (run: its names, set by the
 // target's bind()).
 function tablePrimitives(cfg, db, run) {
-  const timeout = cfg.TIMEOUT;
+  return Object.assign({ probe: () => probe(cfg, db) }, creation(cfg, db, run), tableReads(cfg, db, run), guardedChanges(cfg, db, run));
+}
+
+// The server as the report shows it (lifecycle.js probe): version and the settings that
+// decide what an acknowledgement means.
+function probe(cfg, db) {
   const probeWithin = probeTimeout(cfg);
-  function probe() {
-    let info;
-    try {
-      info = db.queryWithTimeout(probeWithin, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
+  let info;
+  try {
+    info = db.queryWithTimeout(probeWithin, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
         current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync,
         current_setting('server_version') AS server_version`)[0];
-    } catch (e) {
-      const refusal = gatewayRefusal(cfg, e);
-      if (refusal) throw refusal;
-      const message = redact(e);
-      if (classify(message) === 'auth') throw `PG_URL: PostgreSQL refused the credentials: ${message}`;
-      throw `PG_URL: cannot reach PostgreSQL: ${message}`;
-    }
-    return {
-      version: String(info.version),
-      serverVersion: String(info.server_version),
-      settings: { synchronous_commit: String(info.synchronous_commit), fsync: String(info.fsync), shared_buffers: String(info.shared_buffers) },
-    };
+  } catch (e) {
+    const refusal = gatewayRefusal(cfg, e);
+    if (refusal) throw refusal;
+    const message = redact(e);
+    if (classify(message) === 'auth') throw `PG_URL: PostgreSQL refused the credentials: ${message}`;
+    throw `PG_URL: cannot reach PostgreSQL: ${message}`;
   }
+  return {
+    version: String(info.version),
+    serverVersion: String(info.server_version),
+    settings: { synchronous_commit: String(info.synchronous_commit), fsync: String(info.fsync), shared_buffers: String(info.shared_buffers) },
+  };
+}
 
+// create() of the run's table, and what a name it finds taken means.
+function creation(cfg, db, run) {
+  const timeout = cfg.TIMEOUT;
   // One simple-protocol statement list = one implicit transaction: nobody ever sees the
   // table without its marker and indexes. A name that is taken fails with 42P07 (or, when
   // two sessions create it at once, with a unique violation in the catalog).
@@ -141,7 +149,12 @@ function tablePrimitives(cfg, db, run) {
     const f = INDEX_FIELDS.find((x) => taken === `${run.name}_${x}`);
     return f ? `the run's table needs it for its index on ${f} (PG_INDEXES)` : 'the run\'s table needs it';
   }
+  return { create };
+}
 
+// What the run's table holds and is: its marker, its shape, the shape the plan asks for.
+function tableReads(cfg, db, run) {
+  const timeout = cfg.TIMEOUT;
   // undefined: no such relation; null: no comment.
   function readMarker() {
     const rows = db.queryWithTimeout(timeout, `SELECT coalesce(obj_description(c.oid, 'pg_class'), '') AS marker
@@ -183,7 +196,12 @@ function tablePrimitives(cfg, db, run) {
       PG_INDEXES: cfg.PG_INDEXES ? INDEX_FIELDS.slice(0, cfg.PG_INDEXES).slice().sort().join('+') : '0',
     };
   }
+  return { readMarker, shape, planned };
+}
 
+// The changes lifecycle.js makes to a table it found: empty, re-mark, drop.
+function guardedChanges(cfg, db, run) {
+  const timeout = cfg.TIMEOUT;
   // Empty, re-mark, and (drop) only while the table still carries the marker `expected` and,
   // once setup read it, is the table the run created (its OID): the check and the change are
   // one transaction, under a lock on the table.
@@ -211,8 +229,7 @@ function tablePrimitives(cfg, db, run) {
   function drop(marker) {
     guarded(marker, `DROP TABLE ${run.table};`);
   }
-
-  return { probe, create, readMarker, shape, planned, empty, mark, drop };
+  return { empty, mark, drop };
 }
 
 // The requests of the batch runner (lib/targets/outcome.js) on the run's table, and its count.
@@ -434,6 +451,6 @@ export function createTarget(cfg, prepared = {}) {
   const { batchBody, batch, count, increment } = requests(cfg, db, run, docs, bodyOpts);
   const { readStamps, createCounters, readCounters, putLedger, readLedgers } = reads(cfg, db, run);
   // lazyKeys: overwrite and mixed batches come as DrawnKeys (the gateway draws them).
-  return { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, capabilities: POSTGRES.capabilities(cfg), lazyKeys: true, bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind,
-    increment, createCounters, readCounters, putLedger, readLedgers };
+  return withCapabilities(POSTGRES.capabilities(cfg), { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, lazyKeys: true, bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind,
+    increments: { increment, createCounters, readCounters, putLedger, readLedgers } });
 }

@@ -20,7 +20,7 @@ export const RAVENDB = {
     'http_413', 'http_429', 'http_500', 'http_502', 'http_503', 'http_other'],
   // compression: how request bodies travel (the per-stage report says so).
   // undetermined: a batch may end stored or not without the pack knowing (lib/targets/outcome.js).
-  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, increment: true, undetermined: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null }),
+  capabilities: (cfg) => ({ batch: ['insert', 'upsert', 'bulk'], count: true, readback: true, undetermined: true, compression: cfg.RAVEN_GZIP ? 'gzip' : null }),
   distributed: true,
   // What its VUs hold per batch (lib/memory.js): http requests, one body per request format of
   // the operations a plan writes: the bulk insert command array, and bulk_docs (insert and

@@ -14,6 +14,7 @@ import http from 'k6/http';
 import { sleep } from 'k6';
 import { durationMs } from '../../parse.js';
 import { RAVENDB } from './ravendb-knobs.js';
+import { withCapabilities } from '../../capabilities.js';
 import { completeOrUndo, lifecycle, probeTimeout } from '../lifecycle.js';
 import { committedButIndexWaitFailed, committedFromState, notNowReason, placementProblem } from './ravendb-answers.js';
 import { request, maybeArrived } from '../outcome.js';
@@ -607,6 +608,6 @@ export function createTarget(cfg, prepared = {}) {
     return out;
   }
 
-  return { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, capabilities: RAVENDB.capabilities(cfg), bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind,
-    increment, createCounters, readCounters, putLedger, readLedgers };
+  return withCapabilities(RAVENDB.capabilities(cfg), { name: RAVENDB.name, reasons: REASONS, distributed: RAVENDB.distributed, bind, setup, batch, batchBody, count, readStamps, teardown, leftBehind,
+    increments: { increment, createCounters, readCounters, putLedger, readLedgers } });
 }
