@@ -17,7 +17,7 @@ export const CORE_KNOBS = {
   // What a run writes (scope workload, part of the plan) and how it is named, bounded and
   // checked (scope run); docs/configuration.md lists them by scope.
   RUN_ID:       { type: 'string', scope: 'run', pattern: idPattern(RUN_ID_MAX), allowed: idAllowed(RUN_ID_MAX), doc: 'Names this run: results/<RUN_ID>/, the testid tag, and every object the run creates (k6wp_<RUN_ID>…). Default: generated from the clock.' },
-  PHASES:       { type: 'list', doc: 'Phases to run, in this order, from the experiment\'s list (insert-vs-overwrite: load,overwrite,mixed).' },
+  PHASES:       { type: 'list', doc: 'Phases to run, in this order, from the workload\'s list (insert-vs-overwrite: load,overwrite,mixed).' },
   DOCS:         { type: 'int', min: 1, max: 1e9, default: 20000, doc: 'Documents written by the load phase (exact count).' },
   BATCH_SIZE:   { type: 'int', min: 1, max: 100000, default: 1000, defaults: { 'postgres/contention': 1, 'arangodb/contention': 1, 'ravendb/contention': 1, 'mongodb/contention': 1 }, doc: 'Documents per batch request/statement (E1 used 10000); contention: distinct counters per operation.' },
   VUS:          { type: 'int', min: 1, max: VUS_MAX, default: 2, doc: 'Virtual users (concurrent clients).' },
@@ -34,7 +34,7 @@ export const CORE_KNOBS = {
   COMPLEXITY:   { type: 'int', min: 1, max: 10000, default: 10, doc: 'DOC_SHAPE=complexity|random-shapes: attributes per document (E3: 100, 1000, 10000).' },
   DOC_POOL:     { type: 'int', min: 1, max: 100000, default: 1024, defaults: { 'ravendb/bulk-insert': 10000 }, doc: 'Distinct payloads pre-generated per VU (outside the timed path); documents reuse them with their own key and stamp.' },
   SEED:         { type: 'int', min: 0, max: 4294967295, default: 1, doc: 'Seed of every random choice (keys, payloads): same seed, same documents.' },
-  THRESHOLDS:   { type: 'string', scope: 'run', pattern: /^[^\0]+$/, allowed: 'a path to a JSON file', doc: 'Threshold file, relative to the repository root or absolute. Default: thresholds/<target>/<experiment>.json.' },
+  THRESHOLDS:   { type: 'string', scope: 'run', pattern: /^[^\0]+$/, allowed: 'a path to a JSON file', doc: 'Threshold file, relative to the repository root or absolute. Default: thresholds/<target>/<scenario>.json (insert-vs-overwrite.json beside scenarios/<target>/insert-vs-overwrite.js).' },
   RESULTS_DIR:  { type: 'string', scope: 'run', pattern: /^[^\0]+$/, allowed: 'a directory path', default: 'results', doc: 'Where results/<RUN_ID>/ is written, relative to the directory k6 runs in.' },
   READBACK:     { type: 'int', scope: 'run', min: 0, max: 1e8, default: 1000, doc: 'Overwritten keys read back (each VU its own, after its last batch) to check they hold the last acknowledged version (0 = none).' },
   GIVE_UP:      { type: 'duration', scope: 'run', min: '1s', max: '24h', default: '60s', doc: 'A database that gives no answer to any batch of a VU for this long (every attempt failed with reason connection and no word from the server: refused, reset, unreachable; a server that answers too many connections or starting up is there) ends the run with one line, exit 108, naming what was acknowledged before, that verification did not run, and the objects left behind with how to remove them. A database back within this time lets the run go on. A server that accepts connections but never answers is bounded by TIMEOUT per batch instead.' },
