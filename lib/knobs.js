@@ -10,7 +10,7 @@
 const VUS_MAX = 1000;
 const DURATION_MAX = '720h';
 // The RUN_ID rule, for RUN_ID and for names that a RUN_ID is made of (CAPACITY_ID + a step's suffix).
-const RUN_ID_MAX = 32;
+export const RUN_ID_MAX = 32;
 const idPattern = (max) => new RegExp(`^[a-z0-9][a-z0-9_]{0,${max - 1}}$`);
 const idAllowed = (max) => `1-${max} characters a-z 0-9 _ (starting with a letter or digit)`;
 export const CORE_KNOBS = {
@@ -125,8 +125,9 @@ export const TOOL_KNOBS = {
   E2_REPORT: tool('e2', { ...PATH, allowed: 'a file path', doc: 'make experiment NAME=e2: the report (its data beside it as .json). Default: <E2_OUT>/report.md.' }),
   E2_COMMAND: tool('e2', { type: 'string', pattern: /^[^\0]+$/, allowed: 'text', doc: 'make experiment NAME=e2: the command the report names as how it was made.' }),
   RAM_TARGET: tool('ram', { type: 'enum', values: ['postgres', 'mongodb'], default: 'postgres', doc: 'make experiment NAME=ram: the database in the memory-limited cgroup.' }),
-  RAM_INDEXES: tool('ram', { type: 'list', itemPattern: /^[0-9]$/, allowed: 'a comma-separated list of distinct index counts (PG_INDEXES / MONGO_INDEXES) from 0 to 9, e.g. 0,3', default: ['0', '3'], doc: 'make experiment NAME=ram: secondary index counts, one cell each.' }),
-  RAM_REGIMES: tool('ram', { type: 'list', itemPattern: /^(fits|exceeds)$/, allowed: 'fits, exceeds or fits,exceeds', default: ['fits', 'exceeds'], doc: 'make experiment NAME=ram: the memory regimes, one cell each.' }),
+  // Each item is a count the target's own index knob takes: the driver adds that declaration as item.
+  RAM_INDEXES: tool('ram', { type: 'list', distinct: true, allowed: 'a comma-separated list of distinct index counts (PG_INDEXES / MONGO_INDEXES), e.g. 0,3', default: ['0', '3'], doc: 'make experiment NAME=ram: secondary index counts, one cell each.' }),
+  RAM_REGIMES: tool('ram', { type: 'list', values: ['fits', 'exceeds'], distinct: true, allowed: 'fits, exceeds or fits,exceeds', default: ['fits', 'exceeds'], doc: 'make experiment NAME=ram: the memory regimes, one cell each.' }),
   RAM_SMALL_MB: tool('ram', { type: 'int', min: 32, max: 1048576, default: 256, doc: 'memory budget of the "exceeds" regime, MiB' }),
   RAM_LARGE_MB: tool('ram', { type: 'int', min: 64, max: 1048576, default: 4096, doc: 'memory budget of the "fits" regime, MiB' }),
   RAM_SHARED_BUFFERS_MB: tool('ram', { type: 'int', min: 1, max: 65536, default: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' }),

@@ -20,6 +20,7 @@ import { MongoServer } from '../../scripts/lib/mongo-private.mjs';
 import { ALL_CELLS, CELL_NAMES } from './cells.mjs';
 import { renderE2 } from './report.mjs';
 import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
+import { RUN_ID_MAX } from '../../lib/knobs.js';
 import { toolKnob } from '../../scripts/lib/kit.mjs';
 import { counterAt, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
@@ -105,7 +106,7 @@ async function runCell(k, server, def, batch, stamp, rep) {
   const id = `${def.name}-b${batch}${k.E2_REPS > 1 ? `-r${rep}` : ''}`;
   const cellDir = path.join(k.E2_OUT, id);
   mkdirSync(cellDir, { recursive: true });
-  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}${k.E2_REPS > 1 ? `_${rep}` : ''}`.slice(0, 32);
+  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}${k.E2_REPS > 1 ? `_${rep}` : ''}`.slice(0, RUN_ID_MAX);
   const cell = { config: def.name, target: 'postgres', batch_size: batch, rep, run_id: runId, pack: def.pack, server_settings: def.server };
   const cg = createCgroup(`k6wp_e2_${k.E2_PG_PORT}`, null, server.dir);
   const client = createCpuGroup(`k6wp_e2_${k.E2_PG_PORT}_k6`);
@@ -156,7 +157,7 @@ async function runMongoCell(k, server, def, batch, stamp, rep) {
   const id = `${def.name}-b${batch}${k.E2_REPS > 1 ? `-r${rep}` : ''}`;
   const cellDir = path.join(k.E2_OUT, id);
   mkdirSync(cellDir, { recursive: true });
-  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}${k.E2_REPS > 1 ? `_${rep}` : ''}`.slice(0, 32);
+  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}${k.E2_REPS > 1 ? `_${rep}` : ''}`.slice(0, RUN_ID_MAX);
   const cell = { config: def.name, target: 'mongodb', batch_size: batch, rep, run_id: runId, pack: def.pack, server_settings: [`wiredTigerCacheSizeGB=${k.E2_MONGO_CACHE_MB / 1024}`] };
   const cg = createCgroup(`k6wp_e2_${k.E2_MONGO_PORT}`, null, server.dir);
   const client = createCpuGroup(`k6wp_e2_${k.E2_MONGO_PORT}_k6`);

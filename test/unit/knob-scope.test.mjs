@@ -71,7 +71,7 @@ test('compare accepts runs that differ only in run and target knobs', () => {
   assert.throws(() => checkSameWorkload([{ letter: 'A', summary: old }, { letter: 'B', summary: a }]), /REQUESTS A=10000 B=1000/);
 });
 
-const TOOLS = ['bench/run.mjs', 'bench/mongo.mjs', 'bench/gate.mjs', 'bench/gateway.mjs', 'bench/lib.mjs', 'bench/memory.mjs', 'experiments/e2/driver.mjs', 'scripts/capacity-demo'];
+const TOOLS = ['bench/run.mjs', 'bench/mongo.mjs', 'bench/gate.mjs', 'bench/gateway.mjs', 'bench/lib.mjs', 'bench/memory.mjs', 'experiments/e2/driver.mjs', 'experiments/ram/driver.mjs', 'scripts/capacity-demo'];
 
 test('every knob the benchmarks and capacity-demo read is declared with a tool scope and read through the pack\'s parser', () => {
   for (const f of TOOLS) {
@@ -120,8 +120,9 @@ test('a list of batch sizes is checked item by item against BATCH_SIZE\'s own de
   for (const raw of [`1,${KNOBS.BATCH_SIZE.max + 1}`, '100,100', '100,x', '0']) {
     assert.throws(() => parseKnob('E2_BATCH_SIZES', raw, spec), (e) => e === `k6-writepath: E2_BATCH_SIZES="${raw}" is not allowed: ${spec.allowed}`, raw);
   }
-  // The driver copies none of BATCH_SIZE's bounds.
+  // The drivers copy none of BATCH_SIZE's bounds, nor those of the index knobs.
   assert.doesNotMatch(readFileSync(path.join(repoRoot, 'experiments/e2/driver.mjs'), 'utf8'), /100000/);
+  assert.doesNotMatch(readFileSync(path.join(repoRoot, 'experiments/ram/driver.mjs'), 'utf8'), /\[0-9\]|from 0 to 9/);
   // CAPACITY_ID is RUN_ID's rule, shorter by a step's _sNN: the character class is written once.
   assert.equal(readFileSync(path.join(repoRoot, 'lib/knobs.js'), 'utf8').split('[a-z0-9_]').length, 2);
   const longest = 'c'.repeat(KNOBS.RUN_ID.allowed.match(/^1-(\d+)/)[1] - 4);
