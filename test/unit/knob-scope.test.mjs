@@ -117,7 +117,7 @@ test('a list of batch sizes is checked item by item against BATCH_SIZE\'s own de
   const spec = KNOBS.E2_BATCH_SIZES;
   assert.equal(spec.item, KNOBS.BATCH_SIZE);
   assert.deepEqual(parseKnob('E2_BATCH_SIZES', `1,${KNOBS.BATCH_SIZE.max}`, spec), [1, KNOBS.BATCH_SIZE.max]);
-  for (const raw of [`1,${KNOBS.BATCH_SIZE.max + 1}`, '100,100', '100,x', '0']) {
+  for (const raw of [`1,${KNOBS.BATCH_SIZE.max + 1}`, '100,100', '100,x', '0', ' ']) {
     assert.throws(() => parseKnob('E2_BATCH_SIZES', raw, spec), (e) => e === `k6-writepath: E2_BATCH_SIZES="${raw}" is not allowed: ${spec.allowed}`, raw);
   }
   // The drivers copy none of BATCH_SIZE's bounds, nor those of the index knobs.
