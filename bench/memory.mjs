@@ -49,7 +49,7 @@ import { PgServer } from '../scripts/pg-private.mjs';
 import { MongoServer } from '../scripts/lib/mongo-private.mjs';
 import { knob as benchKnob, spread } from './lib.mjs';
 import { KNOBS } from '../lib/config.js';
-import { repoRoot as root, startTestServer, toolKnob } from '../scripts/lib/kit.mjs';
+import { dieWith, repoRoot as root, startTestServer, toolKnob } from '../scripts/lib/kit.mjs';
 import { needsGateway, startGateway } from '../scripts/lib/gateway.mjs';
 
 const env = process.env;
@@ -58,6 +58,8 @@ const k6 = path.join(root, 'bin', 'k6');
 const knob = (name, spec) => (spec ? toolKnob('bench-memory', env, name, { spec }) : benchKnob(name, 'bench-memory'));
 const REPS = knob('BENCH_MEM_REPS') ?? knob('BENCH_REPS');
 const VUS = knob('BENCH_MEM_VUS').map(Number);
+// MiB per VU is held against the same client at 1 VU.
+if (!VUS.includes(1)) dieWith('bench-memory')(`BENCH_MEM_VUS=${JSON.stringify(VUS.join(','))} is not allowed: ${KNOBS.BENCH_MEM_VUS.allowed}, with 1 among them`);
 const MAX_MB = knob('BENCH_MEM_MAX_MB');
 const PROFILE_VUS = knob('BENCH_MEM_PROFILE_VUS');
 const INIT_VUS = knob('BENCH_MEM_INIT_VUS');

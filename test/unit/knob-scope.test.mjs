@@ -102,6 +102,7 @@ test('bench/memory.mjs refuses a bad knob of its own with one line and exit 107,
   const cases = [
     [{ BENCH_MEM_VUS: '1,10,5000' }, 'bench-memory: BENCH_MEM_VUS="1,10,5000" is not allowed: a comma-separated list of distinct VU counts from 1 to 1000, e.g. 1,10,50,200\n'],
     [{ BENCH_MEM_GRID_TARGETS: 'postgres,cassandra' }, 'bench-memory: BENCH_MEM_GRID_TARGETS="postgres,cassandra" is not allowed: a comma-separated list of distinct targets from arangodb, postgres, mongodb, ravendb\n'],
+    [{ BENCH_MEM_VUS: '10,50' }, 'bench-memory: BENCH_MEM_VUS="10,50" is not allowed: a comma-separated list of distinct VU counts from 1 to 1000, e.g. 1,10,50,200, with 1 among them\n'],
     [{ BENCH_MEM_PG_PORT: '80' }, 'bench-memory: BENCH_MEM_PG_PORT="80" is not allowed: a whole number from 1024 to 65535\n'],
   ];
   for (const [env, line] of cases) {
