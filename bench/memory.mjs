@@ -47,18 +47,25 @@ import { createDocs } from '../lib/docs.js';
 import { keyRange } from '../lib/keys.js';
 import { PgServer } from '../scripts/pg-private.mjs';
 import { MongoServer } from '../scripts/lib/mongo-private.mjs';
-import { spread } from './lib.mjs';
-import { repoRoot as root, startTestServer } from '../scripts/lib/kit.mjs';
+import { knob as benchKnob, spread } from './lib.mjs';
+import { KNOBS } from '../lib/config.js';
+import { dieWith, repoRoot as root, startTestServer, toolKnob } from '../scripts/lib/kit.mjs';
 import { needsGateway, startGateway } from '../scripts/lib/gateway.mjs';
 
 const env = process.env;
 const k6 = path.join(root, 'bin', 'k6');
-const REPS = Number(env.BENCH_MEM_REPS || env.BENCH_REPS || 3);
-const VUS = (env.BENCH_MEM_VUS || '1,10,50,200').split(',').map(Number);
-const MAX_MB = Number(env.BENCH_MEM_MAX_MB || 8000);
-const PROFILE_VUS = Number(env.BENCH_MEM_PROFILE_VUS || 20);
-const INIT_VUS = Number(env.BENCH_MEM_INIT_VUS || 40);
-const GRID_REPS = Number(env.BENCH_MEM_GRID_REPS || 3);
+// Its knobs (lib/knobs.js, scope tool:bench), read before anything runs.
+const knob = (name, spec) => (spec ? toolKnob('bench-memory', env, name, { spec }) : benchKnob(name, 'bench-memory'));
+const REPS = knob('BENCH_MEM_REPS') ?? knob('BENCH_REPS');
+const VUS = knob('BENCH_MEM_VUS').map(Number);
+// MiB per VU is held against the same client at 1 VU.
+if (!VUS.includes(1)) dieWith('bench-memory')(`BENCH_MEM_VUS=${JSON.stringify(VUS.join(','))} is not allowed: ${KNOBS.BENCH_MEM_VUS.allowed}, with 1 among them`);
+const MAX_MB = knob('BENCH_MEM_MAX_MB');
+const PROFILE_VUS = knob('BENCH_MEM_PROFILE_VUS');
+const INIT_VUS = knob('BENCH_MEM_INIT_VUS');
+const GRID_REPS = knob('BENCH_MEM_GRID_REPS');
+const PG_PORT = knob('BENCH_MEM_PG_PORT');
+const MONGO_PORT = knob('BENCH_MEM_MONGO_PORT');
 const k6env = { ...env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false' };
 const log = (s) => process.stderr.write(`${s}\n`);
 const load1 = () => loadavg()[0];
@@ -119,7 +126,7 @@ const arangoServer = (extra = []) => testServer('arangodb', ['-no-auth', ...extr
 
 // The memory runs' own PostgreSQL: defaults but max_connections (the pack opens one
 // connection per VU, the plain script too). Started by pgUp(), stopped by pgDown().
-const pgServer = new PgServer('bench/memory-postgres', Number(env.BENCH_MEM_PG_PORT || 17497), { db: 'bench' });
+const pgServer = new PgServer('bench/memory-postgres', PG_PORT, { db: 'bench' });
 const stopOnSignal = (sig) => { pgDown(); process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[sig]); };
 export function pgUp() {
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) if (!process.listeners(sig).includes(stopOnSignal)) process.on(sig, stopOnSignal);
@@ -349,8 +356,9 @@ export const GRID = [
   { scenario: 'scenarios/postgres/insert-vs-overwrite.js', target: 'postgres', label: 'E1 open model (RATE_STAGES)', B: 1000, V: 40, env: { BATCH_SIZE: '1000', PHASES: 'load,overwrite', DOCS: '200000', RATE_STAGES: '4s:40', VUS: '40', MAX_VUS: '40' } },
 ];
 
-// BENCH_MEM_GRID_TARGETS (comma list, default all): run only the cells of those targets.
-const GRID_TARGETS = env.BENCH_MEM_GRID_TARGETS ? env.BENCH_MEM_GRID_TARGETS.split(',').map((x) => x.trim()) : null;
+// BENCH_MEM_GRID_TARGETS (default all): run only the cells of those targets, the grid's own.
+const gridTargets = [...new Set(GRID.map((c) => c.target))];
+const GRID_TARGETS = knob('BENCH_MEM_GRID_TARGETS', { ...KNOBS.BENCH_MEM_GRID_TARGETS, values: gridTargets, allowed: `a comma-separated list of distinct targets from ${gridTargets.join(', ')}` }) || null;
 const gridCells = () => GRID.map((cell, i) => ({ cell, i })).filter(({ cell }) => !GRID_TARGETS || GRID_TARGETS.includes(cell.target));
 
 const ESTIMATE = /client memory estimate (\d+) MiB/;
@@ -358,7 +366,7 @@ const REFUSED = /MEMORY_BUDGET_MB=\d+ is too small for this run: .* needs about 
 
 // The grid's own mongod (the pack's MongoDB scenarios; its data directory .run/bench/memory-mongo).
 function mongoUp() {
-  const server = new MongoServer('bench/memory-mongo', Number(env.BENCH_MEM_MONGO_PORT || 17495), { cacheGB: 0.5 });
+  const server = new MongoServer('bench/memory-mongo', MONGO_PORT, { cacheGB: 0.5 });
   server.init();
   if (server.running()) server.stop(30);
   server.start();

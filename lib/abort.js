@@ -2,7 +2,7 @@
 // run (they report what was counted and deal with the run's objects). Every abort goes
 // through stop(): a fault that makes going on pointless (lib/targets/outcome.js), a refused
 // object (lib/targets/lifecycle.js), a refusal k6 lets the script see only in setup
-// (lib/experiment.js), a verification that could not run.
+// (lib/scenario.js), a verification that could not run.
 //
 // k6's test.abort() run in a VU's iteration ends its line with the JavaScript frame it met
 // ("… at iteration (file:///…:163:33(280))"); setup and teardown print none.

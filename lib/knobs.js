@@ -9,11 +9,15 @@
 // Bounds that stages share with the knobs they stand for (a stage's VUs, its duration).
 const VUS_MAX = 1000;
 const DURATION_MAX = '720h';
+// The RUN_ID rule, for RUN_ID and for names that a RUN_ID is made of (CAPACITY_ID + a step's suffix).
+export const RUN_ID_MAX = 32;
+const idPattern = (max) => new RegExp(`^[a-z0-9][a-z0-9_]{0,${max - 1}}$`);
+const idAllowed = (max) => `1-${max} characters a-z 0-9 _ (starting with a letter or digit)`;
 export const CORE_KNOBS = {
   // What a run writes (scope workload, part of the plan) and how it is named, bounded and
   // checked (scope run); docs/configuration.md lists them by scope.
-  RUN_ID:       { type: 'string', scope: 'run', pattern: /^[a-z0-9][a-z0-9_]{0,31}$/, allowed: '1-32 characters a-z 0-9 _ (starting with a letter or digit)', doc: 'Names this run: results/<RUN_ID>/, the testid tag, and every object the run creates (k6wp_<RUN_ID>…). Default: generated from the clock.' },
-  PHASES:       { type: 'list', doc: 'Phases to run, in this order, from the experiment\'s list (insert-vs-overwrite: load,overwrite,mixed).' },
+  RUN_ID:       { type: 'string', scope: 'run', pattern: idPattern(RUN_ID_MAX), allowed: idAllowed(RUN_ID_MAX), doc: 'Names this run: results/<RUN_ID>/, the testid tag, and every object the run creates (k6wp_<RUN_ID>…). Default: generated from the clock.' },
+  PHASES:       { type: 'list', doc: 'Phases to run, in this order, from the workload\'s list (insert-vs-overwrite: load,overwrite,mixed).' },
   DOCS:         { type: 'int', min: 1, max: 1e9, default: 20000, doc: 'Documents written by the load phase (exact count).' },
   BATCH_SIZE:   { type: 'int', min: 1, max: 100000, default: 1000, defaults: { 'postgres/contention': 1, 'arangodb/contention': 1, 'ravendb/contention': 1, 'mongodb/contention': 1 }, doc: 'Documents per batch request/statement (E1 used 10000); contention: distinct counters per operation.' },
   VUS:          { type: 'int', min: 1, max: VUS_MAX, default: 2, doc: 'Virtual users (concurrent clients).' },
@@ -30,7 +34,7 @@ export const CORE_KNOBS = {
   COMPLEXITY:   { type: 'int', min: 1, max: 10000, default: 10, doc: 'DOC_SHAPE=complexity|random-shapes: attributes per document (E3: 100, 1000, 10000).' },
   DOC_POOL:     { type: 'int', min: 1, max: 100000, default: 1024, defaults: { 'ravendb/bulk-insert': 10000 }, doc: 'Distinct payloads pre-generated per VU (outside the timed path); documents reuse them with their own key and stamp.' },
   SEED:         { type: 'int', min: 0, max: 4294967295, default: 1, doc: 'Seed of every random choice (keys, payloads): same seed, same documents.' },
-  THRESHOLDS:   { type: 'string', scope: 'run', pattern: /^[^\0]+$/, allowed: 'a path to a JSON file', doc: 'Threshold file, relative to the repository root or absolute. Default: thresholds/<target>/<experiment>.json.' },
+  THRESHOLDS:   { type: 'string', scope: 'run', pattern: /^[^\0]+$/, allowed: 'a path to a JSON file', doc: 'Threshold file, relative to the repository root or absolute. Default: thresholds/<target>/<scenario>.json (insert-vs-overwrite.json beside scenarios/<target>/insert-vs-overwrite.js).' },
   RESULTS_DIR:  { type: 'string', scope: 'run', pattern: /^[^\0]+$/, allowed: 'a directory path', default: 'results', doc: 'Where results/<RUN_ID>/ is written, relative to the directory k6 runs in.' },
   READBACK:     { type: 'int', scope: 'run', min: 0, max: 1e8, default: 1000, doc: 'Overwritten keys read back (each VU its own, after its last batch) to check they hold the last acknowledged version (0 = none).' },
   GIVE_UP:      { type: 'duration', scope: 'run', min: '1s', max: '24h', default: '60s', doc: 'A database that gives no answer to any batch of a VU for this long (every attempt failed with reason connection and no word from the server: refused, reset, unreachable; a server that answers too many connections or starting up is there) ends the run with one line, exit 108, naming what was acknowledged before, that verification did not run, and the objects left behind with how to remove them. A database back within this time lets the run go on. A server that accepts connections but never answers is bounded by TIMEOUT per batch instead.' },
@@ -102,10 +106,12 @@ export const TOOL_KNOBS = {
   CAPACITY_WARMUP: tool('capacity', { type: 'duration', min: '1s', max: CORE_KNOBS.MAX_DURATION.max, default: '2s', doc: 'scripts/capacity.mjs: the warm-up stage of every step, not measured.' }),
   CAPACITY_HOLD: tool('capacity', { type: 'duration', min: '1s', max: CORE_KNOBS.MAX_DURATION.max, default: '5s', doc: 'scripts/capacity.mjs: the measured stage of every step.' }),
   CAPACITY_REPEAT: tool('capacity', { type: 'int', min: 1, max: 20, default: 3, doc: 'scripts/capacity.mjs: how often the rates around the knee are tried.' }),
-  CAPACITY_ID: tool('capacity', { type: 'string', pattern: /^[a-z0-9][a-z0-9_]{0,27}$/, allowed: '1-28 characters a-z 0-9 _ (each step\'s RUN_ID adds _sNN)', doc: 'scripts/capacity.mjs: names the search (results/capacity-<id>/, steps <id>_sNN). Default: generated from the clock.' }),
+  // Each step's RUN_ID is CAPACITY_ID_sNN: the RUN_ID rule, shorter by that suffix.
+  CAPACITY_ID: tool('capacity', { type: 'string', pattern: idPattern(RUN_ID_MAX - '_sNN'.length), allowed: idAllowed(RUN_ID_MAX - '_sNN'.length), doc: 'scripts/capacity.mjs: names the search (results/capacity-<id>/, steps <id>_sNN). Default: generated from the clock.' }),
   CAPACITY_OUT: tool('capacity', { ...PATH, allowed: 'a directory path', doc: 'scripts/capacity.mjs: the search\'s folder. Default: <RESULTS_DIR>/capacity-<id>.' }),
-  E2_CELLS: tool('e2', { type: 'list', allowed: 'a comma-separated list of distinct cells (experiments/e2/cells.mjs)', doc: 'make experiment NAME=e2: the cells (server configurations) to run, by name. Default: all.' }),
-  E2_BATCH_SIZES: tool('e2', { type: 'list', itemPattern: /^\d+$/, allowed: `a comma-separated list of distinct batch sizes from ${CORE_KNOBS.BATCH_SIZE.min} to ${CORE_KNOBS.BATCH_SIZE.max}, e.g. 100,1000`, default: ['100', '1000'], doc: 'make experiment NAME=e2: the batch sizes every cell runs.' }),
+  // The cells' names live with the cells (experiments/e2/cells.mjs): the driver adds them as values.
+  E2_CELLS: tool('e2', { type: 'list', distinct: true, allowed: 'a comma-separated list of distinct cells (experiments/e2/cells.mjs)', doc: 'make experiment NAME=e2: the cells (server configurations) to run, by name. Default: all.' }),
+  E2_BATCH_SIZES: tool('e2', { type: 'list', item: CORE_KNOBS.BATCH_SIZE, distinct: true, allowed: `a comma-separated list of distinct batch sizes from ${CORE_KNOBS.BATCH_SIZE.min} to ${CORE_KNOBS.BATCH_SIZE.max}, e.g. 100,1000`, default: ['100', '1000'], doc: 'make experiment NAME=e2: the batch sizes every cell runs.' }),
   E2_DOCS: tool('e2', { type: 'int', min: 1000, max: 100000000, default: 200000, doc: 'rows loaded per cell before the upserts' }),
   E2_UPSERTS: tool('e2', { type: 'int', min: 1000, max: 100000000, default: 400000, doc: 'rows upserted per cell (the measured phase)' }),
   E2_NEW_PERCENT: tool('e2', { type: 'int', min: 0, max: 100, default: 50, doc: 'share of new keys in each upsert batch, in percent' }),
@@ -119,8 +125,9 @@ export const TOOL_KNOBS = {
   E2_REPORT: tool('e2', { ...PATH, allowed: 'a file path', doc: 'make experiment NAME=e2: the report (its data beside it as .json). Default: <E2_OUT>/report.md.' }),
   E2_COMMAND: tool('e2', { type: 'string', pattern: /^[^\0]+$/, allowed: 'text', doc: 'make experiment NAME=e2: the command the report names as how it was made.' }),
   RAM_TARGET: tool('ram', { type: 'enum', values: ['postgres', 'mongodb'], default: 'postgres', doc: 'make experiment NAME=ram: the database in the memory-limited cgroup.' }),
-  RAM_INDEXES: tool('ram', { type: 'list', itemPattern: /^[0-9]$/, allowed: 'a comma-separated list of distinct index counts (PG_INDEXES / MONGO_INDEXES) from 0 to 9, e.g. 0,3', default: ['0', '3'], doc: 'make experiment NAME=ram: secondary index counts, one cell each.' }),
-  RAM_REGIMES: tool('ram', { type: 'list', itemPattern: /^(fits|exceeds)$/, allowed: 'fits, exceeds or fits,exceeds', default: ['fits', 'exceeds'], doc: 'make experiment NAME=ram: the memory regimes, one cell each.' }),
+  // Each item is a count the target's own index knob takes: the driver adds that declaration as item.
+  RAM_INDEXES: tool('ram', { type: 'list', distinct: true, allowed: 'a comma-separated list of distinct index counts (PG_INDEXES / MONGO_INDEXES), e.g. 0,3', default: ['0', '3'], doc: 'make experiment NAME=ram: secondary index counts, one cell each.' }),
+  RAM_REGIMES: tool('ram', { type: 'list', values: ['fits', 'exceeds'], distinct: true, allowed: 'fits, exceeds or fits,exceeds', default: ['fits', 'exceeds'], doc: 'make experiment NAME=ram: the memory regimes, one cell each.' }),
   RAM_SMALL_MB: tool('ram', { type: 'int', min: 32, max: 1048576, default: 256, doc: 'memory budget of the "exceeds" regime, MiB' }),
   RAM_LARGE_MB: tool('ram', { type: 'int', min: 64, max: 1048576, default: 4096, doc: 'memory budget of the "fits" regime, MiB' }),
   RAM_SHARED_BUFFERS_MB: tool('ram', { type: 'int', min: 1, max: 65536, default: 32, doc: 'PostgreSQL shared_buffers in both regimes, MiB' }),
@@ -142,6 +149,17 @@ export const TOOL_KNOBS = {
   BENCH_PG_PORT: tool('bench', { type: 'int', min: 1024, max: 65535, default: 17499, doc: 'make bench: port of the benchmark\'s own PostgreSQL on 127.0.0.1 (bench/run.mjs).' }),
   BENCH_MEM_SMALL: tool('bench', { type: 'int', min: 1000, max: 1000000000, default: 200000, doc: 'make bench: documents of the smaller memory run (bench/run.mjs).' }),
   BENCH_MEM_LARGE: tool('bench', { type: 'int', min: 1000, max: 1000000000, default: 2000000, doc: 'make bench: documents of the larger memory run (bench/run.mjs).' }),
+  // bench/memory.mjs (bench/README.md "Memory per VU")
+  BENCH_MEM_REPS: tool('bench', { type: 'int', min: 1, max: 100, doc: 'bench/memory.mjs per-vu: repetitions, interleaved. Default: BENCH_REPS.' }),
+  BENCH_MEM_VUS: tool('bench', { type: 'list', item: CORE_KNOBS.VUS, distinct: true, allowed: `a comma-separated list of distinct VU counts from ${CORE_KNOBS.VUS.min} to ${CORE_KNOBS.VUS.max}, e.g. 1,10,50,200`, default: ['1', '10', '50', '200'], doc: 'bench/memory.mjs per-vu: the VU counts measured (MiB per VU against the same client at 1 VU).' }),
+  BENCH_MEM_MAX_MB: tool('bench', { type: 'int', min: 16, max: CORE_KNOBS.MEMORY_BUDGET_MB.max, default: 8000, doc: 'bench/memory.mjs estimate: grid cells whose estimate exceeds this many MiB are listed as not run.' }),
+  BENCH_MEM_GRID_REPS: tool('bench', { type: 'int', min: 1, max: 100, default: 3, doc: 'bench/memory.mjs estimate: repetitions of the whole grid.' }),
+  // The targets' names live with the grid (bench/memory.mjs): it adds them as values.
+  BENCH_MEM_GRID_TARGETS: tool('bench', { type: 'list', distinct: true, allowed: 'a comma-separated list of distinct targets of the grid', doc: 'bench/memory.mjs estimate: run only the grid cells of these targets. Default: all.' }),
+  BENCH_MEM_PROFILE_VUS: tool('bench', { type: 'int', min: 2, max: VUS_MAX, default: 20, doc: 'bench/memory.mjs profile: the VUs whose Go heap is held against 1 VU\'s.' }),
+  BENCH_MEM_INIT_VUS: tool('bench', { type: 'int', min: 2, max: VUS_MAX, default: 40, doc: 'bench/memory.mjs init: the initialised VUs whose live heap is held against 1 VU\'s.' }),
+  BENCH_MEM_PG_PORT: tool('bench', { type: 'int', min: 1024, max: 65535, default: 17497, doc: 'bench/memory.mjs: port of the memory runs\' own PostgreSQL on 127.0.0.1.' }),
+  BENCH_MEM_MONGO_PORT: tool('bench', { type: 'int', min: 1024, max: 65535, default: 17495, doc: 'bench/memory.mjs estimate: port of the grid\'s own mongod on 127.0.0.1.' }),
   BENCH_MONGO_DOCS: tool('bench', { type: 'int', min: 1000, max: 100000000, default: 100000, doc: 'make bench: documents loaded for the MongoDB floor (bench/mongo.mjs).' }),
   BENCH_MONGO_BATCHES: tool('bench', { type: 'int', min: 1, max: 10000000, default: 300, doc: 'make bench: overwrite batches of the MongoDB floor (bench/mongo.mjs).' }),
   BENCH_MONGO_PORT: tool('bench', { type: 'int', min: 1024, max: 65535, default: 17496, doc: 'make bench: port of the benchmark\'s own mongod on 127.0.0.1 (bench/mongo.mjs).' }),

@@ -1,6 +1,6 @@
 // The client memory a run needs: an estimate of the k6 process's peak RSS, checked against
 // MEMORY_BUDGET_MB before anything is written (docs/capacity.md "Memory"). The one home of
-// the formula: the refusal of a run (lib/experiment.js), the capacity search's VU allocation
+// the formula: the refusal of a run (lib/scenario.js), the capacity search's VU allocation
 // (scripts/capacity.mjs) and the bench's comparison with measured peaks (bench/memory.mjs).
 // No k6 module here: Node scripts use it too.
 //

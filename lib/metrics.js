@@ -37,7 +37,7 @@ export const verifyExpected = new Gauge(M.verifyExpected);
 export const verifyFound = new Gauge(M.verifyFound);
 export const verifyMismatch = new Gauge(M.verifyMismatch);
 export const verifyError = new Gauge(M.verifyError);
-// Batches of the plan not run: setup adds the plan's count (lib/experiment.js), every batch -1.
+// Batches of the plan not run: setup adds the plan's count (lib/scenario.js), every batch -1.
 export const planRemaining = new Counter(M.planRemaining);
 // The read-back (lib/readback.js): Counters, since every writing VU adds its own keys.
 export const readbackChecked = new Counter(M.readbackChecked);

@@ -130,7 +130,14 @@ export function parseKnob(name, raw, spec) {
       if (raw.trim() && blank >= 0 && all.length > 1) bad(name, raw, `${spec.allowed || 'a comma-separated list'} without blank items (item ${blank + 1} is blank)`);
       const items = all.filter(Boolean);
       if (spec.itemPattern && !items.every((x) => spec.itemPattern.test(x))) bad(name, raw, spec.allowed);
-      return items;
+      // A list of named values or of items is never empty: set but blank would run nothing.
+      if ((spec.values || spec.item) && items.length === 0) bad(name, raw, spec.allowed);
+      if (spec.values && !items.every((x) => spec.values.includes(x))) bad(name, raw, spec.allowed);
+      // spec.item: the declaration each item is (E2_BATCH_SIZES: BATCH_SIZE), so its bounds have one home.
+      const itemOk = (x) => { try { parseKnob(name, x, spec.item); return true; } catch (e) { if (typeof e === 'string') return false; throw e; } };
+      if (spec.item && !items.every(itemOk)) bad(name, raw, spec.allowed);
+      if (spec.distinct && new Set(items).size !== items.length) bad(name, raw, spec.allowed);
+      return spec.item ? items.map((x) => parseKnob(name, x, spec.item)) : items;
     }
     default:
       throw new Error(`unknown knob type ${spec.type}`);

@@ -1,5 +1,5 @@
 // What the __VU 0 init contexts (k6's options pass, setup, teardown, the summary) work out
-// once, and a VU never loads (lib/experiment.js says why): the refusals at init (client
+// once, and a VU never loads (lib/scenario.js says why): the refusals at init (client
 // memory, the workload's shape, capabilities, the threshold file, the results folder) and the
 // run's plan as k6 and the report see it (description, ops, count basis, options), and the
 // refusals of command-line flags in setup.
@@ -47,13 +47,13 @@ function resultsLayout(cfg, env) {
 }
 
 // The refusals once the target exists, in the order a user meets them -> { parsed, layout }.
-export function checkRun(workload, tgt, target, cfg, plan, env) {
+export function checkRun(workload, adapter, targetName, cfg, plan, env) {
   // A workload asks for capabilities, never for a database (lib/capabilities.js), and
   // describes its own plan to the report (docs/design.md).
   for (const f of ['needs', 'describe']) if (typeof workload[f] !== 'function') fail(`workload ${workload.EXPERIMENT} does not export ${f}(cfg, plan) (docs/design.md, "Workloads × targets")`);
   // Nothing rewrites a built report: a workload's own parts come from describe() and sections().
   if (workload.report) fail(`workload ${workload.EXPERIMENT} exports report(): describe the run through describe(cfg, plan) and sections(data, meta) instead (docs/design.md, "Workloads × targets")`);
-  const refused = refusal(workload.EXPERIMENT, workload.needs(cfg, plan), target, tgt.capabilities);
+  const refused = refusal(workload.EXPERIMENT, workload.needs(cfg, plan), targetName, adapter.capabilities);
   if (refused) fail(refused);
   const parsed = parseThresholds(readThresholdFile(cfg.THRESHOLDS), { path: cfg.THRESHOLDS, phases: workload.PHASES });
   const layout = resultsLayout(cfg, env);
@@ -66,20 +66,20 @@ export function checkRun(workload, tgt, target, cfg, plan, env) {
 // The plan as k6 and the report see it, worked out once: the workload's description and
 // operations, the batches a single process plans (a run that stops early fails
 // writepath_plan_remaining), what the count is held against (lib/verdict.js) and k6's options.
-export function runPlan(workload, { declaration, tgt, cfg, plan, mode, parsed }) {
+export function runPlan(workload, { declaration, adapter, cfg, plan, mode, parsed }) {
   const description = workload.describe(cfg, plan);
   const ops = plan.ops || (workload.opsFor ? workload.opsFor(cfg) : {});
   const plannedBatches = mode.countsPlan ? description.plannedBatches : null;
   const countBy = countBasis(cfg.DISTRIBUTED, plannedBatches, plan.expectedDocs !== null);
   const options = {
-    scenarios: mode.scenarios || workload.scenarios(cfg, plan, tgt.capabilities),
+    scenarios: mode.scenarios || workload.scenarios(cfg, plan, adapter.capabilities),
     // A workload may declare extra sub-metrics (arangobench: latency per operation kind).
     // (Declared first, so that a per-stage limit of the threshold file replaces the empty entry.)
-    thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, tgt.reasons) : {},
-      k6Thresholds(mode.thresholds(parsed), cfg.PHASES, tgt.reasons, plan.loadModel ? plan.loadModel.stages.length : 0, {
+    thresholds: Object.assign(workload.extraThresholds ? workload.extraThresholds(cfg, plan, adapter.reasons) : {},
+      k6Thresholds(mode.thresholds(parsed), cfg.PHASES, adapter.reasons, plan.loadModel ? plan.loadModel.stages.length : 0, {
         count: countBy, planned: Boolean(plannedBatches), gateway: Boolean(declaration.gateway),
         // a target whose failed batches may be stored after all (undetermined) holds a range too
-        ranged: Boolean(tgt.capabilities && (tgt.capabilities.unnamedFailures || tgt.capabilities.undetermined)),
+        ranged: Boolean(adapter.capabilities && (adapter.capabilities.unnamedFailures || adapter.capabilities.undetermined)),
         readback: mode.countsPlan && description.readback !== null && !plan.loadModel,
       })),
     summaryTrendStats: TREND_STATS,

@@ -1,5 +1,5 @@
 // The three ways a run goes (DISTRIBUTED, docs/scale-out.md), one object each, so that
-// lib/experiment.js reads as one pipeline: a single process writes and verifies its plan; one
+// lib/scenario.js reads as one pipeline: a single process writes and verifies its plan; one
 // instance of a distributed run writes its segment and leaves the shared objects to the
 // others; the verify step writes nothing and verifies the union after all instances.
 import { fail } from './parse.js';
@@ -32,9 +32,9 @@ const verify = {
   contradiction: (v) => (v && v.expected !== null && v.found !== v.expected ? `it holds ${v.found} documents where the instances' plan writes ${v.expected}` : null),
 };
 
-export function runMode(cfg, tgt, target) {
+export function runMode(cfg, adapter, targetName) {
   const distributed = cfg.DISTRIBUTED;
-  if (distributed !== '0' && !tgt.distributed) fail(`DISTRIBUTED=${distributed} is not supported by the ${target} target yet (docs/scale-out.md)`);
+  if (distributed !== '0' && !adapter.distributed) fail(`DISTRIBUTED=${distributed} is not supported by the ${targetName} target yet (docs/scale-out.md)`);
   return distributed === '1' ? instance : distributed === 'verify' ? verify : single;
 }
 
@@ -61,21 +61,21 @@ export function instanceLabel(segment, sequence) {
 // Teardown: an instance keeps the objects for the others; otherwise the workload verifies,
 // the objects are dropped or kept, and what was found is logged for the summary to judge.
 // Teardown cannot know whether the plan finished (Ctrl-C, MAX_DURATION): the summary does.
-export function finish(mode, { workload, tgt, cfg, plan, countBy }, data) {
+export function finish(mode, { workload, adapter, cfg, plan, countBy }, data) {
   const objects = data.target.objects.join(', ');
   if (!mode.verifies) {
     console.log(`k6-writepath: ${objects}: kept for the other instances; verify the union and drop with scripts/verify-distributed (RUN_ID=${data.runId})`);
     return;
   }
-  tgt.bind(data.runId, data.target);
+  adapter.bind(data.runId, data.target);
   let v = null;
   let error = null;
   try {
-    v = workload.verify(tgt, cfg, plan, data);
+    v = workload.verify(adapter, cfg, plan, data);
   } catch (e) {
     error = String(e).split('\n')[0].replace(/^((Go)?Error: )+/, '');
   }
-  const fate = tgt.teardown(data.runId, data.target.owned, cfg.KEEP, mode.contradiction ? mode.contradiction(v) : null);
+  const fate = adapter.teardown(data.runId, data.target.owned, cfg.KEEP, mode.contradiction ? mode.contradiction(v) : null);
   if (error) {
     // Did not run is not OK: the run fails (exit 108), after the objects were dealt with.
     verifyError.add(1);

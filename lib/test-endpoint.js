@@ -5,7 +5,7 @@
 // info and puts TEST ENDPOINT in front of the reported server version. From there the label
 // reaches every output: the text table (lib/report.js), summary.json (`test_endpoint`,
 // `server.testEndpoint`), junit.xml, report.html, the InfluxDB tag `test_endpoint=true`
-// (lib/experiment.js) and scripts/compare (which reads `server.testEndpoint`).
+// (lib/scenario.js) and scripts/compare (which reads `server.testEndpoint`).
 // Pure module (no k6 imports): the unit tests run it in Node.
 
 export const TEST_ENDPOINT_HEADER = 'X-K6wp-Test-Endpoint';

@@ -75,7 +75,7 @@ export function parseThresholds(text, { path, phases }) {
 // k6 `options.thresholds` for the phases that run. Every per-phase sub-metric is declared
 // (with an empty list when there is no limit) because k6 only reports sub-metrics that have
 // a thresholds entry, and the result table needs them all.
-// verification: what "verify": true checks (lib/experiment.js decides per run): the count
+// verification: what "verify": true checks (lib/scenario.js decides per run): the count
 // against the plan ('plan': writepath_verify_mismatch) or against the acknowledged new
 // documents ('acknowledged': writepath_verify_unaccounted, + per batch, - found), the read-back,
 // and, for a planned run, that the plan finished (writepath_plan_remaining).

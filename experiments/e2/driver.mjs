@@ -19,6 +19,9 @@ import { PgServer } from '../../scripts/pg-private.mjs';
 import { MongoServer } from '../../scripts/lib/mongo-private.mjs';
 import { ALL_CELLS, CELL_NAMES } from './cells.mjs';
 import { renderE2 } from './report.mjs';
+import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
+import { RUN_ID_MAX } from '../../lib/knobs.js';
+import { toolKnob } from '../../scripts/lib/kit.mjs';
 import { counterAt, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
 const TOOL = 'experiment-e2';
@@ -39,29 +42,22 @@ const KNOBS = {
   E2_REPS:        toolIntKnob('E2_REPS'),
 };
 
-function list(env, name, def, allowed, check) {
-  const raw = env[name] === undefined || env[name] === '' ? def : env[name];
-  const items = raw.split(',').map((s) => s.trim());
-  if (items.length === 0 || items.some((s) => !check(s)) || new Set(items).size !== items.length) {
-    die(`${name}=${JSON.stringify(raw)} is not allowed: ${allowed}`);
-  }
-  return items;
-}
-
 function readKnobs(env) {
   const k = readIntKnobs(TOOL, KNOBS, env);
-  k.E2_CELLS = list(env, 'E2_CELLS', CELL_NAMES.join(','), `a comma-separated list of distinct cells from ${CELL_NAMES.join(', ')}`, (s) => CELL_NAMES.includes(s));
-  k.E2_BATCH_SIZES = list(env, 'E2_BATCH_SIZES', '100,1000', 'a comma-separated list of distinct batch sizes from 1 to 100000, e.g. 100,1000',
-    (s) => /^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= 100000).map(Number);
+  // The cells' names are this experiment's own (cells.mjs); the rest of the rule is E2_CELLS's declaration.
+  k.E2_CELLS = toolKnob(TOOL, env, 'E2_CELLS', { def: CELL_NAMES, spec: { ...PACK_KNOBS.E2_CELLS, values: CELL_NAMES, allowed: `a comma-separated list of distinct cells from ${CELL_NAMES.join(', ')}` } });
+  k.E2_BATCH_SIZES = toolKnob(TOOL, env, 'E2_BATCH_SIZES').map(Number);
   for (const b of k.E2_BATCH_SIZES) {
     if (k.E2_UPSERTS % b !== 0) die(`E2_UPSERTS=${k.E2_UPSERTS} is not allowed with E2_BATCH_SIZES=${k.E2_BATCH_SIZES.join(',')}: a multiple of every batch size (${b} does not divide it), so every cell upserts exactly E2_UPSERTS rows`);
     const newPer = Math.round(b * k.E2_NEW_PERCENT / 100);
     // The pack's plan: the existing keys of a mixed batch are drawn among the keys one VU loaded.
     if (b - newPer > Math.floor(k.E2_DOCS / k.E2_VUS / b) * b) die(`E2_DOCS=${k.E2_DOCS} is not allowed with batch size ${b}, E2_VUS=${k.E2_VUS} and E2_NEW_PERCENT=${k.E2_NEW_PERCENT}: each client must have loaded at least the ${b - newPer} existing keys of one upsert batch; raise E2_DOCS`);
   }
-  const out = env.E2_OUT || path.join('results', 'experiment-e2', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_'));
+  const out = toolKnob(TOOL, env, 'E2_OUT') || path.join('results', 'experiment-e2', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_'));
   k.E2_OUT = path.resolve(repoRoot, out);
-  k.E2_REPORT = env.E2_REPORT ? path.resolve(repoRoot, env.E2_REPORT) : path.join(k.E2_OUT, 'report.md');
+  const report = toolKnob(TOOL, env, 'E2_REPORT');
+  k.E2_REPORT = report ? path.resolve(repoRoot, report) : path.join(k.E2_OUT, 'report.md');
+  k.E2_COMMAND = toolKnob(TOOL, env, 'E2_COMMAND', { def: 'make experiment-e2' });
   if (k.E2_MONGO_PORT === k.E2_PG_PORT) die(`E2_MONGO_PORT=${k.E2_MONGO_PORT} is not allowed: another port than E2_PG_PORT`);
   return k;
 }
@@ -110,7 +106,7 @@ async function runCell(k, server, def, batch, stamp, rep) {
   const id = `${def.name}-b${batch}${k.E2_REPS > 1 ? `-r${rep}` : ''}`;
   const cellDir = path.join(k.E2_OUT, id);
   mkdirSync(cellDir, { recursive: true });
-  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}${k.E2_REPS > 1 ? `_${rep}` : ''}`.slice(0, 32);
+  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}${k.E2_REPS > 1 ? `_${rep}` : ''}`.slice(0, RUN_ID_MAX);
   const cell = { config: def.name, target: 'postgres', batch_size: batch, rep, run_id: runId, pack: def.pack, server_settings: def.server };
   const cg = createCgroup(`k6wp_e2_${k.E2_PG_PORT}`, null, server.dir);
   const client = createCpuGroup(`k6wp_e2_${k.E2_PG_PORT}_k6`);
@@ -161,7 +157,7 @@ async function runMongoCell(k, server, def, batch, stamp, rep) {
   const id = `${def.name}-b${batch}${k.E2_REPS > 1 ? `-r${rep}` : ''}`;
   const cellDir = path.join(k.E2_OUT, id);
   mkdirSync(cellDir, { recursive: true });
-  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}${k.E2_REPS > 1 ? `_${rep}` : ''}`.slice(0, 32);
+  const runId = `e2_${stamp}_${def.name.replace(/-/g, '')}_${batch}${k.E2_REPS > 1 ? `_${rep}` : ''}`.slice(0, RUN_ID_MAX);
   const cell = { config: def.name, target: 'mongodb', batch_size: batch, rep, run_id: runId, pack: def.pack, server_settings: [`wiredTigerCacheSizeGB=${k.E2_MONGO_CACHE_MB / 1024}`] };
   const cg = createCgroup(`k6wp_e2_${k.E2_MONGO_PORT}`, null, server.dir);
   const client = createCpuGroup(`k6wp_e2_${k.E2_MONGO_PORT}_k6`);
@@ -250,10 +246,10 @@ async function main() {
     cells: cells.map(({ machine: _m, ...rest }) => rest),
   };
   writeFileSync(path.join(k.E2_OUT, 'experiment-e2.json'), JSON.stringify(result, null, 2));
-  const md = renderE2(result, { command: process.env.E2_COMMAND || 'make experiment-e2' });
+  const md = renderE2(result, { command: k.E2_COMMAND });
   mkdirSync(path.dirname(k.E2_REPORT), { recursive: true });
   writeFileSync(k.E2_REPORT, md);
-  if (process.env.E2_REPORT) writeFileSync(k.E2_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
+  if (toolKnob(TOOL, process.env, 'E2_REPORT')) writeFileSync(k.E2_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
   console.log(md);
   console.log(`${TOOL}: report ${path.relative(repoRoot, k.E2_REPORT)}, data ${path.relative(repoRoot, path.join(k.E2_OUT, 'experiment-e2.json'))}`);
   const ok = cells.length === k.E2_CELLS.length * k.E2_BATCH_SIZES.length * k.E2_REPS && cells.every((c) => !c.error && c.k6_exit === 0);

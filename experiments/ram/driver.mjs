@@ -19,6 +19,9 @@ import { capText, createCgroup, readCapProblem } from './cgroup.mjs';
 import { PgServer } from '../../scripts/pg-private.mjs';
 import { MongoServer } from '../../scripts/lib/mongo-private.mjs';
 import { renderMarkdown } from './report.mjs';
+import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
+import { RUN_ID_MAX } from '../../lib/knobs.js';
+import { toolKnob } from '../../scripts/lib/kit.mjs';
 import { MB, counterAt, dieWith, load1, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, readPackKnob, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
 const POLL_MS = 100;
@@ -57,20 +60,12 @@ const TARGETS = {
 
 function readKnobs(env) {
   const k = readIntKnobs(TOOL, KNOBS, env);
-  k.RAM_TARGET = env.RAM_TARGET === undefined || env.RAM_TARGET === '' ? 'postgres' : env.RAM_TARGET;
-  if (!TARGETS[k.RAM_TARGET]) die(`RAM_TARGET=${JSON.stringify(k.RAM_TARGET)} is not allowed: postgres or mongodb`);
+  k.RAM_TARGET = toolKnob(TOOL, env, 'RAM_TARGET');
   const T = TARGETS[k.RAM_TARGET];
-  const idx = env.RAM_INDEXES === undefined || env.RAM_INDEXES === '' ? '0,3' : env.RAM_INDEXES;
-  k.RAM_INDEXES = idx.split(',').map((s) => s.trim());
-  if (k.RAM_INDEXES.some((s) => !/^[0-9]$/.test(s)) || new Set(k.RAM_INDEXES).size !== k.RAM_INDEXES.length) {
-    die(`RAM_INDEXES=${JSON.stringify(idx)} is not allowed: a comma-separated list of distinct index counts (PG_INDEXES / MONGO_INDEXES) from 0 to 9, e.g. 0,3`);
-  }
-  k.RAM_INDEXES = k.RAM_INDEXES.map(Number);
-  const regimes = env.RAM_REGIMES === undefined || env.RAM_REGIMES === '' ? 'fits,exceeds' : env.RAM_REGIMES;
-  k.RAM_REGIMES = regimes.split(',').map((s) => s.trim());
-  if (k.RAM_REGIMES.some((r) => !['fits', 'exceeds'].includes(r)) || new Set(k.RAM_REGIMES).size !== k.RAM_REGIMES.length) {
-    die(`RAM_REGIMES=${JSON.stringify(regimes)} is not allowed: fits, exceeds or fits,exceeds`);
-  }
+  // Each index count is one the target's own knob takes (PG_INDEXES, MONGO_INDEXES): its bounds are that declaration's.
+  const ix = PACK_KNOBS[T.indexKnob];
+  k.RAM_INDEXES = toolKnob(TOOL, env, 'RAM_INDEXES', { spec: { ...PACK_KNOBS.RAM_INDEXES, item: ix, allowed: `a comma-separated list of distinct index counts (${T.indexKnob}) from ${ix.min} to ${ix.max}, e.g. 0,3` } }).map(Number);
+  k.RAM_REGIMES = toolKnob(TOOL, env, 'RAM_REGIMES');
   if (k.BATCH_SIZE > k.DOCS) die(`BATCH_SIZE=${k.BATCH_SIZE} is not allowed with DOCS=${k.DOCS}: an overwrite batch picks distinct keys among the loaded ones; use at most ${k.DOCS}`);
   // Rough size of the table with its primary key (measured: ~1570 bytes a document of
   // DOC_BYTES=1200 with the primary key only),
@@ -91,9 +86,11 @@ function readKnobs(env) {
   if (k.RAM_LARGE_MB * MB > totalmem() * 0.8) {
     die(`RAM_LARGE_MB=${k.RAM_LARGE_MB} is not allowed: this machine has ${Math.floor(totalmem() / MB)} MiB; at most 80% of it (${Math.floor(totalmem() * 0.8 / MB)}), or lower DOCS`);
   }
-  const out = env.RAM_OUT || path.join('results', 'experiment-ram', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_'));
+  const out = toolKnob(TOOL, env, 'RAM_OUT') || path.join('results', 'experiment-ram', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_'));
   k.RAM_OUT = path.resolve(repoRoot, out);
-  k.RAM_REPORT = env.RAM_REPORT ? path.resolve(repoRoot, env.RAM_REPORT) : path.join(k.RAM_OUT, 'report.md');
+  const report = toolKnob(TOOL, env, 'RAM_REPORT');
+  k.RAM_REPORT = report ? path.resolve(repoRoot, report) : path.join(k.RAM_OUT, 'report.md');
+  k.RAM_COMMAND = toolKnob(TOOL, env, 'RAM_COMMAND', { def: 'make experiment-ram' });
   k.readCap = { iops: k.RAM_READ_IOPS, bps: k.RAM_READ_MBPS * 1e6 };
   return k;
 }
@@ -104,7 +101,7 @@ async function runCell(k, server, indexes, regime, stamp) {
   const budgetMb = regime === 'fits' ? k.RAM_LARGE_MB : k.RAM_SMALL_MB;
   const cgName = `k6wp_ram_${k[T.port]}`;
   const cg = createCgroup(cgName, budgetMb * MB, server.dir);
-  const runId = `ram_${stamp}_i${indexes}_${regime}`.slice(0, 32);
+  const runId = `ram_${stamp}_i${indexes}_${regime}`.slice(0, RUN_ID_MAX);
   const cellDir = path.join(k.RAM_OUT, `i${indexes}-${regime}`);
   mkdirSync(cellDir, { recursive: true });
   const cell = { indexes, regime, budget_mib: budgetMb, run_id: runId };
@@ -241,11 +238,11 @@ async function main() {
     cells: cells.map(({ machine: _m, ...rest }) => rest),
   };
   writeFileSync(path.join(k.RAM_OUT, 'experiment-ram.json'), JSON.stringify(result, null, 2));
-  const md = renderMarkdown(result, { command: process.env.RAM_COMMAND || 'make experiment-ram' });
+  const md = renderMarkdown(result, { command: k.RAM_COMMAND });
   mkdirSync(path.dirname(k.RAM_REPORT), { recursive: true });
   writeFileSync(k.RAM_REPORT, md);
   // A report kept outside the results folder (the recorded run in docs/) keeps its data next to it.
-  if (process.env.RAM_REPORT) writeFileSync(k.RAM_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
+  if (toolKnob(TOOL, process.env, 'RAM_REPORT')) writeFileSync(k.RAM_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
   console.log(md);
   console.log(`experiment-ram: report ${path.relative(repoRoot, k.RAM_REPORT)}, data ${path.relative(repoRoot, path.join(k.RAM_OUT, 'experiment-ram.json'))}`);
   const ok = cells.length === k.RAM_INDEXES.length * k.RAM_REGIMES.length && cells.every((c) => !c.error && c.k6_exit === 0);

@@ -143,7 +143,7 @@ export function completeOrUndo(complete, undo) {
 
 // The lifecycle of one target's run objects. prims: see the header. Returns the adapter's
 // setup(runId, signature, mode) and teardown(runId, owned, keep, contradiction) for
-// lib/experiment.js.
+// lib/scenario.js.
 export function lifecycle(cfg, prims) {
   // The secret proofs are made with: the run's (RUN_SECRET, the same for every process that
   // may claim the run's objects), else one of this process's own.

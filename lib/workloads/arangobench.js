@@ -168,39 +168,39 @@ function bodies(cfg, p, keyField) {
 }
 
 // One operation of cycle c, through the batch runner (lib/targets/outcome.js).
-function runOp(db, b, op, c, tags) {
+function runOp(runner, b, op, c, tags) {
   if (op === 'transaction') {
     const d = b.insert(c);
-    return db.transaction([d, d], tags, { fresh: 2 });
+    return runner.transaction([d, d], tags, { fresh: 2 });
   }
   const body = op === 'insert' ? b.insert(c) : op === 'update' ? b.update(c) : null;
-  return db.single(op, 0, keyName(c), body, tags, { fresh: op === 'insert' ? 1 : 0 });
+  return runner.single(op, 0, keyName(c), body, tags, { fresh: op === 'insert' ? 1 : 0 });
 }
 
 // A ramped iteration: the whole cycle of cycle number n, in order. A failed operation ends
 // the cycle (the ones after it would fail for the load generator's reason, not the server's).
-function rampCycle(db, p, state) {
+function rampCycle(runner, p, state) {
   const { s, n } = rampPosition(p.loadModel, exec, Date.now());
-  if (!state.tags) state.tags = p.loadModel.stages.map((_, i) => p.seq.map((op) => ({ phase: 'run', op, target: db.target.name, stage: String(i + 1) })));
+  if (!state.tags) state.tags = p.loadModel.stages.map((_, i) => p.seq.map((op) => ({ phase: 'run', op, target: runner.target.name, stage: String(i + 1) })));
   if (n < 0) { rampKeysExhausted.add(1, state.tags[s][0]); return; }
   for (let m = 0; m < p.cycleLength; m++) {
-    const res = runOp(db, state.bodies, p.seq[m], n, state.tags[s][m]);
+    const res = runOp(runner, state.bodies, p.seq[m], n, state.tags[s][m]);
     // An acknowledged delete removes a document the count would otherwise expect.
     if (p.seq[m] === 'delete' && res.failed === 0) { verifyUnaccounted.add(-1, state.tags[s][m]); docsFailedResolved.add(-1, state.tags[s][m]); }
     if (res.failed > 0) return;
   }
 }
 
-export function iteration(db, cfg, p, state) {
-  if (!state.bodies) state.bodies = bodies(cfg, p, db.target.keyField);
-  if (p.loadModel) return rampCycle(db, p, state);
+export function iteration(runner, cfg, p, state) {
+  if (!state.bodies) state.bodies = bodies(cfg, p, runner.target.keyField);
+  if (p.loadModel) return rampCycle(runner, p, state);
   const v = exec.vu.idInTest - 1;
   const i = exec.vu.iterationInScenario;
   const c = v + p.vus * Math.floor(i / p.cycleLength);
   const m = i % p.cycleLength;
   if (c * p.cycleLength + m >= p.requests) return;
   const op = p.seq[m];
-  runOp(db, state.bodies, op, c, { phase: 'run', op, target: db.target.name });
+  runOp(runner, state.bodies, op, c, { phase: 'run', op, target: runner.target.name });
 }
 
 

@@ -25,8 +25,8 @@ export function plan(cfg) {
   const B = cfg.BATCH_SIZE;
   // What the target prepares in init: key ranges stamped b, up to the keys an open model can
   // reach, or those of the first 1000 batches (later, wider keys get their image on first use).
-  const target = { batchSize: B, maxKey: (lm.open ? lm.maxIterations : 1000) * B, writes: { bulk: [STAMP] } };
-  return { vus: lm.vus, open: lm.open, maxVUs: lm.maxVUs, loadModel: lm, stages: lm.stages, batchSize: B, expectedDocs: null, target };
+  const prepared = { batchSize: B, maxKey: (lm.open ? lm.maxIterations : 1000) * B, writes: { bulk: [STAMP] } };
+  return { vus: lm.vus, open: lm.open, maxVUs: lm.maxVUs, loadModel: lm, stages: lm.stages, batchSize: B, expectedDocs: null, target: prepared };
 }
 
 export function scenarios(cfg, p) {
@@ -57,16 +57,16 @@ export function extraThresholds(cfg, p, reasons) {
   return Object.assign(stageThresholds(p.loadModel, reasons, EXPERIMENT), { [M.rampKeysExhausted]: ['count==0'] });
 }
 
-export function iteration(db, cfg, p, state) {
+export function iteration(runner, cfg, p, state) {
   if (!state.tags) {
-    state.tags = p.stages.map((_, s) => ({ phase: 'bulk', op: 'bulk', target: db.target.name, stage: String(s + 1) }));
+    state.tags = p.stages.map((_, s) => ({ phase: 'bulk', op: 'bulk', target: runner.target.name, stage: String(s + 1) }));
   }
   // The batch number is unique across VUs and stages, so the ids of all batches are disjoint.
   const { s, n } = rampPosition(p.loadModel, exec, Date.now());
   const tags = state.tags[s];
   if (n < 0) { rampKeysExhausted.add(1, tags); return; }
   // Every batch is one ascending run of ids, a key range (the adapter uses docs.rangeBody()).
-  db.write('bulk', keyRange(n * p.batchSize, p.batchSize), STAMP, tags, { fresh: p.batchSize });
+  runner.write('bulk', keyRange(n * p.batchSize, p.batchSize), STAMP, tags, { fresh: p.batchSize });
 }
 
 export function verify(target) {

@@ -143,8 +143,8 @@ export function extraThresholds(cfg, p, reasons) {
 
 // setup(): every counter exists with n = 0 before the load, so every measured operation
 // updates an existing document (docs/contention.md).
-export function prepare(db, cfg, p) {
-  db.target.increments.createCounters(p.size);
+export function prepare(runner, cfg, p) {
+  runner.target.increments.createCounters(p.size);
 }
 
 // BATCH_SIZE distinct counters of [0, h), ascending (a batch locks rows in key order).
@@ -196,11 +196,11 @@ function retrying(req, max, tags) {
   });
 }
 
-export function iteration(db, cfg, p, state) {
-  if (exec.scenario.name === LEDGER_SCENARIO) { storeLedger(db.target, state, p); return; }
-  if (exec.scenario.name === SAMPLER_SCENARIO) { sample(db.target, p, state); return; }
+export function iteration(runner, cfg, p, state) {
+  if (exec.scenario.name === LEDGER_SCENARIO) { storeLedger(runner.target, state, p); return; }
+  if (exec.scenario.name === SAMPLER_SCENARIO) { sample(runner.target, p, state); return; }
   if (!state.tags) {
-    state.tags = p.steps.map((st, s) => ({ phase: 'contention', op: OP, target: db.target.name, stage: String(s + 1), hot_keys: String(st.set.keys) }));
+    state.tags = p.steps.map((st, s) => ({ phase: 'contention', op: OP, target: runner.target.name, stage: String(s + 1), hot_keys: String(st.set.keys) }));
     state.rng = new Rng(cfg.SEED, 'contention', exec.vu.idInTest);
     state.ledger = new Ledger(p.size);
   }
@@ -210,7 +210,7 @@ export function iteration(db, cfg, p, state) {
   const counters = draw(state.rng, p.steps[s].set.keys, p.B);
   state.ledger.begin(counters);
   ledgerUnstored.add(counters.length);
-  const res = db.run(tags, {}, () => retrying(db.target.increments.increment(counters), p.retries, tags));
+  const res = runner.run(tags, {}, () => retrying(runner.target.increments.increment(counters), p.retries, tags));
   settle(state.ledger, counters, res);
 }
 

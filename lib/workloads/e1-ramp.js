@@ -65,9 +65,9 @@ export function rampPlan(cfg, lm, ops) {
   // wider keys get a wider body on first use). The pre-load runs in setup, whose context makes
   // its own body when it first writes (setup is not a measured phase): a VU never holds it.
   const writes = { [ops[ramped]]: [] };
-  const target = { batchSize: B, maxKey: preload || !lm.open ? cfg.DOCS : lm.maxIterations * B, writes };
+  const prepared = { batchSize: B, maxKey: preload || !lm.open ? cfg.DOCS : lm.maxIterations * B, writes };
   return {
-    target,
+    target: prepared,
     loadModel: lm, ramped, preload, capacity, walk: preload ? keyWalk(cfg) : null, ignore: preload && cfg.OVERWRITE_OP === 'ignore',
     vus: lm.vus, batchSize: B, loadBatches: L, overwriteBatches: 0, mixedBatches: 0, newPerMixed: 0, perVu: null, iterations: null,
     expectedDocs: preload ? cfg.DOCS : null,
@@ -92,18 +92,18 @@ export function extraThresholds(cfg, p, reasons) {
 }
 
 // setup(): the data set the ramped overwrite works on, written in order by one VU.
-export function prepare(db, cfg, p, ops) {
+export function prepare(runner, cfg, p, ops) {
   if (!p.preload) return;
-  const tags = { phase: 'load', op: ops.load, target: db.target.name };
+  const tags = { phase: 'load', op: ops.load, target: runner.target.name };
   for (let j = 0; j < p.loadBatches; j++) {
     const keys = loadBatchKeys(j, cfg.DOCS, p.batchSize);
-    const res = db.write(ops.load, keys, stampFor('load', j), tags, { fresh: keys.length });
+    const res = runner.write(ops.load, keys, stampFor('load', j), tags, { fresh: keys.length });
     if (res.failed > 0) stop(`k6-writepath: the pre-load failed (${Object.entries(res.byReason).map(([r, c]) => `${r} ${c}`).join(', ')}): the ramped overwrite needs all DOCS=${cfg.DOCS} keys`);
   }
 }
 
-export function iteration(db, cfg, p, state, ops) {
-  if (!state.tags) state.tags = p.loadModel.stages.map((_, s) => ({ phase: p.ramped, op: ops[p.ramped], target: db.target.name, stage: String(s + 1) }));
+export function iteration(runner, cfg, p, state, ops) {
+  if (!state.tags) state.tags = p.loadModel.stages.map((_, s) => ({ phase: p.ramped, op: ops[p.ramped], target: runner.target.name, stage: String(s + 1) }));
   const { s, n } = rampPosition(p.loadModel, exec, Date.now());
   const tags = state.tags[s];
   const keys = new Array(p.batchSize);
@@ -130,7 +130,7 @@ export function iteration(db, cfg, p, state, ops) {
     for (let i = 0; i < p.batchSize; i++) keys[i] = n * p.batchSize + i;
     fresh = p.batchSize;
   }
-  const res = db.write(ops[p.ramped], keys, stampFor(p.ramped, n), tags, { fresh });
+  const res = runner.write(ops[p.ramped], keys, stampFor(p.ramped, n), tags, { fresh });
   // ArangoDB overwriteMode=ignore acknowledges documents it leaves alone: nothing to find.
   if (p.preload && !p.ignore && res.n - res.failed > 0) overwritesUnaccounted.add(res.n - res.failed, tags);
   // The run-wide resolved failures (docs/configuration.md, "What each threshold counts"): the

@@ -54,10 +54,10 @@ export function plan(cfg) {
   // key below DOCS + the mixed batches' fresh keys, stamps up to o<O-1> and m<Mx-1>; the load
   // phase writes key ranges stamped l.
   const maxStamp = Math.max(1, ...[O, Mx].filter((n) => n > 0).map((n) => stampFor('overwrite', n - 1).length));
-  const target = { batchSize: B, maxKey: cfg.DOCS + Mx * newPer, maxStamp, writes: {} };
-  if (L > 0) target.writes[ops.load] = ['l'];
-  for (const [n, op] of [[O, ops.overwrite], [Mx, ops.mixed]]) if (n > 0 && !target.writes[op]) target.writes[op] = [];
-  return { vus: V, batchSize: B, loadBatches: L, overwriteBatches: O, mixedBatches: Mx, newPerMixed: newPer, iterations, expectedDocs, target, ops };
+  const prepared = { batchSize: B, maxKey: cfg.DOCS + Mx * newPer, maxStamp, writes: {} };
+  if (L > 0) prepared.writes[ops.load] = ['l'];
+  for (const [n, op] of [[O, ops.overwrite], [Mx, ops.mixed]]) if (n > 0 && !prepared.writes[op]) prepared.writes[op] = [];
+  return { vus: V, batchSize: B, loadBatches: L, overwriteBatches: O, mixedBatches: Mx, newPerMixed: newPer, iterations, expectedDocs, target: prepared, ops };
 }
 
 export function scenarios(cfg, p) {
@@ -119,8 +119,8 @@ export function extraThresholds(cfg, p, reasons) {
   return p.loadModel ? ramp.extraThresholds(cfg, p, reasons) : {};
 }
 
-export function prepare(db, cfg, p) {
-  if (p.loadModel) ramp.prepare(db, cfg, p, p.ops);
+export function prepare(runner, cfg, p) {
+  if (p.loadModel) ramp.prepare(runner, cfg, p, p.ops);
 }
 
 // A ramped run reports per stage (lib/workloads/e1-ramp.js); the fixed plan has no sections.
@@ -129,8 +129,8 @@ export function sections(data, meta) {
 }
 
 // One iteration of a VU: the next batch of its plan.
-export function iteration(db, cfg, p, state) {
-  if (p.loadModel) return ramp.iteration(db, cfg, p, state, p.ops);
+export function iteration(runner, cfg, p, state) {
+  if (p.loadModel) return ramp.iteration(runner, cfg, p, state, p.ops);
   const v = exec.vu.idInTest - 1;
   const iter = exec.vu.iterationInScenario;
   let i = iter;
@@ -146,24 +146,24 @@ export function iteration(db, cfg, p, state) {
     keys = loadBatchKeys(j, cfg.DOCS, p.batchSize);
     fresh = keys.length;
   } else {
-    ({ keys, fresh } = batchKeys(cfg, p, phase, j, state.pickers || (state.pickers = {}), db.target.lazyKeys === true));
+    ({ keys, fresh } = batchKeys(cfg, p, phase, j, state.pickers || (state.pickers = {}), runner.target.lazyKeys === true));
   }
   const op = p.ops[phase];
-  const tags = { phase, op, target: db.target.name };
+  const tags = { phase, op, target: runner.target.name };
   // Keys whose insert in the load phase failed do not exist: an acknowledged later write to
   // one creates it, and that new document is acknowledged too (else the count would show it
   // as unexpected). Only a VU that saw a failed load batch pays for the check.
   const absent = phase !== 'load' ? state.absent : null;
-  const res = db.write(op, keys, stampFor(phase, j), tags,
+  const res = runner.write(op, keys, stampFor(phase, j), tags,
     { fresh, recreated: absent ? (r) => (r.failed < r.n ? created(absent, keys, fresh, r) : 0) : null });
   if (res.failed > 0) {
     noteOutcome(state.ledger || (state.ledger = new Map()), phase, j, res);
     if (phase === 'load') noteAbsent(state.absent || (state.absent = new Set()), keys, res);
   }
   if (iter === nl + no + nm - 1) {
-    if (p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0) readBack(db.target, cfg, p, v, state);
+    if (p.overwriteBatches + p.mixedBatches > 0 && cfg.READBACK > 0) readBack(runner.target, cfg, p, v, state);
     // The VU's plan is done: its connection goes back (a target that holds one: PostgreSQL).
-    if (db.target.release) db.target.release();
+    if (runner.target.release) runner.target.release();
   }
 }
 

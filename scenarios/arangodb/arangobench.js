@@ -2,14 +2,14 @@
 // random-shapes (dropped from arangobench in 3.10).
 //   scripts/run scenarios/arangodb/arangobench.js -e ARANGOBENCH_CASE=crud -e REQUESTS=100000 -e VUS=4 -e COMPLEXITY=100
 // Knobs: docs/configuration.md, docs/arangodb.md. Thresholds: thresholds/arangodb/arangobench.json.
-import { experiment } from '../../lib/experiment.js';
+import { scenario } from '../../lib/scenario.js';
 import * as workload from '../../lib/workloads/arangobench.js';
 import * as target from '../../lib/targets/arangodb/arangodb.js';
 
-const e = experiment(workload, target, __ENV);
+const s = scenario(workload, target, __ENV);
 
-export const options = e.options;
-export const setup = e.setup;
-export default e.run;
-export const teardown = e.teardown;
-export const handleSummary = e.handleSummary;
+export const options = s.options;
+export const setup = s.setup;
+export default s.run;
+export const teardown = s.teardown;
+export const handleSummary = s.handleSummary;

@@ -3,14 +3,14 @@
 //   scripts/run scenarios/arangodb/insert-vs-overwrite.js -e ARANGO_URL=http://127.0.0.1:8529
 //   ARANGO_PASSWORD=… bin/k6 run -e DOCS=100000 scenarios/arangodb/insert-vs-overwrite.js
 // Knobs: docs/configuration.md, docs/arangodb.md. Thresholds: thresholds/arangodb/insert-vs-overwrite.json.
-import { experiment } from '../../lib/experiment.js';
+import { scenario } from '../../lib/scenario.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
 import * as target from '../../lib/targets/arangodb/arangodb.js';
 
-const e = experiment(workload, target, __ENV);
+const s = scenario(workload, target, __ENV);
 
-export const options = e.options;
-export const setup = e.setup;
-export default e.run;
-export const teardown = e.teardown;
-export const handleSummary = e.handleSummary;
+export const options = s.options;
+export const setup = s.setup;
+export default s.run;
+export const teardown = s.teardown;
+export const handleSummary = s.handleSummary;

@@ -4,15 +4,15 @@
 // docs/gateway.md; scripts/run starts one).
 //   scripts/run scenarios/mongodb/contention.js -e HOT_KEYS=1,10,100,10000 -e STAGES=10s:1,10s:8,10s:32
 // Knobs: docs/configuration.md. Thresholds: thresholds/mongodb/contention.json.
-import { experiment } from '../../lib/experiment.js';
+import { scenario } from '../../lib/scenario.js';
 import * as workload from '../../lib/workloads/contention.js';
 import * as target from '../../lib/targets/mongodb/mongodb.js';
 
 // BATCH_SIZE defaults to 1 here (lib/knobs.js defaults['mongodb/contention']).
-const e = experiment(workload, target, __ENV);
+const s = scenario(workload, target, __ENV);
 
-export const options = e.options;
-export const setup = e.setup;
-export default e.run;
-export const teardown = e.teardown;
-export const handleSummary = e.handleSummary;
+export const options = s.options;
+export const setup = s.setup;
+export default s.run;
+export const teardown = s.teardown;
+export const handleSummary = s.handleSummary;

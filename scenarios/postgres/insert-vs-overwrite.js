@@ -5,14 +5,14 @@
 //   k6 run -e GATEWAY_URL=$(cat .run/gateway.url) scenarios/postgres/insert-vs-overwrite.js
 // Needs the pack's gateway (bin/wp-gateway, docs/gateway.md); any k6 runs it (tested: v1.1.0).
 // Knobs: docs/configuration.md. Thresholds: thresholds/postgres/insert-vs-overwrite.json.
-import { experiment } from '../../lib/experiment.js';
+import { scenario } from '../../lib/scenario.js';
 import * as workload from '../../lib/workloads/insert-vs-overwrite.js';
 import * as target from '../../lib/targets/postgres/postgres.js';
 
-const e = experiment(workload, target, __ENV);
+const s = scenario(workload, target, __ENV);
 
-export const options = e.options;
-export const setup = e.setup;
-export default e.run;
-export const teardown = e.teardown;
-export const handleSummary = e.handleSummary;
+export const options = s.options;
+export const setup = s.setup;
+export default s.run;
+export const teardown = s.teardown;
+export const handleSummary = s.handleSummary;

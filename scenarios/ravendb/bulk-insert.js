@@ -4,16 +4,16 @@
 //   RAVEN_URL=http://127.0.0.1:8080 scripts/run scenarios/ravendb/bulk-insert.js
 //   scripts/run scenarios/ravendb/bulk-insert.js -e STAGES=30s:4,30s:8,30s:16 -e BATCH_SIZE=5000 -e RAVEN_GZIP=1
 // Knobs: docs/configuration.md. Thresholds: thresholds/ravendb/bulk-insert.json.
-import { experiment } from '../../lib/experiment.js';
+import { scenario } from '../../lib/scenario.js';
 import * as workload from '../../lib/workloads/bulk-insert.js';
 import * as target from '../../lib/targets/ravendb/ravendb.js';
 
 // This scenario's own defaults (DOC_SHAPE=user, DOC_POOL=10000) live with the knobs
 // (lib/knobs.js defaults['ravendb/bulk-insert']); lib/config.js applies them.
-const e = experiment(workload, target, __ENV);
+const s = scenario(workload, target, __ENV);
 
-export const options = e.options;
-export const setup = e.setup;
-export default e.run;
-export const teardown = e.teardown;
-export const handleSummary = e.handleSummary;
+export const options = s.options;
+export const setup = s.setup;
+export default s.run;
+export const teardown = s.teardown;
+export const handleSummary = s.handleSummary;

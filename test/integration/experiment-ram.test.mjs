@@ -153,7 +153,7 @@ test('experiment-ram: two regimes x two index variants, ratios, reads, exact cou
 test('experiment-ram on MongoDB: mongod in the memory-limited cgroup, exact counts, the collection\'s size from the server, nothing left behind', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to put the server in a memory-limited cgroup' }, async () => {
   const bad = await runDriver({ RAM_TARGET: 'cassandra' });
   assert.equal(bad.code, 107);
-  assert.match(bad.out, /^experiment-ram: RAM_TARGET="cassandra" is not allowed: postgres or mongodb$/m);
+  assert.match(bad.out, /^experiment-ram: RAM_TARGET="cassandra" is not allowed: one of postgres, mongodb$/m);
   const out = mkdtempSync(path.join(tmpdir(), 'k6wp-ram-mongo-'));
   const mongoPort = await freePort();
   const r = await runDriver({

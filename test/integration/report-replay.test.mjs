@@ -1,5 +1,5 @@
 // A ramped run describes itself to the report through describe() and sections() only
-// (lib/experiment.js refuses a workload that still exports report()): the summary data k6
+// (lib/run-init.js refuses a workload that still exports report()): the summary data k6
 // handed to handleSummary at the end of real ramped runs (test/integration/fixtures/
 // *.summary-data.json) is fed to the scenarios' own handleSummary by the real k6, and the
 // text, summary.json, junit.xml and report.html must say what the recorded figures say.

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../../scripts/lib/kit.mjs';
 import { KNOBS, PLAN_KNOBS, knobScope, loadConfig, planSignature } from '../../lib/config.js';
+import { parseKnob } from '../../lib/parse.js';
 import { checkSameWorkload, workloadSettings } from '../../scripts/compare.mjs';
 
 const bulk = { target: 'ravendb', experiment: 'bulk-insert', phases: ['bulk'] };
@@ -70,8 +71,7 @@ test('compare accepts runs that differ only in run and target knobs', () => {
   assert.throws(() => checkSameWorkload([{ letter: 'A', summary: old }, { letter: 'B', summary: a }]), /REQUESTS A=10000 B=1000/);
 });
 
-// bench/memory.mjs reads its own knobs for now (another change declares them).
-const TOOLS = ['bench/run.mjs', 'bench/mongo.mjs', 'bench/gate.mjs', 'bench/gateway.mjs', 'bench/lib.mjs', 'scripts/capacity-demo'];
+const TOOLS = ['bench/run.mjs', 'bench/mongo.mjs', 'bench/gate.mjs', 'bench/gateway.mjs', 'bench/lib.mjs', 'bench/memory.mjs', 'experiments/e2/driver.mjs', 'experiments/ram/driver.mjs', 'scripts/capacity-demo'];
 
 test('every knob the benchmarks and capacity-demo read is declared with a tool scope and read through the pack\'s parser', () => {
   for (const f of TOOLS) {
@@ -96,4 +96,38 @@ test('make capacity-demo refuses a bad DEMO_KNEE with one line and exit 107, bef
   assert.equal(r.status, 107, r.stdout + r.stderr);
   assert.equal(r.stderr, 'capacity-demo: DEMO_KNEE="22x" is not allowed: a whole number from 1 to 100000\n');
   assert.equal(r.stdout, '');
+});
+
+test('bench/memory.mjs refuses a bad knob of its own with one line and exit 107, before it starts anything', () => {
+  const cases = [
+    [{ BENCH_MEM_VUS: '1,10,5000' }, 'bench-memory: BENCH_MEM_VUS="1,10,5000" is not allowed: a comma-separated list of distinct VU counts from 1 to 1000, e.g. 1,10,50,200\n'],
+    [{ BENCH_MEM_GRID_TARGETS: 'postgres,cassandra' }, 'bench-memory: BENCH_MEM_GRID_TARGETS="postgres,cassandra" is not allowed: a comma-separated list of distinct targets from arangodb, postgres, mongodb, ravendb\n'],
+    [{ BENCH_MEM_VUS: '10,50' }, 'bench-memory: BENCH_MEM_VUS="10,50" is not allowed: a comma-separated list of distinct VU counts from 1 to 1000, e.g. 1,10,50,200, with 1 among them\n'],
+    [{ BENCH_MEM_PG_PORT: '80' }, 'bench-memory: BENCH_MEM_PG_PORT="80" is not allowed: a whole number from 1024 to 65535\n'],
+  ];
+  for (const [env, line] of cases) {
+    // "write" would only read saved parts: a bad knob stops it before that.
+    const r = spawnSync(process.execPath, ['bench/memory.mjs', 'write'], { cwd: repoRoot, encoding: 'utf8', timeout: 60000, env: { ...process.env, ...env } });
+    assert.equal(r.status, 107, r.stdout + r.stderr);
+    assert.equal(r.stderr, line);
+    assert.equal(r.stdout, '');
+  }
+});
+
+test('a list of batch sizes is checked item by item against BATCH_SIZE\'s own declaration, and the RUN_ID rule has one home', () => {
+  const spec = KNOBS.E2_BATCH_SIZES;
+  assert.equal(spec.item, KNOBS.BATCH_SIZE);
+  assert.deepEqual(parseKnob('E2_BATCH_SIZES', `1,${KNOBS.BATCH_SIZE.max}`, spec), [1, KNOBS.BATCH_SIZE.max]);
+  for (const raw of [`1,${KNOBS.BATCH_SIZE.max + 1}`, '100,100', '100,x', '0', ' ']) {
+    assert.throws(() => parseKnob('E2_BATCH_SIZES', raw, spec), (e) => e === `k6-writepath: E2_BATCH_SIZES="${raw}" is not allowed: ${spec.allowed}`, raw);
+  }
+  // The drivers copy none of BATCH_SIZE's bounds, nor those of the index knobs.
+  assert.doesNotMatch(readFileSync(path.join(repoRoot, 'experiments/e2/driver.mjs'), 'utf8'), /100000/);
+  assert.doesNotMatch(readFileSync(path.join(repoRoot, 'experiments/ram/driver.mjs'), 'utf8'), /\[0-9\]|from 0 to 9/);
+  // CAPACITY_ID is RUN_ID's rule, shorter by a step's _sNN: the character class is written once.
+  assert.equal(readFileSync(path.join(repoRoot, 'lib/knobs.js'), 'utf8').split('[a-z0-9_]').length, 2);
+  const longest = 'c'.repeat(KNOBS.RUN_ID.allowed.match(/^1-(\d+)/)[1] - 4);
+  assert.match(longest, KNOBS.CAPACITY_ID.pattern);
+  assert.doesNotMatch(`${longest}x`, KNOBS.CAPACITY_ID.pattern);
+  assert.match(`${longest}_s99`, KNOBS.RUN_ID.pattern);
 });

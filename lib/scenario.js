@@ -1,7 +1,7 @@
-// Glue between a workload (what is done), a target (how, on one database) and k6: options,
-// setup, the per-iteration function, teardown with verification, and handleSummary. A
-// scenario file is just:  const e = experiment(workload, target, __ENV);  where target is a
-// target module (lib/targets/<db>/<db>.js: createTarget and its declaration).
+// A scenario file's k6 exports from a workload (what is done) and a target (how, on one
+// database): options, setup, the per-iteration function, teardown with verification, and
+// handleSummary. A scenario file is just:  const s = scenario(workload, target, __ENV);  where
+// target is a target module (lib/targets/<db>/<db>.js: createTarget and its declaration).
 import { loadConfig, newRunId, planSignature, publicConfig } from './config.js';
 import { planRemaining } from './metrics.js';
 import { batchRunner } from './targets/outcome.js';
@@ -18,19 +18,19 @@ const init = VU0 ? require('./run-init.js') : null;
 const { buildReport } = VU0 ? require('./report.js') : {};
 const { renderHtml } = VU0 ? require('./report-html.js') : {};
 
-export function experiment(workload, { createTarget, declaration }, env, { configure = (/** @type {any} */ _cfg) => {} } = {}) {
-  const target = declaration.name;
-  const cfg = loadConfig(env, { target, experiment: workload.EXPERIMENT, phases: workload.PHASES });
+export function scenario(workload, { createTarget, declaration }, env, { configure = (/** @type {any} */ _cfg) => {} } = {}) {
+  const targetName = declaration.name;
+  const cfg = loadConfig(env, { target: targetName, experiment: workload.EXPERIMENT, phases: workload.PHASES });
   configure(cfg);
   const plan = workload.plan(cfg);
   const memory = VU0 ? init.checkMemory(cfg, plan, declaration) : null;
   // A target gets what it must prepare from the plan (batch size, largest key, operations in
   // use, collections), never the workload's knobs; every write goes through the one batch runner.
-  const tgt = createTarget(cfg, plan.target);
-  const db = batchRunner(tgt, cfg);
-  const { parsed, layout } = VU0 ? init.checkRun(workload, tgt, target, cfg, plan, env) : {};
-  const mode = runMode(cfg, tgt, target);
-  const derived = VU0 ? init.runPlan(workload, { declaration, tgt, cfg, plan, mode, parsed }) : null;
+  const adapter = createTarget(cfg, plan.target);
+  const runner = batchRunner(adapter, cfg);
+  const { parsed, layout } = VU0 ? init.checkRun(workload, adapter, targetName, cfg, plan, env) : {};
+  const mode = runMode(cfg, adapter, targetName);
+  const derived = VU0 ? init.runPlan(workload, { declaration, adapter, cfg, plan, mode, parsed }) : null;
   const state = {};
 
   function setup() {
@@ -38,12 +38,12 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     const runId = cfg.RUN_ID || newRunId();
     const { instance, segment } = segmentOf(mode, exec.test.options);
     // lib/targets/lifecycle.js: create (or refuse, reuse, join, verify) the run's objects.
-    const info = tgt.setup(runId, planSignature(cfg), mode.lifecycle);
+    const info = adapter.setup(runId, planSignature(cfg), mode.lifecycle);
     if (derived.plannedBatches) planRemaining.add(derived.plannedBatches);
     // A ramped workload may write its starting data set here, before the load model starts.
-    if (workload.prepare && mode.prepares) { tgt.bind(runId, info); workload.prepare(db, cfg, plan); }
+    if (workload.prepare && mode.prepares) { adapter.bind(runId, info); workload.prepare(runner, cfg, plan); }
     // scripts/run reads an instance's label from this line: its summaries' names carry it.
-    console.log(`k6-writepath: run ${runId} on ${target} (${info.serverVersion || info.version}); ${mode.verb} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
+    console.log(`k6-writepath: run ${runId} on ${targetName} (${info.serverVersion || info.version}); ${mode.verb} ${info.objects.join(', ')}${instance ? ` as instance ${instance} (segment ${segment})` : ''}`);
     console.log(`k6-writepath: client memory estimate ${memory.mib} MiB (${Math.round(memory.baseMib)} MiB for k6 and ${memory.perVuMib.toFixed(1)} MiB per VU; MEMORY_BUDGET_MB=${cfg.MEMORY_BUDGET_MB})`);
     return { runId, target: info, startedAt: new Date().toISOString(), instance, segment: segment || null };
   }
@@ -56,14 +56,14 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
   function iteration(data) {
     if (!mode.writes) return;
     if (!state.testEndpointTagged) { tagTestEndpoint(data); state.testEndpointTagged = true; }
-    tgt.bind(data.runId, data.target);
-    workload.iteration(db, cfg, plan, state);
+    adapter.bind(data.runId, data.target);
+    workload.iteration(runner, cfg, plan, state);
   }
 
   function teardown(data) {
     if (!data || !data.runId) return;
     tagTestEndpoint(data);
-    finish(mode, { workload, tgt, cfg, plan, countBy: derived.countBy }, data);
+    finish(mode, { workload, adapter, cfg, plan, countBy: derived.countBy }, data);
   }
 
   function handleSummary(data) {
@@ -71,8 +71,8 @@ export function experiment(workload, { createTarget, declaration }, env, { confi
     // workload from these. parsed.verify false makes the verification information only.
     const runId = (data.setup_data || {}).runId;
     const resultsAt = layout === 'nested' ? `${cfg.RESULTS_DIR}/${runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${runId}-*` : null;
-    const r = buildReport(data, { cfg: publicConfig(cfg), verifyGate: parsed.verify, description: derived.description, phases: cfg.PHASES, target, experiment: workload.EXPERIMENT, reasons: tgt.reasons, ops: derived.ops,
-      sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: tgt }) : null, resultsAt });
+    const r = buildReport(data, { cfg: publicConfig(cfg), verifyGate: parsed.verify, description: derived.description, phases: cfg.PHASES, target: targetName, experiment: workload.EXPERIMENT, reasons: adapter.reasons, ops: derived.ops,
+      sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: adapter }) : null, resultsAt });
     const out = { stdout: r.text };
     if (!r.runId || layout === 'none') return out;
     // Instances of one distributed run share RUN_ID (and, on one machine, the folder).
