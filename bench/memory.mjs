@@ -45,6 +45,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDocs } from '../lib/docs.js';
 import { keyRange } from '../lib/keys.js';
+import { RUN_ID_MAX } from '../lib/knobs.js';
 import { PgServer } from '../scripts/pg-private.mjs';
 import { MongoServer } from '../scripts/lib/mongo-private.mjs';
 import { knob as benchKnob, spread } from './lib.mjs';
@@ -158,7 +159,7 @@ function writeBodies(dir) {
 // E1 of the pack with `vus` VUs: 2 load, 2 overwrite and 1 mixed batch of 1000 per VU.
 function packRun(target, vus, url, resultsDir, tag) {
   const scenario = `scenarios/${target}/insert-vs-overwrite.js`;
-  const e = { RUN_ID: `mem${process.pid}_${tag}`.slice(0, 32), RESULTS_DIR: resultsDir, PWD: root, HTML_REPORTER: 'none', INFLUX_URL: '',
+  const e = { RUN_ID: `mem${process.pid}_${tag}`.slice(0, RUN_ID_MAX), RESULTS_DIR: resultsDir, PWD: root, HTML_REPORTER: 'none', INFLUX_URL: '',
     BATCH_SIZE: '1000', VUS: String(vus), DOCS: String(2000 * vus), OVERWRITE_BATCHES: String(2 * vus), MIXED_BATCHES: String(vus),
     MEMORY_BUDGET_MB: '1048576' };
   if (target === 'arangodb') e.ARANGO_URL = url;

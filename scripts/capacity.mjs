@@ -24,6 +24,7 @@ import { capacityChart, capacityHtml, capacityText, compareText, kneeOf, nextRat
 import { TEST_ENDPOINT } from '../lib/test-endpoint.js';
 import { cliSecretLine, isCliSecret } from './lib/cli-secrets.mjs';
 import { KNOBS } from '../lib/config.js';
+import { RUN_ID_MAX } from '../lib/knobs.js';
 import { TARGETS } from '../lib/targets/index.js';
 import { docBytes, memoryEstimate, vusThatFit } from '../lib/memory.js';
 import { InputError, ensureDir, readJsonFile, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
@@ -186,7 +187,7 @@ function cpuSampler(bashPid) {
 }
 
 function runStep(s, id, out, n, rate, passed, alloc) {
-  const runId = `${id}_s${String(n).padStart(2, '0')}`.slice(0, 32);
+  const runId = `${id}_s${String(n).padStart(2, '0')}`.slice(0, RUN_ID_MAX);
   const stepsDir = path.join(out, 'steps');
   mkdirSync(stepsDir, { recursive: true });
   const knobs = { ...s.opKnobs, RAMP_KEYS: s.keys, THRESHOLDS: s.thresholds, BATCH_SIZE: String(s.batch), ...(s.docs === null ? {} : { DOCS: String(s.docs) }), ...passed, RATE_STAGES: `${s.ladder.warmup}:${rate},${s.ladder.hold}:${rate}`, RUN_ID: runId };

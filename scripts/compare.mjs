@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KNOBS, knobScope, newRunId } from '../lib/config.js';
+import { RUN_ID_MAX } from '../lib/knobs.js';
 import { settingsText } from '../lib/report.js';
 import { InputError, ensureDir, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
 import { junitXml } from '../lib/report.js';
@@ -450,7 +451,7 @@ export async function main(argv) {
         env.RAVEN_URL = raven.url;
         testEndpoint = true;
       }
-      const runId = `${cmpId}_${run.letter.toLowerCase()}${run.warmup ? 'w' : ''}${String(run.index).padStart(2, '0')}`.slice(0, 32);
+      const runId = `${cmpId}_${run.letter.toLowerCase()}${run.warmup ? 'w' : ''}${String(run.index).padStart(2, '0')}`.slice(0, RUN_ID_MAX);
       const dir = path.join(outDir, runId);
       process.stderr.write(`scripts/compare: run ${step + 1} of ${order.length}: ${run.letter}${run.warmup ? ` warm-up ${run.index}` : ` ${run.index} of ${o.repeat}`}: ${s.spec} (RUN_ID=${runId}; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})\n`);
       const args = [path.join(root, 'scripts', 'run'), s.spec, '-q', ...[...knobs].flatMap(([k, v]) => ['-e', `${k}=${v}`]), '-e', `RUN_ID=${runId}`, '-e', `RESULTS_DIR=${outDir}`];
