@@ -221,3 +221,15 @@ test('compare: the per-run GATEWAY_URL is not named as a difference between A an
   assert.match(r.out, /^differs between A and B: nothing recorded .*an A\/A comparison$/m);
   assert.doesNotMatch(r.out, /GATEWAY_URL/);
 });
+
+test('scripts/aggregate.mjs runs as docs/results.md gives it (the file itself, no node in front) and aggregates a REPEAT folder', () => {
+  const w = work();
+  const dir = path.join(w, 'rep2');
+  folder(dir, 'rep2_r01', summary({ runId: 'rep2_r01', docs: 40000 }));
+  folder(dir, 'rep2_r02', summary({ runId: 'rep2_r02', docs: 60000 }));
+  const r = tool([AGGREGATE, dir]);
+  assert.equal(r.code, 0, `exit 0, got ${r.code}: ${r.err}`);
+  assert.doesNotMatch(r.err + r.out, STACK, 'no stack trace');
+  const agg = JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+  assert.deepEqual(agg.phases.find((p) => p.phase === 'load').metrics.docs_per_s.values, [40000, 60000]);
+});
