@@ -393,7 +393,12 @@ export function precheckGate(o, baseRuns, nCand) {
   // More runs are suggested only when some number of them would do.
   const hopeless = needs.some((n) => n === null);
   const need = hopeless ? 'not even 64 runs per side would at this spread, so more runs do not help' : `at least ${Math.max(...needs)} runs per side would`;
-  refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability; ${need}); ${hopeless ? 'gate steadier figures (--metrics docs/s,p50) or allow more (--max-regression figure=X%)' : `raise --repeat to ${Math.max(...needs)}, gate steadier figures (--metrics docs/s,p50) or allow more (--max-regression figure=X%)`}`);
+  // The stored baseline keeps its runs: --repeat adds candidate runs only. Steadier figures are
+  // advice only for a gate that holds others.
+  const n = Math.max(...needs);
+  const more = hopeless ? '' : `${nb < n ? `a baseline of ${n} runs (REPEAT=${n}) and ` : ''}--repeat ${n}, `;
+  const steadier = o.metrics.every((m) => ['docs/s', 'p50'].includes(m.figure)) ? '' : 'steadier figures (--metrics docs/s,p50), ';
+  refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability; ${need}); ${more}${steadier}or allow more (--max-regression figure=X%)`);
 }
 
 // ---- main ------------------------------------------------------------------------------------
