@@ -19,7 +19,7 @@ import { junitXml } from '../lib/report.js';
 import { fmt } from '../lib/format.js';
 import { workloadDifference, workloadSettings } from './lib/repeat.mjs';
 import { spreadChart } from '../lib/svg-chart.js';
-import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDecision, gateReachable, gateTable, gatedFigures, parseGateMetrics, parseTolerance, runsNeeded, sideFigures, detectableRegression } from './lib/verdict.mjs';
+import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDecision, gateReachable, gateTable, gatedFigures, parseGateMetrics, parseTolerance, runsNeeded, sideFigures, detectableRegression, steadierAdvice } from './lib/verdict.mjs';
 import { pooledSd, smallestP } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
 import { cliSecretLine, isCliSecret } from './lib/cli-secrets.mjs';
@@ -394,7 +394,10 @@ export function precheckGate(o, baseRuns, nCand) {
   // More runs are suggested only when some number of them would do.
   const hopeless = needs.some((n) => n === null);
   const need = hopeless ? 'not even 64 runs per side would at this spread, so more runs do not help' : `at least ${Math.max(...needs)} runs per side would`;
-  refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability; ${need}); ${hopeless ? 'gate steadier figures (--metrics docs/s,p50) or allow more (--max-regression figure=X%)' : `raise --repeat to ${Math.max(...needs)}, gate steadier figures (--metrics docs/s,p50) or allow more (--max-regression figure=X%)`}`);
+  // The stored baseline keeps its runs: --repeat adds candidate runs only.
+  const n = Math.max(...needs);
+  const more = hopeless ? '' : `${nb < n ? `a baseline of ${n} runs (REPEAT=${n}) and ` : ''}--repeat ${n}, `;
+  refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability; ${need}); ${more}${steadierAdvice(o.metrics)}or allow more (--max-regression figure=X%)`);
 }
 
 // ---- main ------------------------------------------------------------------------------------

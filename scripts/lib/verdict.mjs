@@ -172,6 +172,12 @@ export function gateReachable({ nb, nc, alpha = ALPHA, paired }) {
 // The gate's decision. base, cand: [summary] (paired: base[i] and cand[i] ran side by side).
 // -> { design, alpha, k, rows: [{ phase, figure, label, better, base, cand, delta, ci, p,
 //      p_adjusted, regression, spread, detectable, tolerance, verdict }], exit, why }
+// The figures steadier than p99 that a gate which cannot see its tolerance is pointed to;
+// advice only for a gate that gates others too.
+export function steadierAdvice(metrics) {
+  return metrics.every((m) => ['docs/s', 'p50'].includes(m.figure)) ? '' : 'steadier figures (--metrics docs/s,p50), ';
+}
+
 export function gateDecision({ base, cand, metrics, tolerance, alpha = ALPHA, paired = false }) {
   const bf = sideFigures(base); const cf = sideFigures(cand);
   const gated = gatedFigures(bf, metrics).filter((g) => cf.has(g.id));
@@ -224,7 +230,7 @@ export function gateDecision({ base, cand, metrics, tolerance, alpha = ALPHA, pa
   const needed = needs.length ? (needs.some((n) => n === null) ? null : Math.max(...needs)) : undefined;
   const exit = flagged.length ? 99 : blind.length ? 107 : 0;
   const why = flagged.length ? `regression beyond the tolerance: ${flagged.map((r) => `${r.phase} ${r.label} ${pct(r.delta)}`).join(', ')}`
-    : blind.length ? `this gate cannot detect its tolerance on ${blind.map((r) => `${r.phase} ${r.label} (detects ${r.detectable === Infinity || r.detectable === null ? 'nothing' : `≥ ${(r.detectable * 100).toFixed(0)} %`}, tolerance ${(r.tolerance * 100).toFixed(0)} %)`).join(', ')}${needed === undefined ? '' : needed === null ? ' — not even 64 runs per side would at this spread, so more runs do not help' : ` — about ${needed} ${paired ? 'pairs' : 'runs per side'} would at this spread`}: ${needed === null ? '' : 'more runs (--repeat), '}steadier figures (--metrics docs/s,p50) or a larger tolerance for them (--max-regression figure=X%)`
+    : blind.length ? `this gate cannot detect its tolerance on ${blind.map((r) => `${r.phase} ${r.label} (detects ${r.detectable === Infinity || r.detectable === null ? 'nothing' : `≥ ${(r.detectable * 100).toFixed(0)} %`}, tolerance ${(r.tolerance * 100).toFixed(0)} %)`).join(', ')}${needed === undefined ? '' : needed === null ? ' — not even 64 runs per side would at this spread, so more runs do not help' : ` — about ${needed} ${paired ? 'pairs' : 'runs per side'} would at this spread`}: ${needed === null ? '' : 'more runs (--repeat), '}${steadierAdvice(metrics)}or a larger tolerance for them (--max-regression figure=X%)`
       : 'no significant regression beyond the tolerance';
   return { design: paired ? 'paired' : 'unpaired', alpha, k, level, conf, rows, exit, why, runs_needed: needed };
 }

@@ -221,3 +221,23 @@ test('compare: the per-run GATEWAY_URL is not named as a difference between A an
   assert.match(r.out, /^differs between A and B: nothing recorded .*an A\/A comparison$/m);
   assert.doesNotMatch(r.out, /GATEWAY_URL/);
 });
+
+test('scripts/aggregate.mjs runs as docs/results.md gives it (the file itself, no node in front) and aggregates a REPEAT folder', () => {
+  const w = work();
+  const dir = path.join(w, 'rep2');
+  folder(dir, 'rep2_r01', summary({ runId: 'rep2_r01', docs: 40000 }));
+  folder(dir, 'rep2_r02', summary({ runId: 'rep2_r02', docs: 60000 }));
+  const r = tool([AGGREGATE, dir]);
+  assert.equal(r.code, 0, `exit 0, got ${r.code}: ${r.err}`);
+  assert.doesNotMatch(r.err + r.out, STACK, 'no stack trace');
+  const agg = JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+  assert.deepEqual(agg.phases.find((p) => p.phase === 'load').metrics.docs_per_s.values, [40000, 60000]);
+});
+
+test('a gate on a stored baseline too small for its tolerance asks for a larger baseline too, and no figures it already gates', () => {
+  const w = work();
+  const base = [1, 2, 3, 4, 5].map((i) => folder(w, `m${i}`, summary({ runId: `m${i}`, docs: [40000, 50000, 60000, 45000, 55000][i - 1], p50: [16, 20, 24, 18, 22][i - 1] })));
+  const g = tool(['node', COMPARE, '--gate', '--baseline', base.join(','), '--repeat', '5', '--metrics', 'docs/s,p50', '--max-regression', '10%', 'scenarios/postgres/insert-vs-overwrite.js'], { env: { PG_URL: 'postgres://u@127.0.0.1:9/x' } });
+  refused(g, /at least (\d+) runs per side would\); a baseline of \1 runs \(REPEAT=\1\) and --repeat \1, or allow more/);
+  assert.doesNotMatch(g.err, /--metrics docs\/s,p50/);
+});

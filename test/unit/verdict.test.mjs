@@ -178,3 +178,12 @@ test('aggregate of repetitions: per phase and figure the values in order, median
   const other = { ...reps[1], summary: { ...reps[1].summary, config: { ...reps[1].summary.config, SEED: 9 } } };
   assert.throws(() => aggregate([reps[0], other]), /the repetitions do not share one workload: SEED x_r01=1 x_r02=9/);
 });
+
+test('gate: a gate of docs/s and p50 that cannot see its tolerance is not told to gate docs/s and p50', () => {
+  const wide = [50000, 80000, 30000, 65000, 40000].map((d) => summary({ docs: d, p99: 2e6 / d }));
+  const steady = parseGateMetrics('docs/s,p50');
+  const dec = gateDecision({ base: wide, cand: wide.map((s) => structuredClone(s)), metrics: steady, tolerance: parseTolerance('10%') });
+  assert.equal(dec.exit, 107);
+  assert.doesNotMatch(dec.why, /--metrics docs\/s,p50/);
+  assert.match(dec.why, /or a larger tolerance for them \(--max-regression figure=X%\)$/);
+});
