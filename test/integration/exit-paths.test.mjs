@@ -54,6 +54,16 @@ function gatewayPidOf(wrapperPid) {
 }
 const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
+// The VUs increment (setup is over): the signal lands where these tests mean it to. A signal
+// inside setup is another case: k6 may then write no summary at all (seen twice on a busy machine).
+async function incrementing(runId) {
+  for (let i = 0; i < 600; i++) {
+    const n = await psql(PG_URL, `SELECT coalesce(sum((doc->>'n')::bigint), 0) FROM public.k6wp_${runId}`).catch(() => '0');
+    if (Number(String(n).trim()) > 0) return;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
 async function tableOf(runId) {
   return (await psql(PG_URL, `SELECT count(*) FROM pg_tables WHERE tablename = 'k6wp_${runId}'`)).trim();
 }
@@ -64,6 +74,7 @@ async function oneSignal(t, { group, sig }) {
   const runId = uniqueRunId('exit');
   const r = startRun(runId);
   await r.waitFor(/writing to table/);
+  await incrementing(runId);
   const gw = gatewayPidOf(r.child.pid);
   assert.ok(gw, 'the private gateway runs under scripts/run');
   process.kill(group ? -r.child.pid : r.child.pid, sig);
@@ -222,12 +233,7 @@ test('a second signal after k6 released its signal trap (teardown done, summarie
 test('SIGTERM to a plain bin/k6 run of a scenario: k6 runs teardown and handleSummary (junit.xml, summary.json), exit 105', async () => {
   const r = startK6(scenario, { ...localEnv(), STAGES: '60s:2', HOT_KEYS: '10' });
   await r.waitFor(/writing to table/);
-  // The signal lands while the VUs increment, as this test means (setup is over).
-  for (let i = 0; i < 600; i++) {
-    const n = await psql(PG_URL, `SELECT coalesce(sum((doc->>'n')::bigint), 0) FROM public.k6wp_${r.runId}`).catch(() => '0');
-    if (Number(n.trim()) > 0) break;
-    await new Promise((res) => setTimeout(res, 100));
-  }
+  await incrementing(r.runId);
   r.child.kill('SIGTERM');
   const d = await r.done;
   assert.equal(d.code, 105, d.stderr);
