@@ -72,12 +72,13 @@ export function plan(cfg) {
     { plannedBy: `HOT_KEYS=${shown(cfg.HOT_KEYS.join(','))} (${sets.length} sets, each ${open ? 'RATE_STAGES' : 'STAGES'}=${base.text})` });
   const per = base.stages.length;
   // Every VU keeps three 4-byte counts per counter (lib/ledger.js), and stores them as JSON.
-  const ledgerMiB = Math.ceil((lm.maxVUs * size * 12) / 1048576);
-  if (ledgerMiB > cfg.MEMORY_BUDGET_MB) fail(`SPREAD_KEYS=${spread} is not allowed with HOT_KEYS=${hot.join(',')} and ${lm.maxVUs} VUs: the VUs' ledgers need about ${ledgerMiB} MiB (12 bytes per counter and VU), more than MEMORY_BUDGET_MB=${cfg.MEMORY_BUDGET_MB}; use fewer counters or VUs, or raise MEMORY_BUDGET_MB`);
+  const pool = vuPool(lm);
+  const ledgerMiB = Math.ceil((pool * size * 12) / 1048576);
+  if (ledgerMiB > cfg.MEMORY_BUDGET_MB) fail(`SPREAD_KEYS=${spread} is not allowed with HOT_KEYS=${hot.join(',')} and ${pool} VUs: the VUs' ledgers need about ${ledgerMiB} MiB (12 bytes per counter and VU), more than MEMORY_BUDGET_MB=${cfg.MEMORY_BUDGET_MB}; use fewer counters or VUs, or raise MEMORY_BUDGET_MB`);
   const steps = lm.stages.map((st, i) => ({ set: sets[Math.floor(i / per)], stage: i % per, load: base.labels[i % per] }));
   const end = lm.ends[lm.ends.length - 1];
   return {
-    loadModel: lm, base, sets, steps, per, size, B, open, V: lm.V, maxVUs: lm.maxVUs,
+    loadModel: lm, base, sets, steps, per, size, B, open, V: lm.V, maxVUs: lm.maxVUs, pool,
     retries: cfg.CONFLICT_RETRIES,
     ledgerStart: end + GRACE_MS + 1000,
     loadEnd: end,
@@ -85,6 +86,17 @@ export function plan(cfg) {
     expectedDocs: size,
     target: { batchSize: B, maxKey: size - 1, counters: size },
   };
+}
+
+// The VUs that may increment: k6's pool for the load scenarios. In the open model each stage is
+// a scenario with MAX_VUS of its own, and a stage still in its graceful stop when the next ones
+// start holds its VUs beside theirs (k6 sizes the pool for that): the pool is the most stages
+// alive at once times MAX_VUS. Every one of them must store its ledger, and teardown read it.
+function vuPool(lm) {
+  if (!lm.open) return lm.maxVUs;
+  const starts = lm.ends.map((_, i) => (i === 0 ? 0 : lm.ends[i - 1]));
+  const alive = starts.map((t) => starts.filter((s, j) => s <= t && t < lm.ends[j] + GRACE_MS).length);
+  return Math.max(...alive) * lm.maxVUs;
 }
 
 // caps: the target's capabilities (serverConflicts adds the sampler's VU).
@@ -100,7 +112,7 @@ export function scenarios(cfg, p, caps = {}) {
   // write's own timeout, not k6, ends a slow one (and k6 takes no maxDuration under 1 s).
   const ledgerMs = Math.max(durationMs(cfg.TIMEOUT), 1000) + 1000;
   load[LEDGER_SCENARIO] = {
-    executor: 'per-vu-iterations', vus: p.maxVUs + sampler, iterations: 1,
+    executor: 'per-vu-iterations', vus: p.pool + sampler, iterations: 1,
     startTime: `${p.ledgerStart}ms`, maxDuration: `${ledgerMs}ms`, gracefulStop: `${ledgerMs}ms`,
   };
   return load;
@@ -253,7 +265,7 @@ function storeLedger(target, state, p) {
 export function verify(target, cfg, p, data = {}) {
   // VU ids of one process run 1 … the pool size (exec.vu.idInTest).
   const ids = [];
-  for (let v = 1; v <= p.maxVUs + (target.capabilities.serverConflicts ? 1 : 0); v++) ids.push(`L${v}`);
+  for (let v = 1; v <= p.pool + (target.capabilities.serverConflicts ? 1 : 0); v++) ids.push(`L${v}`);
   const stored = target.increments.readLedgers(ids);
   const totals = sumLedgers(stored, p.size);
   ledgerUnstored.add(-totals.ops);

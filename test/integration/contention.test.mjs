@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { influxQuery, localEnv, psql, runK6, startK6, uniqueRunId } from '../helpers/k6.mjs';
+import { influxQuery, k6Bin, localEnv, psql, runK6, startK6, uniqueRunId } from '../helpers/k6.mjs';
 import { closeMongo, mongo } from '../helpers/mongo.mjs';
 import { repoRoot, startTestServer } from '../helpers/testserver.mjs';
 import { dashboardQueries, interpolate, loadDashboards } from '../helpers/grafana.mjs';
@@ -406,5 +406,30 @@ test('MongoDB: a user who may not read serverStatus: counters still exact, the s
   } finally {
     await admin.command({ dropUser: user });
     await closeMongo();
+  }
+});
+
+// Every VU k6 may hand an increment to stores its ledger and teardown reads it: the ledger step
+// runs on k6's whole VU pool. In the open model each stage is a scenario with MAX_VUS of its own
+// and k6 sizes the pool for stages whose graceful stops (2 s) overlap the next ones' start (stages
+// of 1 s: 3 alive at once; the spread baseline repeats the stages; +1 for MongoDB's sampler VU); a ledger
+// step of MAX_VUS VUs left the other VUs' increments in no ledger (a false "phantom").
+test('the ledger step covers k6\'s whole VU pool (k6 inspect --execution-requirements): open model with overlapping stages, closed model, the sampler VU', () => {
+  const inspect = (scenario, env) => {
+    const r = spawnSync(k6Bin, ['inspect', '--execution-requirements', ...Object.entries({ GATEWAY_URL: 'http://127.0.0.1:9', ...env }).flatMap(([k, v]) => ['-e', `${k}=${v}`]), scenario], { cwd: repoRoot, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const d = JSON.parse(r.stdout);
+    return [d.maxVUs, d.scenarios.ledger.vus];
+  };
+  const cases = [
+    ['scenarios/postgres/contention.js', { HOT_KEYS: '1,100', RATE_STAGES: '20s:500,20s:2000', MAX_VUS: '40' }, 80],
+    ['scenarios/postgres/contention.js', { HOT_KEYS: '10', RATE_STAGES: '1s:50,1s:60,1s:70', MAX_VUS: '40' }, 120],
+    ['scenarios/postgres/contention.js', {}, null],
+    ['scenarios/mongodb/contention.js', { MONGO_URL: 'mongodb://127.0.0.1:9/', HOT_KEYS: '10', RATE_STAGES: '1s:50,1s:60', MAX_VUS: '40' }, 121],
+  ];
+  for (const [scenario, env, pool] of cases) {
+    const [maxVUs, ledger] = inspect(scenario, env);
+    assert.equal(ledger, maxVUs, `${scenario} ${JSON.stringify(env)}: k6's pool ${maxVUs}, ledger step ${ledger} VUs`);
+    if (pool !== null) assert.equal(maxVUs, pool, `${scenario} ${JSON.stringify(env)}`);
   }
 });
