@@ -67,8 +67,9 @@ test('a PG_URL whose driver options lib/pq rejects is bad input: the knob\'s lin
   assert.equal(r.code, 107, explain(r));
   const lines = errorLines(r);
   assert.equal(lines.length, 1, r.stderr);
-  // the private gateway refuses the URL before it listens (the parser's quoted parts hidden)
-  assert.match(lines[0], /^k6-writepath: PG_URL \(value not shown\) is not allowed: pq: wrong value for \(…\): \(…\) is not supported; supported values are /);
+  // the private gateway refuses the URL before it listens: the option's name shown, the
+  // parser's other quoted parts (the value) hidden
+  assert.match(lines[0], /^k6-writepath: PG_URL \(value not shown\) is not allowed: pq: wrong value for "sslmode": \(…\) is not supported; supported values are /);
   noStack(r.stderr);
   assert.ok(!(r.stdout + r.stderr).includes('Canary-Pg-Pw-77'));
   assert.equal(await psql(PG_URL, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`), '0');
