@@ -152,7 +152,9 @@ export function batchRunner(target, cfg = {}) {
     const failed = a.reason === undefined ? 0 : a.failed === undefined ? n : a.failed;
     let giveUp = null;
     if (failed > 0 && PAUSING.has(a.reason)) {
-      if (downSince === null || a.answered) downSince = startedAt;
+      // An answer restarts the clock from now: a "not now" batch resent for GIVE_UP began that long ago.
+      if (a.answered) downSince = Date.now();
+      else if (downSince === null) downSince = startedAt;
       const left = giveUpMs - (Date.now() - downSince);
       if (left <= 0) giveUp = givingUp(a);
       else {

@@ -61,6 +61,38 @@ test('slots held, then released: setup waits, the VUs resend their refused batch
   }
 });
 
+test('slots held for good under a running run: each refused batch is resent for GIVE_UP, then counted failed (connection), not undetermined, named 53300; teardown, refused too, says so: exit 108, the table left and named', { timeout: 240000 }, async () => {
+  const runId = uniqueRunId('tg');
+  const held = await hold(SLOTS);
+  let r;
+  try {
+    const run = startK6('scenarios/postgres/insert-vs-overwrite.js',
+      { PG_URL: pg.url, VUS: '2', DOCS: '2000', BATCH_SIZE: '100', OVERWRITE_BATCHES: '20', MIXED_BATCHES: '0', GIVE_UP: '2s', TIMEOUT: '5s', MAX_DURATION: '10s' }, { runId, timeoutMs: 220000 });
+    await run.waitFor(/too many clients \(53300\)/, 60000);
+    await held.shift().close(); // setup's connection; the VUs and teardown find no slot for good
+    r = await run.done;
+  } finally {
+    await Promise.all(held.map((x) => x.close()));
+  }
+  assert.equal(r.code, 108, explain(r));
+  const load = r.summary.phases.find((p) => p.phase === 'load');
+  assert.ok(load.docs_failed > 0 && load.docs_ok === 0, JSON.stringify(load));
+  assert.deepEqual(Object.keys(load.failed_by_reason), ['connection']);
+  assert.equal(load.docs_undetermined, 0, 'never sent: not undetermined');
+  assert.ok(load.retries > 0, JSON.stringify(load));
+  // Resent first, then the same batch counted failed: both lines name 53300; the give-up
+  // clock does not run (the server answered).
+  assert.match(r.stderr, /batch of 100 failed \(connection\): not sent, the server refused the connection \(\\?"not now\\?", 53300\): [^\n]*too many clients already \(53300\); nothing was done: sent again after a pause/);
+  assert.match(r.stderr, /batch of 100 failed \(connection\): not sent, the server refused the connection \(\\?"not now\\?", 53300\): [^\n]*too many clients already \(53300\)" source=console/);
+  assert.doesNotMatch(r.stderr, /answered no batch/);
+  const lines = aborts(r);
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0], /msg="test aborted: verification did not run to its end: [^"]*too many clients already \(53300\)/);
+  assert.match(r.stderr, new RegExp(`table public\\.k6wp_${runId}: left in place: [^\\n]*53300[^\\n]*DROP TABLE`));
+  assert.equal(await psql(pg.url, `SELECT count(*) FROM pg_class WHERE relname = 'k6wp_${runId}'`), '1', 'left, as the line says');
+  await psql(pg.url, `DROP TABLE k6wp_${runId}`);
+});
+
 test('slots held for good: setup gives up after GIVE_UP with one line naming 53300, exit 108, nothing created', { timeout: 240000 }, async () => {
   const runId = uniqueRunId('tn');
   const held = await hold(SLOTS);
