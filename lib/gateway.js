@@ -30,6 +30,10 @@ export class GatewayError extends Error {
     /** @type {any} */ this.res = null;
     /** @type {number} */ this.code = 0;
     /** @type {boolean} */ this.opening = false;
+    // A database's error (answer()): its SQLSTATE ('' when none), and false when not a byte of
+    // the statement left the gateway (e.g. refused at connection time).
+    /** @type {string} */ this.sqlstate = '';
+    /** @type {boolean} */ this.sent = true;
     Object.assign(this, fields);
   }
 

@@ -62,6 +62,11 @@ import { stop } from '../abort.js';
 // as failed.
 const BACKOFF_MIN_S = 0.5;
 const BACKOFF_MAX_S = 4;
+// The pause (seconds) after one of prev: the back-off of every wait here, and of a target's
+// setup waiting out a "not now" answer (lib/targets/postgres/postgres.js).
+export function nextPause(prev) {
+  return prev === 0 ? BACKOFF_MIN_S : Math.min(BACKOFF_MAX_S, prev * 2);
+}
 // Reasons that mean "no answer from the server" and so pause the VU.
 const PAUSING = new Set(['connection']);
 
@@ -138,7 +143,7 @@ export function batchRunner(target, cfg = {}) {
       if (left <= 0) break;
       if (a.log) logOnce(`notnow:${a.notNow}`, `${a.log}; nothing was done: sent again after a pause (within GIVE_UP=${cfg.GIVE_UP})`);
       incrementsRetried.add(1, Object.assign({}, tags, { reason: a.notNow }));
-      retryPause = retryPause === 0 ? BACKOFF_MIN_S : Math.min(BACKOFF_MAX_S, retryPause * 2);
+      retryPause = nextPause(retryPause);
       sleep(Math.min(retryPause, left / 1000));
     }
     const n = req.n;
@@ -147,11 +152,13 @@ export function batchRunner(target, cfg = {}) {
     const failed = a.reason === undefined ? 0 : a.failed === undefined ? n : a.failed;
     let giveUp = null;
     if (failed > 0 && PAUSING.has(a.reason)) {
-      if (downSince === null || a.answered) downSince = startedAt;
+      // An answer restarts the clock from now: a "not now" batch resent for GIVE_UP began that long ago.
+      if (a.answered) downSince = Date.now();
+      else if (downSince === null) downSince = startedAt;
       const left = giveUpMs - (Date.now() - downSince);
       if (left <= 0) giveUp = givingUp(a);
       else {
-        pause = pause === 0 ? BACKOFF_MIN_S : Math.min(BACKOFF_MAX_S, pause * 2);
+        pause = nextPause(pause);
         sleep(Math.min(pause, left / 1000));
       }
     } else {

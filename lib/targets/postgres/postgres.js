@@ -11,13 +11,14 @@
 // when another table holds the run's name (dropped and created again by someone else): that
 // table gets no row, and the run stops (a name alone would let it write there).
 import { GatewayError, openSql, requireGateway } from '../../gateway.js';
+import { sleep } from 'k6';
 import { durationMs, InputRefusal } from '../../parse.js';
 import { redact } from '../../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
 import { withCapabilities } from '../../capabilities.js';
 import { lifecycle, markerText, probeTimeout } from '../lifecycle.js';
 import { stop } from '../../abort.js';
-import { ACKNOWLEDGED, maybeArrived, request } from '../outcome.js';
+import { ACKNOWLEDGED, maybeArrived, nextPause, request } from '../outcome.js';
 import { createDocs, INDEX_FIELDS } from '../../docs.js';
 import { asciiBuffer, writingVu } from '../../bytes.js';
 import { keyName } from '../../keys.js';
@@ -46,6 +47,17 @@ function classify(message, ms = 0, timeoutMs = Infinity) {
   if (/relation .* does not exist|schema .* does not exist/.test(m)) return 'undefined_table';
   if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|too many connections for|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
   return 'other';
+}
+
+// "Not now" answers (docs/postgres.md, "Not now"): a server that refuses a new connection
+// with FATAL 53300 too_many_connections ("sorry, too many clients already", or too many for a
+// role or database) or 57P03 cannot_connect_now (starting up, shutting down) ran nothing of
+// the statement; lib/pq returns the startup's ErrorResponse as a *pq.Error, and the gateway
+// answers its SQLSTATE with sent: false (no byte of the statement left).
+// https://www.postgresql.org/docs/15/errcodes-appendix.html
+const NOT_NOW = { '53300': 'too many clients', '57P03': 'cannot connect now (starting up or shutting down)' };
+function notNowOf(e) {
+  return e instanceof GatewayError && !e.unreachable && e.sent === false && NOT_NOW[e.sqlstate] ? e.sqlstate : null;
 }
 
 // Batches as binary jsonb parameters. The gateway opens its pool with binary_parameters=yes
@@ -92,19 +104,36 @@ function tablePrimitives(cfg, db, run) {
 
 // The server as the report shows it (lifecycle.js probe): version and the settings that
 // decide what an acknowledgement means.
+// A "not now" refusal is waited out with the batches' back-off, within GIVE_UP.
 function probe(cfg, db) {
   const probeWithin = probeTimeout(cfg);
+  const giveUpMs = durationMs(cfg.GIVE_UP);
+  const since = Date.now();
+  let pause = 0;
   let info;
-  try {
-    info = db.queryWithTimeout(probeWithin, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
-        current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync,
-        current_setting('server_version') AS server_version`)[0];
-  } catch (e) {
-    const refusal = gatewayRefusal(cfg, e);
-    if (refusal) throw refusal;
-    const message = redact(e);
-    if (classify(message) === 'auth') throw `PG_URL: PostgreSQL refused the credentials: ${message}`;
-    throw `PG_URL: cannot reach PostgreSQL: ${message}`;
+  for (;;) {
+    try {
+      info = db.queryWithTimeout(probeWithin, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
+          current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync,
+          current_setting('server_version') AS server_version`)[0];
+      break;
+    } catch (e) {
+      const refusal = gatewayRefusal(cfg, e);
+      if (refusal) throw refusal;
+      const message = redact(e);
+      const notNow = notNowOf(e);
+      if (notNow) {
+        const left = giveUpMs - (Date.now() - since);
+        const what = `PostgreSQL refused the connection: ${NOT_NOW[notNow]} (${notNow})`;
+        if (left <= 0) throw `PG_URL: ${what} for GIVE_UP=${cfg.GIVE_UP}: ${message}; nothing was written`;
+        if (pause === 0) console.error(`k6-writepath: ${what}: setup waits and tries again within GIVE_UP=${cfg.GIVE_UP}`);
+        pause = nextPause(pause);
+        sleep(Math.min(pause, left / 1000));
+        continue;
+      }
+      if (classify(message) === 'auth') throw `PG_URL: PostgreSQL refused the credentials: ${message}`;
+      throw `PG_URL: cannot reach PostgreSQL: ${message}`;
+    }
   }
   return {
     version: String(info.version),
@@ -286,6 +315,11 @@ function requests(cfg, db, run, docs, bodyOpts) {
     // server never answered (connection lost, the deadline), or the gateway got the whole
     // request and k6 no answer. A server's own error (a SQLSTATE) rolled it back.
     const unknown = e.unreachable ? !e.opening && maybeArrived(e.res) : e.sent !== false && !answered && (reason === 'connection' || reason === 'timeout');
+    // Refused at connection time, nothing sent: the runner sends it again (notNow).
+    const notNow = notNowOf(e);
+    if (notNow) {
+      return { reason, answered, notNow: reason, log: `[${tags.phase}] batch of ${n} failed (${reason}): not sent, the server refused the connection ("not now", ${notNow}): ${message}` };
+    }
     if (unknown) {
       return { reason, undetermined: true, log: `[${tags.phase}] batch of ${n} got no answer (${reason}): stored or not, counted failed and undetermined (the verification resolves it): ${message}` };
     }
