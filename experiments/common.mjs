@@ -14,6 +14,54 @@ import { counterAt, dieWith, repoRoot, spawnK6, toolKnob } from '../scripts/lib/
 export { EXIT_BAD_INPUT, counterAt, dieWith, repoRoot } from '../scripts/lib/kit.mjs';
 export const MB = 1024 * 1024;
 
+// The pack's exit code for an interrupted run (docs/reliability.md "Exit codes").
+export const EXIT_INTERRUPTED = 105;
+
+// A cell the tables may hold: its k6 run ended on its own with every threshold met (exit 0)
+// and its phases were measured. A killed run (105: k6 interrupted) or a failed one is partial.
+export function finishedCell(c) { return !c.error && c.k6_exit === 0 && Array.isArray(c.phases); }
+
+// What k6's exit codes mean (docs/reliability.md "Exit codes").
+export const K6_EXIT = { 99: 'a threshold failed', 105: 'k6 interrupted (Ctrl-C, SIGTERM)', 107: 'bad input', 108: 'the run was aborted' };
+
+// The campaign as far as it went: how many cells were planned, ran, finished; why it stopped.
+export function campaign(r) {
+  const planned = r.planned_cells ?? r.cells.length;
+  const finished = r.cells.filter(finishedCell);
+  return { planned, ran: r.cells.length, finished, left: r.cells.filter((c) => !finishedCell(c)), interrupted: r.interrupted || null };
+}
+
+// The bold line under a report's title when the tables do not hold the whole plan; [] when they do.
+export function campaignBanner(run) {
+  if (run.interrupted || run.ran < run.planned) {
+    return [`**Interrupted${run.interrupted ? ` (${run.interrupted})` : ''}: ${run.ran} of ${run.planned} cells ran, ${run.finished.length} finished; the tables hold only those ${run.finished.length}.** The cells that did not run are missing${run.left.length ? `, and the ${run.left.length} cut short or failed are listed under "Cells left out"` : ''}. Run the command again for the whole matrix.`, ''];
+  }
+  if (run.left.length > 0) return [`**${run.left.length} of ${run.planned} cells failed or were killed: left out of the tables, listed under "Cells left out".**`, ''];
+  return [];
+}
+
+// The "Cells left out" section: one line per cut or failed cell, named by name(c).
+export function leftOutSection(run, name) {
+  if (run.left.length === 0) return [];
+  const out = ['## Cells left out', '', 'Cut short or failed: none of their figures is in the tables above (a killed run measured part of its plan only).', ''];
+  for (const c of run.left) {
+    const code = c.k6_exit ?? null;
+    out.push(`- ${name(c)}: k6 exit ${code ?? '– (k6 did not end)'}${K6_EXIT[code] ? ` (${K6_EXIT[code]})` : ''}${c.error ? `; ${c.error.split('\n')[0]}` : ''}`);
+  }
+  out.push('');
+  return out;
+}
+
+// A driver's exit: 0 when every planned cell finished; an interrupted campaign says so in one
+// line and ends with the pack's interrupted code; otherwise 1 (the report lists the cells left out).
+export function campaignExit(tool, run, report) {
+  if (run.interrupted) {
+    console.error(`${tool}: interrupted (${run.interrupted}): ${run.ran} of ${run.planned} cells ran, ${run.finished.length} finished; ${report} holds only those (exit ${EXIT_INTERRUPTED})`);
+    return EXIT_INTERRUPTED;
+  }
+  return run.finished.length === run.planned ? 0 : 1;
+}
+
 // Whole-number knobs by name, each declared in lib/knobs.js (a tool's own, scope tool:<name>,
 // or one of the pack's through packIntKnob with the driver's default and narrower minimum):
 // read with the pack's parser, one line naming the knob, the value and what is allowed, exit 107.

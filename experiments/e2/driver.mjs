@@ -22,7 +22,7 @@ import { renderE2 } from './report.mjs';
 import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
 import { RUN_ID_MAX } from '../../lib/knobs.js';
 import { toolKnob } from '../../scripts/lib/kit.mjs';
-import { counterAt, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
+import { campaign, campaignExit, counterAt, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
 const TOOL = 'experiment-e2';
 const POLL_MS = 100;
@@ -252,8 +252,7 @@ async function main() {
   if (toolKnob(TOOL, process.env, 'E2_REPORT')) writeFileSync(k.E2_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
   console.log(md);
   console.log(`${TOOL}: report ${path.relative(repoRoot, k.E2_REPORT)}, data ${path.relative(repoRoot, path.join(k.E2_OUT, 'experiment-e2.json'))}`);
-  const ok = cells.length === k.E2_CELLS.length * k.E2_BATCH_SIZES.length * k.E2_REPS && cells.every((c) => !c.error && c.k6_exit === 0);
-  process.exit(ok ? 0 : 1);
+  process.exit(campaignExit(TOOL, campaign(result), path.relative(repoRoot, k.E2_REPORT)));
 }
 
 main().catch((e) => { console.error(`${TOOL}: ${e.stack || e}`); process.exit(1); });

@@ -22,7 +22,7 @@ import { renderMarkdown } from './report.mjs';
 import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
 import { RUN_ID_MAX } from '../../lib/knobs.js';
 import { toolKnob } from '../../scripts/lib/kit.mjs';
-import { MB, counterAt, dieWith, load1, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, readPackKnob, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
+import { MB, campaign, campaignExit, counterAt, dieWith, load1, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, readPackKnob, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
 const POLL_MS = 100;
 const TOOL = 'experiment-ram';
@@ -219,8 +219,10 @@ async function main() {
   console.log(`experiment-ram: DOCS=${k.DOCS} DOC_BYTES=${k.DOC_BYTES} (~${k.estimatedDataMb} MiB) BATCH_SIZE=${k.BATCH_SIZE} OVERWRITE_BATCHES=${k.OVERWRITE_BATCHES}; budgets fits=${k.RAM_LARGE_MB} MiB exceeds=${k.RAM_SMALL_MB} MiB; ${k.RAM_TARGET === 'mongodb' ? `mongod, WiredTiger cache ${k.RAM_WT_CACHE_MB}` : `shared_buffers=${k.RAM_SHARED_BUFFERS_MB}`} MiB; indexes ${k.RAM_INDEXES.join(',')}${cap}; results in ${path.relative(repoRoot, k.RAM_OUT)}`);
   const started = new Date();
   const cells = [];
-  let interrupted = false;
-  const onSignal = () => { interrupted = true; };
+  // The signal that stopped the campaign (the cell it met is cut short: k6 gets it too); the
+  // report says so at its top and leaves that cell out of its tables.
+  let interrupted = null;
+  const onSignal = (sig) => { interrupted = interrupted || sig; };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   for (const indexes of k.RAM_INDEXES) {
@@ -234,6 +236,8 @@ async function main() {
     tool: 'k6-writepath experiment-ram', started_at: started.toISOString(), finished_at: new Date().toISOString(),
     knobs: { ...knobs, RAM_TARGET: k.RAM_TARGET, TIMEOUT: k.TIMEOUT, MAX_DURATION: k.MAX_DURATION, RAM_INDEXES: k.RAM_INDEXES, RAM_REGIMES: k.RAM_REGIMES, VUS: 1, KEY_DIST: 'uniform', PHASES: ['load', 'overwrite'] },
     estimated_data_mib: k.estimatedDataMb, poll_ms: POLL_MS,
+    planned_cells: k.RAM_INDEXES.length * k.RAM_REGIMES.length,
+    interrupted,
     machine: (cells.find((c) => c.machine) || {}).machine || null,
     cells: cells.map(({ machine: _m, ...rest }) => rest),
   };
@@ -245,8 +249,7 @@ async function main() {
   if (toolKnob(TOOL, process.env, 'RAM_REPORT')) writeFileSync(k.RAM_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
   console.log(md);
   console.log(`experiment-ram: report ${path.relative(repoRoot, k.RAM_REPORT)}, data ${path.relative(repoRoot, path.join(k.RAM_OUT, 'experiment-ram.json'))}`);
-  const ok = cells.length === k.RAM_INDEXES.length * k.RAM_REGIMES.length && cells.every((c) => !c.error && c.k6_exit === 0);
-  process.exit(ok ? 0 : 1);
+  process.exit(campaignExit(TOOL, campaign(result), path.relative(repoRoot, k.RAM_REPORT)));
 }
 
 main().catch((e) => { console.error(`experiment-ram: ${e.stack || e}`); process.exit(1); });

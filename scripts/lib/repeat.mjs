@@ -8,6 +8,7 @@ import { fmt } from '../../lib/format.js';
 import { runsForMedianCI, summarize } from './stats.mjs';
 import { TEST_ENDPOINT } from '../../lib/test-endpoint.js';
 import { junitXml } from '../../lib/report.js';
+import { countersJudged } from '../../lib/ledger.js';
 
 export const CONFIDENCE = 0.95;
 
@@ -21,6 +22,9 @@ export const METRICS = [
   ['batch_p99_ms', 'p99 ms', (p) => p.batch_ms && p.batch_ms.p99, 1, 'lower'],
   ['batch_avg_ms', 'avg ms', (p) => p.batch_ms && p.batch_ms.average, 1, 'lower'],
 ];
+// A phase figure that does not apply to the workload: the contention workload increments
+// counters and writes no document payload, so its MB/s is no measurement.
+const notApplicable = (key, summary) => key === 'mb_per_s' && Boolean(summary.contention);
 // E3's whole-run figures of an arangobench run (summary.e3).
 export const E3_METRICS = [
   ['time_s', 'Time (s)', (e) => e.time_s, 2, 'lower'],
@@ -31,8 +35,9 @@ export const E3_METRICS = [
 // baseline at the same load (none on the baseline's own steps).
 export const CONTENTION_METRICS = [
   ['ops_per_s', 'ops/s', (x) => x.ops_per_s, 0, 'higher'],
-  ['batch_p50_ms', 'p50 ms', (x) => x.op_ms && x.op_ms.median, 1, 'lower'],
-  ['batch_p99_ms', 'p99 ms', (x) => x.op_ms && x.op_ms.p99, 1, 'lower'],
+  // A step that ran no operation (a run stopped before it) has no time per operation.
+  ['batch_p50_ms', 'p50 ms', (x) => (x.ops ? x.op_ms && x.op_ms.median : null), 1, 'lower'],
+  ['batch_p99_ms', 'p99 ms', (x) => (x.ops ? x.op_ms && x.op_ms.p99 : null), 1, 'lower'],
   ['vs_spread', 'vs spread', (x) => (x.spread ? null : x.vs_spread), 2, 'higher'],
   // Conflicts the server retried itself (MongoDB; null on targets that do not count them).
   ['server_conflicts', 'server-retried conflicts', (x) => x.server_conflicts, 0, 'lower'],
@@ -96,6 +101,7 @@ export function aggregate(reps, { runId, conf = CONFIDENCE } = {}) {
   const phases = first.phases.map((p) => {
     const metrics = {};
     for (const [key, , get] of METRICS) {
+      if (notApplicable(key, first)) continue;
       const values = done.map((r) => { const q = r.summary.phases.find((x) => x.phase === p.phase); return q ? num(get(q)) : null; });
       metrics[key] = { values, ...summarize(values, conf) };
     }
@@ -131,6 +137,8 @@ export function aggregate(reps, { runId, conf = CONFIDENCE } = {}) {
     run_id: r.run_id, dir: r.dir, exit: r.exit ?? null,
     passed: r.summary ? Boolean(r.summary.passed) : false,
     verified: r.summary ? Boolean(r.summary.verification && r.summary.verification.ok) : false,
+    verification: verificationOf(r.summary).state,
+    interrupted: r.exit === EXIT_INTERRUPTED,
     started_at: r.summary ? r.summary.started_at : null,
     why: whyFailed(r),
   }));
@@ -158,6 +166,24 @@ export function aggregate(reps, { runId, conf = CONFIDENCE } = {}) {
   };
 }
 
+// k6's and scripts/run's code for an interrupted run (docs/reliability.md "Exit codes").
+const EXIT_INTERRUPTED = 105;
+
+// What a repetition's own summary said of its verification: 'verified'; 'failed' when a count,
+// the read-back or the counters were judged and did not hold; 'not verified' when nothing was
+// judged (it did not run, the plan stopped short, the ledgers are incomplete, every key read
+// back undetermined), with the summary's reason.
+export function verificationOf(summary) {
+  const v = summary && summary.verification;
+  if (!v || !v.ran) return { state: 'not verified', why: `did not run: ${(v && v.why) || 'no summary.json'}` };
+  if (v.ok) return { state: 'verified', why: null };
+  const judged = countersJudged(v);
+  if (v.count_ok === false || v.readback_ok === false || (v.counters_ok === false && judged !== false)) return { state: 'failed', why: null };
+  const why = v.partial ? 'the run stopped before its plan finished' : judged === false ? 'the VUs\' ledgers are incomplete'
+    : v.readback_unjudged ? 'every key read back is undetermined' : 'nothing judged';
+  return { state: 'not verified', why };
+}
+
 // Why a repetition did not pass, in one line (null when it passed).
 function whyFailed(r) {
   if (!r.summary) return `no summary.json (k6 exit ${r.exit ?? '?'}: bad input or aborted; see its junit.xml)`;
@@ -165,10 +191,11 @@ function whyFailed(r) {
   const parts = [];
   const failed = (r.summary.thresholds || []).filter((t) => !t.ok);
   if (failed.length) parts.push(`thresholds failed: ${failed.map((t) => `${t.metric} ${t.threshold}`).join('; ')}`);
-  const v = r.summary.verification || {};
-  if (!v.ran) parts.push(`verification did not run: ${v.why || 'unknown'}`);
-  else if (!v.ok) parts.push('verification FAILED');
-  if (r.exit !== null && r.exit !== undefined && ![0, 99].includes(r.exit)) parts.push(`k6 exit ${r.exit}`);
+  const v = verificationOf(r.summary);
+  if (v.state === 'failed') parts.push('verification FAILED');
+  else if (v.state === 'not verified') parts.push(`NOT VERIFIED: ${v.why}`);
+  if (r.exit === EXIT_INTERRUPTED) parts.unshift(`interrupted (k6 exit ${r.exit})`);
+  else if (r.exit !== null && r.exit !== undefined && ![0, 99].includes(r.exit)) parts.push(`k6 exit ${r.exit}`);
   return parts.join('; ') || 'did not pass';
 }
 
@@ -188,7 +215,7 @@ export function aggregateText(agg, { header = [], resultsAt = null } = {}) {
   lines.push('');
   const rows = [['phase', 'op', 'figure', 'n', 'median', 'min – max', `${pct} % CI of the median`]];
   for (const p of agg.phases) {
-    METRICS.forEach(([key, label, , digits], i) => {
+    METRICS.filter(([key]) => p.metrics[key]).forEach(([key, label, , digits], i) => {
       const s = p.metrics[key];
       rows.push([i === 0 ? p.phase : '', i === 0 ? (p.op || '') : '', label, String(s.n), ...spreadCells(s, digits, agg.confidence)]);
     });
@@ -202,7 +229,7 @@ export function aggregateText(agg, { header = [], resultsAt = null } = {}) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) lines.push(r.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').replace(/\s+$/, ''));
   lines.push('');
-  lines.push(`Each figure is one value per repetition (docs/s of the phase, MB/s, batch-time percentiles of the phase); median and min – max over the repetitions; the ${pct} % interval of the median is distribution-free (order statistics) and needs at least ${runsForMedianCI(agg.confidence)} repetitions.`);
+  lines.push(`Each figure is one value per repetition (docs/s of the phase, ${agg.contention ? '' : 'MB/s, '}batch-time percentiles of the phase${agg.contention ? '; no MB/s: the contention workload increments counters and writes no document payload' : ''}); median and min – max over the repetitions; the ${pct} % interval of the median is distribution-free (order statistics) and needs at least ${runsForMedianCI(agg.confidence)} repetitions.`);
   if (agg.contention) lines.push('Contention steps: ops/s and time per operation of each step (hot set × load); vs spread = each repetition\'s ops/s against its own spread baseline at the same load.');
   for (const [name, r] of Object.entries(agg.ratios)) {
     const parts = RATIO_STATS.map((stat) => {
@@ -215,7 +242,12 @@ export function aggregateText(agg, { header = [], resultsAt = null } = {}) {
   }
   const verified = agg.repetitions.filter((r) => r.verified).length;
   const passed = agg.repetitions.filter((r) => r.passed).length;
-  lines.push(`verification: ${verified} of ${agg.n} repetitions verified (count and read-back)${verified < agg.n ? ' — FAILED' : ''}`);
+  // As each repetition's own summary said it: one not verified (interrupted) is no failed one.
+  const ids = (state) => agg.repetitions.filter((r) => (r.verification || (r.verified ? 'verified' : 'failed')) === state).map((r) => `${r.run_id}${r.interrupted ? ' (interrupted)' : ''}`);
+  const notVerified = ids('not verified');
+  const failedV = ids('failed');
+  lines.push(`verification: ${verified} of ${agg.n} repetitions verified (${agg.contention ? 'counters against the VUs\' ledgers' : 'count and read-back'})` +
+    `${notVerified.length ? `; NOT VERIFIED: ${notVerified.join(', ')}` : ''}${failedV.length ? ` — FAILED: ${failedV.join(', ')}` : ''}`);
   lines.push(`thresholds and verification: ${passed} of ${agg.n} repetitions passed${passed < agg.n ? ` — FAILED: ${agg.repetitions.filter((r) => !r.passed).map((r) => `${r.run_id} (${r.why})`).join('; ')}` : ''}`);
   if (resultsAt) lines.push(`results: ${resultsAt} (each repetition in its own folder inside)`);
   return `${lines.join('\n')}\n`;

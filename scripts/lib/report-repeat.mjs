@@ -17,12 +17,13 @@ export function renderRepeatHtml(agg) {
   const server = agg.server ? (agg.server.serverVersion || agg.server.version || '') : '';
   const settings = agg.server && agg.server.settings ? settingsText(agg.server.settings) : '';
   const passed = agg.repetitions.filter((r) => r.passed).length;
-  const rows = agg.phases.flatMap((p) => METRICS.map(([key, label, , digits], i) => {
+  // Only the figures the aggregate holds for the phase (one that does not apply is left out).
+  const rows = agg.phases.flatMap((p) => { const figs = METRICS.filter(([key]) => p.metrics[key]); return figs.map(([key, label, , digits], i) => {
     const s = p.metrics[key];
     const [med, range, ci] = spreadCells(s, digits, agg.confidence);
-    return `<tr data-phase="${esc(p.phase)}" data-figure="${esc(key)}">${i === 0 ? `<th scope="row" rowspan="${METRICS.length}">${esc(p.phase)}</th><td rowspan="${METRICS.length}">${esc(p.op || '')}</td>` : ''}` +
+    return `<tr data-phase="${esc(p.phase)}" data-figure="${esc(key)}">${i === 0 ? `<th scope="row" rowspan="${figs.length}">${esc(p.phase)}</th><td rowspan="${METRICS.length}">${esc(p.op || '')}</td>` : ''}` +
       `<td>${esc(label)}</td><td>${s.n}</td><td>${med}</td><td>${range}</td><td>${esc(ci)}</td><td class="muted">${s.values.map((v) => (v === null ? '-' : v.toFixed(digits))).join(' · ')}</td></tr>`;
-  })).join('\n');
+  }); }).join('\n');
   const groups = agg.phases.map((p) => p.phase);
   const chart = (key, title, unit) => spreadChart({
     title, unit, groups,

@@ -184,7 +184,7 @@ test('experiment-e2 interrupted (SIGINT to its process group, as Ctrl-C): the re
     }
     process.kill(-child.pid, 'SIGINT');
     const code = await exited;
-    assert.equal(code, 1, text);
+    assert.equal(code, 105, text);
     const md = readFileSync(path.join(out, 'report.md'), 'utf8');
     const lines = md.split('\n');
     assert.equal(lines[0], '# experiment-e2: PostgreSQL upserts tuned for throughput (E2\'s matrix)', 'no MongoDB promised: none ran');

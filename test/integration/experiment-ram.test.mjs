@@ -187,3 +187,55 @@ test('experiment-ram on MongoDB: mongod in the memory-limited cgroup, exact coun
   rmSync(out, { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+// Ctrl-C during a campaign: the terminal sends SIGINT to the whole process group (the driver,
+// the k6 of the running cell). As E2's: the report says so at its top, the cut cell is listed
+// apart with its k6 exit code and kept out of every table, and the driver ends with the pack's
+// interrupted code and one line saying so.
+test('experiment-ram interrupted (SIGINT to its process group, as Ctrl-C): banner, cut cell out of the tables, exit 105 with one line', { skip: canCgroup ? false : 'needs root and /sys/fs/cgroup to put the server in a memory-limited cgroup', timeout: 300000 }, async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'k6wp-rami-'));
+  const port = await freePort();
+  // The exceeds cell reads ~1 page per overwritten document under a cap of 300 reads/s: its
+  // overwrite phase lasts minutes, so the signal meets it mid-phase however busy the machine.
+  const child = spawn(process.execPath, [path.join(repoRoot, 'experiments', 'ram', 'driver.mjs')], { cwd: repoRoot, detached: true,
+    env: { ...process.env, WP_INFLUX: '0', DOCS: String(DOCS), BATCH_SIZE: String(BATCH_SIZE), OVERWRITE_BATCHES: '40',
+      RAM_SMALL_MB: String(SMALL_MB), RAM_LARGE_MB: String(LARGE_MB), RAM_SHARED_BUFFERS_MB: '4', RAM_MIN_RATIO: '2',
+      RAM_INDEXES: '0,2', RAM_PG_PORT: String(port), RAM_OUT: out, RAM_READ_IOPS: '300' } });
+  let text = '';
+  let errText = '';
+  child.stdout.on('data', (d) => { text += d; });
+  child.stderr.on('data', (d) => { text += d; errText += d; });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    const points = path.join(out, 'i0-exceeds', 'k6-points.json');
+    for (const until = Date.now() + 240000; !(existsSync(points) && readFileSync(points, 'utf8').includes('"phase":"overwrite"')); await new Promise((r) => setTimeout(r, 100))) {
+      if (Date.now() > until || child.exitCode !== null) throw new Error(`the exceeds cell never reached its overwrites:\n${text}`);
+    }
+    process.kill(-child.pid, 'SIGINT');
+    const code = await exited;
+    assert.equal(code, 105, text);
+    const report = path.relative(repoRoot, path.join(out, 'report.md'));
+    assert.deepEqual(errText.trim().split('\n'), [`experiment-ram: interrupted (SIGINT): 2 of 4 cells ran, 1 finished; ${report} holds only those (exit 105)`], text);
+    const md = readFileSync(path.join(out, 'report.md'), 'utf8');
+    const lines = md.split('\n');
+    assert.match(lines[2], /^\*\*Interrupted \(SIGINT\): 2 of 4 cells ran, 1 finished; the tables hold only those 1\.\*\* The cells that did not run are missing, and the 1 cut short or failed are listed under "Cells left out"\./, md);
+    const res = JSON.parse(readFileSync(path.join(out, 'experiment-ram.json'), 'utf8'));
+    assert.deepEqual([res.planned_cells, res.interrupted, res.cells.map((c) => `${c.indexes}/${c.regime}:${c.k6_exit}`)], [4, 'SIGINT', ['0/fits:0', '0/exceeds:105']], text);
+    const tables = md.slice(md.indexOf('## Time per batch'), md.indexOf('## Cells left out'));
+    assert.match(tables, /^\| 0 \| fits \| 512 \| \d+ \| insert \|/m);
+    assert.match(tables, /^\| this run: PostgreSQL, indexes=0, fits \|/m);
+    assert.doesNotMatch(tables, /exceeds \|/, 'no figure of the cut cell');
+    assert.doesNotMatch(tables, /^\| 2 \| (fits|exceeds) \|/m);
+    assert.match(md.slice(md.indexOf('## Cells left out')), /^- indexes=0 exceeds: k6 exit 105 \(k6 interrupted \(Ctrl-C, SIGTERM\)\)$/m);
+    // The cut cell's server, cgroup and lock are gone as after a whole campaign.
+    assert.equal(res.cells[1].cgroup_removed, true);
+    assert.equal(existsSync(path.join(repoRoot, '.run', `experiment-pg-${port}.lock`)), false);
+  } finally {
+    if (child.exitCode === null) { try { process.kill(-child.pid, 'SIGKILL'); } catch (_) { /* gone */ } }
+    rmSync(out, { recursive: true, force: true });
+    const dataDir = path.join(repoRoot, '.run', 'experiment-ram', `pg-${port}`);
+    const target = existsSync(dataDir) ? realpathSync(dataDir) : null;
+    rmSync(dataDir, { recursive: true, force: true });
+    if (target) rmSync(target, { recursive: true, force: true });
+  }
+});

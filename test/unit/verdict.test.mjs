@@ -187,3 +187,20 @@ test('gate: a gate of docs/s and p50 that cannot see its tolerance is not told t
   assert.doesNotMatch(dec.why, /--metrics docs\/s,p50/);
   assert.match(dec.why, /or a larger tolerance for them \(--max-regression figure=X%\)$/);
 });
+
+test('aggregate: a repetition stopped short with its count held is NOT VERIFIED (interrupted), one whose count did not hold FAILED', () => {
+  const rep = (i, exit, verification) => ({ run_id: `v_r0${i}`, dir: `v_r0${i}`, exit, summary: { ...summary({ runId: `v_r0${i}` }), passed: exit === 0, verification } });
+  const agg = aggregate([
+    rep(1, 0, { ran: true, ok: true, count_ok: true, readback_ok: true }),
+    rep(2, 105, { ran: true, ok: false, partial: true, count_ok: true, readback_ok: null }),
+    rep(3, 105, { ran: true, ok: false, partial: true, count_ok: false, readback_ok: null }),
+    rep(4, 99, { ran: false, why: 'teardown did not finish' }),
+  ], { runId: 'v' });
+  assert.deepEqual(agg.repetitions.map((r) => [r.verification, r.interrupted]), [['verified', false], ['not verified', true], ['failed', true], ['not verified', false]]);
+  const text = aggregateText(agg);
+  assert.match(text, /^verification: 1 of 4 repetitions verified \(count and read-back\); NOT VERIFIED: v_r02 \(interrupted\), v_r04 — FAILED: v_r03 \(interrupted\)$/m);
+  assert.match(text, /v_r02 \(interrupted \(k6 exit 105\); NOT VERIFIED: the run stopped before its plan finished\)/);
+  assert.match(text, /v_r03 \(interrupted \(k6 exit 105\); verification FAILED\)/);
+  assert.match(text, /v_r04 \(NOT VERIFIED: did not run: teardown did not finish\)/);
+  assert.match(text, /^\s+MB\/s\s+4\s/m, 'MB/s applies to documents');
+});
