@@ -67,7 +67,7 @@ wp_shown() {
 # cmd … &) and forward each signal they get, once, with wp_wait_child.
 WP_DETACH=(); command -v setsid >/dev/null 2>&1 && WP_DETACH=(setsid)
 WP_SIGNALS=()
-# wp_wait_child <pid> [who]: waits for pid to end, forwarding INT, TERM (and HUP, as TERM) to it;
+# wp_wait_child <pid> [who]: waits for pid to end, forwarding INT, TERM and HUP (as TERM) to it;
 # who: the prefix of the one line said at the first signal (nothing said without it). Returns
 # the child's exit code; WP_SIGNALS lists the signals received. The caller's traps for these
 # signals are set again afterwards to what WP_SIGNAL_TRAP names (default: none).
@@ -80,10 +80,12 @@ wp_wait_child() {
   for s in INT TERM HUP; do if [ -n "${WP_SIGNAL_TRAP:-}" ]; then trap "$WP_SIGNAL_TRAP $s" "$s"; else trap - "$s"; fi; done
   return "$code"
 }
+# Each signal is passed on as TERM: k6 treats INT and TERM alike, and a child that is itself a
+# wrapper (REPEAT's repetitions, run-distributed's instances) was started in the background by a
+# non-interactive bash, which starts it with SIGINT ignored (POSIX; bash cannot trap it then).
 wp_forward() {
-  local sig=$1; [ "$sig" != HUP ] || sig=TERM
   WP_SIGNALS+=("SIG$1")
-  kill -s "$sig" "$WP_FORWARD_PID" 2>/dev/null || true
+  local p; for p in $WP_FORWARD_PID; do kill -s TERM "$p" 2>/dev/null || true; done
   [ -n "$WP_FORWARD_WHO" ] || return 0
   if [ ${#WP_SIGNALS[@]} -eq 1 ]; then
     echo "$WP_FORWARD_WHO: SIG$1 received: k6 stops the run, runs its teardown and writes the summaries (exit 105); a second signal stops it at once, without them" >&2

@@ -375,3 +375,48 @@ test('scripts/run: a mongodb+srv:// name that does not resolve is an unreachable
   assert.doesNotMatch(r.stderr + r.stdout, /s3cret/);
   assert.match(readFileSync(path.join(results, 'srvdns', 'junit.xml'), 'utf8'), /name="k6 exit code 108"><failure message="aborted: test aborted: MONGO_URL: cannot reach MongoDB/);
 });
+
+// REPEAT=N: each repetition is a scripts/run of its own, started in the background, which a
+// non-interactive bash starts with SIGINT ignored: a Ctrl-C reached none of them and every
+// repetition ran to its end (exit 0). The wrapper passes every signal on as TERM.
+test('Ctrl-C during REPEAT=2: the running repetition stops (teardown, summaries), the next does not start, the aggregate is written, exit 105', async () => {
+  const runId = uniqueRunId('exitr');
+  const r = startRun(runId, { args: ['-e', 'REPEAT=2'] });
+  await r.waitFor(/repetition 1 of 2/);
+  await incrementing(`${runId}_r01`);
+  process.kill(-r.child.pid, 'SIGINT');
+  const { code, stderr } = await r.done;
+  assert.equal(code, 105, stderr);
+  assert.match(stderr, /^scripts\/run: repetition 1 of 2 ended with exit 105: the remaining repetitions do not run$/m);
+  assert.doesNotMatch(stderr, /repetition 2 of 2/);
+  assert.ok(existsSync(path.join(r.dir, `${runId}_r01`, 'junit.xml')));
+  assert.equal(existsSync(path.join(r.dir, `${runId}_r02`)), false);
+  assert.ok(existsSync(path.join(r.dir, 'summary.txt')), 'the aggregate of what ran');
+  assert.equal(await tableOf(`${runId}_r01`), '0');
+});
+
+// run-distributed's instances ran in its process group with SIGINT ignored: a Ctrl-C ended the
+// script and left them running, unverified, their objects in place.
+test('Ctrl-C to scripts/run-distributed: every instance stops (exit 105 each), the verify step still drops the run\'s table, one line, exit 105', async () => {
+  const runId = uniqueRunId('exitd');
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-exitd-'));
+  const child = spawn(path.join(repoRoot, 'scripts', 'run-distributed'), ['2', 'scenarios/postgres/insert-vs-overwrite.js', '-e', 'VUS=2', '-e', 'DOCS=2000', '-e', 'OVERWRITE_BATCHES=100000', '-e', 'MIXED_BATCHES=0', '-e', `RUN_ID=${runId}`], {
+    cwd: repoRoot, detached: true,
+    env: { ...process.env, K6_NO_USAGE_REPORT: 'true', RESULTS_DIR: results, RUN_SECRET: TEST_RUN_SECRET, HISTORY: '0', WP_INFLUX: '0' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.resume();
+  const done = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  for (let i = 0; i < 600; i++) {
+    const n = await psql(PG_URL, `SELECT count(*) FROM public.k6wp_${runId}`).catch(() => '0');
+    if (Number(String(n).trim()) > 0) break;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  process.kill(-child.pid, 'SIGINT');
+  const code = await done;
+  assert.equal(code, 105, stderr);
+  assert.match(stderr, /^scripts\/run-distributed: SIGINT received: every instance was stopped \(its teardown and summaries ran\); the verify step checks and drops what they wrote \(exit 105\)$/m);
+  for (const i of [1, 2]) assert.match(stderr, new RegExp(`^scripts/run-distributed: instance ${i} exited 105 `, 'm'));
+  assert.equal(await tableOf(runId), '0', 'the verify step dropped the run\'s table');
+});
