@@ -159,9 +159,9 @@ test('all four targets side by side: PostgreSQL, MongoDB, and the ArangoDB and R
   }
 });
 
-// Issue #40's findings: a side that cannot run is refused before the first run, the "differs"
-// line names only the sides' targets' knobs, and a signal to compare's own pid stops it the
-// pack's way.
+// Found by running the docs as written: a side that cannot run is refused before the first
+// run, the "differs" line names only the sides' targets' knobs, and a signal to compare's own
+// pid stops it the pack's way.
 test('a side whose database does not answer, or whose knob is bad, is refused before any run: one line naming the side, 108 / 107, nothing made', { timeout: 120000 }, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
   const dead = await freePort(); // nothing listens there
