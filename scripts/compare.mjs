@@ -149,7 +149,7 @@ export function parseArgs(argv) {
 async function startTestserver(db, option, extra = []) {
   if (!existsSync(path.join(root, 'bin', `${db}-testserver`))) refuse(`${option}: bin/${db}-testserver is missing (make testservers)`);
   try {
-    return await startTestServer(db, extra);
+    return await startTestServer(db, extra, { ownGroup: true });
   } catch (e) {
     throw new CompareError(e.message);
   }

@@ -89,11 +89,15 @@ export function testServerBinary(name) {
 // An API test server of the project (test/servers/<name>) on a port the OS picks; it prints
 // "listening on http://127.0.0.1:<port>" as its first line, which is awaited so that nobody
 // races the listener. startTestServer('arangodb', ['-no-auth']) -> { url, proc, stderr(), stop() }
-export async function startTestServer(name, args = [], { env = {} } = {}) {
+// ownGroup: in a process group of its own, so that a Ctrl-C to the caller's group does not take
+// it away from a run still in its teardown (the caller stops it; it dies with the caller's exit).
+export async function startTestServer(name, args = [], { env = {}, ownGroup = false } = {}) {
   const proc = spawn(testServerBinary(name), ['-addr', '127.0.0.1:0', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownGroup,
   });
+  if (ownGroup) process.once('exit', () => { if (proc.exitCode === null) proc.kill('SIGKILL'); });
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr += d; });
   const rl = readline.createInterface({ input: proc.stdout });

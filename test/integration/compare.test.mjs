@@ -196,31 +196,34 @@ test('the "differs" line names only knobs of the sides\' targets: no ARANGO_URL 
   assert.deepEqual(sideDifferences(sides).map((d) => d.what), ['target', 'ARANGO_URL', 'PG_SYNC_COMMIT']);
 });
 
-test('SIGTERM to compare\'s own pid: the running run is stopped the pack\'s way, the runs made are kept and named, exit 105', { timeout: 240000 }, async () => {
+// SIGTERM to compare alone (what `kill` and a supervisor send), and SIGINT to its whole process
+// group (Ctrl-C): either way the running run's k6 gets one signal (teardown, summaries), not two.
+for (const [sig, group] of [['SIGTERM', false], ['SIGINT', true]]) test(`${sig} to compare's ${group ? 'process group (Ctrl-C)' : 'own pid'}: the running run is stopped the pack's way, the runs made are kept and named, exit 105`, { timeout: 240000 }, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
   const out = path.join(dir, 'cmp');
   const child = spawn(path.join(repoRoot, 'scripts', 'compare'), ['--arango-testserver', '--repeat', '2', '--out', out, arangoScenario, arangoScenario], {
-    cwd: repoRoot, env: { ...process.env, RESULTS_DIR: dir, WP_INFLUX: '0', K6_NO_USAGE_REPORT: 'true' },
+    cwd: repoRoot, env: { ...process.env, RESULTS_DIR: dir, WP_INFLUX: '0', K6_NO_USAGE_REPORT: 'true' }, detached: group,
   });
   let stderr = '';
   let signalled = false;
   child.stdout.resume();
   child.stderr.on('data', (d) => {
     stderr += d;
-    // Once run 2's k6 has finished its setup (run 1 is done): to compare alone, not to its
-    // process group.
-    if (!signalled && /k6-writepath: run cmp_\w+_b01 on /.test(stderr)) { signalled = true; child.kill('SIGTERM'); }
+    // Once run 2's k6 has finished its setup (run 1 is done).
+    if (!signalled && /k6-writepath: run cmp_\w+_b01 on /.test(stderr)) { signalled = true; if (group) process.kill(-child.pid, sig); else child.kill(sig); }
   });
   const [code, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])));
   assert.equal(signal, null, stderr);
   assert.equal(code, 105, stderr);
   const last = stderr.trim().split('\n').pop();
-  const m = /^scripts\/compare: SIGTERM: the comparison stopped with 1 of 4 runs done; the runs are kept in (\S+): (cmp_\w+_a01) \(A, done\), (cmp_\w+_b01) \(B, interrupted: exit 105\); no comparison written$/.exec(last);
+  const m = new RegExp(`^scripts/compare: ${sig}: the comparison stopped with 1 of 4 runs done; the runs are kept in (\\S+): (cmp_\\w+_a01) \\(A, done\\), (cmp_\\w+_b01) \\(B, interrupted: exit 105\\); no comparison written$`).exec(last);
   assert.ok(m, last);
   assert.equal(m[1], out);
   assert.ok(existsSync(path.join(out, m[2], 'summary.json')), 'run 1 is kept');
   // k6 ran teardown and wrote the interrupted run's summaries (scripts/run: exit 105).
   assert.equal(JSON.parse(readFileSync(path.join(out, m[3], 'summary.json'), 'utf8')).run_id, m[3]);
+  // The test server outlived the signal: the interrupted run dropped what it made.
+  assert.match(stderr, new RegExp(`msg="k6-writepath: database k6wp_${m[3]}, [^"]*: dropped"`));
   assert.equal(existsSync(path.join(out, 'compare.json')), false);
   assert.doesNotMatch(stderr, /run 3 of 4/);
 });
