@@ -181,7 +181,14 @@ export function capacityText(c) {
   }
   for (const s of c.steps.filter((x) => x.docs_undetermined > 0)) lines.push(`  step ${s.n}: ${undeterminedText(s)}`);
   lines.push('');
-  if (k.rate === null) {
+  // A search stopped by a signal (scripts/capacity.mjs): its knee is of the steps done only.
+  const stopped = c.interrupted;
+  if (stopped) lines.push(`INTERRUPTED (${stopped.signal})${stopped.step ? ` during step ${stopped.step} at ${stopped.rate}/s, not counted` : ''}: the search is incomplete; what follows comes from the ${c.steps.length} step${c.steps.length === 1 ? '' : 's'} done`);
+  if (stopped && c.steps.length === 0) {
+    lines.push('knee: none — no step finished before the interruption');
+  } else if (stopped && k.first_failing_rate === null) {
+    lines.push(`knee: not reached before the interruption — every step up to ${k.rate} batches/s (${f(k.docs_per_s, 0)} docs/s) passed`);
+  } else if (k.rate === null) {
     lines.push(`knee: none — the first step (${c.ladder.start}/s) already ${describeLimit(k.limited_by)}`);
   } else if (k.first_failing_rate === null && c.stopped) {
     lines.push(`knee: not reached — every step up to ${k.rate} batches/s (${f(k.docs_per_s, 0)} docs/s) passed; the search stopped before ${c.stopped.rate}/s: ${c.stopped.text}`);

@@ -55,7 +55,7 @@ export function knobScope(name) {
 }
 
 // Does knob `name` apply to a run on `target`?
-function knobApplies(name, target) {
+export function knobApplies(name, target) {
   const s = knobScope(name).scope;
   return !s.startsWith('target:') || s === `target:${target}`;
 }

@@ -12,8 +12,8 @@
 //   scripts/capacity.mjs chart <A> <B> <C>… [--out <dir>]  any number of searches in one chart
 //
 // Exit codes: 0 (knee found, or not reached within CAPACITY_MAX), 99 a step failed its
-// verification (the database does not hold what it acknowledged), 107 bad input, 108 a step
-// was aborted.
+// verification (the database does not hold what it acknowledged), 105 interrupted (SIGINT,
+// SIGTERM: capacity.json keeps the steps done), 107 bad input, 108 a step was aborted.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -28,7 +28,7 @@ import { RUN_ID_MAX } from '../lib/knobs.js';
 import { TARGETS } from '../lib/targets/index.js';
 import { docBytes, memoryEstimate, vusThatFit } from '../lib/memory.js';
 import { InputError, ensureDir, readJsonFile, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
-import { HZ, procStat, repoRoot as root, toolKnob, toolKnobs } from './lib/kit.mjs';
+import { EXIT_INTERRUPTED, HZ, procStat, repoRoot as root, stopOnSignals, toolKnob, toolKnobs } from './lib/kit.mjs';
 
 // Documents per batch when BATCH_SIZE is not given.
 export const CAPACITY_BATCH = 100;
@@ -186,7 +186,7 @@ function cpuSampler(bashPid) {
   return { stop: () => { clearInterval(timer); return samples; } };
 }
 
-function runStep(s, id, out, n, rate, passed, alloc) {
+function runStep(s, id, out, n, rate, passed, alloc, stop) {
   const runId = `${id}_s${String(n).padStart(2, '0')}`.slice(0, RUN_ID_MAX);
   const stepsDir = path.join(out, 'steps');
   mkdirSync(stepsDir, { recursive: true });
@@ -199,12 +199,15 @@ function runStep(s, id, out, n, rate, passed, alloc) {
   const args = [path.join(root, 'scripts', 'run'), s.scenario, '--quiet', '--address='];
   for (const [k, v] of Object.entries(knobs)) args.push('-e', `${k}=${v}`);
   return new Promise((resolve) => {
-    const child = spawn('bash', args, { cwd: root, env: { ...process.env, RESULTS_DIR: stepsDir, RUN_ID: runId, K6_NO_USAGE_REPORT: 'true' } });
+    // Detached: a signal reaches it only through stop (once), see stopOnSignals.
+    const child = spawn('bash', args, { cwd: root, detached: true, env: { ...process.env, RESULTS_DIR: stepsDir, RUN_ID: runId, K6_NO_USAGE_REPORT: 'true' } });
+    stop.child = child;
     const cpu = cpuSampler(child.pid);
     let log = '';
     child.stdout.on('data', (d) => { log += d; });
     child.stderr.on('data', (d) => { log += d; });
     child.on('exit', (code) => {
+      stop.child = null;
       const samples = cpu.stop();
       const dir = path.join(stepsDir, runId);
       mkdirSync(dir, { recursive: true });
@@ -244,9 +247,12 @@ async function search(argv) {
     knobs: Object.fromEntries(Object.entries(passed).filter(([k]) => !/PASSWORD|_URL$/.test(k))), cores, started_at: new Date().toISOString(), steps: [], knee: null,
   };
   console.log(`capacity ${id}: ${s.target} ${s.op}, SLO p99 ${s.slo} ms (${s.thresholds}), ladder from ${s.ladder.start}/s ×${s.ladder.factor} up to ${s.ladder.max}/s, batches of ${s.batch}${s.docs === null ? '' : `, ${s.docs} pre-loaded documents per step`}, the rates around the knee ${s.ladder.repeat} times; results in ${path.relative(process.cwd(), out) || '.'}`);
+  // A signal: the running step is told (its scripts/run stops k6 the pack's way) and not
+  // counted; capacity.json keeps the steps done, marked interrupted; exit 105.
+  const stop = stopOnSignals();
   let rate = nextRate(c.steps, s.ladder);
   let code = 0;
-  while (rate !== null) {
+  while (rate !== null && !stop.signal) {
     const n = c.steps.length + 1;
     const alloc = stepVus(s, rate);
     if (alloc.stop) {
@@ -254,7 +260,11 @@ async function search(argv) {
       c.stopped = { rate, reason: 'memory', vus: alloc.need, fit: alloc.fit, text: alloc.stop };
       break;
     }
-    const r = await runStep(s, id, out, n, rate, passed, alloc);
+    const r = await runStep(s, id, out, n, rate, passed, alloc, stop);
+    if (stop.signal) {
+      c.interrupted = { signal: stop.signal, step: n, rate, run_id: r.runId, exit: r.code };
+      break;
+    }
     if (![0, 99].includes(r.code) || !r.summary) {
       const line = r.log.split('\n').filter((l) => /k6-writepath|error|not allowed/i.test(l)).slice(-3).join('\n');
       console.error(`capacity: step ${n} at ${rate}/s ended with exit ${r.code}${r.summary ? '' : ' and no summary.json'}:\n${line}\n(full log: ${path.join(out, 'steps', r.runId, 'k6.log')})`);
@@ -268,9 +278,14 @@ async function search(argv) {
     if (step.verdict === 'unverified') { code = 99; break; }
     rate = nextRate(c.steps, s.ladder);
   }
+  if (stop.signal && !c.interrupted) c.interrupted = { signal: stop.signal, step: null, rate: null, run_id: null, exit: null };
   c.knee = kneeOf(c.steps);
   c.finished_at = new Date().toISOString();
   const text = writeOutputs(out, c);
+  if (c.interrupted) {
+    console.error(`k6-writepath capacity: ${c.interrupted.signal}: the search stopped${c.interrupted.step ? ` during step ${c.interrupted.step} at ${c.interrupted.rate}/s (not counted; its run: ${path.join(out, 'steps', c.interrupted.run_id)})` : ''}; ${path.join(out, 'capacity.json')} has the ${c.steps.length} step${c.steps.length === 1 ? '' : 's'} done, marked interrupted (scripts/capacity.mjs knee ${out})`);
+    process.exit(EXIT_INTERRUPTED);
+  }
   process.stdout.write(`\n${text}curve: ${path.join(out, 'capacity.svg')} · report: ${path.join(out, 'capacity.html')}\n`);
   process.exit(code);
 }
@@ -281,6 +296,7 @@ export function checkCapacity(c, file) {
   if (!c || typeof c !== 'object' || c.kind !== 'capacity' || !Array.isArray(c.steps)) throw new InputError(`${file} is not a capacity search result`);
   if (!(typeof c.slo_ms === 'number' && c.slo_ms > 0)) throw new InputError(`${file}: slo_ms ${JSON.stringify(c.slo_ms)} is not a number of ms above 0 (a corrupted capacity file)`);
   if (!c.ladder || typeof c.ladder !== 'object') throw new InputError(`${file}: no ladder (a corrupted capacity file)`);
+  if (c.interrupted !== undefined && !(c.interrupted && typeof c.interrupted === 'object' && /^SIG[A-Z]+$/.test(c.interrupted.signal))) throw new InputError(`${file}: interrupted ${JSON.stringify(c.interrupted)} is not allowed: { signal: "SIGTERM", … } as scripts/capacity.mjs writes it (a corrupted capacity file)`);
   c.steps.forEach((st, i) => {
     const bad1 = !st || typeof st !== 'object' ? 'not an object'
       : !(typeof st.rate === 'number' && st.rate > 0) ? `rate ${JSON.stringify(st.rate)}`

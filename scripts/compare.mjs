@@ -6,12 +6,12 @@
 // …, one target running at a time, like E3) or existing result folders (one run's folder, a
 // REPEAT=N folder, or several of them joined with commas). Runs whose workload settings differ
 // are refused. --gate: the regression gate against a baseline (docs/results.md).
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KNOBS, knobScope, newRunId } from '../lib/config.js';
+import { KNOBS, knobApplies, knobScope, newRunId } from '../lib/config.js';
 import { RUN_ID_MAX } from '../lib/knobs.js';
 import { settingsText } from '../lib/report.js';
 import { InputError, ensureDir, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
@@ -23,7 +23,8 @@ import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDec
 import { pooledSd, smallestP } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
 import { cliSecretLine, isCliSecret } from './lib/cli-secrets.mjs';
-import { repoRoot as root, startTestServer } from './lib/kit.mjs';
+import { EXIT_ABORTED, EXIT_INTERRUPTED, repoRoot as root, startTestServer, stopOnSignals, unreachable } from './lib/kit.mjs';
+import { checkGatewayEnv, needsGateway } from './lib/gateway.mjs';
 
 const LETTERS = 'ABCDEFGH';
 // Marker a comparison leaves in the result folder of a run it made against a test server.
@@ -148,7 +149,7 @@ export function parseArgs(argv) {
 async function startTestserver(db, option, extra = []) {
   if (!existsSync(path.join(root, 'bin', `${db}-testserver`))) refuse(`${option}: bin/${db}-testserver is missing (make testservers)`);
   try {
-    return await startTestServer(db, extra);
+    return await startTestServer(db, extra, { ownGroup: true });
   } catch (e) {
     throw new CompareError(e.message);
   }
@@ -218,8 +219,11 @@ export function sideDifferences(sides) {
   const settingKeys = [...new Set(sides.flatMap((s) => s.runs.flatMap((r) => Object.keys(srv(r.summary).settings || {}))))].sort();
   for (const k of settingKeys) add(`server setting ${k}`, (x) => (srv(x).settings || {})[k]);
   const knobKeys = [...new Set(sides.flatMap((s) => s.runs.flatMap((r) => Object.keys(r.summary.config || {}))))].sort();
+  // Only knobs of the sides' targets: ARANGO_URL is no difference between two PostgreSQL runs.
+  const targets = new Set(sides.flatMap((s) => s.runs.map((r) => r.summary.target)));
   for (const k of knobKeys) {
     if (PER_RUN_KNOBS.has(k) || (KNOBS[k] && KNOBS[k].type === 'secret')) continue;
+    if (KNOBS[k] && ![...targets].some((t) => knobApplies(k, t))) continue;
     const sc = knobScope(k);
     if (sc && sc.scope === 'workload') continue;
     add(k, (x) => (x.config || {})[k] ?? (KNOBS[k] ? KNOBS[k].default : undefined));
@@ -400,6 +404,68 @@ export function precheckGate(o, baseRuns, nCand) {
   refuse(`--max-regression is not allowed for this gate: with ${nb} baseline runs of the measured spread and ${nCand} candidate runs, ${blind.join('; ')} (detects: found with 90 % probability; ${need}); ${more}${steadierAdvice(o.metrics)}or allow more (--max-regression figure=X%)`);
 }
 
+// The knobs and environment of a run of scenario side s: per-side knobs win over the shared
+// ones; secrets (PG_URL…) travel in the environment, never on a command line; a test server
+// (--arango-testserver…) is started once, on first need, into servers.
+async function sideRun(o, s, servers) {
+  const knobs = new Map(o.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+  const env = { ...process.env };
+  for (const [k, v] of Object.entries(o.perRun[s.letter] || {})) knobs.set(k, v);
+  // COMPARE_<letter>_<secret knob> of the environment: this side's secret; no side sees another's.
+  for (const k of Object.keys(env)) {
+    const per = /^COMPARE_([A-H])_(.+)$/.exec(k);
+    if (!per || !KNOBS[per[2]] || KNOBS[per[2]].type !== 'secret') continue;
+    if (per[1] === s.letter) env[per[2]] = env[k];
+    delete env[k];
+  }
+  knobs.delete('RESULTS_DIR'); knobs.delete('REPEAT');
+  let testEndpoint = o.testEndpoints.has(s.letter);
+  for (const [db, flag, option, urlKnob, extra] of [['arangodb', 'arangoTestserver', '--arango-testserver', 'ARANGO_URL', ['-no-auth']], ['ravendb', 'ravenTestserver', '--raven-testserver', 'RAVEN_URL', []]]) {
+    if (!o[flag] || !new RegExp(`scenarios/${db}/`).test(s.spec)) continue;
+    servers[db] ||= await startTestserver(db, option, extra);
+    env[urlKnob] = servers[db].url;
+    testEndpoint = true;
+  }
+  return { knobs, env, testEndpoint };
+}
+
+// The target a scenario file writes to (the adapter it imports), or null.
+function scenarioTarget(spec) {
+  try {
+    const m = /lib\/targets\/(\w+)\/\1\.js/.exec(readFileSync(spec, 'utf8'));
+    return m ? m[1] : null;
+  } catch { return null; }
+}
+
+// One side's check before any run, the way a run of it would start: the scenario's own
+// validation of every knob (scripts/k6-preflight: k6 inspect, the run's -e values; and the
+// database URL a private gateway would get), then whether its database (or the GATEWAY_URL
+// given) accepts a connection. Seconds; nothing is created or written.
+// -> null, or { code: 107 | 108, line }
+async function precheckSide(s, knobs, env) {
+  const kv = [...knobs].flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  const pf = spawnSync(path.join(root, 'scripts', 'k6-preflight'), [s.spec, ...kv], { env, encoding: 'utf8' });
+  const lastLine = (text) => text.trim().split('\n').filter(Boolean).pop() || '';
+  // k6's error line, its message unescaped as scripts/junit-exit reads it
+  const k6Message = (line) => {
+    const m = /level=error msg="((?:[^"\\]|\\.)*)"/.exec(line);
+    return m ? m[1].replace(/\\n/g, ' ').replace(/\\"/g, '"').replace(/\\\\/g, '\\').trim() : line;
+  };
+  if (pf.status !== 0) return { code: pf.status === 107 ? 107 : 108, line: k6Message(lastLine(pf.stderr)) };
+  const ownGateway = knobs.get('GATEWAY_URL') || env.GATEWAY_URL;
+  if (!ownGateway && needsGateway(s.spec)) {
+    const bad = checkGatewayEnv(env, s.spec);
+    if (bad) return { code: bad.code, line: lastLine(bad.stderr) };
+  }
+  const target = scenarioTarget(s.spec);
+  const knob = ownGateway ? 'GATEWAY_URL' : Object.keys(KNOBS).find((k) => knobScope(k).scope === `target:${target}` && (KNOBS[k].type === 'url' || KNOBS[k].url));
+  if (!knob) return null;
+  const value = knobs.get(knob) ?? env[knob] ?? KNOBS[knob].default;
+  const defaultPort = { postgres: 5432, mongodb: 27017 }[target] || (/^https:/i.test(String(value)) ? 443 : 80);
+  const why = await unreachable(value, { defaultPort: ownGateway ? (/^https:/i.test(value) ? 443 : 80) : defaultPort });
+  return why ? { code: EXIT_ABORTED, line: `${knob}: ${why}` } : null;
+}
+
 // ---- main ------------------------------------------------------------------------------------
 
 export async function main(argv) {
@@ -424,49 +490,58 @@ export async function main(argv) {
     o.candidateFolders = !sides[1].scenario;
     precheckGate(o, sides[0].scenario ? null : sides[0].runs, sides[1].scenario ? o.repeat : sides[1].runs.length);
   }
-  let arango = null;
-  let raven = null;
+  // From here a signal stops the comparison the pack's way: the running scripts/run is told
+  // (teardown, summaries), the runs made so far are kept and named, exit 105.
+  const stop = stopOnSignals();
+  const servers = {};
   const order = runOrder(sides.filter((s) => s.scenario).map((s) => s.letter), o.repeat, o.warmup);
+  const made = [];
   try {
+    // Before the first run: every scenario side's knobs (the scenario's own validation, 107)
+    // and its database's address (a TCP connection, nothing written; 108), so that side B's
+    // refusal does not come after side A's minutes.
+    for (const s of sides.filter((x) => x.scenario)) {
+      if (stop.signal) break;
+      const { knobs, env } = await sideRun(o, s, servers);
+      const why = await precheckSide(s, knobs, env);
+      // (a check cut short by the signal is no refusal: the signal's line below says it; a
+      // signal that came during the synchronous k6-preflight is handled on the next turn)
+      await new Promise(setImmediate);
+      if (why && !stop.signal) { process.stderr.write(`scripts/compare: side ${s.letter} (${s.spec}): ${why.line}; nothing was run\n`); return why.code; }
+    }
     for (const [step, run] of order.entries()) {
+      if (stop.signal) break;
       const s = sides[LETTERS.indexOf(run.letter)];
-      // Per-side knobs win over the shared ones; secrets (PG_URL…) travel in the environment,
-      // never on a command line.
-      const knobs = new Map(o.env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
-      const env = { ...process.env };
-      for (const [k, v] of Object.entries(o.perRun[run.letter] || {})) knobs.set(k, v);
-      // COMPARE_<letter>_<secret knob> of the environment: this side's secret; no side sees another's.
-      for (const k of Object.keys(env)) {
-        const per = /^COMPARE_([A-H])_(.+)$/.exec(k);
-        if (!per || !KNOBS[per[2]] || KNOBS[per[2]].type !== 'secret') continue;
-        if (per[1] === run.letter) env[per[2]] = env[k];
-        delete env[k];
-      }
-      knobs.delete('RESULTS_DIR'); knobs.delete('REPEAT');
-      let testEndpoint = o.testEndpoints.has(run.letter);
-      if (o.arangoTestserver && /scenarios\/arangodb\//.test(s.spec)) {
-        arango ||= await startTestserver('arangodb', '--arango-testserver', ['-no-auth']);
-        env.ARANGO_URL = arango.url;
-        testEndpoint = true;
-      }
-      if (o.ravenTestserver && /scenarios\/ravendb\//.test(s.spec)) {
-        raven ||= await startTestserver('ravendb', '--raven-testserver');
-        env.RAVEN_URL = raven.url;
-        testEndpoint = true;
-      }
+      const { knobs, env, testEndpoint } = await sideRun(o, s, servers);
       const runId = `${cmpId}_${run.letter.toLowerCase()}${run.warmup ? 'w' : ''}${String(run.index).padStart(2, '0')}`.slice(0, RUN_ID_MAX);
       const dir = path.join(outDir, runId);
       process.stderr.write(`scripts/compare: run ${step + 1} of ${order.length}: ${run.letter}${run.warmup ? ` warm-up ${run.index}` : ` ${run.index} of ${o.repeat}`}: ${s.spec} (RUN_ID=${runId}; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})\n`);
       const args = [path.join(root, 'scripts', 'run'), s.spec, '-q', ...[...knobs].flatMap(([k, v]) => ['-e', `${k}=${v}`]), '-e', `RUN_ID=${runId}`, '-e', `RESULTS_DIR=${outDir}`];
-      const r = spawnSync(args[0], args.slice(1), { env: { ...env, RESULTS_DIR: outDir }, stdio: ['ignore', 'ignore', 'inherit'] });
-      if (!existsSync(path.join(dir, 'summary.json'))) refuse(`run ${run.letter} (${s.spec}, RUN_ID=${runId}) left no summary.json (k6 exit code ${r.status}); see the lines above`);
+      const status = await new Promise((resolve) => {
+        // Detached: a signal reaches it only through stop (once), see stopOnSignals.
+        const child = spawn(args[0], args.slice(1), { env: { ...env, RESULTS_DIR: outDir }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+        stop.child = child;
+        child.once('error', () => resolve(null));
+        child.once('exit', (code, sig) => resolve(code ?? sig));
+      });
+      stop.child = null;
+      if (stop.signal) {
+        made.push(`${runId} (${run.letter}, interrupted: exit ${status}${existsSync(path.join(dir, 'summary.json')) ? '' : ', no summary.json'})`);
+        break;
+      }
+      if (!existsSync(path.join(dir, 'summary.json'))) refuse(`run ${run.letter} (${s.spec}, RUN_ID=${runId}) left no summary.json (k6 exit code ${status}); see the lines above`);
       if (testEndpoint) writeFileAtomic(path.join(dir, TEST_ENDPOINT_MARKER), 'This run wrote to a project API test server, not to the real database.\n');
       const summary = readSummary(dir);
+      made.push(`${runId} (${run.letter}${run.warmup ? ' warm-up' : ''}, done)`);
       (run.warmup ? s.warmups : s.runs).push({ summary, source: dir, testEndpoint: isTestEndpoint(dir, summary), order: step + 1 });
     }
   } finally {
-    if (arango) arango.stop();
-    if (raven) raven.stop();
+    for (const srv of Object.values(servers)) await srv.stop();
+  }
+  if (stop.signal) {
+    const done = made.filter((m) => m.endsWith(', done)')).length;
+    process.stderr.write(`scripts/compare: ${stop.signal}: the comparison stopped ${made.length ? `with ${done} of ${order.length} runs done; the runs are kept in ${outDir}: ${made.join(', ')}` : 'before any run: nothing was run'}; no comparison written\n`);
+    return EXIT_INTERRUPTED;
   }
   for (const s of sides) {
     s.testEndpoint = s.runs.some((r) => r.testEndpoint);

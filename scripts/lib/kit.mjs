@@ -4,6 +4,7 @@
 // pack's parser. One home for each; the callers import it.
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
+import dns from 'node:dns/promises';
 import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -14,8 +15,61 @@ import { needsGateway, startGateway } from './gateway.mjs';
 
 export { HZ, procStat, repoRoot } from './base.mjs';
 
-// The pack's exit code for bad input (README "Exit codes").
+// The pack's exit codes (docs/reliability.md "Exit codes"): bad input, interrupted, aborted.
 export const EXIT_BAD_INPUT = 107;
+export const EXIT_INTERRUPTED = 105;
+export const EXIT_ABORTED = 108;
+
+// SIGINT/SIGTERM/SIGHUP to a tool that runs one child at a time (scripts/compare,
+// scripts/capacity.mjs): the tool stays up, passes each signal on to the running child (a
+// scripts/run, which stops its k6 the pack's way: teardown, summaries, 105) and, once the child
+// has ended, stops with what it has. The child must be spawned detached: a Ctrl-C to the
+// whole process group would otherwise reach it twice, and a second signal stops k6 at once.
+// -> { signal: null | 'SIGTERM' …, child: set by the tool while a child runs }
+export function stopOnSignals() {
+  const st = { signal: null, child: null };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(sig, () => {
+      st.signal ||= sig;
+      if (st.child && st.child.exitCode === null && st.child.signalCode === null) {
+        try { st.child.kill(sig === 'SIGHUP' ? 'SIGTERM' : sig); } catch { /* gone meanwhile */ }
+      }
+    });
+  }
+  return st;
+}
+
+// Whether a database URL's server accepts a TCP connection (nothing is sent): every host of a
+// seed list is tried (one answering is enough), a mongodb+srv:// name is resolved the way its
+// driver does. -> null (reachable, or not known here: a Unix socket, a host given in the query)
+// or why not, in words that name hosts and ports only (never the user info).
+export async function unreachable(raw, { defaultPort, withinMs = 5000 } = {}) {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?/.exec(String(raw || ''));
+  if (!m) return null;
+  const [, scheme, authority, , query = ''] = m;
+  const hostport = authority.slice(authority.lastIndexOf('@') + 1);
+  if (!hostport || /[?&]host=/.test(query)) return null;
+  let addrs = hostport.split(',').map((hp) => {
+    const x = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(hp) || [];
+    return { host: (x[1] || '').replace(/^\[|\]$/g, ''), port: Number(x[2] || defaultPort) };
+  });
+  if (scheme.toLowerCase() === 'mongodb+srv') {
+    try {
+      addrs = (await dns.resolveSrv(`_mongodb._tcp.${addrs[0].host}`)).map((r) => ({ host: r.name, port: r.port }));
+    } catch (e) {
+      return `${addrs[0].host} does not resolve to MongoDB servers (DNS SRV _mongodb._tcp: ${e.code || e.message})`;
+    }
+  }
+  const one = ({ host, port }) => new Promise((resolve) => {
+    const s = net.connect({ host, port });
+    const done = (why) => { clearTimeout(timer); s.destroy(); resolve(why); };
+    const timer = setTimeout(() => done(`${host}:${port} did not accept a connection within ${withinMs / 1000} s`), withinMs);
+    s.once('connect', () => done(null));
+    s.once('error', (e) => done(`${host}:${port} ${e.code === 'ECONNREFUSED' ? 'refused the connection' : `cannot be reached (${e.code || e.message})`}`));
+  });
+  const whys = await Promise.all(addrs.map(one));
+  return whys.some((w) => w === null) ? null : whys.join('; ');
+}
 
 // A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it).
 export function freePort() {
@@ -35,11 +89,15 @@ export function testServerBinary(name) {
 // An API test server of the project (test/servers/<name>) on a port the OS picks; it prints
 // "listening on http://127.0.0.1:<port>" as its first line, which is awaited so that nobody
 // races the listener. startTestServer('arangodb', ['-no-auth']) -> { url, proc, stderr(), stop() }
-export async function startTestServer(name, args = [], { env = {} } = {}) {
+// ownGroup: in a process group of its own, so that a Ctrl-C to the caller's group does not take
+// it away from a run still in its teardown (the caller stops it; it dies with the caller's exit).
+export async function startTestServer(name, args = [], { env = {}, ownGroup = false } = {}) {
   const proc = spawn(testServerBinary(name), ['-addr', '127.0.0.1:0', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownGroup,
   });
+  if (ownGroup) process.once('exit', () => { if (proc.exitCode === null) proc.kill('SIGKILL'); });
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr += d; });
   const rl = readline.createInterface({ input: proc.stdout });

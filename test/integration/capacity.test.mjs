@@ -209,3 +209,38 @@ test('bad ladders and SLOs are bad input: one line, exit 107, nothing run', asyn
   }
   assert.equal(existsSync(path.join(dir, 'out')), false, 'nothing was written');
 });
+
+test('SIGTERM to the search\'s own pid: the running step is stopped and not counted, capacity.json keeps the steps done marked interrupted, knee says so, exit 105', { timeout: 240000 }, async () => {
+  const srv = await startTestServer('arangodb', ['-no-auth']);
+  const out = mkdtempSync(path.join(tmpdir(), 'k6wp-capint-'));
+  try {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'scripts', 'capacity.mjs'), '-e', `ARANGO_URL=${srv.url}`, '-e', 'BATCH_SIZE=50', '-e', 'DOC_POOL=100'], {
+      cwd: repoRoot,
+      env: { ...process.env, WP_INFLUX: '0', K6_NO_USAGE_REPORT: 'true', ...LADDER, CAPACITY_HOLD: '20s', CAPACITY_TARGET: 'arangodb', CAPACITY_OP: 'insert', CAPACITY_OUT: out, CAPACITY_ID: `tint${process.pid}` },
+    });
+    let stdout = ''; let stderr = ''; let signalled = false;
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      // Step 1 done, step 2 starting: the signal goes to the search alone, not its process group.
+      if (!signalled && /^ {2}step 1: /m.test(stdout)) { signalled = true; setTimeout(() => child.kill('SIGTERM'), 2000); }
+    });
+    const [code, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    assert.equal(signal, null, stdout + stderr);
+    assert.equal(code, 105, stdout + stderr);
+    assert.equal(stderr.trim(), `k6-writepath capacity: SIGTERM: the search stopped during step 2 at 12/s (not counted; its run: ${path.join(out, 'steps', `tint${process.pid}_s02`)}); ${path.join(out, 'capacity.json')} has the 1 step done, marked interrupted (scripts/capacity.mjs knee ${out})`);
+    assert.doesNotMatch(stdout, /step 2: /);
+    const c = JSON.parse(readFileSync(path.join(out, 'capacity.json'), 'utf8'));
+    assert.equal(c.steps.length, 1);
+    assert.equal(c.steps[0].rate, 6);
+    // The step's scripts/run got the signal and stopped its k6 the pack's way (105).
+    assert.deepEqual(c.interrupted, { signal: 'SIGTERM', step: 2, rate: 12, run_id: `tint${process.pid}_s02`, exit: 105 });
+    // knee reads the folder and says what it is.
+    const k = await capacity(['knee', out]);
+    assert.equal(k.code, 0, k.out);
+    assert.match(k.out, /^INTERRUPTED \(SIGTERM\) during step 2 at 12\/s, not counted: the search is incomplete; what follows comes from the 1 step done$/m);
+    assert.match(k.out, /^knee: (not reached before the interruption — every step up to 6 batches\/s|none — the first step)/m);
+  } finally {
+    await srv.stop();
+  }
+});

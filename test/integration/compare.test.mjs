@@ -2,12 +2,14 @@
 // E3-shaped table, the chart, re-comparing result folders, and refusing different workloads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/testserver.mjs';
 import { contrast } from '../../scripts/lib/verdict.mjs';
+import { sideDifferences } from '../../scripts/compare.mjs';
+import { freePort } from '../../scripts/lib/kit.mjs';
 
 const small = ['-e', 'DOCS=2000', '-e', 'BATCH_SIZE=250', '-e', 'OVERWRITE_BATCHES=4', '-e', 'MIXED_BATCHES=2'];
 const pgScenario = 'scenarios/postgres/insert-vs-overwrite.js';
@@ -155,4 +157,73 @@ test('all four targets side by side: PostgreSQL, MongoDB, and the ArangoDB and R
     assert.equal(s.verification.ok, true, `${side.label}: verified`);
     assert.equal(s.verification.found, 2000 + 2 * 125, `${side.label}: the same documents on every target`);
   }
+});
+
+// Found by running the docs as written: a side that cannot run is refused before the first
+// run, the "differs" line names only the sides' targets' knobs, and a signal to compare's own
+// pid stops it the pack's way.
+test('a side whose database does not answer, or whose knob is bad, is refused before any run: one line naming the side, 108 / 107, nothing made', { timeout: 120000 }, async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
+  const dead = await freePort(); // nothing listens there
+  const out = path.join(dir, 'cmp');
+  const r = compare([...small, '-e', `B:ARANGO_URL=http://127.0.0.1:${dead}`, '--out', out, pgScenario, arangoScenario], dir);
+  assert.equal(r.code, 108, r.stderr);
+  assert.equal(r.stderr.trim(), `scripts/compare: side B (${arangoScenario}): ARANGO_URL: 127.0.0.1:${dead} refused the connection; nothing was run`);
+  assert.equal(existsSync(out), false, 'side A did not run: no folder made');
+  const bad = compare([...small, '-e', 'B:PG_SYNC_COMMIT=maybe', '--out', out, pgScenario, pgScenario], dir);
+  assert.equal(bad.code, 107, bad.stderr);
+  assert.equal(bad.stderr.trim(), `scripts/compare: side B (${pgScenario}): k6-writepath: PG_SYNC_COMMIT="maybe" is not allowed: one of on, off, local, remote_write, remote_apply; nothing was run`);
+  assert.equal(existsSync(out), false);
+  // A PostgreSQL side's own URL (COMPARE_B_PG_URL) is probed through no gateway; its password is never shown.
+  const pg = spawnSync(path.join(repoRoot, 'scripts', 'compare'), [...small, '--out', out, pgScenario, pgScenario], {
+    cwd: repoRoot, encoding: 'utf8', env: { ...process.env, RESULTS_DIR: dir, COMPARE_B_PG_URL: `postgres://u:sekrit-pw-1@127.0.0.1:${dead}/x?sslmode=disable` },
+  });
+  assert.equal(pg.status, 108, pg.stderr);
+  assert.equal(pg.stderr.trim(), `scripts/compare: side B (${pgScenario}): PG_URL: 127.0.0.1:${dead} refused the connection; nothing was run`);
+  assert.equal(existsSync(out), false);
+  assert.ok(!readdirSync(dir).some((f) => f.startsWith('cmp_')), readdirSync(dir).join(' '));
+});
+
+test('the "differs" line names only knobs of the sides\' targets: no ARANGO_URL between two PostgreSQL runs', () => {
+  const run = (config) => ({ summary: { target: 'postgres', server: { version: '15' }, config } });
+  const sides = [
+    { letter: 'A', runs: [run({ ARANGO_URL: 'http://127.0.0.1:8529', RAVEN_URL: 'http://127.0.0.1:8080', PG_SYNC_COMMIT: 'on' })] },
+    { letter: 'B', runs: [run({ ARANGO_URL: 'http://10.0.0.9:8529', RAVEN_URL: 'http://10.0.0.9:8080', PG_SYNC_COMMIT: 'off' })] },
+  ];
+  assert.deepEqual(sideDifferences(sides).map((d) => d.what), ['PG_SYNC_COMMIT']);
+  // A knob of one of the sides' targets stays: ArangoDB against PostgreSQL shows ARANGO_URL.
+  sides[1].runs[0].summary.target = 'arangodb';
+  assert.deepEqual(sideDifferences(sides).map((d) => d.what), ['target', 'ARANGO_URL', 'PG_SYNC_COMMIT']);
+});
+
+// SIGTERM to compare alone (what `kill` and a supervisor send), and SIGINT to its whole process
+// group (Ctrl-C): either way the running run's k6 gets one signal (teardown, summaries), not two.
+for (const [sig, group] of [['SIGTERM', false], ['SIGINT', true]]) test(`${sig} to compare's ${group ? 'process group (Ctrl-C)' : 'own pid'}: the running run is stopped the pack's way, the runs made are kept and named, exit 105`, { timeout: 240000 }, async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6wp-cmp-'));
+  const out = path.join(dir, 'cmp');
+  const child = spawn(path.join(repoRoot, 'scripts', 'compare'), ['--arango-testserver', '--repeat', '2', '--out', out, arangoScenario, arangoScenario], {
+    cwd: repoRoot, env: { ...process.env, RESULTS_DIR: dir, WP_INFLUX: '0', K6_NO_USAGE_REPORT: 'true' }, detached: group,
+  });
+  let stderr = '';
+  let signalled = false;
+  child.stdout.resume();
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    // Once run 2's k6 has finished its setup (run 1 is done).
+    if (!signalled && /k6-writepath: run cmp_\w+_b01 on /.test(stderr)) { signalled = true; if (group) process.kill(-child.pid, sig); else child.kill(sig); }
+  });
+  const [code, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+  assert.equal(signal, null, stderr);
+  assert.equal(code, 105, stderr);
+  const last = stderr.trim().split('\n').pop();
+  const m = new RegExp(`^scripts/compare: ${sig}: the comparison stopped with 1 of 4 runs done; the runs are kept in (\\S+): (cmp_\\w+_a01) \\(A, done\\), (cmp_\\w+_b01) \\(B, interrupted: exit 105\\); no comparison written$`).exec(last);
+  assert.ok(m, last);
+  assert.equal(m[1], out);
+  assert.ok(existsSync(path.join(out, m[2], 'summary.json')), 'run 1 is kept');
+  // k6 ran teardown and wrote the interrupted run's summaries (scripts/run: exit 105).
+  assert.equal(JSON.parse(readFileSync(path.join(out, m[3], 'summary.json'), 'utf8')).run_id, m[3]);
+  // The test server outlived the signal: the interrupted run dropped what it made.
+  assert.match(stderr, new RegExp(`msg="k6-writepath: database k6wp_${m[3]}, [^"]*: dropped"`));
+  assert.equal(existsSync(path.join(out, 'compare.json')), false);
+  assert.doesNotMatch(stderr, /run 3 of 4/);
 });
