@@ -176,31 +176,29 @@ test('PG_URL missing or malformed: one line, password never printed', async () =
   assert.doesNotMatch(msg, /Canary-Pw-4711/);
 });
 
-async function timedUnreachable(url) {
+// The probe is bounded by the driver's connect_timeout (5 s, gateway/pg ConnectionURL, held by
+// its Go test); these tests judge the outcome (the line, the code), the time is the machine's.
+async function unreachableLine(url, t) {
   const t0 = Date.now();
   const msg = await expectRejected({ PG_URL: url }, { code: 108, mentions: ['PG_URL: cannot reach PostgreSQL'] });
-  const ms = Date.now() - t0;
-  // The probe gives up after 10 s at most (connect_timeout=5); the whole k6 process (start,
-  // probe, summary) gets a generous bound so a busy machine cannot fail the test (it took 11 s
-  // once at load 7), while a probe without its bound (TIMEOUT=60s) would still be caught.
-  assert.ok(ms < 40000, `reported within the probe's bound, took ${ms} ms`);
+  t.diagnostic(`reported after ${Date.now() - t0} ms: ${msg}`);
   assert.doesNotMatch(msg, /Canary-Pw-4711/);
   return msg;
 }
 
-test('an unreachable database (closed port) is reported within 10 seconds in one line', async () => {
+test('an unreachable database (closed port) is reported in one line, 108', async (t) => {
   const closed = await new Promise((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); }); });
-  const msg = await timedUnreachable(`postgres://k6wp:Canary-Pw-4711@127.0.0.1:${closed}/writepath?sslmode=disable`);
+  const msg = await unreachableLine(`postgres://k6wp:Canary-Pw-4711@127.0.0.1:${closed}/writepath?sslmode=disable`, t);
   assert.match(msg, /connection refused/);
 });
 
-test('a database that accepts the connection and never answers is reported within 10 seconds', async () => {
+test('a database that accepts the connection and never answers: the driver\'s connect timeout ends the wait, one line, 108', async (t) => {
   const held = [];
   const silent = net.createServer((s) => { held.push(s); s.on('error', () => {}); });
   await new Promise((r) => silent.listen(0, '127.0.0.1', r));
   try {
-    const msg = await timedUnreachable(`postgres://k6wp:Canary-Pw-4711@127.0.0.1:${silent.address().port}/writepath?sslmode=disable`);
-    assert.match(msg, /timeout/);
+    const msg = await unreachableLine(`postgres://k6wp:Canary-Pw-4711@127.0.0.1:${silent.address().port}/writepath?sslmode=disable`, t);
+    assert.match(msg, /cannot reach PostgreSQL: read tcp [^ ]+: i\/o timeout/, "the driver's own timeout, not k6's setup timeout");
   } finally {
     for (const s of held) s.destroy();
     silent.close();
