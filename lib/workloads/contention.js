@@ -6,7 +6,7 @@
 // the ratio to the spread baseline.
 //
 // An operation (k6 iteration) increments BATCH_SIZE distinct counters, drawn uniformly from the
-// step's hot set, by one, in one atomic request (the target's increment(), exact requests in
+// step's hot set, by one, in one atomic request (the target's increments.increment(), exact requests in
 // lib/targets/increments.js). A conflict the database reports as "not applied, retry"
 // (RETRYABLE there) is retried up to CONFLICT_RETRIES times within the operation; its time
 // includes the retries (the batch runner sums the requests' times).
