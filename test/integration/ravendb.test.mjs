@@ -279,7 +279,11 @@ test('RavenDB: the database deleted during the run: its 503 DatabaseDisabled win
     const bulk = phase(res.summary, 'bulk');
     assert.deepEqual(Object.keys(bulk.failed_by_reason), ['http_500'], out(res));
     assert.ok([100, 200].includes(bulk.docs_failed), `${bulk.docs_failed} documents failed: ${out(res)}`);
-    assert.equal(res.stderr.split('\n').filter((l) => /bulk insert of 100 documents (not sent|failed) \(http_500\): .*DatabaseDoesNotExistException/.test(l)).length, bulk.docs_failed / 100, out(res));
+    // Every counted failure has its line; a VU's line written while the other VU's abort stopped
+    // the run may lack its count (seen once in CI: 2 lines, 100 documents counted; nothing was
+    // sent in either batch, so no write is hidden).
+    const lines = res.stderr.split('\n').filter((l) => /bulk insert of 100 documents (not sent|failed) \(http_500\): .*DatabaseDoesNotExistException/.test(l)).length;
+    assert.ok(lines >= bulk.docs_failed / 100 && lines <= 2, `${lines} lines for ${bulk.docs_failed} documents failed: ${out(res)}`);
     assert.match(res.stderr, /\(http_503\): .*DatabaseDisabledException: The database k6wp_\w+ has been unloaded and locked by DeleteDatabase; nothing was done: sent again after a pause/);
   });
 });
