@@ -63,8 +63,12 @@ func mongoAdmin() int {
 		}
 		fmt.Printf("mongo-admin: user %s %s\n", user, state)
 	case "ping":
+		// A server still starting is waited for (60 attempts); refused credentials end the
+		// wait at once. The attempt count is printed so a caller can tell which ended it.
 		var last *mongo.OpError
-		for i := 0; i < 60; i++ {
+		attempts := 0
+		for attempts < 60 {
+			attempts++
 			reply, e := cmd("admin", bson.D{{Key: "buildInfo", Value: 1}}, 2*time.Second)
 			if e == nil {
 				fmt.Printf("mongo-admin: mongod %s answers\n", reply.Lookup("version").StringValue())
@@ -76,7 +80,7 @@ func mongoAdmin() int {
 			}
 			time.Sleep(500 * time.Millisecond)
 		}
-		return fail("no authenticated answer: %s", last.Message)
+		return fail("no authenticated answer (%s, attempt %d of 60): %s", last.Kind, attempts, last.Message)
 	case "stats", "drop":
 		db := os.Getenv("MONGO_ADMIN_DB")
 		if !packDB.MatchString(db) {

@@ -115,7 +115,7 @@ func TestProgramReadyFileAndSignal(t *testing.T) {
 	}
 	url := strings.TrimSpace(strings.TrimPrefix(line, "wp-gateway: listening on "))
 	var got []byte
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if got, err = os.ReadFile(ready); err == nil {
 			break
 		}
@@ -138,8 +138,8 @@ func TestProgramReadyFileAndSignal(t *testing.T) {
 		if err != nil {
 			t.Fatalf("exit after SIGTERM: %v", err)
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("no exit 15 s after SIGTERM")
+	case <-time.After(60 * time.Second): // bounds the wait only: a busy machine may be slow
+		t.Fatal("no exit 60 s after SIGTERM")
 	}
 }
 
@@ -187,13 +187,15 @@ func TestMongoAdminSteps(t *testing.T) {
 	if code, out := run("MONGO_ADMIN_STEP=drop", "MONGO_ADMIN_URL="+u, "MONGO_ADMIN_DB=admin"); code != 1 || !strings.HasPrefix(out, "mongo-admin: ") {
 		t.Fatalf("drop admin: %d %q", code, out)
 	}
-	// Refused credentials: at once (no minute of retries), without the password.
+	// Refused credentials end the wait at the first refusal (not after 60 attempts), without the
+	// password. Earlier attempts may have timed out on a busy machine: the count is not asserted
+	// to be 1, only that the refusal, not the attempt limit, ended it.
 	pw, _ := p.User.Password()
 	p.User = neturl.UserPassword(user, "Wr0ng-"+pw)
-	t0 := time.Now()
 	code, out := run("MONGO_ADMIN_STEP=ping", "MONGO_ADMIN_URL="+p.String())
-	if code != 1 || !strings.Contains(out, "mongo-admin: no authenticated answer") || time.Since(t0) > 10*time.Second || strings.Contains(out, pw) {
-		t.Fatalf("wrong password: %d %q after %v", code, out, time.Since(t0))
+	m := regexp.MustCompile(`^mongo-admin: no authenticated answer \(auth, attempt (\d+) of 60\): .*AuthenticationFailed`).FindStringSubmatch(out)
+	if code != 1 || m == nil || m[1] == "60" || strings.Contains(out, pw) {
+		t.Fatalf("wrong password: %d %q", code, out)
 	}
 }
 
@@ -217,7 +219,7 @@ func TestExitWithParent(t *testing.T) {
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
 	defer syscall.Kill(pid, syscall.SIGKILL)
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
 		if syscall.Kill(pid, 0) != nil {
 			return
 		}
@@ -226,5 +228,5 @@ func TestExitWithParent(t *testing.T) {
 			return
 		}
 	}
-	t.Fatalf("gateway pid %d still runs 10 s after its parent was killed", pid)
+	t.Fatalf("gateway pid %d still runs 60 s after its parent was killed", pid)
 }

@@ -249,19 +249,22 @@ func TestServerErrorsOfAWholeBatch(t *testing.T) {
 	}
 }
 
-// A batch never outlives its timeout, whatever the server does.
+// A batch never outlives its timeout, whatever the server does. The server holds its answer
+// 20 s; the bound asserted is half of that, far above the 700 ms timeout, so a busy machine
+// cannot fail it while a batch that waited for the server would.
 func TestTimeoutBoundsABatch(t *testing.T) {
 	c, db := testClient(t)
 	write(t, c, OpInsert, db, docsJSON(0, 1, "l"), WriteOptions{})
-	failOnce(t, c, `{"failCommands":["update"],"blockConnection":true,"blockTimeMS":5000,"appName":"k6-writepath-gotest"}`)
+	failOnce(t, c, `{"failCommands":["update"],"blockConnection":true,"blockTimeMS":20000,"appName":"k6-writepath-gotest"}`)
 	t0 := time.Now()
 	r := write(t, c, OpReplace, db, docsJSON(0, 2, "o1"), WriteOptions{Timeout: 700 * time.Millisecond})
 	took := time.Since(t0)
+	t.Logf("the blocked batch ended after %v", took)
 	if r.Err == nil || r.Err.Kind != "timeout" {
 		t.Fatalf("blocked batch: %+v", r)
 	}
-	if took > 3*time.Second {
-		t.Fatalf("the batch took %v with a 700ms timeout", took)
+	if took > 10*time.Second {
+		t.Fatalf("the batch took %v with a 700ms timeout (the server answers after 20 s)", took)
 	}
 }
 
@@ -295,13 +298,10 @@ func TestUnreachableServerIsAConnectionFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	t0 := time.Now()
-	r, _ := c.Write(context.Background(), OpInsert, "x", "docs", []byte(docsJSON(0, 1, "l")), WriteOptions{Timeout: 5 * time.Second})
+	r, _ := c.Write(context.Background(), OpInsert, "x", "docs", []byte(docsJSON(0, 1, "l")), WriteOptions{Timeout: 60 * time.Second})
+	// the refusal is named as such, not as the batch's timeout
 	if r.Err == nil || r.Err.Kind != "connection" || !strings.Contains(r.Err.Message, "connection refused") {
 		t.Fatalf("unreachable server: %+v", r)
-	}
-	if time.Since(t0) > 4*time.Second {
-		t.Fatalf("took %v", time.Since(t0))
 	}
 }
 

@@ -270,25 +270,25 @@ func TestHTTPClientGoneCancelsTheStatement(t *testing.T) {
 	srv := serve(t, New(withApp(u, app)))
 	h := open(t, srv, nil)
 	client := &http.Client{Timeout: 500 * time.Millisecond}
-	body, _ := json.Marshal(map[string]any{"sql": `INSERT INTO ` + table + ` SELECT 'x' FROM pg_sleep(3)`})
+	body, _ := json.Marshal(map[string]any{"sql": `INSERT INTO ` + table + ` SELECT 'x' FROM pg_sleep(20)`})
 	t0 := time.Now()
 	if res, err := client.Post(srv.URL+"/pg/exec?h="+h, "application/json", bytes.NewReader(body)); err == nil {
 		res.Body.Close()
 		t.Fatalf("answered %d before the client gave up", res.StatusCode)
 	}
-	// The backend stops sleeping within the cancel's grace, long before its 3 s.
+	// The backend stops within the cancel's grace (designed), long before its 20 s (asserted:
+	// half of them, as a busy machine may add seconds).
 	for {
-		n := one[int](t, adm, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND wait_event = 'PgSleep'`, app)
+		n := one[int](t, adm, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND state = 'active'`, app)
 		if n == 0 {
 			break
 		}
-		if time.Since(t0) > 2500*time.Millisecond {
-			t.Fatalf("the statement still runs %v after its client went away", time.Since(t0))
+		if time.Since(t0) > 10*time.Second {
+			t.Fatalf("the statement still runs %v after its client went away (pg_sleep(20))", time.Since(t0))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("statement gone %v after the request started (client timeout 500ms)", time.Since(t0))
-	time.Sleep(3 * time.Second)
 	if n := one[int](t, adm, `SELECT count(*) FROM `+table); n != 0 {
 		t.Fatalf("the abandoned statement committed %d rows", n)
 	}
