@@ -24,8 +24,9 @@ for (const [name, knob, scenario] of [['arangodb', 'ARANGO_URL', 'scenarios/aran
     silent.close();
     assert.equal(r.code, 108, explain(r));
     assert.match(r.stderr, new RegExp(`test aborted: ${knob}=${url}: cannot reach ${name === 'arangodb' ? 'ArangoDB' : 'RavenDB'} within 10s`));
-    // 10 s probe + k6 start and summary; generous for a busy machine, far below the 60 s TIMEOUT.
-    assert.ok(took < 40, `reported after ${took.toFixed(1)} s`);
+    // Not a speed check: the 10 s probe ended it, not the 60 s TIMEOUT of each request
+    // (which alone would take longer than this bound).
+    assert.ok(took < 60, `reported after ${took.toFixed(1)} s`);
   });
 }
 
