@@ -7,7 +7,7 @@
 // REPEAT=N folder, or several of them joined with commas). Runs whose workload settings differ
 // are refused. --gate: the regression gate against a baseline (docs/results.md).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +24,7 @@ import { pooledSd, smallestP } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
 import { cliSecretLine, isCliSecret } from './lib/cli-secrets.mjs';
 import { EXIT_ABORTED, EXIT_INTERRUPTED, repoRoot as root, startTestServer, stopOnSignals, unreachable } from './lib/kit.mjs';
-import { checkGatewayEnv, needsGateway } from './lib/gateway.mjs';
+import { checkGatewayEnv, needsGateway, scenarioTargets } from './lib/gateway.mjs';
 
 const LETTERS = 'ABCDEFGH';
 // Marker a comparison leaves in the result folder of a run it made against a test server.
@@ -429,14 +429,6 @@ async function sideRun(o, s, servers) {
   return { knobs, env, testEndpoint };
 }
 
-// The target a scenario file writes to (the adapter it imports), or null.
-function scenarioTarget(spec) {
-  try {
-    const m = /lib\/targets\/(\w+)\/\1\.js/.exec(readFileSync(spec, 'utf8'));
-    return m ? m[1] : null;
-  } catch { return null; }
-}
-
 // One side's check before any run, the way a run of it would start: the scenario's own
 // validation of every knob (scripts/k6-preflight: k6 inspect, the run's -e values; and the
 // database URL a private gateway would get), then whether its database (or the GATEWAY_URL
@@ -457,7 +449,7 @@ async function precheckSide(s, knobs, env) {
     const bad = checkGatewayEnv(env, s.spec);
     if (bad) return { code: bad.code, line: lastLine(bad.stderr) };
   }
-  const target = scenarioTarget(s.spec);
+  const target = scenarioTargets(s.spec)[0]?.name;
   const knob = ownGateway ? 'GATEWAY_URL' : Object.keys(KNOBS).find((k) => knobScope(k).scope === `target:${target}` && (KNOBS[k].type === 'url' || KNOBS[k].url));
   if (!knob) return null;
   const value = knobs.get(knob) ?? env[knob] ?? KNOBS[knob].default;

@@ -3,17 +3,16 @@
 // starts: not set, empty or malformed is the same one line as any bad knob, exit 107, the value
 // never shown. Reads the environment only.
 //   node scripts/gateway-check.mjs <scenario.js>
-import { readFileSync } from 'node:fs';
 import { KNOBS } from '../lib/config.js';
 import { parseKnob } from '../lib/parse.js';
+import { TARGETS } from '../lib/targets/index.js';
+import { gatewayUrlKnob, scenarioTargets } from './lib/gateway.mjs';
 
-const URL_OF = { postgres: 'PG_URL', mongodb: 'MONGO_URL' };
-let text = '';
-try { text = readFileSync(process.argv[2] || '', 'utf8'); } catch { /* no scenario: check what is set */ }
-const needed = [...text.matchAll(/lib\/targets\/(postgres|mongodb)(?:\.js|\/)/g)].map((m) => URL_OF[m[1]]);
+// no scenario (or one that cannot be read): only what is set is checked
+const needed = process.argv[2] ? scenarioTargets(process.argv[2]).filter((t) => t.gateway).map(gatewayUrlKnob) : [];
 
 try {
-  for (const name of Object.values(URL_OF)) {
+  for (const name of TARGETS.filter((t) => t.gateway).map(gatewayUrlKnob)) {
     const raw = process.env[name];
     if (raw === undefined || raw === '') {
       if (needed.includes(name)) throw `k6-writepath: ${name} is ${raw === '' ? 'empty' : 'not set'}: ${KNOBS[name].doc}`;

@@ -9,8 +9,10 @@
 wp_gateway_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WP_GATEWAY_PID=
 
+# The rule of scripts/lib/gateway.mjs needsGateway (the targets declared gateway: true) for the
+# k6 image, which has no Node; test/unit/gateway-rule.test.mjs holds the two together.
 wp_gateway_needed() {
-  grep -qE "lib/targets/(postgres|mongodb)(\.js|/)" "$1" 2>/dev/null
+  grep -qE 'lib/targets/(postgres|mongodb)/\1\.js' "$1" 2>/dev/null
 }
 
 wp_gateway_start() {

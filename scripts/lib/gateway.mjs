@@ -8,20 +8,34 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './base.mjs';
+import { TARGETS } from '../../lib/targets/index.js';
 
 export const gatewayBin = path.join(repoRoot, 'bin', 'wp-gateway');
-const DB_URLS = ['PG_URL', 'MONGO_URL'];
+const DB_URLS = TARGETS.filter((t) => t.gateway).map(gatewayUrlKnob);
 const live = new Set();
 process.on('exit', () => { for (const g of live) g.kill('SIGKILL'); });
 
-// Whether a scenario writes through the gateway (the rule of scripts/gateway.sh wp_gateway_needed).
-export function needsGateway(scenario) {
+// The targets a scenario writes to: the declarations (lib/targets/index.js) of the adapters it
+// imports (lib/targets/<db>/<db>.js). The one home of this rule in Node; scripts/gateway.sh
+// wp_gateway_needed mirrors it in bash for the k6 image, which has no Node
+// (test/unit/gateway-rule.test.mjs holds the two together). A file that cannot be read: none.
+export function scenarioTargets(scenario) {
   const file = path.isAbsolute(scenario) ? scenario : path.join(repoRoot, scenario);
-  try {
-    return /lib\/targets\/(postgres|mongodb)(\.js|\/)/.test(readFileSync(file, 'utf8'));
-  } catch {
-    return false;
-  }
+  let text = '';
+  try { text = readFileSync(file, 'utf8'); } catch { return []; }
+  const names = new Set([...text.matchAll(/lib\/targets\/(\w+)\/\1\.js/g)].map((m) => m[1]));
+  return TARGETS.filter((t) => names.has(t.name));
+}
+
+// The database URL knob of a target reached through the gateway (PG_URL, MONGO_URL): the URL
+// knob k6 never sees (wrapper: true).
+export function gatewayUrlKnob(target) {
+  return Object.keys(target.knobs).find((k) => target.knobs[k].wrapper && target.knobs[k].url);
+}
+
+// Whether a scenario writes through the gateway.
+export function needsGateway(scenario) {
+  return scenarioTargets(scenario).some((t) => t.gateway);
 }
 
 // The URL check scripts/run makes before it starts a gateway: null, or { code, stderr }.
