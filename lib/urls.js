@@ -15,13 +15,32 @@ export function typedCredentials({ secrets = [], users = [] }) {
   for (const u of users) if (u) typedUsers.add(String(u));
 }
 
+// The one split of a URL the pack reads (scheme://userinfo@hosts/path?query#fragment): the
+// user info ends at the LAST "@" of the authority, as Go's net/url reads it. urlProblem checks
+// the parts, userinfoOf decodes the credentials, scripts/lib/kit.mjs unreachable dials the
+// hosts. null when the text is not scheme://….
+export function urlParts(raw) {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#[\s\S]*)?$/.exec(String(raw ?? ''));
+  if (!m) return null;
+  const [, scheme, authority, path, query, fragment] = m;
+  const at = authority.lastIndexOf('@');
+  return { scheme, userinfo: at >= 0 ? authority.slice(0, at) : null, hostport: authority.slice(at + 1), path, query, fragment };
+}
+
+// One host[:port] of an authority: { host, port } (IPv6 in brackets, kept), or null when the
+// colons do not split it so.
+export function hostPort(hp) {
+  const m = /^(\[[^\]]*\]|[^:[\]]*)(?::([^:]*))?$/.exec(hp);
+  return m ? { host: m[1], port: m[2] } : null;
+}
+
 // The user and password of a URL's user info (decoded), or nulls.
 export function userinfoOf(url) {
-  const m = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)@/.exec(String(url || ''));
-  if (!m) return { user: null, password: null };
-  const colon = m[1].indexOf(':');
+  const info = urlParts(url)?.userinfo;
+  if (info === null || info === undefined) return { user: null, password: null };
+  const colon = info.indexOf(':');
   const dec = (s) => { try { return decodeURIComponent(s); } catch (_) { return s; } };
-  return colon < 0 ? { user: dec(m[1]), password: null } : { user: dec(m[1].slice(0, colon)), password: dec(m[1].slice(colon + 1)) };
+  return colon < 0 ? { user: dec(info), password: null } : { user: dec(info.slice(0, colon)), password: dec(info.slice(colon + 1)) };
 }
 
 // Removes credentials from a text before it reaches a log line: the whole user info of a URL
@@ -45,16 +64,13 @@ export function redact(text) {
 // hosts: 'many' accepts a comma-separated host list (MongoDB's seed lists: h1:27017,h2:27017;
 // https://www.mongodb.com/docs/manual/reference/connection-string/).
 export function urlProblem(raw, { schemes, credentials = false, path = false, hosts = 'one' }) {
-  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/.exec(raw);
-  if (!m) {
+  const parts = urlParts(raw);
+  if (!parts) {
     if (/^\s*\w+\s*=/.test(raw)) return 'a key=value connection string is not accepted, only a URL';
     return `not a URL of the form ${schemes[0]}://host:port`;
   }
-  const [, scheme, authority, pathPart, query, fragment] = m;
+  const { scheme, userinfo, hostport, path: pathPart, query, fragment } = parts;
   if (!schemes.includes(scheme.toLowerCase())) return `scheme ${scheme}:// is not allowed, only ${schemes.map((x) => `${x}://`).join(' or ')}`;
-  const at = authority.lastIndexOf('@');
-  const userinfo = at >= 0 ? authority.slice(0, at) : null;
-  const hostport = authority.slice(at + 1);
   if (userinfo !== null) {
     if (!credentials) return 'credentials in the URL are not accepted here';
     if (!/^[A-Za-z0-9\-._~!$&'()*+,;=:@]*(%[0-9A-Fa-f]{2}[A-Za-z0-9\-._~!$&'()*+,;=:@]*)*$/.test(userinfo)) {
@@ -68,9 +84,9 @@ export function urlProblem(raw, { schemes, credentials = false, path = false, ho
     }
     return lateParts(pathPart, query, fragment, { path, credentials });
   }
-  const hp = /^(\[[^\]]*\]|[^:[\]]*)(?::([^:]*))?$/.exec(hostport);
+  const hp = hostPort(hostport);
   if (!hp) return 'the host is malformed (an IPv6 address goes in brackets: [::1]:5432)';
-  const [, host, port] = hp;
+  const { host, port } = hp;
   if (host.startsWith('[')) {
     const ip6 = host.slice(1, -1).replace(/%25[A-Za-z0-9._~-]+$/, '');
     if (!/^[0-9A-Fa-f:.]+$/.test(ip6) || !ip6.includes(':') || (ip6.match(/::/g) || []).length > 1 || /:::/.test(ip6)

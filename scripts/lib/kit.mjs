@@ -10,6 +10,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { KNOBS } from '../../lib/config.js';
 import { parseKnob } from '../../lib/parse.js';
+import { hostPort, urlParts } from '../../lib/urls.js';
 import { repoRoot } from './base.mjs';
 import { needsGateway, startGateway } from './gateway.mjs';
 
@@ -44,14 +45,12 @@ export function stopOnSignals() {
 // driver does. -> null (reachable, or not known here: a Unix socket, a host given in the query)
 // or why not, in words that name hosts and ports only (never the user info).
 export async function unreachable(raw, { defaultPort, withinMs = 5000 } = {}) {
-  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(\?[^#]*)?/.exec(String(raw || ''));
-  if (!m) return null;
-  const [, scheme, authority, , query = ''] = m;
-  const hostport = authority.slice(authority.lastIndexOf('@') + 1);
-  if (!hostport || /[?&]host=/.test(query)) return null;
-  let addrs = hostport.split(',').map((hp) => {
-    const x = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(hp) || [];
-    return { host: (x[1] || '').replace(/^\[|\]$/g, ''), port: Number(x[2] || defaultPort) };
+  const parts = urlParts(raw);
+  if (!parts || !parts.hostport || /[?&]host=/.test(parts.query || '')) return null;
+  const { scheme } = parts;
+  let addrs = parts.hostport.split(',').map((hp) => {
+    const x = hostPort(hp) || { host: '' };
+    return { host: x.host.replace(/^\[|\]$/g, ''), port: Number(x.port || defaultPort) };
   });
   if (scheme.toLowerCase() === 'mongodb+srv') {
     try {
