@@ -62,10 +62,29 @@ import { stop } from '../abort.js';
 // as failed.
 const BACKOFF_MIN_S = 0.5;
 const BACKOFF_MAX_S = 4;
-// The pause (seconds) after one of prev: the back-off of every wait here, and of a target's
-// setup waiting out a "not now" answer (lib/targets/postgres/postgres.js).
-export function nextPause(prev) {
+// The pause (seconds) after one of prev: the back-off of every wait here.
+function nextPause(prev) {
   return prev === 0 ? BACKOFF_MIN_S : Math.min(BACKOFF_MAX_S, prev * 2);
+}
+
+// The one wait for a "not now" answer (the server refused before doing anything): attempt()
+// again after the back-off pause until its answer is not "not now" or giveUpMs have passed
+// since the first refusal; onRetry(answer) runs before each pause. Used by the batches (below)
+// and by a target's setup (lib/targets/postgres/postgres.js probe).
+// attempt() -> { notNow: a reason or falsy, … }; -> the last answer (still notNow: gave up).
+export function untilNotNowEnds(giveUpMs, attempt, onRetry) {
+  let since = null;
+  let pause = 0;
+  for (;;) {
+    const a = attempt();
+    if (!a.notNow) return a;
+    if (since === null) since = Date.now();
+    const left = giveUpMs - (Date.now() - since);
+    if (left <= 0) return a;
+    onRetry(a);
+    pause = nextPause(pause);
+    sleep(Math.min(pause, left / 1000));
+  }
 }
 // Reasons that mean "no answer from the server" and so pause the VU.
 const PAUSING = new Set(['connection']);
@@ -125,27 +144,19 @@ export function batchRunner(target, cfg = {}) {
   function run(tags, { fresh = 0, recreated = null } = {}, prepare) {
     const startedAt = Date.now();
     const req = prepare();
-    let ms;
-    let a;
-    let retrySince = null;
-    let retryPause = 0;
-    for (;;) {
+    let ms = 0;
+    const a = untilNotNowEnds(giveUpMs, () => {
       const t0 = now();
       const sent = req.send(tags);
       const clock = now() - t0;
       const wire = sent.responses ? wireTime(sent.responses) : null;
       // A resent request's time is the last attempt's: the refused ones did no work.
       ms = wire === null ? clock : wire;
-      a = sent.settle ? sent.settle(ms) : sent;
-      if (!a.notNow) break;
-      if (retrySince === null) retrySince = Date.now();
-      const left = giveUpMs - (Date.now() - retrySince);
-      if (left <= 0) break;
-      if (a.log) logOnce(`notnow:${a.notNow}`, `${a.log}; nothing was done: sent again after a pause (within GIVE_UP=${cfg.GIVE_UP})`);
-      incrementsRetried.add(1, Object.assign({}, tags, { reason: a.notNow }));
-      retryPause = nextPause(retryPause);
-      sleep(Math.min(retryPause, left / 1000));
-    }
+      return sent.settle ? sent.settle(ms) : sent;
+    }, (refused) => {
+      if (refused.log) logOnce(`notnow:${refused.notNow}`, `${refused.log}; nothing was done: sent again after a pause (within GIVE_UP=${cfg.GIVE_UP})`);
+      incrementsRetried.add(1, Object.assign({}, tags, { reason: refused.notNow }));
+    });
     const n = req.n;
     if (a.log) logOnce(a.fatal ? `fatal:${a.reason}` : a.reason, a.log);
     if (a.notes) for (const [key, line] of a.notes) logOnce(key, line);

@@ -11,14 +11,13 @@
 // when another table holds the run's name (dropped and created again by someone else): that
 // table gets no row, and the run stops (a name alone would let it write there).
 import { GatewayError, openSql, requireGateway } from '../../gateway.js';
-import { sleep } from 'k6';
 import { durationMs, InputRefusal } from '../../parse.js';
 import { redact } from '../../urls.js';
 import { POSTGRES } from './postgres-knobs.js';
 import { withCapabilities } from '../../capabilities.js';
 import { lifecycle, markerText, probeTimeout } from '../lifecycle.js';
 import { stop } from '../../abort.js';
-import { ACKNOWLEDGED, maybeArrived, nextPause, request } from '../outcome.js';
+import { ACKNOWLEDGED, maybeArrived, request, untilNotNowEnds } from '../outcome.js';
 import { createDocs, INDEX_FIELDS } from '../../docs.js';
 import { asciiBuffer, writingVu } from '../../bytes.js';
 import { keyName } from '../../keys.js';
@@ -107,34 +106,28 @@ function tablePrimitives(cfg, db, run) {
 // A "not now" refusal is waited out with the batches' back-off, within GIVE_UP.
 function probe(cfg, db) {
   const probeWithin = probeTimeout(cfg);
-  const giveUpMs = durationMs(cfg.GIVE_UP);
-  const since = Date.now();
-  let pause = 0;
-  let info;
-  for (;;) {
+  const what = (notNow) => `PostgreSQL refused the connection: ${NOT_NOW[notNow]} (${notNow})`;
+  let told = false;
+  const answer = untilNotNowEnds(durationMs(cfg.GIVE_UP), () => {
     try {
-      info = db.queryWithTimeout(probeWithin, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
+      return { info: db.queryWithTimeout(probeWithin, `SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit,
           current_setting('shared_buffers') AS shared_buffers, current_setting('fsync') AS fsync,
-          current_setting('server_version') AS server_version`)[0];
-      break;
+          current_setting('server_version') AS server_version`)[0] };
     } catch (e) {
       const refusal = gatewayRefusal(cfg, e);
       if (refusal) throw refusal;
       const message = redact(e);
       const notNow = notNowOf(e);
-      if (notNow) {
-        const left = giveUpMs - (Date.now() - since);
-        const what = `PostgreSQL refused the connection: ${NOT_NOW[notNow]} (${notNow})`;
-        if (left <= 0) throw `PG_URL: ${what} for GIVE_UP=${cfg.GIVE_UP}: ${message}; nothing was written`;
-        if (pause === 0) console.error(`k6-writepath: ${what}: setup waits and tries again within GIVE_UP=${cfg.GIVE_UP}`);
-        pause = nextPause(pause);
-        sleep(Math.min(pause, left / 1000));
-        continue;
-      }
+      if (notNow) return { notNow, message };
       if (classify(message) === 'auth') throw `PG_URL: PostgreSQL refused the credentials: ${message}`;
       throw `PG_URL: cannot reach PostgreSQL: ${message}`;
     }
-  }
+  }, (refused) => {
+    if (!told) console.error(`k6-writepath: ${what(refused.notNow)}: setup waits and tries again within GIVE_UP=${cfg.GIVE_UP}`);
+    told = true;
+  });
+  if (answer.notNow) throw `PG_URL: ${what(answer.notNow)} for GIVE_UP=${cfg.GIVE_UP}: ${answer.message}; nothing was written`;
+  const info = answer.info;
   return {
     version: String(info.version),
     serverVersion: String(info.server_version),
