@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { KNOBS as PACK_KNOBS } from '../lib/config.js';
 import { counterAt, dieWith, repoRoot, spawnK6, toolKnob } from '../scripts/lib/kit.mjs';
+import { readRunEnv } from '../scripts/run-env.mjs';
 
 export { EXIT_BAD_INPUT, counterAt, dieWith, repoRoot } from '../scripts/lib/kit.mjs';
 export const MB = 1024 * 1024;
@@ -161,13 +162,13 @@ export async function runScenario(cell, { knobs, runId, resultsDir, cellDir, jso
   return JSON.parse(readFileSync(summaryFile, 'utf8'));
 }
 
-export function influxUrl() {
-  if (process.env.WP_INFLUX === '0') return null;
-  if (process.env.INFLUX_URL) return process.env.INFLUX_URL;
-  const envFile = path.join(repoRoot, '.run', 'env');
-  if (!existsSync(envFile)) return null;
-  const m = /^INFLUX_URL=(.+)$/m.exec(readFileSync(envFile, 'utf8'));
-  return m ? m[1].trim() : null;
+// The InfluxDB a cell streams to, as scripts/run picks it: none when WP_INFLUX is off or
+// INFLUX_URL is set empty; INFLUX_URL, else the one make up wrote to .run/env. Both knobs are
+// checked by their declarations (a bad value: one line, exit 107).
+export function influxUrl(tool = 'experiments') {
+  if (!toolKnob(tool, process.env, 'WP_INFLUX')) return null;
+  if (process.env.INFLUX_URL === '') return null;
+  return toolKnob(tool, process.env, 'INFLUX_URL') || toolKnob(tool, readRunEnv(), 'INFLUX_URL') || null;
 }
 
 // One driver per port at a time, whichever experiment: the port names the server, its data

@@ -16,7 +16,7 @@ import { ensureDir, runTool, writeFileAtomic } from './lib/files.mjs';
 import { align } from './lib/verdict.mjs';
 import { logSd, lognormalMean, normalQuantile, predictionUpper } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
-import { repoRoot as root } from './lib/kit.mjs';
+import { repoRoot as root, resultsDirOf } from './lib/kit.mjs';
 
 export class CalibrateError extends Error {}
 const refuse = (m) => { throw new CalibrateError(m); };
@@ -99,8 +99,7 @@ async function main(argv) {
   let summaries; let source;
   if (/\.js$/.test(o.spec) && existsSync(o.spec)) {
     const id = newRunId('cal_').slice(0, 28);
-    const fromE = o.env.filter((e) => e.startsWith('RESULTS_DIR=')).pop();
-    const resultsDir = (fromE && fromE.slice('RESULTS_DIR='.length)) || process.env.RESULTS_DIR || 'results';
+    const resultsDir = resultsDirOf('scripts/calibrate', o.env, process.env, refuse);
     process.stderr.write(`scripts/calibrate: ${o.repeat} runs of ${o.spec} (REPEAT=${o.repeat}, RUN_ID=${id})\n`);
     const r = spawnSync(path.join(root, 'scripts', 'run'), [o.spec, '-q', ...o.env.filter((e) => !/^(REPEAT|RUN_ID|RESULTS_DIR)=/.test(e)).flatMap((e) => ['-e', e]), '-e', `REPEAT=${o.repeat}`, '-e', `RUN_ID=${id}`, '-e', `RESULTS_DIR=${resultsDir}`],
       { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -114,7 +113,7 @@ async function main(argv) {
   } else {
     summaries = runsOfFolders(o.spec).map((x) => x.summary);
     source = o.spec.length > 120 ? `${o.spec.slice(0, 117)}…` : o.spec;
-    o.out ||= path.join(process.env.RESULTS_DIR || 'results', `${newRunId('cal_')}-thresholds.json`);
+    o.out ||= path.join(resultsDirOf('scripts/calibrate', [], process.env, refuse), `${newRunId('cal_')}-thresholds.json`);
   }
   const failed = summaries.filter((s) => !s.passed);
   if (failed.length) refuse(`${failed.length} of ${summaries.length} runs did not pass their thresholds or verification (${failed.map((s) => s.run_id).join(', ')}): limits are calibrated from clean runs only`);

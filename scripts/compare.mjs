@@ -23,7 +23,7 @@ import { ALPHA, DEFAULT_GATE_METRICS, align, compareSides, compareTable, gateDec
 import { pooledSd, smallestP } from './lib/stats.mjs';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
 import { cliSecretLine, isCliSecret } from './lib/cli-secrets.mjs';
-import { EXIT_ABORTED, EXIT_INTERRUPTED, repoRoot as root, startTestServer, stopOnSignals, unreachable } from './lib/kit.mjs';
+import { EXIT_ABORTED, EXIT_INTERRUPTED, repoRoot as root, resultsDirOf, startTestServer, stopOnSignals, unreachable } from './lib/kit.mjs';
 import { checkGatewayEnv, needsGateway, scenarioTargets } from './lib/gateway.mjs';
 
 const LETTERS = 'ABCDEFGH';
@@ -464,9 +464,7 @@ export async function main(argv) {
   const o = parseArgs(argv);
   if (o.help) { process.stdout.write(usage); return 0; }
   const cmpId = newRunId(o.gate ? 'gate_' : 'cmp_');
-  // Like every knob: -e RESULTS_DIR=… (wins) or the environment.
-  const fromE = o.env.filter((e) => e.startsWith('RESULTS_DIR=')).pop();
-  const resultsDir = (fromE && fromE.slice('RESULTS_DIR='.length)) || process.env.RESULTS_DIR || 'results';
+  const resultsDir = resultsDirOf('scripts/compare', o.env, process.env, refuse);
   const outDir = o.out || path.join(resultsDir, cmpId);
   // Before any run: a folder the outputs cannot go to is refused now, not after the runs (and
   // not made yet: a refused comparison writes nothing).

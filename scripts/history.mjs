@@ -18,7 +18,7 @@ import { KNOBS, knobScope } from '../lib/config.js';
 import { settingsText } from '../lib/report.js';
 import { readRepeat, repetitionsOf } from './aggregate.mjs';
 import { InputError, OutputError, ensureDir, readRegularFile, readSummaryFile, runTool, writeFileAtomic } from './lib/files.mjs';
-import { repoRoot as root } from './lib/kit.mjs';
+import { repoRoot as root, resultsDirOf, toolKnob } from './lib/kit.mjs';
 
 export class HistoryError extends Error {}
 const refuse = (m) => { throw new HistoryError(m); };
@@ -309,7 +309,10 @@ function main(argv) {
     else if (a.startsWith('-')) refuse(`unknown option ${a}`);
     else o.dirs.push(a);
   }
-  o.file ||= process.env.HISTORY && process.env.HISTORY !== '0' ? process.env.HISTORY : path.join(process.env.RESULTS_DIR || 'results', 'history.csv');
+  if (!o.file) {
+    const history = toolKnob('scripts/history', process.env, 'HISTORY', { fail: refuse });
+    o.file = history && history !== '0' ? history : path.join(resultsDirOf('scripts/history', [], process.env, refuse), 'history.csv');
+  }
   if (cmd === 'append') {
     if (!o.dirs.length) refuse('append needs result folders');
     const n = append(o.file, o.dirs);

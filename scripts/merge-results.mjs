@@ -20,7 +20,7 @@ import { M as L } from '../lib/metric-names.js';
 import { LATENCY, parseThresholds } from '../lib/thresholds.js';
 import { fmt } from '../lib/format.js';
 import { countBasis, verificationVerdict } from '../lib/verdict.js';
-import { repoRoot as root } from './lib/kit.mjs';
+import { repoRoot as root, toolKnob } from './lib/kit.mjs';
 
 // The pack's metric names and threshold keys come from lib/ (one home each); COLUMN names the
 // columns of this script's own latency query for each k6 aggregation a threshold key uses.
@@ -35,10 +35,9 @@ function die(msg, code = 1) { console.error(`merge-results: ${msg}`); process.ex
 
 function influxUrl(given) {
   if (given) return given;
-  if (process.env.INFLUX_URL) return process.env.INFLUX_URL;
   // Empty is unset for k6 (no InfluxDB): the instances streamed nowhere, so .run/env's would be the wrong one.
   if (process.env.INFLUX_URL === '') return die('no InfluxDB: INFLUX_URL is empty, so the instances streamed no metrics; a distributed run merges them from InfluxDB (set INFLUX_URL)');
-  const local = readRunEnv().INFLUX_URL;
+  const local = toolKnob('merge-results', process.env, 'INFLUX_URL') || toolKnob('merge-results', readRunEnv(), 'INFLUX_URL');
   if (local) return local;
   return die('no InfluxDB: pass --influx http://host:port/db or set INFLUX_URL');
 }

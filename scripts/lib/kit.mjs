@@ -165,12 +165,13 @@ export function dieWith(tool, code = EXIT_BAD_INPUT) {
 // A knob read by a tool (its own, scope tool:<name>, or one of the pack's), from env, with the
 // pack's parser (lib/parse.js) and its declaration in lib/knobs.js (or `spec`, a narrower copy):
 // the value (the declared default, or `def`, when unset or empty), or one line
-// "<tool>: NAME=… is not allowed: …" (then spec.say in brackets, when given) and exit 107.
-export function toolKnob(tool, env, name, { def, spec = KNOBS[name] } = {}) {
+// "<tool>: NAME=… is not allowed: …" (then spec.say in brackets, when given) and exit 107 — or,
+// given fail, fail(line) without the tool's name (a tool that throws its own refusals).
+export function toolKnob(tool, env, name, { def, spec = KNOBS[name], fail = dieWith(tool) } = {}) {
   if (!spec) throw new Error(`${name} is not declared in lib/knobs.js`);
   const raw = env[name];
   if (raw === undefined || raw === '') return def !== undefined ? def : spec.default;
-  const refuse = (line) => dieWith(tool)(spec.say ? `${line} (${spec.say})` : line);
+  const refuse = (line) => fail(spec.say ? `${line} (${spec.say})` : line);
   // spec.above: an exclusive lower bound, what is allowed said in words.
   const above = () => refuse(`${name}=${JSON.stringify(raw)} is not allowed: ${spec.above}`);
   let v;
@@ -183,6 +184,13 @@ export function toolKnob(tool, env, name, { def, spec = KNOBS[name] } = {}) {
   }
   if (spec.above && !(v > spec.min)) above();
   return v;
+}
+
+// RESULTS_DIR as a run takes it: -e RESULTS_DIR=… among a tool's -e values wins over the
+// environment, and its declaration checks it (toolKnob).
+export function resultsDirOf(tool, eValues, env, fail) {
+  const fromE = eValues.filter((e) => e.startsWith('RESULTS_DIR=')).pop()?.slice('RESULTS_DIR='.length);
+  return toolKnob(tool, fromE ? { RESULTS_DIR: fromE } : env, 'RESULTS_DIR', { fail });
 }
 
 // Every knob of a tool's scope (lib/knobs.js, scope tool:<scope>) read with toolKnob.

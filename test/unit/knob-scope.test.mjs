@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../../scripts/lib/kit.mjs';
 import { KNOBS, PLAN_KNOBS, knobScope, loadConfig, planSignature } from '../../lib/config.js';
@@ -130,4 +130,33 @@ test('a list of batch sizes is checked item by item against BATCH_SIZE\'s own de
   assert.match(longest, KNOBS.CAPACITY_ID.pattern);
   assert.doesNotMatch(`${longest}x`, KNOBS.CAPACITY_ID.pattern);
   assert.match(`${longest}_s99`, KNOBS.RUN_ID.pattern);
+});
+
+test('the tools read the pack\'s knobs through its parser: no process.env.<KNOB> by hand (but to tell empty from unset)', () => {
+  const files = ['scripts', 'scripts/lib', 'experiments', 'bench'].flatMap((d) => readdirSync(path.join(repoRoot, d)).filter((f) => f.endsWith('.mjs')).map((f) => path.join(d, f)));
+  assert.ok(files.length > 20);
+  for (const f of files) {
+    const text = readFileSync(path.join(repoRoot, f), 'utf8');
+    for (const m of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)( === '')?/g)) {
+      if (KNOBS[m[1]]) assert.ok(m[2], `${f} reads ${m[1]} by hand`);
+    }
+  }
+});
+
+test('the tools refuse a bad knob of the pack with its declaration\'s line: experiments (WP_INFLUX, INFLUX_URL), merge-results (INFLUX_URL)', () => {
+  const exp = (env) => spawnSync(process.execPath, ['--input-type=module', '-e', "import { influxUrl } from './experiments/common.mjs'; console.log(JSON.stringify(influxUrl()));"],
+    { cwd: repoRoot, encoding: 'utf8', timeout: 60000, env: { ...process.env, ...env } });
+  let r = exp({ WP_INFLUX: 'maybe' });
+  assert.equal(r.status, 107);
+  assert.equal(r.stderr, 'experiments: WP_INFLUX="maybe" is not allowed: one of 1, 0, true, false\n');
+  for (const off of ['0', 'false']) {
+    r = exp({ WP_INFLUX: off, INFLUX_URL: 'http://127.0.0.1:1/db' });
+    assert.equal(r.stdout, 'null\n', `WP_INFLUX=${off} turns streaming off`);
+  }
+  r = exp({ WP_INFLUX: '1', INFLUX_URL: 'http://127.0.0.1:1/db' });
+  assert.equal(r.stdout, '"http://127.0.0.1:1/db"\n');
+  r = spawnSync(process.execPath, ['scripts/merge-results.mjs', '--testid', 'x'], { cwd: repoRoot, encoding: 'utf8', timeout: 60000, env: { ...process.env, INFLUX_URL: 'http://u:pw@127.0.0.1:1/db' } });
+  assert.equal(r.status, 107);
+  assert.match(r.stderr, /^merge-results: INFLUX_URL="http:\/\/\*\*\*@127\.0\.0\.1:1\/db" is not allowed: .*credentials/);
+  assert.doesNotMatch(r.stderr, /pw/);
 });
