@@ -417,18 +417,25 @@ func ids(list []any, prefix string) ([]any, *wire.Refusal) {
 	return out, nil
 }
 
+// jsonCall: what every JSON operation reads first — the client of the handle h, the request
+// body, its opts (as values and as raw JSON).
+func (s *Service) jsonCall(r *http.Request) (*Client, request, map[string]any, map[string]json.RawMessage, *wire.Refusal) {
+	var q request
+	c, ref := s.client(r)
+	if ref != nil {
+		return nil, q, nil, nil, ref
+	}
+	if ref := readJSON(r, &q, false); ref != nil {
+		return nil, q, nil, nil, ref
+	}
+	m, raw, ref := q.opts()
+	return c, q, m, raw, ref
+}
+
 // update {db, coll, ids, update, opts: {upsert, ordered, w, j, timeoutMs, prefix,
 // collectionUUID}} -> result.
 func (s *Service) update(w http.ResponseWriter, r *http.Request, t *wire.Timing) *wire.Refusal {
-	c, ref := s.client(r)
-	if ref != nil {
-		return ref
-	}
-	var q request
-	if ref := readJSON(r, &q, false); ref != nil {
-		return ref
-	}
-	m, _, ref := q.opts()
+	c, q, m, _, ref := s.jsonCall(r)
 	if ref != nil {
 		return ref
 	}
@@ -455,15 +462,7 @@ func (s *Service) update(w http.ResponseWriter, r *http.Request, t *wire.Timing)
 
 // command {db, command, opts: {timeoutMs}} -> {reply: relaxed extended JSON text | null, error}
 func (s *Service) command(w http.ResponseWriter, r *http.Request, t *wire.Timing) *wire.Refusal {
-	c, ref := s.client(r)
-	if ref != nil {
-		return ref
-	}
-	var q request
-	if ref := readJSON(r, &q, false); ref != nil {
-		return ref
-	}
-	m, _, ref := q.opts()
+	c, q, m, _, ref := s.jsonCall(r)
 	if ref != nil {
 		return ref
 	}
@@ -485,15 +484,7 @@ func (s *Service) command(w http.ResponseWriter, r *http.Request, t *wire.Timing
 
 // find {db, coll, filter, opts: {projection, limit, timeoutMs}} -> {docs: JSON array text | null, error}
 func (s *Service) find(w http.ResponseWriter, r *http.Request, t *wire.Timing) *wire.Refusal {
-	c, ref := s.client(r)
-	if ref != nil {
-		return ref
-	}
-	var q request
-	if ref := readJSON(r, &q, false); ref != nil {
-		return ref
-	}
-	m, raw, ref := q.opts()
+	c, q, m, raw, ref := s.jsonCall(r)
 	if ref != nil {
 		return ref
 	}
@@ -529,15 +520,7 @@ func (s *Service) find(w http.ResponseWriter, r *http.Request, t *wire.Timing) *
 
 // count {db, coll, filter, opts: {timeoutMs}} -> {count, error}
 func (s *Service) count(w http.ResponseWriter, r *http.Request, t *wire.Timing) *wire.Refusal {
-	c, ref := s.client(r)
-	if ref != nil {
-		return ref
-	}
-	var q request
-	if ref := readJSON(r, &q, false); ref != nil {
-		return ref
-	}
-	m, _, ref := q.opts()
+	c, q, m, _, ref := s.jsonCall(r)
 	if ref != nil {
 		return ref
 	}
