@@ -63,6 +63,30 @@ export function campaignExit(tool, run, report) {
   return run.finished.length === run.planned ? 0 : 1;
 }
 
+// A campaign stops between cells on SIGINT/SIGTERM (the running cell ends with k6's own
+// handling of the signal it gets too): .signal is the first one, for the report's banner.
+export function signalsBetweenCells() {
+  const st = { signal: null };
+  const on = (sig) => { st.signal = st.signal || sig; };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return st;
+}
+
+// A campaign's end: its data (dataFile), its Markdown report (reportFile, and a copy of the data
+// beside it when the report is kept outside the results folder, e.g. a recorded run in docs/),
+// the report on stdout, one line naming both; then exit as campaignExit says.
+export function finishCampaign(tool, result, { dataFile, reportFile, md, dataBesideReport }) {
+  const data = JSON.stringify(result, null, 2);
+  writeFileSync(dataFile, data);
+  mkdirSync(path.dirname(reportFile), { recursive: true });
+  writeFileSync(reportFile, md);
+  if (dataBesideReport) writeFileSync(`${reportFile.replace(/\.md$/, '')}.json`, data);
+  console.log(md);
+  console.log(`${tool}: report ${path.relative(repoRoot, reportFile)}, data ${path.relative(repoRoot, dataFile)}`);
+  process.exit(campaignExit(tool, campaign(result), path.relative(repoRoot, reportFile)));
+}
+
 // Whole-number knobs by name, each declared in lib/knobs.js (a tool's own, scope tool:<name>,
 // or one of the pack's through packIntKnob with the driver's default and narrower minimum):
 // read with the pack's parser, one line naming the knob, the value and what is allowed, exit 107.

@@ -11,7 +11,7 @@
 // E2_NEW_PERCENT of them new keys) by E2_VUS clients. The figure is upserts/s of the mixed phase,
 // cut at its first batch start and last batch end (writepath_phase_clock); server and client
 // CPU over the same window come from the cgroups, polled every POLL_MS.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { cpus } from 'node:os';
 import { createCgroup, createCpuGroup } from '../ram/cgroup.mjs';
@@ -22,7 +22,7 @@ import { renderE2 } from './report.mjs';
 import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
 import { RUN_ID_MAX } from '../../lib/knobs.js';
 import { toolKnob } from '../../scripts/lib/kit.mjs';
-import { campaign, campaignExit, counterAt, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
+import { counterAt, finishCampaign, signalsBetweenCells, dieWith, load1, machineCpu, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
 const TOOL = 'experiment-e2';
 const POLL_MS = 100;
@@ -222,14 +222,11 @@ async function main() {
   const cells = [];
   // The signal that stopped the campaign (the cell it met is cut short: k6 gets it too); the
   // report says so at its top.
-  let interrupted = null;
-  const onSignal = (sig) => { interrupted = interrupted || sig; };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals = signalsBetweenCells();
   for (let rep = 1; rep <= k.E2_REPS; rep++) {
     for (const def of defs) {
       for (const batch of k.E2_BATCH_SIZES) {
-        if (interrupted) break;
+        if (signals.signal) break;
         cells.push(def.target === 'mongodb' ? await runMongoCell(k, mongoServer, def, batch, stamp, rep) : await runCell(k, server, def, batch, stamp, rep));
       }
     }
@@ -241,18 +238,12 @@ async function main() {
     mongo_version: mongoServer ? (cells.find((c) => c.target === 'mongodb' && c.server) || {}).server?.serverVersion || null : null,
     poll_ms: POLL_MS,
     planned_cells: k.E2_CELLS.length * k.E2_BATCH_SIZES.length * k.E2_REPS,
-    interrupted,
+    interrupted: signals.signal,
     machine: (cells.find((c) => c.machine) || {}).machine || null,
     cells: cells.map(({ machine: _m, ...rest }) => rest),
   };
-  writeFileSync(path.join(k.E2_OUT, 'experiment-e2.json'), JSON.stringify(result, null, 2));
-  const md = renderE2(result, { command: k.E2_COMMAND });
-  mkdirSync(path.dirname(k.E2_REPORT), { recursive: true });
-  writeFileSync(k.E2_REPORT, md);
-  if (toolKnob(TOOL, process.env, 'E2_REPORT')) writeFileSync(k.E2_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
-  console.log(md);
-  console.log(`${TOOL}: report ${path.relative(repoRoot, k.E2_REPORT)}, data ${path.relative(repoRoot, path.join(k.E2_OUT, 'experiment-e2.json'))}`);
-  process.exit(campaignExit(TOOL, campaign(result), path.relative(repoRoot, k.E2_REPORT)));
+  finishCampaign(TOOL, result, { dataFile: path.join(k.E2_OUT, 'experiment-e2.json'), reportFile: k.E2_REPORT,
+    md: renderE2(result, { command: k.E2_COMMAND }), dataBesideReport: Boolean(toolKnob(TOOL, process.env, 'E2_REPORT')) });
 }
 
 main().catch((e) => { console.error(`${TOOL}: ${e.stack || e}`); process.exit(1); });

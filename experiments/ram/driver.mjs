@@ -22,7 +22,7 @@ import { renderMarkdown } from './report.mjs';
 import { KNOBS as PACK_KNOBS } from '../../lib/config.js';
 import { RUN_ID_MAX } from '../../lib/knobs.js';
 import { toolKnob } from '../../scripts/lib/kit.mjs';
-import { MB, campaign, campaignExit, counterAt, dieWith, load1, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, readPackKnob, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
+import { MB, counterAt, finishCampaign, signalsBetweenCells, dieWith, load1, machineFacts, packIntKnob, phaseWindows, toolIntKnob, portBusy, readIntKnobs, readPackKnob, repoRoot, runScenario, stampNow, takeLock } from '../common.mjs';
 
 const POLL_MS = 100;
 const TOOL = 'experiment-ram';
@@ -221,13 +221,10 @@ async function main() {
   const cells = [];
   // The signal that stopped the campaign (the cell it met is cut short: k6 gets it too); the
   // report says so at its top and leaves that cell out of its tables.
-  let interrupted = null;
-  const onSignal = (sig) => { interrupted = interrupted || sig; };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals = signalsBetweenCells();
   for (const indexes of k.RAM_INDEXES) {
     for (const regime of k.RAM_REGIMES) {
-      if (interrupted) break;
+      if (signals.signal) break;
       cells.push(await runCell(k, server, indexes, regime, stamp));
     }
   }
@@ -237,19 +234,12 @@ async function main() {
     knobs: { ...knobs, RAM_TARGET: k.RAM_TARGET, TIMEOUT: k.TIMEOUT, MAX_DURATION: k.MAX_DURATION, RAM_INDEXES: k.RAM_INDEXES, RAM_REGIMES: k.RAM_REGIMES, VUS: 1, KEY_DIST: 'uniform', PHASES: ['load', 'overwrite'] },
     estimated_data_mib: k.estimatedDataMb, poll_ms: POLL_MS,
     planned_cells: k.RAM_INDEXES.length * k.RAM_REGIMES.length,
-    interrupted,
+    interrupted: signals.signal,
     machine: (cells.find((c) => c.machine) || {}).machine || null,
     cells: cells.map(({ machine: _m, ...rest }) => rest),
   };
-  writeFileSync(path.join(k.RAM_OUT, 'experiment-ram.json'), JSON.stringify(result, null, 2));
-  const md = renderMarkdown(result, { command: k.RAM_COMMAND });
-  mkdirSync(path.dirname(k.RAM_REPORT), { recursive: true });
-  writeFileSync(k.RAM_REPORT, md);
-  // A report kept outside the results folder (the recorded run in docs/) keeps its data next to it.
-  if (toolKnob(TOOL, process.env, 'RAM_REPORT')) writeFileSync(k.RAM_REPORT.replace(/\.md$/, '') + '.json', JSON.stringify(result, null, 2));
-  console.log(md);
-  console.log(`experiment-ram: report ${path.relative(repoRoot, k.RAM_REPORT)}, data ${path.relative(repoRoot, path.join(k.RAM_OUT, 'experiment-ram.json'))}`);
-  process.exit(campaignExit(TOOL, campaign(result), path.relative(repoRoot, k.RAM_REPORT)));
+  finishCampaign(TOOL, result, { dataFile: path.join(k.RAM_OUT, 'experiment-ram.json'), reportFile: k.RAM_REPORT,
+    md: renderMarkdown(result, { command: k.RAM_COMMAND }), dataBesideReport: Boolean(toolKnob(TOOL, process.env, 'RAM_REPORT')) });
 }
 
 main().catch((e) => { console.error(`experiment-ram: ${e.stack || e}`); process.exit(1); });
