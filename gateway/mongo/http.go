@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -38,15 +37,13 @@ type Service struct {
 	// Images: the body images rendered bodies are made from (render=1; docs/gateway.md).
 	Images *render.Store
 
-	mu      sync.Mutex
-	next    int
-	handles map[string]*Client
+	handles *wire.Handles[*Client]
 }
 
 // New returns the service for rawURL (MONGO_URL; "" = not configured: every exchange but
 // parse-batch answers a config error naming MONGO_URL).
 func New(rawURL string) *Service {
-	return &Service{Images: render.NewStore(), rawURL: rawURL, redact: wire.NewRedactor("***", secretsOf(rawURL)...), handles: map[string]*Client{}}
+	return &Service{Images: render.NewStore(), rawURL: rawURL, redact: wire.NewRedactor("***", secretsOf(rawURL)...), handles: wire.NewHandles[*Client]("m", "MongoDB handle", "/mongo/connect")}
 }
 
 // Configured: MONGO_URL is set.
@@ -69,11 +66,7 @@ func (s *Service) Register(mux *http.ServeMux) {
 // Close releases every handle (the gateway's shutdown): the last user of a driver Client
 // disconnects it.
 func (s *Service) Close() {
-	s.mu.Lock()
-	hs := s.handles
-	s.handles = map[string]*Client{}
-	s.mu.Unlock()
-	for _, c := range hs {
+	for _, c := range s.handles.TakeAll() {
 		c.Close()
 	}
 }
@@ -97,17 +90,7 @@ func (s *Service) endpoint(f handler, needsURL bool) http.HandlerFunc {
 }
 
 func (s *Service) client(r *http.Request) (*Client, *wire.Refusal) {
-	id := r.URL.Query().Get("h")
-	if id == "" {
-		return nil, wire.Refuse(wire.KindInput, "the query parameter h (a handle of /mongo/connect) is required")
-	}
-	s.mu.Lock()
-	c := s.handles[id]
-	s.mu.Unlock()
-	if c == nil {
-		return nil, wire.Refuse(wire.KindHandle, "no MongoDB handle %q (closed, or connected through another gateway)", id)
-	}
-	return c, nil
+	return s.handles.Of(r)
 }
 
 // readJSON decodes the body into v (an empty body = all defaults when allowEmpty).
@@ -180,11 +163,7 @@ func (s *Service) connect(w http.ResponseWriter, r *http.Request, t *wire.Timing
 		// Open's message never holds the password; the URL is the gateway's configuration.
 		return wire.Refuse(wire.KindConfig, "MONGO_URL (value not shown) is not allowed: %s", err.Error())
 	}
-	s.mu.Lock()
-	s.next++
-	id := fmt.Sprintf("m%d", s.next)
-	s.handles[id] = c
-	s.mu.Unlock()
+	id := s.handles.Add(c)
 	wire.Answer(w, t, map[string]any{"handle": id, "driverVersion": version.Driver, "apiVersion": APIVersion, "url": urlConcern(s.rawURL)})
 	return nil
 }
@@ -537,13 +516,9 @@ func (s *Service) count(w http.ResponseWriter, r *http.Request, t *wire.Timing) 
 }
 
 func (s *Service) close(w http.ResponseWriter, r *http.Request, t *wire.Timing) *wire.Refusal {
-	id := r.URL.Query().Get("h")
-	s.mu.Lock()
-	c := s.handles[id]
-	delete(s.handles, id)
-	s.mu.Unlock()
-	if c == nil {
-		return wire.Refuse(wire.KindHandle, "no MongoDB handle %q (closed, or connected through another gateway)", id)
+	c, ref := s.handles.Take(r)
+	if ref != nil {
+		return ref
 	}
 	t.Driver(c.Close)
 	wire.Answer(w, t, struct{}{})

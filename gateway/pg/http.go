@@ -31,9 +31,7 @@ type Service struct {
 	// Images: the body images rendered bodies are made from (render=1; docs/gateway.md).
 	Images *render.Store
 
-	mu      sync.Mutex
-	next    int
-	handles map[string]*handle
+	handles *wire.Handles[*handle]
 }
 
 type handle struct {
@@ -70,7 +68,7 @@ func init() {
 // New returns the service for rawURL (PG_URL; "" = not configured: every exchange answers
 // a config error naming PG_URL).
 func New(rawURL string) *Service {
-	return &Service{Images: render.NewStore(), rawURL: rawURL, redact: wire.NewRedactor("(password)", secretsOf(rawURL)...), handles: map[string]*handle{}}
+	return &Service{Images: render.NewStore(), rawURL: rawURL, redact: wire.NewRedactor("(password)", secretsOf(rawURL)...), handles: wire.NewHandles[*handle]("p", "PostgreSQL handle", "/pg/open")}
 }
 
 // Configured: PG_URL is set.
@@ -90,11 +88,7 @@ func (s *Service) Register(mux *http.ServeMux) {
 
 // Close closes every pool (the gateway's shutdown).
 func (s *Service) Close() {
-	s.mu.Lock()
-	hs := s.handles
-	s.handles = map[string]*handle{}
-	s.mu.Unlock()
-	for _, h := range hs {
+	for _, h := range s.handles.TakeAll() {
 		_ = h.db.Close()
 	}
 }
@@ -264,11 +258,7 @@ func (s *Service) open(w http.ResponseWriter, r *http.Request, t *wire.Timing) *
 	}
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
-	s.mu.Lock()
-	s.next++
-	id := fmt.Sprintf("p%d", s.next)
-	s.handles[id] = &handle{db: db, binary: binary}
-	s.mu.Unlock()
+	id := s.handles.Add(&handle{db: db, binary: binary})
 	wire.Answer(w, t, map[string]any{"handle": id, "binary": binary})
 	return nil
 }
@@ -299,27 +289,13 @@ func readOptionalJSON(r *http.Request, v any) *wire.Refusal {
 }
 
 func (s *Service) handle(r *http.Request) (*handle, *wire.Refusal) {
-	id := r.URL.Query().Get("h")
-	if id == "" {
-		return nil, wire.Refuse(wire.KindInput, "the query parameter h (a handle of /pg/open) is required")
-	}
-	s.mu.Lock()
-	h := s.handles[id]
-	s.mu.Unlock()
-	if h == nil {
-		return nil, wire.Refuse(wire.KindHandle, "no PostgreSQL handle %q (closed, or opened by another gateway)", id)
-	}
-	return h, nil
+	return s.handles.Of(r)
 }
 
 func (s *Service) close(w http.ResponseWriter, r *http.Request, t *wire.Timing) *wire.Refusal {
-	id := r.URL.Query().Get("h")
-	s.mu.Lock()
-	h := s.handles[id]
-	delete(s.handles, id)
-	s.mu.Unlock()
-	if h == nil {
-		return wire.Refuse(wire.KindHandle, "no PostgreSQL handle %q (closed, or opened by another gateway)", id)
+	h, ref := s.handles.Take(r)
+	if ref != nil {
+		return ref
 	}
 	t.Driver(func() { _ = h.db.Close() })
 	wire.Answer(w, t, struct{}{})
