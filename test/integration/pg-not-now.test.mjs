@@ -86,6 +86,7 @@ test('a server that stays in recovery: setup gives up after GIVE_UP with one lin
   const lines = aborts(r);
   assert.equal(lines.length, 1, r.stderr);
   assert.match(lines[0], new RegExp(`msg="test aborted: PG_URL: ${REFUSED} for GIVE_UP=5s: ${SERVER_SAID}; nothing was written"`));
+  assert.equal([...r.stderr.matchAll(new RegExp(`${REFUSED}: setup waits and tries again within GIVE_UP=5s`, 'g'))].length, 1, 'setup waited first, with one line');
   assert.doesNotMatch(r.stderr, /cannot reach PostgreSQL|writing to table/);
   assert.ok(!r.stdout.includes('k6wp-private-pw') && !r.stderr.includes('k6wp-private-pw'), 'the password is not printed');
   assert.equal(await psql(pg.url, `SELECT count(*) FROM pg_class WHERE relname LIKE 'k6wp_${runId}%'`), '0', 'nothing created');
