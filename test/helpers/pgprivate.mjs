@@ -4,7 +4,8 @@
 // too); data under .run/reliability/<name>. Its port is one the OS finds free (tests never
 // assume a fixed port is free: several checkouts share a machine).
 import net from 'node:net';
-import { PgServer } from '../../scripts/pg-private.mjs';
+import { spawnSync } from 'node:child_process';
+import { PgServer, PG_PRIVATE } from '../../scripts/pg-private.mjs';
 import { freePort } from '../../scripts/lib/kit.mjs';
 
 export { freePort };
@@ -17,7 +18,15 @@ export function portOpen(port, host = '127.0.0.1') {
   });
 }
 
-// startPrivatePg({ name: 'pg-restart', password, settings }) -> { url, port, stop(), start(), dir }
+// A command on the data directory as the user the server runs as (scripts/pg-private.sh's
+// wp_as_pg and wp_pg_bindir, sourced: $0 is not the helper, so its command part stays idle).
+function asServerUser(dir, script) {
+  const r = spawnSync('bash', ['-c', `. "$1" && ${script}`, 'pgprivate', PG_PRIVATE, dir], { encoding: 'utf8', timeout: 90000 });
+  if (r.status !== 0) throw new Error(`pgprivate: ${script}: ${(r.stderr || r.stdout || `exit ${r.status}`).trim()}`);
+}
+
+// startPrivatePg({ name: 'pg-restart', password, settings })
+//   -> { url, port, stop(), start(), startStandby(), promote(), dir }
 // settings: server settings 'name=value' replacing the defaults of the same names.
 // A port taken between the OS's answer and the server's bind (scripts/pg-private.sh says
 // "… cannot be used: …") costs another try on another free port.
@@ -37,6 +46,19 @@ export async function startPrivatePg({ port = null, name = 'pg-test', password =
       // Synchronous on purpose: the restart test calls it from a timer while k6 runs.
       stop(mode = 'fast') {
         server.stop(mode);
+      },
+      // A server in recovery that refuses every connection with FATAL 57P03 ("the database
+      // system is not accepting connections", DETAIL "Hot standby mode is disabled.") until
+      // promote() ends recovery; the same data, so the run's table is there again afterwards.
+      // https://www.postgresql.org/docs/15/hot-standby.html
+      async startStandby() {
+        if (await portOpen(p)) throw new Error(`pgprivate: a server answers on port ${p}: stop it before starting it as a standby`);
+        asServerUser(server.dir, 'wp_as_pg touch "$2/data/standby.signal"');
+        server.start([...serverSettings.filter((x) => !x.startsWith('hot_standby=')), 'hot_standby=off']);
+      },
+      // Synchronous, as stop(): called from a timer while k6 runs. Waits until the server accepts connections.
+      promote() {
+        asServerUser(server.dir, 'wp_as_pg "$(wp_pg_bindir)/pg_ctl" -D "$2/data" -w -t 60 promote >/dev/null');
       },
     };
     try {

@@ -44,17 +44,17 @@ function classify(message, ms = 0, timeoutMs = Infinity) {
   if (/canceling statement due to (user request|statement timeout)/.test(m)) return ms >= timeoutMs ? 'timeout' : 'cancelled';
   if (/password authentication failed|no pg_hba.conf entry|role .* does not exist/.test(m)) return 'auth';
   if (/relation .* does not exist|schema .* does not exist/.test(m)) return 'undefined_table';
-  if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|too many connections for|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
+  if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode|not (yet )?accepting connections)|too many clients already|too many connections for|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
   return 'other';
 }
 
 // "Not now" answers (docs/postgres.md, "Not now"): a server that refuses a new connection
 // with FATAL 53300 too_many_connections ("sorry, too many clients already", or too many for a
-// role or database) or 57P03 cannot_connect_now (starting up, shutting down) ran nothing of
+// role or database) or 57P03 cannot_connect_now (starting up, shutting down, in recovery) ran nothing of
 // the statement; lib/pq returns the startup's ErrorResponse as a *pq.Error, and the gateway
 // answers its SQLSTATE with sent: false (no byte of the statement left).
 // https://www.postgresql.org/docs/15/errcodes-appendix.html
-const NOT_NOW = { '53300': 'too many clients', '57P03': 'cannot connect now (starting up or shutting down)' };
+const NOT_NOW = { '53300': 'too many clients', '57P03': 'cannot connect now (starting up, shutting down or in recovery)' };
 function notNowOf(e) {
   return e instanceof GatewayError && !e.unreachable && e.sent === false && NOT_NOW[e.sqlstate] ? e.sqlstate : null;
 }
