@@ -23,38 +23,10 @@ import { asciiBuffer, writingVu } from '../../bytes.js';
 import { keyName } from '../../keys.js';
 import { stampsInChunks } from '../../readback.js';
 import { COUNTER_FIELD, pgIncrementSql, pgKeysParam } from '../increments.js';
+import { NOT_NOW, SWAPPED, classify } from './postgres-answers.js';
 
 const REASONS = POSTGRES.reasons;
 
-// The text the OID guard (bind) fails a write with; the server's error quotes it.
-const SWAPPED = 'k6wp: run table replaced';
-
-// message: the driver's error; ms: how long the statement took. At TIMEOUT lib/pq sends a
-// cancel request and the server answers 57014 "canceling statement due to user request" (or
-// the wrapper cuts the connection: "context deadline exceeded"); the same 57014 earlier is
-// someone else's cancel (pg_cancel_backend) or the server's statement_timeout.
-function classify(message, ms = 0, timeoutMs = Infinity) {
-  const m = String(message);
-  if (m.includes(SWAPPED)) return 'undefined_table';
-  if (/duplicate key value violates unique constraint/.test(m)) return 'unique_violation';
-  if (/cannot affect row a second time/.test(m)) return 'cardinality_violation';
-  if (/deadlock detected/.test(m)) return 'deadlock';
-  if (/could not serialize access/.test(m)) return 'serialization';
-  if (/context deadline exceeded/.test(m)) return 'timeout';
-  if (/canceling statement due to (user request|statement timeout)/.test(m)) return ms >= timeoutMs ? 'timeout' : 'cancelled';
-  if (/password authentication failed|no pg_hba.conf entry|role .* does not exist/.test(m)) return 'auth';
-  if (/relation .* does not exist|schema .* does not exist/.test(m)) return 'undefined_table';
-  if (/connection refused|broken pipe|connection reset|bad connection|EOF|terminating connection|database system is (starting up|shutting down|in recovery mode|not (yet )?accepting connections)|too many clients already|too many connections for|server closed the connection|no such host|i\/o timeout/.test(m)) return 'connection';
-  return 'other';
-}
-
-// "Not now" answers (docs/postgres.md, "Not now"): a server that refuses a new connection
-// with FATAL 53300 too_many_connections ("sorry, too many clients already", or too many for a
-// role or database) or 57P03 cannot_connect_now (starting up, shutting down, in recovery) ran nothing of
-// the statement; lib/pq returns the startup's ErrorResponse as a *pq.Error, and the gateway
-// answers its SQLSTATE with sent: false (no byte of the statement left).
-// https://www.postgresql.org/docs/15/errcodes-appendix.html
-const NOT_NOW = { '53300': 'too many clients', '57P03': 'cannot connect now (starting up, shutting down or in recovery)' };
 function notNowOf(e) {
   return e instanceof GatewayError && !e.unreachable && e.sent === false && NOT_NOW[e.sqlstate] ? e.sqlstate : null;
 }
@@ -119,7 +91,7 @@ function probe(cfg, db) {
       const message = redact(e);
       const notNow = notNowOf(e);
       if (notNow) return { notNow, message };
-      if (classify(message) === 'auth') throw `PG_URL: PostgreSQL refused the credentials: ${message}`;
+      if (classify(message, 0, Infinity, e.sqlstate) === 'auth') throw `PG_URL: PostgreSQL refused the credentials: ${message}`;
       throw `PG_URL: cannot reach PostgreSQL: ${message}`;
     }
   }, (refused) => {
@@ -301,7 +273,7 @@ function requests(cfg, db, run, docs, bodyOpts) {
   function failure(e, n, tags, ms) {
     const message = redact(String(e).replace(/^GoError: /, ''));
     // No answer from the gateway: k6's own timeout (error code 1050) or a connection problem.
-    const reason = e.unreachable ? (e.code === 1050 ? 'timeout' : 'connection') : classify(message, ms, timeoutMs);
+    const reason = e.unreachable ? (e.code === 1050 ? 'timeout' : 'connection') : classify(message, ms, timeoutMs, e.sqlstate);
     // A SQLSTATE in the message: the server answered (too many clients, starting up, …).
     const answered = /\((SQLSTATE )?[0-9A-Z]{5}\)/.test(message);
     // Stored or not, nobody knows: the statement was sent (a byte of it at least) and the
