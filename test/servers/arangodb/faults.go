@@ -46,8 +46,8 @@ type faultConfig struct {
 	// as arangod answers in startup or maintenance mode before any handler (CommTask::prepareExecution,
 	// arangodb/arangodb arangod/GeneralServer/CommTask.cpp). Its route: "<METHOD> /_api/…" without
 	// the /_db/<db> prefix, e.g. "GET /_api/collection".
-	NotNow notnow.Config `json:"notNow"`
-	Seed   int64         `json:"seed"`
+	NotNow *notnow.Config `json:"notNow,omitempty"`
+	Seed   int64          `json:"seed"`
 }
 
 type burstConfig struct {

@@ -63,17 +63,17 @@ type burstConfig struct {
 }
 
 type faultConfig struct {
-	LatencyMs          int           `json:"latencyMs"`
-	LatencyJitterMs    int           `json:"latencyJitterMs"`
-	Burst503           burstConfig   `json:"burst503"`
-	DropConnectionRate float64       `json:"dropConnectionRate"`
-	CutAfterBodyRate   float64       `json:"cutAfterBodyRate"`
-	IndexLagMs         int           `json:"indexLagMs"`
-	BulkInsertText     string        `json:"bulkInsertText"`
-	DeleteWindowMs     int           `json:"deleteWindowMs"`
-	BulkStartDelayMs   int           `json:"bulkStartDelayMs"`
-	NotNow             notnow.Config `json:"notNow"`
-	Seed               int64         `json:"seed"`
+	LatencyMs          int            `json:"latencyMs"`
+	LatencyJitterMs    int            `json:"latencyJitterMs"`
+	Burst503           burstConfig    `json:"burst503"`
+	DropConnectionRate float64        `json:"dropConnectionRate"`
+	CutAfterBodyRate   float64        `json:"cutAfterBodyRate"`
+	IndexLagMs         int            `json:"indexLagMs"`
+	BulkInsertText     string         `json:"bulkInsertText"`
+	DeleteWindowMs     int            `json:"deleteWindowMs"`
+	BulkStartDelayMs   int            `json:"bulkStartDelayMs"`
+	NotNow             *notnow.Config `json:"notNow,omitempty"`
+	Seed               int64          `json:"seed"`
 }
 
 type faultState struct {

@@ -25,11 +25,14 @@ type Window struct {
 	until time.Time // zero: not open yet
 }
 
-// Set replaces the window (closed until its first request).
-func (w *Window) Set(c Config) {
+// Set replaces the window (closed until its first request); nil: no window.
+func (w *Window) Set(c *Config) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.cfg = c
+	w.cfg = Config{}
+	if c != nil {
+		w.cfg = *c
+	}
 	w.until = time.Time{}
 }
 
