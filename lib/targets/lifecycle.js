@@ -31,6 +31,7 @@ import { sleep } from 'k6';
 import crypto from 'k6/crypto';
 import { stop } from '../abort.js';
 import { durationMs } from '../parse.js';
+import { untilNotNowEnds } from './outcome.js';
 
 export const TOOL = 'k6-writepath';
 // The probe of a server answers within this bound or the run stops (README: an unreachable
@@ -126,6 +127,25 @@ function attempt(fn, why) {
     if (e instanceof InputRefusal) throw e.message; // bad input: k6 exits 107, one line
     return refuse(`${why}${String(e)}`);
   }
+}
+
+// The set-up, teardown and verification requests of a target (never timed): a "not now"
+// answer (notNowOf(res) -> a reason, or null: the server refused before doing anything) is
+// sent again after the batches' back-off until GIVE_UP has passed (outcome.js untilNotNowEnds),
+// with one line the first time this process waits. Only a refusal is sent again, never a
+// request left without an answer (it may have been carried out). name: 'RavenDB', …;
+// describe(res): the answer in a few words. Returns (what, send) -> the last answer, still
+// "not now" when GIVE_UP ran out (the caller's failure line says what is left).
+export function patiently(cfg, name, notNowOf, describe) {
+  const giveUpMs = durationMs(cfg.GIVE_UP);
+  let told = false;
+  return (what, send) => untilNotNowEnds(giveUpMs, () => {
+    const res = send();
+    return { res, notNow: notNowOf(res) };
+  }, (refused) => {
+    if (!told) console.error(`k6-writepath: ${name} refused ${what} for now (${describe(refused.res)}): nothing was done; waiting and sending it again within GIVE_UP=${cfg.GIVE_UP}`);
+    told = true;
+  }).res;
 }
 
 // For a primitive create(): complete() fills the object this call just made (collections,

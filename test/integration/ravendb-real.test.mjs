@@ -8,7 +8,7 @@
 // OK (nothing lost) and no batch called "none stored" that the database holds.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startK6 } from '../helpers/k6.mjs';
+import { startK6, uniqueRunId } from '../helpers/k6.mjs';
 import { startPrivateRaven } from '../helpers/ravenprivate.mjs';
 import { expectBulkCut4x, expectBystanderKept, expectCarriedOn, expectDeletedMidRun, expectIndexWait408, noFalseNoneStored, out } from '../helpers/raven-expect.mjs';
 import { checkBulkInsert4x, checkDeleteByQuery, checkDeleteWindow, checkIndexWait408, checkRestart, dropDatabase } from '../helpers/raven-answers.mjs';
@@ -107,5 +107,42 @@ test('real 4.1: a document created by someone else in the run\'s database surviv
     db = await expectBystanderKept(srv.url, k);
   } finally {
     await dropDatabase(srv.url, db || `k6wp_${k.runId}`).catch(() => {});
+  }
+});
+
+// A database disabled by its administrator answers 503 DatabaseDisabledException ("… has been
+// disabled") to every route of it, before any handler: "not now". The set-up of a REUSE run
+// meets it at its marker read, waits (one line) within GIVE_UP, and goes on once the database
+// is enabled again; the test enables it when that line appears.
+test('real 4.1: REUSE=1 of a kept database that was disabled: setup waits out its 503 DatabaseDisabled with one line, then reuses and drops it', async () => {
+  const runId = uniqueRunId('rvdis');
+  const db = `k6wp_${runId}`;
+  const env = { RUN_ID: runId, STAGES: '1s:1', BATCH_SIZE: '500', DOC_POOL: '100' };
+  const toggle = async (how) => {
+    const r = await fetch(`${srv.url}/admin/databases/${how}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ DatabaseNames: [db] }) });
+    assert.equal(r.status, 200, await r.text());
+  };
+  try {
+    const first = await run('scenarios/ravendb/bulk-insert.js', { ...env, KEEP: '1' }).done;
+    assert.equal(first.code, 0, out(first));
+    await toggle('disable');
+    // The server unloads the database a moment after the toggle: wait for its first 503.
+    let status = 0;
+    for (const until = Date.now() + 60000; status !== 503 && Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+      const r = await fetch(`${srv.url}/databases/${db}/docs?id=k6wp%2Fmarker`);
+      status = r.status;
+      await r.arrayBuffer();
+    }
+    assert.equal(status, 503, 'the disabled database answers 503');
+    const k = run('scenarios/ravendb/bulk-insert.js', { ...env, REUSE: '1', GIVE_UP: '120s' });
+    await k.waitFor(/RavenDB refused GET the marker k6wp\/marker for now \(503 Raven\.Client\.Exceptions\.Database\.DatabaseDisabledException: [^)]*has been disabled\)/);
+    await toggle('enable');
+    const res = await k.done;
+    assert.equal(res.code, 0, out(res));
+    assert.equal(res.summary.verification.count_ok, true, out(res));
+    assert.equal((res.stderr.match(/RavenDB refused [^"]* for now/g) || []).length, 1, out(res));
+    assert.match(res.stderr, new RegExp(`msg="k6-writepath: database ${db}[^"]*: dropped"`), out(res));
+  } finally {
+    await dropDatabase(srv.url, db).catch(() => {});
   }
 });

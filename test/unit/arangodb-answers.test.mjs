@@ -4,7 +4,7 @@
 // the answers arangod/Transaction/Methods.cpp builds (silent + overwriteMode=ignore).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { accountBatch } from '../../lib/targets/arangodb/arangodb-answers.js';
+import { accountBatch, notNowReason } from '../../lib/targets/arangodb/arangodb-answers.js';
 
 const ok = (k) => `{"_id":"c/${k}","_key":"${k}","_rev":"_l6zhVVS---"}`;
 const err = (n) => `{"error":true,"errorNum":${n},"errorMessage":"x"}`;
@@ -57,4 +57,13 @@ test('silent=true with overwriteMode=ignore: identities of ignored documents in 
   const noHeader = accountBatch(4, 202, body, undefined, true);
   assert.deepEqual([noHeader.failed, noHeader.byReason], [1, { e1221: 1 }]);
   assert.ok(!('eundefined' in noHeader.byReason));
+});
+
+test('"not now" is only the 503 arangod answers before any handler (errorNum 503, startup or maintenance mode)', () => {
+  const maintenance = { error: true, errorNum: 503, errorMessage: 'service unavailable due to startup or maintenance mode', code: 503 };
+  assert.equal(notNowReason(503, maintenance), 'http_503');
+  // a coordinator that lost a DB server may have done part of the work: not "not now"
+  assert.equal(notNowReason(503, { error: true, errorNum: 1478, errorMessage: 'cluster backend unavailable', code: 503 }), null);
+  assert.equal(notNowReason(500, maintenance), null);
+  assert.equal(notNowReason(503, null), null);
 });

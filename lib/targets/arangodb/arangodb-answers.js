@@ -89,3 +89,13 @@ export function accountBatch(n, status, body, errorCodesHeader, silent) {
   else if (out.failed - (out.byReason.unconfirmed || 0) !== headerTotal) out.note = `inline errors ${out.failed} but X-Arango-Error-Codes ${headerTotal}`;
   return out;
 }
+
+// "Not now": ArangoDB refused the request before any handler ran, so it did nothing and may be
+// sent again (lib/targets/lifecycle.js patiently). arangod answers 503 with errorNum 503
+// "service unavailable due to startup or maintenance mode" from CommTask::prepareExecution
+// (arangodb/arangodb arangod/GeneralServer/CommTask.cpp), before the request reaches a handler.
+// Another 503 (a coordinator that lost a DB server, errorNum 1478, …) may come after part of
+// the work was done: not "not now". body: the parsed answer. Returns the reason, or null.
+export function notNowReason(status, body) {
+  return status === 503 && Boolean(body) && body.errorNum === 503 ? 'http_503' : null;
+}

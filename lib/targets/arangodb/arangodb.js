@@ -16,12 +16,12 @@ import encoding from 'k6/encoding';
 import { redact } from '../../urls.js';
 import { ARANGODB } from './arangodb-knobs.js';
 import { withCapabilities } from '../../capabilities.js';
-import { completeOrUndo, lifecycle, probeTimeout } from '../lifecycle.js';
+import { completeOrUndo, lifecycle, patiently, probeTimeout } from '../lifecycle.js';
 import { bodyBytes, createDocs, INDEX_FIELDS } from '../../docs.js';
 import { keyName } from '../../keys.js';
 import { stampsInChunks } from '../../readback.js';
 import { asciiBuffer, writingVu } from '../../bytes.js';
-import { accountBatch, parseJson } from './arangodb-answers.js';
+import { accountBatch, notNowReason, parseJson } from './arangodb-answers.js';
 import { request, maybeArrived } from '../outcome.js';
 import { markTestEndpoint } from '../../test-endpoint.js';
 import { arangoIncrementBody, arangoIncrementOutcome, COUNTER_FIELD } from '../increments.js';
@@ -85,6 +85,8 @@ function connection(cfg) {
   const probeWithin = probeTimeout(cfg);
   let auth = null; // { header, renewAt }
   let params = null;
+  // Set-up, teardown and verification requests (never timed): "not now" waited out within GIVE_UP.
+  const patient = patiently(cfg, 'ArangoDB', (res) => (res.status === 0 ? null : notNowReason(res.status, parseJson(res.body))), describe);
 
   function basicHeader() {
     return `Basic ${encoding.b64encode(`${cfg.ARANGO_USER}:${cfg.ARANGO_PASSWORD || ''}`)}`;
@@ -96,8 +98,8 @@ function connection(cfg) {
   function authorization() {
     if (cfg.ARANGO_AUTH === 'basic') return basicHeader();
     if (auth && Date.now() < auth.renewAt) return auth.header;
-    const res = http.post(`${base}/_open/auth`, JSON.stringify({ username: cfg.ARANGO_USER, password: cfg.ARANGO_PASSWORD || '' }),
-      { headers: { 'Content-Type': 'application/json' }, timeout: probeWithin, tags: { name: 'POST /_open/auth' } });
+    const res = patient('POST /_open/auth', () => http.post(`${base}/_open/auth`, JSON.stringify({ username: cfg.ARANGO_USER, password: cfg.ARANGO_PASSWORD || '' }),
+      { headers: { 'Content-Type': 'application/json' }, timeout: probeWithin, tags: { name: 'POST /_open/auth' } }));
     if (res.status === 200) {
       const jwt = (parseJson(res.body) || {}).jwt;
       if (!jwt) stop('ArangoDB /_open/auth answered 200 without a jwt');
@@ -130,7 +132,7 @@ function connection(cfg) {
   }
 
   function call(method, url, body, name) {
-    return http.request(method, url, body === undefined ? null : body, { headers: headers(), timeout, tags: { name } });
+    return patient(name, () => http.request(method, url, body === undefined ? null : body, { headers: headers(), timeout, tags: { name } }));
   }
 
   function errorNum(res) {
@@ -144,17 +146,17 @@ function connection(cfg) {
     return b && b.errorMessage ? `${res.status} errorNum ${b.errorNum}: ${b.errorMessage}` : `${res.status} ${String(res.body).slice(0, 200)}`;
   }
 
-  return { base, probeWithin, headers, requestParams, call, errorNum, describe };
+  return { base, probeWithin, headers, requestParams, call, patient, errorNum, describe };
 }
 
 // The primitives of lib/targets/lifecycle.js for the run's database (run: its names, set by
 // the target's bind()).
 function databasePrimitives(cfg, conn, run, indexFields) {
-  const { base, probeWithin, headers, call, errorNum, describe } = conn;
+  const { base, probeWithin, headers, call, patient, errorNum, describe } = conn;
   const probeParams = { headers: {}, timeout: probeWithin, tags: { name: 'GET /_api/version' } };
   function probe() {
     const h = headers();
-    const vres = http.get(`${base}/_db/_system/_api/version`, Object.assign({}, probeParams, { headers: h }));
+    const vres = patient('GET /_api/version', () => http.get(`${base}/_db/_system/_api/version`, Object.assign({}, probeParams, { headers: h })));
     if (vres.status === 0) throw `ARANGO_URL=${base}: cannot reach ArangoDB within ${probeParams.timeout}: ${redact(vres.error)}`;
     if (vres.status === 401) throw `ARANGO_USER=${cfg.ARANGO_USER}: ArangoDB refused the credentials (401); check ARANGO_PASSWORD and ARANGO_AUTH`;
     const version = parseJson(vres.body);

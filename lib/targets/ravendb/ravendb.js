@@ -15,7 +15,7 @@ import { sleep } from 'k6';
 import { durationMs } from '../../parse.js';
 import { RAVENDB } from './ravendb-knobs.js';
 import { withCapabilities } from '../../capabilities.js';
-import { completeOrUndo, lifecycle, probeTimeout } from '../lifecycle.js';
+import { completeOrUndo, lifecycle, patiently, probeTimeout } from '../lifecycle.js';
 import { committedButIndexWaitFailed, committedFromState, notNowReason, placementProblem } from './ravendb-answers.js';
 import { request, maybeArrived } from '../outcome.js';
 import { markTestEndpoint } from '../../test-endpoint.js';
@@ -97,15 +97,23 @@ function gone(run, res) {
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const ADMIN_PARAMS = { headers: JSON_HEADERS, timeout: '60s' };
 
+// One such request, a "not now" answer waited out within GIVE_UP (run.patient: lifecycle.js
+// patiently). what: the line's name of it.
+/** @param {any} run @param {string} what @param {string} method @param {string} url @param {any} [body] @param {any} [params] */
+function admin(run, what, method, url, body = null, params = ADMIN_PARAMS) {
+  return run.patient(what, () => http.request(method, url, body, params));
+}
+
 // The fields of the run's map index (RAVEN_INDEXES of INDEX_FIELDS).
 function indexFields(cfg) {
   return INDEX_FIELDS.slice(0, cfg.RAVEN_INDEXES);
 }
 
 // probe(): the server behind RAVEN_URL answers within the probe bound and is RavenDB.
-function probeServer(cfg, base) {
+function probeServer(cfg, run) {
+  const base = run.base;
   const probeWithin = probeTimeout(cfg);
-  const v = http.get(`${base}/build/version`, { timeout: probeWithin, tags: { name: 'GET /build/version' } });
+  const v = admin(run, 'GET /build/version', 'GET', `${base}/build/version`, null, { timeout: probeWithin, tags: { name: 'GET /build/version' } });
   if (v.status === 0) throw `RAVEN_URL=${base}: cannot reach RavenDB within ${probeWithin}: ${v.error}`;
   if (v.status !== 200) throw `RAVEN_URL=${base}: GET /build/version answered ${errorText(v)} (an unsecured server needs RAVEN_Security_UnsecuredAccessAllowed, docs/ravendb.md)`;
   let build;
@@ -122,24 +130,20 @@ function databaseObject(cfg, run) {
   const probeWithin = probeTimeout(cfg);
 
   function createDatabase() {
-    return http.put(`${run.base}/admin/databases?name=${run.db}&replicationFactor=1`, JSON.stringify({ DatabaseName: run.db }), ADMIN_PARAMS);
+    return admin(run, 'PUT /admin/databases', 'PUT', `${run.base}/admin/databases?name=${run.db}&replicationFactor=1`, JSON.stringify({ DatabaseName: run.db }));
   }
 
   function deleteDatabase() {
     const body = JSON.stringify({ DatabaseNames: [run.db], HardDelete: true, FromNodes: null, TimeToWaitForConfirmation: null });
-    return http.request('DELETE', `${run.base}/admin/databases`, body, ADMIN_PARAMS);
+    return admin(run, 'DELETE /admin/databases', 'DELETE', `${run.base}/admin/databases`, body);
   }
 
   // PUT /admin/databases: 201 = this call made it; 409 = the name is taken. Then the index
   // and the marker document last; whatever fails after the 201 deletes the database again.
   function create(marker) {
     // A server just started or restarted answers "not now" for a few seconds (a 500 in route
-    // handling, then 503 NodeIsPassive on 4.1.0): waited out within PROBE_TIMEOUT, nothing made.
-    let created = createDatabase();
-    for (const until = Date.now() + durationMs(probeTimeout(cfg)); notNowOf(created) && Date.now() < until;) {
-      sleep(0.25);
-      created = createDatabase();
-    }
+    // handling, then 503 NodeIsPassive on 4.1.0): waited out within GIVE_UP, nothing made.
+    const created = createDatabase();
     if (created.status === 409) return 'exists';
     if (created.status !== 201) throw errorText(created);
     return completeOrUndo(() => {
@@ -147,7 +151,7 @@ function databaseObject(cfg, run) {
       if (cfg.RAVEN_INDEXES > 0) {
         const fields = indexFields(cfg).map((f) => `d.${f}`).join(', ');
         const def = { Indexes: [{ Name: INDEX_NAME, Maps: [`from d in docs.${cfg.RAVEN_COLLECTION} select new { ${fields} }`] }] };
-        const ix = http.put(`${run.dbUrl}/admin/indexes`, JSON.stringify(def), ADMIN_PARAMS);
+        const ix = admin(run, 'PUT admin/indexes', 'PUT', `${run.dbUrl}/admin/indexes`, JSON.stringify(def));
         if (ix.status !== 201 && ix.status !== 200) throw `cannot create index ${INDEX_NAME}: ${errorText(ix)}`;
       }
       writeMarker(marker);
@@ -161,7 +165,7 @@ function databaseObject(cfg, run) {
     let answer = null;
     let tag = null;
     try { answer = JSON.parse(/** @type {string} */ (created.body)); } catch (_) { return; }
-    const info = http.get(`${run.base}/cluster/node-info`, { timeout: probeWithin });
+    const info = admin(run, 'GET /cluster/node-info', 'GET', `${run.base}/cluster/node-info`, null, { timeout: probeWithin });
     if (info.status === 200) { try { tag = JSON.parse(/** @type {string} */ (info.body)).NodeTag; } catch (_) { return; } }
     const problem = placementProblem(answer, tag);
     if (problem) throw `${problem}. k6-writepath sends every request to RAVEN_URL and does not follow the database topology: point RAVEN_URL at a node of the database group, or run against a single node (docs/ravendb.md)`;
@@ -169,13 +173,13 @@ function databaseObject(cfg, run) {
 
   function writeMarker(marker) {
     const doc = JSON.stringify(Object.assign({ createdAt: new Date().toISOString(), '@metadata': { '@collection': MARKER_COLLECTION } }, marker));
-    const m = http.put(`${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, doc, ADMIN_PARAMS);
+    const m = admin(run, `PUT the marker ${MARKER_ID}`, 'PUT', `${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, doc);
     if (m.status !== 201) throw `cannot write the marker document ${MARKER_ID}: ${errorText(m)}`;
   }
 
   // undefined: no such database; null: no marker document.
   function readMarker() {
-    const r = http.get(`${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, ADMIN_PARAMS);
+    const r = admin(run, `GET the marker ${MARKER_ID}`, 'GET', `${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`);
     if (r.status === 200) return (JSON.parse(/** @type {string} */ (r.body)).Results || [])[0] || null;
     if (dbMissing(r)) return undefined;
     if (r.status === 404) return null;
@@ -192,7 +196,7 @@ function databaseContents(cfg, run) {
 
   // The database's static indexes: our map index's fields, and any other index by name.
   function shape() {
-    const r = http.get(`${run.dbUrl}/indexes`, ADMIN_PARAMS);
+    const r = admin(run, 'GET indexes', 'GET', `${run.dbUrl}/indexes`);
     if (r.status !== 200) throw `cannot read the indexes of ${run.db}: ${errorText(r)}`;
     const out = [];
     for (const ix of JSON.parse(/** @type {string} */ (r.body)).Results || []) {
@@ -211,10 +215,10 @@ function databaseContents(cfg, run) {
   // run did not create (collections/stats lists a collection emptied by a deletion with 0).
   const ownCollections = [collection, LEDGER_COLLECTION, MARKER_COLLECTION].map((c) => c.toLowerCase());
   function contents() {
-    const st = http.get(`${run.dbUrl}/collections/stats`, ADMIN_PARAMS);
+    const st = admin(run, 'GET collections/stats', 'GET', `${run.dbUrl}/collections/stats`);
     if (st.status !== 200) throw `cannot list the collections of ${run.db}: ${errorText(st)}`;
     const counts = JSON.parse(/** @type {string} */ (st.body)).Collections || {};
-    const ix = http.get(`${run.dbUrl}/indexes`, ADMIN_PARAMS);
+    const ix = admin(run, 'GET indexes', 'GET', `${run.dbUrl}/indexes`);
     if (ix.status !== 200) throw `cannot read the indexes of ${run.db}: ${errorText(ix)}`;
     const indexes = (JSON.parse(/** @type {string} */ (ix.body)).Results || []).map((i) => i.Name);
     const foreign = Object.keys(counts).filter((c) => counts[c] > 0 && !ownCollections.includes(c.toLowerCase())).map((c) => `${c}: ${counts[c]}`);
@@ -230,11 +234,11 @@ function databaseContents(cfg, run) {
 // Every document of one collection, by query (DELETE /queries "from <collection>" answers an
 // operation id; its state says Completed with the count, as recorded on 4.1.0).
 function deleteCollection(run, c) {
-  const r = http.request('DELETE', `${run.dbUrl}/queries`, JSON.stringify({ Query: `from ${c}` }), ADMIN_PARAMS);
+  const r = admin(run, `DELETE queries (from ${c})`, 'DELETE', `${run.dbUrl}/queries`, JSON.stringify({ Query: `from ${c}` }));
   if (r.status !== 200) throw `cannot delete the documents of collection ${c}: ${errorText(r)}`;
   const id = JSON.parse(/** @type {string} */ (r.body)).OperationId;
   for (const until = Date.now() + 60000; Date.now() < until; sleep(0.1)) {
-    const st = http.get(`${run.dbUrl}/operations/state?id=${id}`, ADMIN_PARAMS);
+    const st = admin(run, 'GET operations/state', 'GET', `${run.dbUrl}/operations/state?id=${id}`);
     if (st.status !== 200) throw `cannot follow the deletion of collection ${c} (operation ${id}): ${errorText(st)}`;
     const state = JSON.parse(/** @type {string} */ (st.body));
     if (state.Status === 'Completed') return;
@@ -276,11 +280,11 @@ function databaseRemoval(run, made, held) {
       }
     }
     if (ownIndex) {
-      const d = http.request('DELETE', `${run.dbUrl}/indexes?name=${encodeURIComponent(INDEX_NAME)}`, null, ADMIN_PARAMS);
+      const d = admin(run, `DELETE index ${INDEX_NAME}`, 'DELETE', `${run.dbUrl}/indexes?name=${encodeURIComponent(INDEX_NAME)}`);
       if (d.status !== 204) throw `cannot delete index ${INDEX_NAME}: ${errorText(d)}`;
       removed.push(`index ${INDEX_NAME}`);
     }
-    const m = http.request('DELETE', `${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`, null, ADMIN_PARAMS);
+    const m = admin(run, `DELETE the marker ${MARKER_ID}`, 'DELETE', `${run.dbUrl}/docs?id=${encodeURIComponent(MARKER_ID)}`);
     if (m.status !== 204) throw `cannot delete the marker document ${MARKER_ID}: ${errorText(m)}`;
     removed.push(`marker ${MARKER_ID}`);
     return `the run's documents deleted (${removed.join(', ')}); database ${run.db} left in place: it also holds ${why}`;
@@ -296,7 +300,7 @@ function databasePrimitives(cfg, run) {
   const held = databaseContents(cfg, run);
   const { empty, drop } = databaseRemoval(run, made, held);
   return {
-    probe: () => probeServer(cfg, run.base),
+    probe: () => probeServer(cfg, run),
     create: made.create,
     readMarker: made.readMarker,
     shape: held.shape,
@@ -355,18 +359,23 @@ function batchBodies(docs, prepared) {
 // only once its handler runs (Database.Operations.AddOperation in BulkInsert(),
 // src/Raven.Server/Documents/Handlers/BulkInsertHandler.cs, ravendb/ravendb v4.1), which a
 // busy server may do after the client's TIMEOUT (seen on a 2-core machine: 404 at 150 ms,
-// then the documents were stored).
-function committedByOperation(run, opId, answered) {
+// then the documents were stored). Both waits are bounded by GIVE_UP, the user's bound for a
+// server that is behind: TIMEOUT bounds one request and may be far shorter than the server's
+// queue (a fixed few seconds turned a slow machine's commits into "committed part unknown").
+function committedByOperation(cfg, run, opId, answered) {
   let st = null;
-  for (let t = 0; t < 30; t++) {
-    const r = http.get(`${run.dbUrl}/operations/state?id=${opId}`, { timeout: '10s', tags: { name: 'operations/state' } });
-    if (r.status === 404 && !answered && t < 29) { sleep(0.1); continue; }
-    if (r.status === 404) return { known: true, notFound: true, processed: 0, text: answered ? 'operation not found (the server never started it)' : 'operation not found within 3 s (not started, or not yet)' };
+  const until = Date.now() + durationMs(cfg.GIVE_UP);
+  let pause = 0.1;
+  const wait = () => { sleep(pause); pause = Math.min(1, pause * 1.5); };
+  for (;;) {
+    const r = admin(run, 'GET operations/state', 'GET', `${run.dbUrl}/operations/state?id=${opId}`, null, { timeout: '10s', tags: { name: 'operations/state' } });
+    if (r.status === 404 && !answered && Date.now() < until) { wait(); continue; }
+    if (r.status === 404) return { known: true, notFound: true, processed: 0, text: answered ? 'operation not found (the server never started it)' : `operation not found within GIVE_UP=${cfg.GIVE_UP} (not started, or not yet)` };
     if (r.status === 0) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
     if (r.status !== 200) return { known: false, processed: 0, text: `state not readable: ${errorText(r)}` };
     st = JSON.parse(/** @type {string} */ (r.body));
-    if (st.Status !== 'InProgress') break;
-    sleep(0.1);
+    if (st.Status !== 'InProgress' || Date.now() >= until) break;
+    wait();
   }
   return committedFromState(st);
 }
@@ -375,8 +384,8 @@ function committedByOperation(run, opId, answered) {
 // documents are stored, the rest are not. When the state cannot tell (the server restarted
 // and forgot the operation, or cannot be asked), the array is undetermined: part of it may be
 // committed whether or not the whole body was sent, and the verification resolves it.
-function committedPart(run, res, reason, opId, n, tags) {
-  let state = committedByOperation(run, opId, res.status !== 0);
+function committedPart(cfg, run, res, reason, opId, n, tags) {
+  let state = committedByOperation(cfg, run, opId, res.status !== 0);
   // "Never started" holds only for a request the server answered: without an answer the
   // operation may be gone with the server's memory of it (a restart) after committing.
   if (state.known && state.processed === 0 && state.notFound && res.status === 0) state = { known: false, processed: 0, text: state.text };
@@ -427,7 +436,7 @@ function bulkInsertRequests(cfg, run, batchBody) {
       if (fatal) return { responses: [res], reason, fatal, log: `[${tags.phase}] bulk insert of ${n} documents failed (${reason}): ${errorText(res)}` };
       const notNow = notNowOf(res);
       if (notNow) return { responses: [res], reason, notNow, log: `[${tags.phase}] bulk insert of ${n} documents refused (${reason}): ${errorText(res)}` };
-      return { responses: [res], settle: () => committedPart(run, res, reason, opId, n, tags) };
+      return { responses: [res], settle: () => committedPart(cfg, run, res, reason, opId, n, tags) };
     };
     return body ? request(n, body, send) : { n, bytes: 0, send };
   };
@@ -518,7 +527,7 @@ export function createTarget(cfg, prepared = {}) {
   const collection = cfg.RAVEN_COLLECTION;
   const docs = createDocs(cfg, { keyField: null, extra: `,"@metadata":{"@collection":"${collection}"}`, toBytes: asciiBuffer });
   // The server (base) and the run's database, named by bind().
-  const run = { base, db: null, dbUrl: null, batchQuery: '' };
+  const run = { base, db: null, dbUrl: null, batchQuery: '', patient: patiently(cfg, 'RavenDB', notNowOf, errorText) };
 
   function bind(runId) {
     if (run.db) return;
@@ -528,7 +537,7 @@ export function createTarget(cfg, prepared = {}) {
   }
 
   function getJson(url, what) {
-    const r = http.get(url, { timeout: '60s' });
+    const r = admin(run, `GET ${what}`, 'GET', url);
     if (r.status !== 200) throw new Error(`${what}: ${gone(run, r) || errorText(r)}`);
     return JSON.parse(/** @type {string} */ (r.body));
   }
@@ -560,7 +569,7 @@ export function createTarget(cfg, prepared = {}) {
   // key number -> stamp ("w") of the stored document; missing keys are absent from the map.
   function readStamps(nums) {
     return stampsInChunks(nums, READ_CHUNK, (chunk, out) => {
-      const r = http.get(`${run.dbUrl}/docs?${chunk.map((n) => `id=${keyName(n)}`).join('&')}`, { timeout: '60s' });
+      const r = admin(run, 'GET docs (read-back)', 'GET', `${run.dbUrl}/docs?${chunk.map((n) => `id=${keyName(n)}`).join('&')}`);
       if (r.status === 404 && chunk.length === 1) return; // one missing id answers 404
       if (r.status !== 200) throw new Error(`read-back GET /docs: ${gone(run, r) || errorText(r)}`);
       const results = JSON.parse(/** @type {string} */ (r.body)).Results || [];
@@ -574,7 +583,7 @@ export function createTarget(cfg, prepared = {}) {
     for (let i = 0; i < size; i += 10000) {
       const cmds = [];
       for (let k = i; k < Math.min(size, i + 10000); k++) cmds.push(`{"Id":"${keyName(k)}","ChangeVector":null,"Type":"PUT","Document":{"${COUNTER_FIELD}":0,"@metadata":{"@collection":"${collection}"}}}`);
-      const r = http.post(`${run.dbUrl}/bulk_docs`, `{"Commands":[${cmds.join(',')}]}`, ADMIN_PARAMS);
+      const r = admin(run, 'POST bulk_docs (counters)', 'POST', `${run.dbUrl}/bulk_docs`, `{"Commands":[${cmds.join(',')}]}`);
       if (r.status !== 201) throw new Error(`creating the counters: ${gone(run, r) || errorText(r)}`);
     }
   }
@@ -583,7 +592,7 @@ export function createTarget(cfg, prepared = {}) {
   function readById(ids, each) {
     for (let i = 0; i < ids.length; i += READ_CHUNK) {
       const chunk = ids.slice(i, i + READ_CHUNK);
-      const r = http.get(`${run.dbUrl}/docs?${chunk.map((id) => `id=${encodeURIComponent(id)}`).join('&')}`, { timeout: '60s' });
+      const r = admin(run, 'GET docs', 'GET', `${run.dbUrl}/docs?${chunk.map((id) => `id=${encodeURIComponent(id)}`).join('&')}`);
       if (r.status === 404 && chunk.length === 1) continue; // one missing id answers 404
       if (r.status !== 200) throw new Error(`GET /docs: ${gone(run, r) || errorText(r)}`);
       for (const d of JSON.parse(/** @type {string} */ (r.body)).Results || []) if (d) each(d);
@@ -598,7 +607,7 @@ export function createTarget(cfg, prepared = {}) {
 
   function putLedger(id, ledger) {
     const doc = Object.assign({}, ledger, { '@metadata': { '@collection': LEDGER_COLLECTION } });
-    const r = http.post(`${run.dbUrl}/bulk_docs`, JSON.stringify({ Commands: [{ Id: id, ChangeVector: null, Type: 'PUT', Document: doc }] }), ADMIN_PARAMS);
+    const r = admin(run, `POST bulk_docs (ledger ${id})`, 'POST', `${run.dbUrl}/bulk_docs`, JSON.stringify({ Commands: [{ Id: id, ChangeVector: null, Type: 'PUT', Document: doc }] }));
     if (r.status !== 201) throw new Error(`PUT ledger ${id}: ${gone(run, r) || errorText(r)}`);
   }
 

@@ -5,9 +5,12 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/k6-writepath/k6-writepath/test/servers/internal/notnow"
 )
 
 // stats counts what tests assert on besides data (GET /_testserver/stats): calls of
@@ -39,7 +42,12 @@ type faultConfig struct {
 	CutAfterBodyRate       float64     `json:"cutAfterBodyRate"`
 	AuthFailAfter          int         `json:"authFailAfter"`
 	UpsertHoldMs           int         `json:"upsertHoldMs"` // cursor.go: key locks held before commit
-	Seed                   int64       `json:"seed"`
+	// A window of "not now" answers (internal/notnow) over every /_api route: 503 errorNum 503,
+	// as arangod answers in startup or maintenance mode before any handler (CommTask::prepareExecution,
+	// arangodb/arangodb arangod/GeneralServer/CommTask.cpp). Its route: "<METHOD> /_api/…" without
+	// the /_db/<db> prefix, e.g. "GET /_api/collection".
+	NotNow *notnow.Config `json:"notNow,omitempty"`
+	Seed   int64          `json:"seed"`
 }
 
 type burstConfig struct {
@@ -55,6 +63,7 @@ type faults struct {
 	rng        *rand.Rand
 	writeCount int // document-write requests seen (for burst503)
 	authCount  int // requests seen (for authFailAfter)
+	notNow     notnow.Window
 }
 
 func (f *faults) set(c faultConfig) {
@@ -65,6 +74,7 @@ func (f *faults) set(c faultConfig) {
 	f.cfg = c
 	f.rng = rand.New(rand.NewSource(c.Seed))
 	f.writeCount, f.authCount = 0, 0
+	f.notNow.Set(c.NotNow)
 	f.mu.Unlock()
 }
 
@@ -96,6 +106,16 @@ func (f *faults) authRevoked() bool {
 	}
 	f.authCount++
 	return f.authCount > f.cfg.AuthFailAfter
+}
+
+// answerNotNow answers a request to /_api/… that falls in the notNow window and reports
+// whether it did. segs: the path's segments without the /_db/<db> prefix.
+func (s *server) answerNotNow(w http.ResponseWriter, r *http.Request, segs []string) bool {
+	if len(segs) < 1 || segs[0] != "_api" || !s.faults.notNow.Refuse(r.Method+" /"+strings.Join(segs, "/")) {
+		return false
+	}
+	writeError(w, 503, 503, "service unavailable due to startup or maintenance mode")
+	return true
 }
 
 // cutAfterBody decides (seeded) whether a document-write request, once read whole and

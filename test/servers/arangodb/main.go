@@ -131,6 +131,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d := s.faults.latency(); d > 0 {
 		time.Sleep(d)
 	}
+	if s.answerNotNow(w, r, segs) {
+		return
+	}
 
 	if len(segs) >= 2 && segs[0] == "_open" && segs[1] == "auth" {
 		s.handleOpenAuth(w, r, segs[2:])

@@ -34,6 +34,10 @@ package main
 //     operation, so operations/state answers 404 for it meanwhile: 4.x registers the operation
 //     only when its handler runs (BulkInsertHandler.cs, Database.Operations.AddOperation), which
 //     a busy 4.1.0 did after the client's TIMEOUT (404 at 150 ms, the documents stored later).
+//   - notNow {on, ms}: a window of 503 NodeIsPassiveException over every database route and
+//     /admin/databases (internal/notnow), opened by the first request whose route is `on`:
+//     "<METHOD> <sub-route>" of a database ("GET collections/stats", as routeDatabase names
+//     them) or "<METHOD> <path>" of the server ("DELETE /admin/databases").
 //   - seed: seeds the drop and cut decisions; every POST /_testserver/faults re-seeds
 //     and restarts the burst counter, so tests are deterministic.
 //
@@ -46,8 +50,11 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/k6-writepath/k6-writepath/test/servers/internal/notnow"
 )
 
 type burstConfig struct {
@@ -56,16 +63,17 @@ type burstConfig struct {
 }
 
 type faultConfig struct {
-	LatencyMs          int         `json:"latencyMs"`
-	LatencyJitterMs    int         `json:"latencyJitterMs"`
-	Burst503           burstConfig `json:"burst503"`
-	DropConnectionRate float64     `json:"dropConnectionRate"`
-	CutAfterBodyRate   float64     `json:"cutAfterBodyRate"`
-	IndexLagMs         int         `json:"indexLagMs"`
-	BulkInsertText     string      `json:"bulkInsertText"`
-	DeleteWindowMs     int         `json:"deleteWindowMs"`
-	BulkStartDelayMs   int         `json:"bulkStartDelayMs"`
-	Seed               int64       `json:"seed"`
+	LatencyMs          int            `json:"latencyMs"`
+	LatencyJitterMs    int            `json:"latencyJitterMs"`
+	Burst503           burstConfig    `json:"burst503"`
+	DropConnectionRate float64        `json:"dropConnectionRate"`
+	CutAfterBodyRate   float64        `json:"cutAfterBodyRate"`
+	IndexLagMs         int            `json:"indexLagMs"`
+	BulkInsertText     string         `json:"bulkInsertText"`
+	DeleteWindowMs     int            `json:"deleteWindowMs"`
+	BulkStartDelayMs   int            `json:"bulkStartDelayMs"`
+	NotNow             *notnow.Config `json:"notNow,omitempty"`
+	Seed               int64          `json:"seed"`
 }
 
 type faultState struct {
@@ -74,6 +82,7 @@ type faultState struct {
 	cfg     faultConfig
 	writes  int64
 	rng     *rand.Rand
+	notNow  notnow.Window
 }
 
 func newFaultState(cfg faultConfig) *faultState {
@@ -88,6 +97,7 @@ func (f *faultState) set(cfg faultConfig) {
 	f.cfg = cfg
 	f.writes = 0
 	f.rng = rand.New(rand.NewSource(cfg.Seed))
+	f.notNow.Set(cfg.NotNow)
 }
 
 func (f *faultState) get() faultConfig {
@@ -254,6 +264,34 @@ type startWindows struct {
 }
 
 // startAnswer answers a request that falls in a start window and reports whether it did.
+// notNowAnswer answers a request that falls in the notNow window and reports whether it did.
+// The refusal is the passive node's (startAnswer's recorded text); for /admin/databases, which
+// names its database in the body, the message says "the databases".
+func (s *server) notNowAnswer(w http.ResponseWriter, r *http.Request) bool {
+	route := r.Method + " " + r.URL.Path
+	db := dbNameFromPath(r.URL.Path)
+	if db != "" {
+		_, sub, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/databases/"), "/")
+		route = r.Method + " " + sub
+	} else if r.URL.Path != "/admin/databases" {
+		return false
+	}
+	if !s.faults.notNow.Refuse(route) {
+		return false
+	}
+	what := "the databases"
+	if db != "" {
+		what = "the database '" + db + "'"
+	}
+	writeErrorTrace(w, r, http.StatusServiceUnavailable, "Raven.Client.Exceptions.Cluster.NodeIsPassiveException",
+		fmt.Sprintf("Can't perform actions on %s while the node is passive.", what), passiveTrace)
+	return true
+}
+
+// passiveTrace: the recorded frames of a NodeIsPassiveException (startWindows).
+const passiveTrace = "   at Raven.Server.Routing.RouteInformation.CreateDatabase(RequestHandlerContext context) in C:\\Builds\\RavenDB-Stable-4.1\\src\\Raven.Server\\Routing\\RouteInformation.cs:line 88\n" +
+	"   at Raven.Server.Routing.RequestRouter.HandlePath(HttpContext context, String method, String path)"
+
 func (s *server) startAnswer(w http.ResponseWriter, r *http.Request) bool {
 	since := time.Since(s.started)
 	win := s.start
@@ -277,9 +315,7 @@ func (s *server) startAnswer(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	writeErrorTrace(w, r, http.StatusServiceUnavailable, "Raven.Client.Exceptions.Cluster.NodeIsPassiveException",
-		fmt.Sprintf("Can't perform actions on the database '%s' while the node is passive.", db),
-		"   at Raven.Server.Routing.RouteInformation.CreateDatabase(RequestHandlerContext context) in C:\\Builds\\RavenDB-Stable-4.1\\src\\Raven.Server\\Routing\\RouteInformation.cs:line 88\n"+
-			"   at Raven.Server.Routing.RequestRouter.HandlePath(HttpContext context, String method, String path)")
+		fmt.Sprintf("Can't perform actions on the database '%s' while the node is passive.", db), passiveTrace)
 	return true
 }
 

@@ -146,6 +146,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.setHeaders(w)
 
 	s.faults.applyLatency()
+	if s.notNowAnswer(w, r) {
+		return
+	}
 	if isWriteRequest(r) && s.faults.next503() {
 		// Reference §1.2: DatabaseDisabledException maps to 503.
 		db := dbNameFromPath(path)
