@@ -3,7 +3,7 @@
 // memory, the workload's shape, capabilities, the threshold file, the results folder) and the
 // run's plan as k6 and the report see it (description, ops, count basis, options), and the
 // refusals of command-line flags in setup.
-import { fail } from './parse.js';
+import { durationMs, fail } from './parse.js';
 import { stop } from './abort.js';
 import { frozenOptionsDiffer } from './guards.js';
 import { checkMemory } from './memory.js';
@@ -83,13 +83,20 @@ export function runPlan(workload, { declaration, adapter, cfg, plan, mode, parse
         readback: mode.countsPlan && description.readback !== null && !plan.loadModel,
       })),
     summaryTrendStats: TREND_STATS,
-    setupTimeout: plan.setupTimeout || '120s', // a ramped overwrite pre-loads DOCS in setup
-    teardownTimeout: '600s',
+    // A ramped overwrite pre-loads DOCS in setup; setup, teardown and verification wait out a
+    // server's "not now" answers for up to GIVE_UP, which k6 must not cut short.
+    setupTimeout: plusGiveUp(plan.setupTimeout || '120s', cfg.GIVE_UP),
+    teardownTimeout: plusGiveUp('600s', cfg.GIVE_UP),
     tags: { target: declaration.name },
   };
   // What the knobs plan, before k6 replaces the exported options with its resolved ones.
   const plannedScenarios = JSON.parse(JSON.stringify(options.scenarios));
   return { description, ops, plannedBatches, countBy, options, plannedScenarios };
+}
+
+// k6's duration text of base plus GIVE_UP (a whole number of seconds, rounded up).
+function plusGiveUp(base, giveUp) {
+  return `${Math.ceil((durationMs(base) + (giveUp ? durationMs(giveUp) : 0)) / 1000)}s`;
 }
 
 // Command-line flags show only in setup, where refusing them is an abort (exit 108): --http-debug

@@ -7,7 +7,9 @@
 // request, so it falls over the teardown whatever the machine's speed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runK6 } from '../helpers/k6.mjs';
+import { spawnSync } from 'node:child_process';
+import { k6Bin, runK6 } from '../helpers/k6.mjs';
+import { repoRoot } from '../helpers/testserver.mjs';
 import { startTestServer } from '../helpers/testserver.mjs';
 
 async function withServer(kind, args, fn) {
@@ -114,4 +116,18 @@ test('ArangoDB in maintenance mode at the teardown for longer than GIVE_UP: NOT 
     const d = await fetch(`${srv.url}/_api/database/${db}`, { method: 'DELETE' });
     assert.equal(d.status, 200);
   });
+});
+
+// Setup and teardown may each wait out a "not now" window of up to GIVE_UP: k6's own timeouts of
+// setup() and teardown() (as k6 resolves the options) leave room for it beyond their base.
+test('k6\'s setup and teardown timeouts grow with GIVE_UP, so a wait within GIVE_UP is not cut by k6', () => {
+  const inspect = (scenario, env) => {
+    const r = spawnSync(k6Bin, ['inspect', ...Object.entries({ GATEWAY_URL: 'http://127.0.0.1:9', ...env }).flatMap(([k, v]) => ['-e', `${k}=${v}`]), scenario], { cwd: repoRoot, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const o = JSON.parse(r.stdout);
+    return [o.setupTimeout, o.teardownTimeout];
+  };
+  assert.deepEqual(inspect('scenarios/postgres/insert-vs-overwrite.js', { GIVE_UP: '300s' }), ['7m0s', '15m0s']);
+  assert.deepEqual(inspect('scenarios/ravendb/insert-vs-overwrite.js', { GIVE_UP: '1h' }), ['1h2m0s', '1h10m0s']);
+  assert.deepEqual(inspect('scenarios/arangodb/insert-vs-overwrite.js', {}), ['3m0s', '11m0s']);
 });
