@@ -564,11 +564,16 @@ describe('fault knobs (separate server)', () => {
       const r = await fraw('POST', '/_api/document/f', [{ b: i }]);
       statuses.push(r.status);
       if (r.status === 503) {
-        assert.deepEqual(await r.json(), { code: 503, error: true, errorNum: 503, errorMessage: 'service unavailable' });
+        assert.deepEqual(await r.json(), { code: 503, error: true, errorNum: 503, errorMessage: 'service unavailable due to startup or maintenance mode' });
       } else await r.arrayBuffer();
     }
     assert.deepEqual(statuses, [202, 202, 503, 503, 202, 202, 503, 503]);
     assert.equal((await fraw('GET', '/_api/version')).status, 200, 'reads are not counted');
+    // a coordinator that lost a DB server: 503 with errorNum 1478
+    await setFaults({ burst503: { every: 1, length: 1, errorNum: 1478 } });
+    const lost = await fraw('POST', '/_api/document/f', [{ b: 'lost' }]);
+    assert.equal(lost.status, 503);
+    assert.deepEqual(await lost.json(), { code: 503, error: true, errorNum: 1478, errorMessage: 'A cluster backend which was required for the operation could not be reached' });
     // A 503 for a large batch arrives as a response, not as a connection reset
     // (the server drains the body before answering).
     await setFaults({ burst503: { every: 1, length: 1 } });

@@ -117,7 +117,7 @@ describe('ArangoDB failure answers (docs/fidelity.md, rows A1-A12)', () => {
     assert.equal(r.json.errorNum, 1655);
   });
 
-  test('A12 503: whole request refused, {"code":503,"error":true,"errorNum":503} (errors.yaml ERROR_HTTP_SERVICE_UNAVAILABLE); the pack reads the status only', async () => {
+  test('A12 503: whole request refused, {"code":503,"error":true,"errorNum":503} (errors.yaml ERROR_HTTP_SERVICE_UNAVAILABLE: "not now", sent again; another errorNum with 503 fails the batch)', async () => {
     const f = await call(srv.url, 'POST', '/_testserver/faults', { body: { burst503: { every: 1, length: 1 } } });
     assert.equal(f.status, 200);
     const r = await a('POST', '/_db/audit/_api/document/c', [{ _key: 'b1' }]);

@@ -138,14 +138,26 @@ test('silent=true with OVERWRITE_OP=ignore: ignored documents listed in the answ
   await api('DELETE', `/_api/database/k6wp_${r.runId}`);
 });
 
-test('503 bursts are whole-batch failures with reason http_503', async () => {
-  await setFaults({ burst503: { every: 4, length: 1 } });
+test('503 bursts of a cluster that lost a DB server (errorNum 1478) are whole-batch failures with reason http_503', async () => {
+  await setFaults({ burst503: { every: 4, length: 1, errorNum: 1478 } });
   const r = await runK6(E1, arango({ PHASES: 'load', DOCS: '2000', BATCH_SIZE: '250' }));
   await setFaults({});
   assert.equal(r.code, 99, explain(r));
   const load = r.summary.phases[0];
   // 8 batch requests, every 4th answered 503: 2 batches of 250 lost.
-  assert.deepEqual([load.docs_ok, load.docs_failed, load.failed_by_reason], [1500, 500, { http_503: 500 }]);
+  assert.deepEqual([load.docs_ok, load.docs_failed, load.failed_by_reason, load.retries], [1500, 500, { http_503: 500 }, 0]);
+});
+
+test('503 "not now" bursts (errorNum 503: startup or maintenance mode, nothing done) are sent again: none failed, retries counted', async () => {
+  await setFaults({ burst503: { every: 4, length: 1 } });
+  const r = await runK6(E1, arango({ PHASES: 'load', DOCS: '2000', BATCH_SIZE: '250', VUS: '1' }));
+  await setFaults({});
+  assert.equal(r.code, 0, explain(r));
+  const load = r.summary.phases[0];
+  assert.deepEqual([load.docs_ok, load.docs_failed], [2000, 0]);
+  assert.ok(load.retries >= 2, explain(r));
+  assert.match(r.stderr, /batch of 250 refused \(http_503\): .*startup or maintenance mode.*nothing was done: sent again after a pause \(within GIVE_UP=/);
+  assert.equal(r.summary.verification.found, 2000);
 });
 
 test('401 in the middle of the run aborts it with one clear line', async () => {
@@ -241,7 +253,7 @@ for (const [name, want] of Object.entries(CASES)) {
 }
 
 test('arangobench: injected failures of single-document writes show up by reason and trip the threshold', async () => {
-  await setFaults({ burst503: { every: 5, length: 1 } });
+  await setFaults({ burst503: { every: 5, length: 1, errorNum: 1478 } });
   const r = await runK6(E3, arango({ ARANGOBENCH_CASE: 'document', REQUESTS: '50', VUS: '1' }));
   await setFaults({});
   assert.equal(r.code, 99, explain(r));

@@ -295,6 +295,9 @@ function requests(cfg, conn, run, docs) {
       return { responses: [res], reason, log: `[${tags.phase}] batch of ${n} failed (${reason}), none sent: ${redact(res.error)}` };
     }
     if (!ok.includes(res.status)) {
+      // refused before any handler ran (startup, maintenance): the runner sends it again
+      const notNow = notNowReason(res.status, parseJson(res.body));
+      if (notNow) return { responses: [res], reason: notNow, notNow, log: `[${tags.phase}] batch of ${n} refused (${notNow}): ${describe(res)}` };
       return { responses: [res], reason: httpReason(res.status), log: `[${tags.phase}] batch of ${n} failed: ${describe(res)}`, fatal: fatal(res, `${method} ${path.split('?')[0]}`) };
     }
     const a = accountBatch(n, res.status, res.body, res.headers['X-Arango-Error-Codes'], cfg.ARANGO_SILENT);
@@ -370,6 +373,8 @@ function documentRequests(conn, run, fatal) {
       p.tags = { name: `${method} /_api/document ${tags.op}`, phase: tags.phase, op: tags.op };
       const res = http.request(method, `${run.prefix}${path}`, body, p);
       if (ok.includes(res.status)) return { responses: [res] };
+      const notNow = res.status === 0 ? null : notNowReason(res.status, parseJson(res.body));
+      if (notNow) return { responses: [res], reason: notNow, notNow, log: `[${tags.op}] ${method} ${path.split('?')[0]} refused (${notNow}): ${describe(res)}` };
       return { responses: [res], reason: singleReason(res), log: `[${tags.op}] ${method} ${path.split('?')[0]} failed (${singleReason(res)}): ${describe(res)}`,
         fatal: res.status === 0 ? null : fatal(res, `${method} ${path.split('?')[0]}`) };
     });

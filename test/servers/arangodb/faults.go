@@ -53,6 +53,11 @@ type faultConfig struct {
 type burstConfig struct {
 	Every  int `json:"every"`
 	Length int `json:"length"`
+	// ErrorNum of the 503: 503 (the default) as arangod answers in startup or maintenance mode
+	// before any handler runs ("not now"); 1478 as a coordinator answers when a DB server it
+	// needs cannot be reached (arangodb/arangodb lib/Basics/errors.dat,
+	// TRI_ERROR_CLUSTER_BACKEND_UNAVAILABLE).
+	ErrorNum int `json:"errorNum,omitempty"`
 }
 
 // faults holds the active config plus its counters; setting a config resets
@@ -131,21 +136,24 @@ func (f *faults) cutAfterBody() bool {
 // connection mid-body or answer 503. Bursts: of every `every` consecutive
 // document-write requests the LAST `length` get 503 (so with every=5,
 // length=2 requests 4,5,9,10,... fail).
-func (f *faults) writeFault() (drop, burst bool) {
+func (f *faults) writeFault() (drop bool, burst int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.writeCount++
 	if f.cfg.DropConnectionRate > 0 && f.rng.Float64() < f.cfg.DropConnectionRate {
-		return true, false
+		return true, 0
 	}
 	b := f.cfg.Burst503
 	if b.Every > 0 && b.Length > 0 {
 		pos := (f.writeCount - 1) % b.Every
 		if pos >= b.Every-b.Length {
-			return false, true
+			if b.ErrorNum != 0 {
+				return false, b.ErrorNum
+			}
+			return false, 503
 		}
 	}
-	return false, false
+	return false, 0
 }
 
 // answerWriteFault applies writeFault to one write request: it drops the connection or answers
@@ -154,10 +162,12 @@ func (s *server) answerWriteFault(w http.ResponseWriter, r *http.Request) bool {
 	drop, burst := s.faults.writeFault()
 	if drop {
 		dropConnection(w, r)
-	} else if burst {
-		writeError(w, 503, 503, "service unavailable")
+	} else if burst == 503 {
+		writeError(w, 503, 503, "service unavailable due to startup or maintenance mode")
+	} else if burst != 0 {
+		writeError(w, 503, burst, "A cluster backend which was required for the operation could not be reached")
 	}
-	return drop || burst
+	return drop || burst != 0
 }
 
 // cutAfterCommit: with cutAfterBodyRate, a write request is handled in full (read whole,
