@@ -13,6 +13,13 @@ const single = {
   thresholds: (parsed) => parsed,
   segmentRefusal: (segment) => `--execution-segment ${segment} needs DISTRIBUTED=1 and the same explicit RUN_ID on every instance (docs/scale-out.md)`,
   readbackBy: 'the VUs read back their overwritten keys after their last batch (the summary below judges both)',
+  // A setup k6 stopped from outside: its objects may exist (created, or half made), and no
+  // teardown drops them; the target says how to (without RUN_ID no line names them).
+  leftInSetup: (adapter, runId) => {
+    if (!runId) return 'the run\'s objects (named after the RUN_ID setup drew, which no line shows: give RUN_ID to name them) may be left on the server';
+    adapter.bind(runId);
+    return adapter.leftBehind ? adapter.leftBehind() : 'the run\'s objects may be left on the server';
+  },
 };
 const instance = {
   lifecycle: 'join', writes: true, prepares: false, verifies: false,
@@ -20,6 +27,7 @@ const instance = {
   // An instance sees only its part: the merge judges the union (scripts/merge-results.mjs).
   thresholds: (parsed) => ({ ...parsed, verify: false }),
   segmentRefusal: () => null,
+  leftInSetup: (_adapter, runId) => `the run's objects may be left, as they are for the other instances: verify the union and drop them with scripts/verify-distributed (RUN_ID=${runId})`,
 };
 const verify = {
   lifecycle: 'verify', writes: false, prepares: false, verifies: true,
@@ -30,6 +38,7 @@ const verify = {
   readbackBy: 'the instances\' VUs read back their overwritten keys after their last batch (merge-results adds them up)',
   // It did not write the objects: one whose count is not the plan's is left in place (lifecycle.js).
   contradiction: (v) => (v && v.expected !== null && v.found !== v.expected ? `it holds ${v.found} documents where the instances' plan writes ${v.expected}` : null),
+  leftInSetup: (_adapter, runId) => `this step creates nothing and dropped nothing: the run's objects are as the instances left them (run scripts/verify-distributed again, RUN_ID=${runId})`,
 };
 
 export function runMode(cfg, adapter, targetName) {
