@@ -151,7 +151,7 @@ function phaseRatios(phases) {
   return ratios;
 }
 
-// The report of a run: buildReport(k6's summary data, meta) -> { runId, text, json, junit }.
+// The report of a run: buildReport(k6's summary data, meta) -> { runId, text, json, junit, cutLine }.
 // meta: cfg (publicConfig), verifyGate, description (the workload's describe()), phases,
 // target, experiment, reasons, ops, sections (the workload's own parts), resultsAt, cut (a run
 // k6 stopped in or before setup: interruptedLine).
@@ -202,7 +202,7 @@ export function buildReport(data, meta) {
   if (extra.verification) Object.assign(json.verification, extra.verification);
   const text = `${[...(extra.before || []), ...lines, ...(extra.after || [])].join('\n')}\n`;
   const junit = junitXml(`k6-writepath ${view.tep}${meta.target} ${meta.experiment}`, junitCases(view));
-  return { runId, text, json, junit };
+  return { runId, text, json, junit, cutLine: meta.cut ? interruptedLine(meta.cut) : null };
 }
 
 // A run k6 stopped in setup or before it (lib/scenario.js setupCut: a signal, setupTimeout): one

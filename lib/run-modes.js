@@ -4,7 +4,8 @@
 // others; the verify step writes nothing and verifies the union after all instances.
 import { fail } from './parse.js';
 import { stop } from './abort.js';
-import { docsFailedResolved, verifyError, verifyUnaccounted, verifyUnaccountedMax } from './metrics.js';
+import { docsFailedResolved, packStopped, setupBegan, verifyError, verifyUnaccounted, verifyUnaccountedMax } from './metrics.js';
+import { M } from './metric-names.js';
 
 const single = {
   lifecycle: 'own', writes: true, prepares: true, verifies: true,
@@ -65,6 +66,31 @@ export function instanceLabel(segment, sequence) {
   const seq = sequence ? String(sequence).split(',').map((x) => x.trim()) : [];
   const i = seq.indexOf(start);
   return i >= 0 ? String(i + 1) : String(segment).replace(/[^0-9]+/g, '_');
+}
+
+// setup(), counted: began before anything reaches the database; a refusal it throws (bad input
+// the server revealed; its line says why) counts as one of the pack's stops (lib/abort.js).
+export function countedSetup(body) {
+  setupBegan.add(1);
+  try {
+    return body();
+  } catch (e) {
+    packStopped.add(1);
+    throw e;
+  }
+}
+
+// A summary without setup's data, and no stop of the pack counted: k6 stopped setup from outside
+// (a signal, setupTimeout) or the run before setup began. k6 runs no teardown then (grafana/k6
+// v1.1.0 internal/execution/scheduler.go: Run returns first), so the summary says what may be
+// left (lib/report.js interruptedLine). null: the pack stopped it, its own line says why.
+export function setupCut(data, mode, adapter, runId, options) {
+  const n = (name) => (data.metrics[name] ? data.metrics[name].values.count : 0);
+  if (n(M.packStopped) > 0) return null;
+  const instance = instanceLabel(options.executionSegment, options.executionSegmentSequence);
+  const began = n(M.setupBegan) > 0;
+  return { where: began ? 'setup' : 'before setup', runId: runId || null, instance, segment: instance ? options.executionSegment : null,
+    left: began ? mode.leftInSetup(adapter, runId) : null };
 }
 
 // Teardown: an instance keeps the objects for the others; otherwise the workload verifies,

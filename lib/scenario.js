@@ -3,10 +3,9 @@
 // handleSummary. A scenario file is just:  const s = scenario(workload, target, __ENV);  where
 // target is a target module (lib/targets/<db>/<db>.js: createTarget and its declaration).
 import { loadConfig, newRunId, planSignature, publicConfig } from './config.js';
-import { packStopped, planRemaining, setupBegan } from './metrics.js';
-import { M } from './metric-names.js';
+import { planRemaining } from './metrics.js';
 import { batchRunner } from './targets/outcome.js';
-import { finish, instanceLabel, runMode, segmentOf } from './run-modes.js';
+import { countedSetup, finish, runMode, segmentOf, setupCut } from './run-modes.js';
 import exec from 'k6/execution';
 
 // k6 runs this init code for its options pass, setup, teardown and the summary (__VU 0) and
@@ -16,7 +15,7 @@ import exec from 'k6/execution';
 // environment, so what that context accepted, a VU would too.
 const VU0 = !(typeof __VU === 'number' && __VU > 0);
 const init = VU0 ? require('./run-init.js') : null;
-const { buildReport, interruptedLine } = VU0 ? require('./report.js') : {};
+const { buildReport } = VU0 ? require('./report.js') : {};
 const { renderHtml } = VU0 ? require('./report-html.js') : {};
 
 export function scenario(workload, { createTarget, declaration }, env, { configure = (/** @type {any} */ _cfg) => {} } = {}) {
@@ -34,17 +33,8 @@ export function scenario(workload, { createTarget, declaration }, env, { configu
   const derived = VU0 ? init.runPlan(workload, { declaration, adapter, cfg, plan, mode, parsed }) : null;
   const state = {};
 
-  function setup() {
-    // Before anything reaches the database: a summary without setup's data tells by these
-    // counters whether k6 stopped setup from outside (setupCut).
-    setupBegan.add(1);
-    try {
-      return setupRun();
-    } catch (e) {
-      packStopped.add(1); // a refusal thrown (bad input the server revealed): its line says why
-      throw e;
-    }
-  }
+  // (countedSetup: a summary without setup's data tells from it whether k6 stopped setup from outside)
+  const setup = () => countedSetup(setupRun);
 
   function setupRun() {
     init.refuseFlags(cfg, derived.plannedScenarios, exec.test.options);
@@ -84,43 +74,23 @@ export function scenario(workload, { createTarget, declaration }, env, { configu
     // workload from these. parsed.verify false makes the verification information only.
     const runId = (data.setup_data || {}).runId;
     const resultsAt = layout === 'nested' ? `${cfg.RESULTS_DIR}/${runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${runId}-*` : null;
-    const cut = runId ? null : setupCut(data);
+    const cut = runId ? null : setupCut(data, mode, adapter, cfg.RUN_ID, exec.test.options);
     const r = buildReport(data, { cfg: publicConfig(cfg), verifyGate: parsed.verify, description: derived.description, phases: cfg.PHASES, target: targetName, experiment: workload.EXPERIMENT, reasons: adapter.reasons, ops: derived.ops,
       sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: adapter }) : null, resultsAt, cut });
     const out = { stdout: r.text };
-    if (cut) return Object.assign(out, interruptedFiles(cut, r));
-    if (!r.runId || layout === 'none') return out;
+    if (cut) console.log(`k6-writepath: ${r.cutLine}`); // scripts/run ends on this line
+    const id = r.runId || (cut && cut.runId);
+    if (!id || layout === 'none') return out;
     // Instances of one distributed run share RUN_ID (and, on one machine, the folder).
-    const prefix = (layout === 'nested' ? `${cfg.RESULTS_DIR}/${r.runId}/` : `${cfg.RESULTS_DIR}/${r.runId}-`) + mode.filePrefix(data.setup_data || {});
+    const prefix = (layout === 'nested' ? `${cfg.RESULTS_DIR}/${id}/` : `${cfg.RESULTS_DIR}/${id}-`) + mode.filePrefix(data.setup_data || cut);
     out[`${prefix}summary.txt`] = r.text;
-    out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
     out[`${prefix}junit.xml`] = r.junit;
+    // Stopped in setup: nothing measured, so no summary.json (history, REPEAT's aggregate and
+    // merge-results take it for a measured run) and no report.html.
+    if (cut) return out;
+    out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
     if (cfg.HTML_REPORTER !== 'none') out[`${prefix}report.html`] = renderHtml(r.json, derived.description);
     return out;
-  }
-
-  // Setup did not finish, and the pack did not stop it (lib/abort.js counts its stops): k6 stopped
-  // it from outside (a signal, setupTimeout), or stopped the run before setup began. Teardown
-  // does not run then (grafana/k6 internal/execution/scheduler.go: Run returns before it), so
-  // the summary says what may be left. null: the pack's own line says why (no summary files).
-  function setupCut(data) {
-    const n = (name) => (data.metrics[name] ? data.metrics[name].values.count : 0);
-    if (n(M.packStopped) > 0) return null;
-    const o = exec.test.options;
-    const instance = instanceLabel(o.executionSegment, o.executionSegmentSequence);
-    const began = n(M.setupBegan) > 0;
-    return { where: began ? 'setup' : 'before setup', runId: cfg.RUN_ID || null, instance, segment: instance ? o.executionSegment : null,
-      left: began ? mode.leftInSetup(adapter, cfg.RUN_ID) : null };
-  }
-
-  // summary.txt and junit.xml of a run stopped in (or before) setup, and its one line (scripts/run
-  // reads it): no summary.json, report.html: nothing was measured, and the tools that read
-  // summary.json (history, REPEAT's aggregate, merge-results) take only measured runs.
-  function interruptedFiles(cut, r) {
-    console.log(`k6-writepath: ${interruptedLine(cut)}`);
-    if (!cut.runId || layout === 'none') return {};
-    const prefix = (layout === 'nested' ? `${cfg.RESULTS_DIR}/${cut.runId}/` : `${cfg.RESULTS_DIR}/${cut.runId}-`) + mode.filePrefix({ instance: cut.instance });
-    return { [`${prefix}summary.txt`]: r.text, [`${prefix}junit.xml`]: r.junit };
   }
 
   return { cfg, plan, options: derived && derived.options, setup, run: iteration, teardown, handleSummary };
