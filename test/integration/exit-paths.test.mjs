@@ -243,7 +243,7 @@ function interruptedInSetup({ code, stderr, runId, dir }) {
   return m[1];
 }
 
-test('SIGTERM while setup waits for its first answer: summary.txt and junit.xml say interrupted in setup, the last line names the table that may be left and its drop command; no table made; exit 105', async () => {
+test('SIGTERM while setup waits for its first answer: summary.txt and junit.xml say interrupted in setup, the last line names the table that may be left and its drop command; no table made; exit 105 (a setup the pack stops itself is not called interrupted)', async () => {
   let first = true;
   const d = await signalInSetup(() => { const h = first; first = false; return h; });
   try {
@@ -252,6 +252,13 @@ test('SIGTERM while setup waits for its first answer: summary.txt and junit.xml 
   } finally {
     await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${d.runId}`);
   }
+  // The counterpart: setup stopped by the pack (an unreachable database): its own line, 108, no summary.
+  const u = startRun(uniqueRunId('exitu'), { env: { PG_URL: 'postgres://u:p@127.0.0.1:9/x?sslmode=disable&connect_timeout=2' } });
+  const { code, stderr } = await u.done;
+  assert.equal(code, 108, stderr);
+  assert.match(stderr, /msg="test aborted: PG_URL: cannot reach PostgreSQL/);
+  assert.doesNotMatch(stderr, /interrupted in setup/);
+  assert.deepEqual(readdirSync(u.dir), ['junit.xml']);
 });
 
 test('SIGTERM once setup has created the table and its marker (the answer held): the table is left, the last line names it and its drop command, which drops it; exit 105', async () => {
