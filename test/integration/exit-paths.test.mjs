@@ -303,13 +303,14 @@ test('a signal while k6 is starting (before it takes signals): exit 105, one lin
 
 // A signal in a wrapper's first moments, before its trap was set, ended it by the signal itself
 // (143, no line). A dirname on PATH that waits (the wrappers' first command) pins that moment
-// (it goes on once the test says so or has removed its folder).
-async function signalAtStart(wrapper, args) {
+// (it goes on once the test says so or has removed its folder). only: the first call whose
+// shell's command line holds this text waits (REPEAT's repetitions: -e REPEAT=1).
+async function signalAtStart(wrapper, args, { only = '' } = {}) {
   const tmp = mkdtempSync(path.join(tmpdir(), 'k6wp-start-'));
   const ready = path.join(tmp, 'ready');
   const go = path.join(tmp, 'go');
   const real = spawnSync('bash', ['-c', 'command -v dirname'], { encoding: 'utf8' }).stdout.trim();
-  writeFileSync(path.join(tmp, 'dirname'), `#!/bin/sh\n: > '${ready}'\nwhile [ -e '${ready}' ] && [ ! -e '${go}' ]; do sleep 0.05; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
+  writeFileSync(path.join(tmp, 'dirname'), `#!/bin/sh\nif [ ! -e '${go}' ] && tr '\\0' ' ' < /proc/$PPID/cmdline | grep -q -- '${only}'; then\n: > '${ready}'\nwhile [ -e '${ready}' ] && [ ! -e '${go}' ]; do sleep 0.05; done\nfi\nexec '${real}' "$@"\n`, { mode: 0o755 });
   const results = mkdtempSync(path.join(tmpdir(), 'k6wp-start-res-'));
   const child = spawn(path.join(repoRoot, 'scripts', wrapper), args, {
     cwd: repoRoot, detached: true,
@@ -336,6 +337,15 @@ test('a signal in scripts/run\'s first moments (its first command): one line and
   assert.deepEqual([d.code, d.signal], [105, null], d.stderr);
   assert.equal(d.stderr, 'scripts/run: SIGTERM received before k6 started: the run stopped, nothing was written\n');
   assert.deepEqual(readdirSync(d.results), [], 'nothing written');
+});
+
+test('a signal while a REPEAT repetition is in its first moments: the repetition ends with its line and 105 (not 143), the next does not start, exit 105', async () => {
+  const runId = uniqueRunId('exitrf');
+  const d = await signalAtStart('run', [scenario, '-e', `RUN_ID=${runId}`, '-e', 'REPEAT=2'], { only: 'REPEAT=1' });
+  assert.deepEqual([d.code, d.signal], [105, null], d.stderr);
+  assert.match(d.stderr, /^scripts\/run: SIGTERM received before k6 started: the run stopped, nothing was written$/m);
+  assert.match(d.stderr, /^scripts\/run: repetition 1 of 2 ended with exit 105: the remaining repetitions do not run$/m);
+  assert.doesNotMatch(d.stderr, /repetition 2 of 2/);
 });
 
 test('a signal in scripts/run-distributed\'s first moments, before any instance started: one line and exit 105, not 143; nothing written', async () => {
