@@ -43,4 +43,8 @@ export const M = {
   ledgerUndetermined: 'writepath_ledger_undetermined', // Counter (teardown): increments without an answer (timeout, connection): applied or not
   countersSum: 'writepath_counters_sum',            // Gauge (teardown): the sum of the counters read back (all start at 0)
   ledgerUnstored: 'writepath_ledger_unstored',  // Counter: + increments begun (VUs), - increments in the stored ledgers (teardown); > 0 = a VU's ledger is missing
+  // How far setup got, for a summary without setup's data (lib/scenario.js): began and not
+  // stopped by the pack = k6 stopped it from outside (a signal, setupTimeout).
+  setupBegan: 'writepath_setup_began', // Counter: 1 when setup() begins, before it reaches the database
+  packStopped: 'writepath_pack_stopped', // Counter: the pack's own stops (lib/abort.js stop()) and refusals thrown in setup
 };

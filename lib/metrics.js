@@ -59,6 +59,8 @@ export const ledgerAcked = new Counter(M.ledgerAcked);
 export const ledgerFailed = new Counter(M.ledgerFailed);
 export const ledgerUndetermined = new Counter(M.ledgerUndetermined);
 export const countersSum = new Gauge(M.countersSum);
+export const setupBegan = new Counter(M.setupBegan);
+export const packStopped = new Counter(M.packStopped);
 
 
 // A verification that counts and reads nothing back (bulk insert, a ramped load or

@@ -151,9 +151,10 @@ function phaseRatios(phases) {
   return ratios;
 }
 
-// The report of a run: buildReport(k6's summary data, meta) -> { runId, text, json, junit }.
+// The report of a run: buildReport(k6's summary data, meta) -> { runId, text, json, junit, cutLine }.
 // meta: cfg (publicConfig), verifyGate, description (the workload's describe()), phases,
-// target, experiment, reasons, ops, sections (the workload's own parts), resultsAt.
+// target, experiment, reasons, ops, sections (the workload's own parts), resultsAt, cut (a run
+// k6 stopped in or before setup: interruptedLine).
 export function buildReport(data, meta) {
   const setup = data.setup_data || {};
   const runId = setup.runId || null;
@@ -201,14 +202,23 @@ export function buildReport(data, meta) {
   if (extra.verification) Object.assign(json.verification, extra.verification);
   const text = `${[...(extra.before || []), ...lines, ...(extra.after || [])].join('\n')}\n`;
   const junit = junitXml(`k6-writepath ${view.tep}${meta.target} ${meta.experiment}`, junitCases(view));
-  return { runId, text, json, junit };
+  return { runId, text, json, junit, cutLine: meta.cut ? interruptedLine(meta.cut) : null };
+}
+
+// A run k6 stopped in setup or before it (lib/scenario.js setupCut: a signal, setupTimeout): one
+// line for the summary, the log (scripts/run reads it) and junit.xml.
+export function interruptedLine(cut) {
+  const who = `run ${cut.runId || '(no RUN_ID given)'}${cut.instance ? ` as instance ${cut.instance} (segment ${cut.segment})` : ''}`;
+  if (cut.where !== 'setup') return `${who} interrupted before setup began (k6 was starting its VUs): nothing was measured, nothing was created`;
+  return `${who} interrupted in setup (k6 stopped it from outside: a signal, or setupTimeout ran out; teardown does not run then): nothing was measured; ${cut.left}`;
 }
 
 function headLines({ meta, json, setup, tep }) {
   const lines = [];
   const server = setup.target ? (setup.target.serverVersion ? `${setup.target.serverVersion}` : setup.target.version) : 'setup did not finish';
-  lines.push(`k6-writepath · ${tep}${meta.target} · ${meta.experiment} · run ${json.run_id || '(none)'}`);
+  lines.push(`k6-writepath · ${tep}${meta.target} · ${meta.experiment} · run ${json.run_id || (meta.cut && meta.cut.runId) || '(none)'}`);
   lines.push(`server: ${server}`);
+  if (meta.cut) lines.push(interruptedLine(meta.cut));
   if (json.test_endpoint) lines.push(`${TEST_ENDPOINT}: a k6-writepath API test server answered, not a database; these figures test the pack and measure no database.`);
   if (setup.target && setup.target.settings) lines.push(`settings: ${settingsText(setup.target.settings)}`);
   if (meta.description && meta.description.line) lines.push(meta.description.line);
@@ -284,8 +294,9 @@ function junitCases({ meta, json, gate, distributed }) {
   const v = json.verification;
   const classname = `${meta.target}.${meta.experiment}`;
   /** @type {{ classname: string, name: string, failure: string | null, out?: string }[]} */
-  const cases = json.thresholds.map((t) => ({ classname, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}${showObserved(t)}` }));
-  if (!json.run_id) cases.push({ classname, name: 'setup', failure: 'the run did not start (database unreachable, bad input or refused objects)' });
+  // A run stopped in setup measured nothing: no threshold case would mean anything (all "passed").
+  const cases = meta.cut ? [] : json.thresholds.map((t) => ({ classname, name: `${t.metric} ${t.threshold}`, failure: t.ok ? null : `threshold crossed: ${t.metric} ${t.threshold}${showObserved(t)}` }));
+  if (!json.run_id) cases.push({ classname, name: 'setup', failure: meta.cut ? interruptedLine(meta.cut) : 'the run did not start (database unreachable, bad input or refused objects)' });
   else if (!v.ran && distributed !== '1') cases.push({ classname, name: 'verification', failure: `did not run: ${v.why}` });
   if (v.ran && v.partial) {
     cases.push({ classname, name: 'verification: plan completed', failure: 'the run stopped before its plan finished' });

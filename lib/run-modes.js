@@ -4,7 +4,8 @@
 // others; the verify step writes nothing and verifies the union after all instances.
 import { fail } from './parse.js';
 import { stop } from './abort.js';
-import { docsFailedResolved, verifyError, verifyUnaccounted, verifyUnaccountedMax } from './metrics.js';
+import { docsFailedResolved, packStopped, setupBegan, verifyError, verifyUnaccounted, verifyUnaccountedMax } from './metrics.js';
+import { M } from './metric-names.js';
 
 const single = {
   lifecycle: 'own', writes: true, prepares: true, verifies: true,
@@ -13,6 +14,13 @@ const single = {
   thresholds: (parsed) => parsed,
   segmentRefusal: (segment) => `--execution-segment ${segment} needs DISTRIBUTED=1 and the same explicit RUN_ID on every instance (docs/scale-out.md)`,
   readbackBy: 'the VUs read back their overwritten keys after their last batch (the summary below judges both)',
+  // A setup k6 stopped from outside: its objects may exist (created, or half made), and no
+  // teardown drops them; the target says how to (without RUN_ID no line names them).
+  leftInSetup: (adapter, runId) => {
+    if (!runId) return 'the run\'s objects (named after the RUN_ID setup drew, which no line shows: give RUN_ID to name them) may be left on the server';
+    adapter.bind(runId);
+    return adapter.leftBehind ? adapter.leftBehind() : 'the run\'s objects may be left on the server';
+  },
 };
 const instance = {
   lifecycle: 'join', writes: true, prepares: false, verifies: false,
@@ -20,6 +28,7 @@ const instance = {
   // An instance sees only its part: the merge judges the union (scripts/merge-results.mjs).
   thresholds: (parsed) => ({ ...parsed, verify: false }),
   segmentRefusal: () => null,
+  leftInSetup: (_adapter, runId) => `the run's objects may be left, as they are for the other instances: verify the union and drop them with scripts/verify-distributed (RUN_ID=${runId})`,
 };
 const verify = {
   lifecycle: 'verify', writes: false, prepares: false, verifies: true,
@@ -30,6 +39,7 @@ const verify = {
   readbackBy: 'the instances\' VUs read back their overwritten keys after their last batch (merge-results adds them up)',
   // It did not write the objects: one whose count is not the plan's is left in place (lifecycle.js).
   contradiction: (v) => (v && v.expected !== null && v.found !== v.expected ? `it holds ${v.found} documents where the instances' plan writes ${v.expected}` : null),
+  leftInSetup: (_adapter, runId) => `this step creates nothing and dropped nothing: the run's objects are as the instances left them (run scripts/verify-distributed again, RUN_ID=${runId})`,
 };
 
 export function runMode(cfg, adapter, targetName) {
@@ -56,6 +66,31 @@ export function instanceLabel(segment, sequence) {
   const seq = sequence ? String(sequence).split(',').map((x) => x.trim()) : [];
   const i = seq.indexOf(start);
   return i >= 0 ? String(i + 1) : String(segment).replace(/[^0-9]+/g, '_');
+}
+
+// setup(), counted: began before anything reaches the database; a refusal it throws (bad input
+// the server revealed; its line says why) counts as one of the pack's stops (lib/abort.js).
+export function countedSetup(body) {
+  setupBegan.add(1);
+  try {
+    return body();
+  } catch (e) {
+    packStopped.add(1);
+    throw e;
+  }
+}
+
+// A summary without setup's data, and no stop of the pack counted: k6 stopped setup from outside
+// (a signal, setupTimeout) or the run before setup began. k6 runs no teardown then (grafana/k6
+// v1.1.0 internal/execution/scheduler.go: Run returns first), so the summary says what may be
+// left (lib/report.js interruptedLine). null: the pack stopped it, its own line says why.
+export function setupCut(data, mode, adapter, runId, options) {
+  const n = (name) => (data.metrics[name] ? data.metrics[name].values.count : 0);
+  if (n(M.packStopped) > 0) return null;
+  const instance = instanceLabel(options.executionSegment, options.executionSegmentSequence);
+  const began = n(M.setupBegan) > 0;
+  return { where: began ? 'setup' : 'before setup', runId: runId || null, instance, segment: instance ? options.executionSegment : null,
+    left: began ? mode.leftInSetup(adapter, runId) : null };
 }
 
 // Teardown: an instance keeps the objects for the others; otherwise the workload verifies,

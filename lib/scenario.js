@@ -5,7 +5,7 @@
 import { loadConfig, newRunId, planSignature, publicConfig } from './config.js';
 import { planRemaining } from './metrics.js';
 import { batchRunner } from './targets/outcome.js';
-import { finish, runMode, segmentOf } from './run-modes.js';
+import { countedSetup, finish, runMode, segmentOf, setupCut } from './run-modes.js';
 import exec from 'k6/execution';
 
 // k6 runs this init code for its options pass, setup, teardown and the summary (__VU 0) and
@@ -33,7 +33,10 @@ export function scenario(workload, { createTarget, declaration }, env, { configu
   const derived = VU0 ? init.runPlan(workload, { declaration, adapter, cfg, plan, mode, parsed }) : null;
   const state = {};
 
-  function setup() {
+  // (countedSetup: a summary without setup's data tells from it whether k6 stopped setup from outside)
+  const setup = () => countedSetup(setupRun);
+
+  function setupRun() {
     init.refuseFlags(cfg, derived.plannedScenarios, exec.test.options);
     const runId = cfg.RUN_ID || newRunId();
     const { instance, segment } = segmentOf(mode, exec.test.options);
@@ -71,15 +74,21 @@ export function scenario(workload, { createTarget, declaration }, env, { configu
     // workload from these. parsed.verify false makes the verification information only.
     const runId = (data.setup_data || {}).runId;
     const resultsAt = layout === 'nested' ? `${cfg.RESULTS_DIR}/${runId}/` : layout === 'flat' ? `${cfg.RESULTS_DIR}/${runId}-*` : null;
+    const cut = runId ? null : setupCut(data, mode, adapter, cfg.RUN_ID, exec.test.options);
     const r = buildReport(data, { cfg: publicConfig(cfg), verifyGate: parsed.verify, description: derived.description, phases: cfg.PHASES, target: targetName, experiment: workload.EXPERIMENT, reasons: adapter.reasons, ops: derived.ops,
-      sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: adapter }) : null, resultsAt });
+      sections: workload.sections ? (d) => workload.sections(d, { cfg, plan, target: adapter }) : null, resultsAt, cut });
     const out = { stdout: r.text };
-    if (!r.runId || layout === 'none') return out;
+    if (cut) console.log(`k6-writepath: ${r.cutLine}`); // scripts/run ends on this line
+    const id = r.runId || (cut && cut.runId);
+    if (!id || layout === 'none') return out;
     // Instances of one distributed run share RUN_ID (and, on one machine, the folder).
-    const prefix = (layout === 'nested' ? `${cfg.RESULTS_DIR}/${r.runId}/` : `${cfg.RESULTS_DIR}/${r.runId}-`) + mode.filePrefix(data.setup_data || {});
+    const prefix = (layout === 'nested' ? `${cfg.RESULTS_DIR}/${id}/` : `${cfg.RESULTS_DIR}/${id}-`) + mode.filePrefix(data.setup_data || cut);
     out[`${prefix}summary.txt`] = r.text;
-    out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
     out[`${prefix}junit.xml`] = r.junit;
+    // Stopped in setup: nothing measured, so no summary.json (history, REPEAT's aggregate and
+    // merge-results take it for a measured run) and no report.html.
+    if (cut) return out;
+    out[`${prefix}summary.json`] = JSON.stringify(r.json, null, 2);
     if (cfg.HTML_REPORTER !== 'none') out[`${prefix}report.html`] = renderHtml(r.json, derived.description);
     return out;
   }

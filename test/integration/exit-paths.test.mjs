@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
@@ -144,7 +144,8 @@ test('a second signal stops k6 at once: junit.xml still written, one line says t
 
 // A relay between k6 and a real gateway that passes every request on, except the one hold(url,
 // body) picks: that one it keeps, unanswered, until k6 goes away (relay.held resolves when it
-// arrives). Nothing of it reaches the database.
+// arrives). Nothing of it reaches the database. hold() returning 'answer' passes the request on
+// and keeps the gateway's answer instead (relay.held resolves once the database has answered).
 async function holdingRelay(gateUrl, hold) {
   const agent = new http.Agent({ keepAlive: true });
   let held;
@@ -154,8 +155,10 @@ async function holdingRelay(gateUrl, hold) {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (hold(req.url, body.toString())) { held(); return; }
+      const how = hold(req.url, body.toString());
+      if (how === true) { held(); return; }
       const up = http.request(`${gateUrl}${req.url}`, { method: req.method, headers: req.headers, agent }, (ur) => {
+        if (how === 'answer') { ur.resume(); ur.on('end', held); return; }
         res.writeHead(ur.statusCode, ur.headers);
         ur.pipe(res);
       });
@@ -198,6 +201,158 @@ test('a signal inside the ledger step (one ledger stored, one not): no lost or p
     gateway.stop();
     await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${runId}`);
   }
+});
+
+// A signal while k6 runs setup(): k6 stops setup, skips teardown and still calls handleSummary,
+// without setup's data (grafana/k6 v1.1.0 internal/execution/scheduler.go Run,
+// internal/cmd/run.go). The pack wrote no file then, and a table setup had made was named
+// nowhere. The relay holds one request of setup (hold: see holdingRelay) until the signal.
+async function signalInSetup(hold) {
+  const gateway = startGateway({ PG_URL });
+  const relay = await holdingRelay(gateway.url, hold);
+  const runId = uniqueRunId('exits');
+  const r = startRun(runId, { env: { GATEWAY_URL: relay.url, WP_GATEWAY_TOKEN: gateway.token, PG_URL: '' } });
+  try {
+    await Promise.race([relay.held, r.done]);
+    process.kill(r.child.pid, 'SIGTERM');
+    return { ...(await r.done), runId, dir: r.dir };
+  } finally {
+    await relay.close();
+    gateway.stop();
+  }
+}
+
+// What every signal in setup leaves: exit 105, summary.txt and junit.xml saying interrupted in
+// setup and nothing measured (no summary.json: nothing to aggregate), and the wrapper's last line
+// naming the table that may be left with its drop command. -> that command's SQL
+function interruptedInSetup({ code, stderr, runId, dir }) {
+  assert.equal(code, 105, stderr);
+  const last = stderr.trim().split('\n').pop();
+  const m = last.match(new RegExp(`^scripts/run: SIGTERM received: run ${runId} interrupted in setup \\(k6 stopped it from outside: a signal, or setupTimeout ran out; teardown does not run then\\): nothing was measured; table public\\.k6wp_${runId} may be left on the server .*drop it with psql "\\$PG_URL" -c '(DROP TABLE "public"\\.k6wp_${runId})' \\(exit 105\\)$`));
+  assert.ok(m, `the last line: ${last}\n${stderr}`);
+  const text = readFileSync(path.join(dir, 'summary.txt'), 'utf8');
+  assert.match(text, new RegExp(`^k6-writepath · postgres · contention · run ${runId}$`, 'm'));
+  assert.match(text, new RegExp(`^run ${runId} interrupted in setup .*: nothing was measured; table public\\.k6wp_${runId} may be left`, 'm'));
+  assert.match(text, /^thresholds: not evaluated: the run did not start/m);
+  assert.equal(existsSync(path.join(dir, 'summary.json')), false, 'no summary.json: nothing was measured');
+  const junit = readFileSync(path.join(dir, 'junit.xml'), 'utf8');
+  assert.match(junit, new RegExp(`name="setup"><failure message="run ${runId} interrupted in setup `));
+  assert.match(junit, new RegExp(`name="k6 exit code 105"><failure message="interrupted \\(SIGINT/SIGTERM\\): SIGTERM received: run ${runId} interrupted in setup `));
+  assert.doesNotMatch(junit, /name="writepath_/, 'no threshold case: nothing was measured');
+  assert.doesNotMatch(stderr, /figures are lost|teardown may not have finished/);
+  return m[1];
+}
+
+test('SIGTERM while setup waits for its first answer: summary.txt and junit.xml say interrupted in setup, the last line names the table that may be left and its drop command; no table made; exit 105 (a setup the pack stops itself is not called interrupted)', async () => {
+  let first = true;
+  const d = await signalInSetup(() => { const h = first; first = false; return h; });
+  try {
+    interruptedInSetup(d);
+    assert.equal(await tableOf(d.runId), '0', 'the request that would have gone on never reached the database');
+  } finally {
+    await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${d.runId}`);
+  }
+  // The counterpart: setup stopped by the pack (an unreachable database): its own line, 108, no summary.
+  const u = startRun(uniqueRunId('exitu'), { env: { PG_URL: 'postgres://u:p@127.0.0.1:9/x?sslmode=disable&connect_timeout=2' } });
+  const { code, stderr } = await u.done;
+  assert.equal(code, 108, stderr);
+  assert.match(stderr, /msg="test aborted: PG_URL: cannot reach PostgreSQL/);
+  assert.doesNotMatch(stderr, /interrupted in setup/);
+  assert.deepEqual(readdirSync(u.dir), ['junit.xml']);
+});
+
+test('SIGTERM once setup has created the table and its marker (the answer held): the table is left, the last line names it and its drop command, which drops it; exit 105', async () => {
+  let seen = false;
+  const d = await signalInSetup((url, body) => { if (seen || !body.includes('CREATE TABLE')) return false; seen = true; return 'answer'; });
+  try {
+    const drop = interruptedInSetup(d);
+    assert.equal(await tableOf(d.runId), '1', 'no teardown ran: the table stays');
+    assert.match(await psql(PG_URL, `SELECT obj_description('public.k6wp_${d.runId}'::regclass)`), new RegExp(`"run":"${d.runId}".*"state":"running"`));
+    await psql(PG_URL, drop);
+    assert.equal(await tableOf(d.runId), '0', 'the command the line gives drops it');
+  } finally {
+    await psql(PG_URL, `DROP TABLE IF EXISTS public.k6wp_${d.runId}`);
+  }
+});
+
+// A signal while k6 starts, before it takes signals (it loads the scenario first): k6 ends by the
+// signal itself (143). The wrapper said "after its teardown": nothing had run. A K6 that waits
+// before it starts the real one pins that moment.
+test('a signal while k6 is starting (before it takes signals): exit 105, one line saying setup did not finish and nothing was measured, junit.xml, gateway stopped', async () => {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'k6wp-k6start-'));
+  const ready = path.join(tmp, 'ready');
+  const k6 = path.join(tmp, 'k6');
+  writeFileSync(k6, `#!/usr/bin/env bash\n: > '${ready}'\nfor i in $(seq 600); do sleep 0.1; done\nexec '${path.join(repoRoot, 'bin', 'k6')}' "$@"\n`, { mode: 0o755 });
+  const runId = uniqueRunId('exitk');
+  const r = startRun(runId, { env: { K6: k6 } });
+  try {
+    for (let i = 0; i < 1200 && !existsSync(ready); i++) await new Promise((res) => setTimeout(res, 50));
+    const gw = gatewayPidOf(r.child.pid);
+    process.kill(r.child.pid, 'SIGTERM');
+    const { code, stderr } = await r.done;
+    assert.equal(code, 105, stderr);
+    assert.match(stderr, /^scripts\/run: SIGTERM ended k6 at a moment it takes no signals \(while it loads the scenario, before setup; or once its run has ended\), and setup's line is not in its log: nothing was measured, no summary \(no summary\.txt, no summary\.json, no junit\.xml\); the run counts as interrupted \(exit 105\)$/m);
+    assert.doesNotMatch(stderr, /after its teardown/);
+    assert.match(readFileSync(path.join(r.dir, 'junit.xml'), 'utf8'), /name="k6 exit code 105"><failure message="interrupted \(SIGINT\/SIGTERM\): SIGTERM ended k6 at a moment it takes no signals/);
+    assert.equal(alive(gw), false, `gateway pid ${gw} still runs`);
+    assert.equal(await tableOf(runId), '0');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+// A signal in a wrapper's first moments, before its trap was set, ended it by the signal itself
+// (143, no line). A dirname on PATH that waits (the wrappers' first command) pins that moment
+// (it goes on once the test says so or has removed its folder). only: the first call whose
+// shell's command line holds this text waits (REPEAT's repetitions: -e REPEAT=1).
+async function signalAtStart(wrapper, args, { only = '' } = {}) {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'k6wp-start-'));
+  const ready = path.join(tmp, 'ready');
+  const go = path.join(tmp, 'go');
+  const real = spawnSync('bash', ['-c', 'command -v dirname'], { encoding: 'utf8' }).stdout.trim();
+  writeFileSync(path.join(tmp, 'dirname'), `#!/bin/sh\nif [ ! -e '${go}' ] && tr '\\0' ' ' < /proc/$PPID/cmdline | grep -q -- '${only}'; then\n: > '${ready}'\nwhile [ -e '${ready}' ] && [ ! -e '${go}' ]; do sleep 0.05; done\nfi\nexec '${real}' "$@"\n`, { mode: 0o755 });
+  const results = mkdtempSync(path.join(tmpdir(), 'k6wp-start-res-'));
+  const child = spawn(path.join(repoRoot, 'scripts', wrapper), args, {
+    cwd: repoRoot, detached: true,
+    env: { ...process.env, PATH: `${tmp}:${process.env.PATH}`, RESULTS_DIR: results, RUN_SECRET: TEST_RUN_SECRET, HISTORY: '0', WP_INFLUX: '0' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.resume();
+  const done = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stderr })));
+  try {
+    for (let i = 0; i < 1200 && !existsSync(ready); i++) await new Promise((res) => setTimeout(res, 50));
+    process.kill(child.pid, 'SIGTERM');
+    writeFileSync(go, '');
+    const d = await done;
+    return { ...d, results };
+  } finally {
+    writeFileSync(go, '');
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+test('a signal in scripts/run\'s first moments (its first command): one line and exit 105, not 143; nothing written', async () => {
+  const d = await signalAtStart('run', [scenario, '-e', `RUN_ID=${uniqueRunId('exitf')}`]);
+  assert.deepEqual([d.code, d.signal], [105, null], d.stderr);
+  assert.equal(d.stderr, 'scripts/run: SIGTERM received before k6 started: the run stopped, nothing was written\n');
+  assert.deepEqual(readdirSync(d.results), [], 'nothing written');
+});
+
+test('a signal while a REPEAT repetition is in its first moments: the repetition ends with its line and 105 (not 143), the next does not start, exit 105', async () => {
+  const runId = uniqueRunId('exitrf');
+  const d = await signalAtStart('run', [scenario, '-e', `RUN_ID=${runId}`, '-e', 'REPEAT=2'], { only: 'REPEAT=1' });
+  assert.deepEqual([d.code, d.signal], [105, null], d.stderr);
+  assert.match(d.stderr, /^scripts\/run: SIGTERM received before k6 started: the run stopped, nothing was written$/m);
+  assert.match(d.stderr, /^scripts\/run: repetition 1 of 2 ended with exit 105: the remaining repetitions do not run$/m);
+  assert.doesNotMatch(d.stderr, /repetition 2 of 2/);
+});
+
+test('a signal in scripts/run-distributed\'s first moments, before any instance started: one line and exit 105, not 143; nothing written', async () => {
+  const d = await signalAtStart('run-distributed', ['2', 'scenarios/postgres/insert-vs-overwrite.js', '-e', `RUN_ID=${uniqueRunId('exitfd')}`]);
+  assert.deepEqual([d.code, d.signal], [105, null], d.stderr);
+  assert.equal(d.stderr, 'scripts/run-distributed: SIGTERM received before any instance started: the run stopped, nothing was written\n');
+  assert.deepEqual(readdirSync(d.results), [], 'nothing written');
 });
 
 // k6 releases its signal trap once teardown is done and only then writes the summaries: a signal
