@@ -342,5 +342,6 @@ function teardownObjects(lc, runId, owned, keep, contradiction) {
 // What a run that could not drop its objects (its database stopped answering) leaves behind,
 // and how to remove it (outcome.js's give-up line).
 function leftBehind(prims) {
-  return `${prims.what} may be left on the server (it carries the marker of run ${prims.runId}); once the server answers, drop it with ${prims.dropHint}`;
+  // (a setup cut short may have made the object before it wrote the marker)
+  return `${prims.what} may be left on the server (named for run ${prims.runId}, with its marker if setup got that far); once the server answers, drop it with ${prims.dropHint}`;
 }

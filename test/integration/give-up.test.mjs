@@ -42,7 +42,7 @@ test('PostgreSQL stopped for good: exit 108 by the give-up, one line (no stack f
     const line = lines[0];
     assert.match(line, /msg="test aborted: postgres answered no batch of this VU for 3s \(GIVE_UP; last: batch of 100 failed \(connection\): [^"]*\): the run stops\. /);
     assert.match(line, /Acknowledged before: \d+ documents by this VU, every VU's in the table above \(docs ok\); verification did not run; /);
-    assert.ok(line.includes(`table public.k6wp_${runId} may be left on the server (it carries the marker of run ${runId}); once the server answers, drop it with psql \\"$PG_URL\\" -c 'DROP TABLE \\"public\\".k6wp_${runId}'"`), line);
+    assert.ok(line.includes(`table public.k6wp_${runId} may be left on the server (named for run ${runId}, with its marker if setup got that far); once the server answers, drop it with psql \\"$PG_URL\\" -c 'DROP TABLE \\"public\\".k6wp_${runId}'"`), line);
     assert.doesNotMatch(line, / at \S+ \(file:|file:\/\//, 'no JavaScript frame');
     assert.ok(!r.stdout.includes('k6-private-pw') && !r.stderr.includes('k6-private-pw'), 'the password is not printed');
     // What was acknowledged is in the table; the plan did not finish, verification did not run.
@@ -124,7 +124,7 @@ for (const [name, knob, removal] of [
     const lines = aborts(r);
     assert.equal(lines.length, 1, r.stderr);
     assert.match(lines[0], new RegExp(`msg="test aborted: ${name} answered no batch of this VU for 3s \\(GIVE_UP; last: [^"]*\\(connection\\)[^"]*\\): the run stops\\. Acknowledged before: \\d+ documents by this VU`));
-    assert.ok(lines[0].includes(`verification did not run; ${name === 'ravendb' ? 'RavenDB ' : ''}database k6wp_${runId} may be left on the server (it carries the marker of run ${runId}); once the server answers, drop it with ${removal(server.url, `k6wp_${runId}`)}`), lines[0]);
+    assert.ok(lines[0].includes(`verification did not run; ${name === 'ravendb' ? 'RavenDB ' : ''}database k6wp_${runId} may be left on the server (named for run ${runId}, with its marker if setup got that far); once the server answers, drop it with ${removal(server.url, `k6wp_${runId}`)}`), lines[0]);
     assert.equal(r.summary.verification.ran, false);
   });
 }

@@ -138,7 +138,7 @@ test('mongod killed for good: exit 108 by the give-up, one line naming what was 
   const lines = abortLines(r);
   assert.equal(lines.length, 1, r.stderr);
   assert.match(lines[0], /msg="test aborted: mongodb answered no batch of this VU for 3s \(GIVE_UP; last: batch of 100: 100 failed \(connection 100\): [^"]*\): the run stops\. Acknowledged before: \d+ documents by this VU/);
-  assert.ok(lines[0].includes(`verification did not run; database k6wp_${runId} may be left on the server (it carries the marker of run ${runId}); once the server answers, drop it with mongosh "$MONGO_URL" --eval 'db.getSiblingDB("k6wp_${runId}").dropDatabase()'`), lines[0]);
+  assert.ok(lines[0].includes(`verification did not run; database k6wp_${runId} may be left on the server (named for run ${runId}, with its marker if setup got that far); once the server answers, drop it with mongosh "$MONGO_URL" --eval 'db.getSiblingDB("k6wp_${runId}").dropDatabase()'`), lines[0]);
   assert.equal(r.summary.verification.ran, false);
   const failed = failedByReason(r);
   assert.ok((failed.connection || 0) > 0, JSON.stringify(failed));
