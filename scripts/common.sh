@@ -88,7 +88,7 @@ wp_forward() {
   local p; for p in $WP_FORWARD_PID; do kill -s TERM "$p" 2>/dev/null || true; done
   [ -n "$WP_FORWARD_WHO" ] || return 0
   if [ ${#WP_SIGNALS[@]} -eq 1 ]; then
-    echo "$WP_FORWARD_WHO: SIG$1 received: k6 stops the run, runs its teardown and writes the summaries (exit 105); a second signal stops it at once, without them" >&2
+    echo "$WP_FORWARD_WHO: SIG$1 received: k6 stops the run, runs its teardown (if setup had finished) and writes the summaries (exit 105); a second signal stops it at once, without them" >&2
   elif [ ${#WP_SIGNALS[@]} -eq 2 ]; then
     echo "$WP_FORWARD_WHO: a second signal (SIG$1): passed on to k6, which stops at once unless it took both as one" >&2
   fi
