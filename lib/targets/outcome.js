@@ -88,6 +88,8 @@ export function untilNotNowEnds(giveUpMs, attempt, onRetry) {
 }
 // Reasons that mean "no answer from the server" and so pause the VU.
 const PAUSING = new Set(['connection']);
+// How long a VU that stops the run waits first (seconds): far longer than recording a batch.
+const ABORT_GRACE_S = 0.5;
 
 export const ACKNOWLEDGED = Object.freeze({});
 
@@ -188,8 +190,14 @@ export function batchRunner(target, cfg = {}) {
       abort: a.fatal || giveUp,
     };
     recordBatch(tags, res, fresh, startedAt, recreated ? recreated(res) : 0);
-    // The batch that revealed the fault is counted first.
-    if (res.abort) stop(res.abort);
+    // The batch that revealed the fault is counted first. Other VUs' batches that met the same
+    // fault at the same moment are being recorded too, and k6 drops every sample pushed after
+    // the abort: without this pause one of them could keep its ok documents and lose its failed
+    // ones (seen in CI: a database dropped under two VUs).
+    if (res.abort) {
+      sleep(ABORT_GRACE_S);
+      stop(res.abort);
+    }
     return res;
   }
 
