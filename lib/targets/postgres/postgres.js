@@ -27,6 +27,32 @@ import { NOT_NOW, SWAPPED, classify } from './postgres-answers.js';
 
 const REASONS = POSTGRES.reasons;
 
+// The untimed statements (set-up, verification, teardown, the contention workload's reads and
+// ledgers) wait out a "not now" refusal within GIVE_UP as the batches do (outcome.js
+// untilNotNowEnds), with one line the first time; a refusal past GIVE_UP is thrown as it came.
+// With more VUs than max_connections a VU's read-back may be refused while others still write.
+function patient(cfg, db) {
+  const giveUpMs = durationMs(cfg.GIVE_UP);
+  let told = false;
+  const waiting = (fn) => (...args) => {
+    const a = untilNotNowEnds(giveUpMs, () => {
+      try {
+        return { value: fn(...args) };
+      } catch (e) {
+        const notNow = notNowOf(e);
+        if (notNow) return { notNow, error: e };
+        throw e;
+      }
+    }, (refused) => {
+      if (!told) console.error(`k6-writepath: PostgreSQL refused the connection: ${NOT_NOW[refused.notNow]} (${refused.notNow}): nothing was done; sent again after a pause (within GIVE_UP=${cfg.GIVE_UP})`);
+      told = true;
+    });
+    if (a.notNow) throw a.error;
+    return a.value;
+  };
+  return { queryWithTimeout: waiting((...a) => db.queryWithTimeout(...a)), execWithTimeout: waiting((...a) => db.execWithTimeout(...a)) };
+}
+
 function notNowOf(e) {
   return e instanceof GatewayError && !e.unreachable && e.sent === false && NOT_NOW[e.sqlstate] ? e.sqlstate : null;
 }
@@ -69,8 +95,9 @@ export const declaration = POSTGRES;
 
 // The primitives of lib/targets/lifecycle.js for the run's table (run: its names, set by the
 // target's bind()).
-function tablePrimitives(cfg, db, run) {
-  return Object.assign({ probe: () => probe(cfg, db) }, creation(cfg, db, run), tableReads(cfg, db, run), guardedChanges(cfg, db, run));
+// (db: the handle; calm: the same waiting out "not now", which the probe does with its own line)
+function tablePrimitives(cfg, db, calm, run) {
+  return Object.assign({ probe: () => probe(cfg, db) }, creation(cfg, calm, run), tableReads(cfg, calm, run), guardedChanges(cfg, calm, run));
 }
 
 // The server as the report shows it (lifecycle.js probe): version and the settings that
@@ -227,12 +254,13 @@ function guardedChanges(cfg, db, run) {
 }
 
 // The requests of the batch runner (lib/targets/outcome.js) on the run's table, and its count.
-function requests(cfg, db, run, docs, bodyOpts) {
+function requests(cfg, db, run, docs, bodyOpts, calm) {
   const timeout = cfg.TIMEOUT;
   const timeoutMs = durationMs(timeout);
 
+  // (the count: verification's, untimed)
   function one(query, ...args) {
-    const rows = db.queryWithTimeout(timeout, query, ...args);
+    const rows = calm.queryWithTimeout(timeout, query, ...args);
     return rows[0];
   }
 
@@ -373,6 +401,7 @@ function reads(cfg, db, run) {
 export function createTarget(cfg, prepared = {}) {
   requireGateway(cfg, 'PG_URL', 'postgres://user:password@host:5432/database');
   const db = open(cfg);
+  const calm = patient(cfg, db);
   const docs = createDocs(cfg, { keyField: 'key', toBytes: asciiBuffer });
   const bodyOpts = { lead: JSONB_VERSION };
   // Body images built here, in the init context, not by the first timed batch of a VU.
@@ -404,7 +433,7 @@ export function createTarget(cfg, prepared = {}) {
 
   // The OID of the relation holding the run's table name now (null: none).
   function currentOid() {
-    const rows = db.queryWithTimeout(timeout, `SELECT to_regclass($1::text)::oid::text AS oid`, run.table);
+    const rows = calm.queryWithTimeout(timeout, `SELECT to_regclass($1::text)::oid::text AS oid`, run.table);
     return rows.length && rows[0].oid !== null ? String(rows[0].oid) : null;
   }
 
@@ -414,7 +443,7 @@ export function createTarget(cfg, prepared = {}) {
     get objects() { return [`table ${cfg.PG_SCHEMA}.${run.name}`]; },
     get runId() { return run.name.slice(5); },
     get dropHint() { return `psql "$PG_URL" -c 'DROP TABLE ${run.table}'`; },
-  }, tablePrimitives(cfg, db, run)));
+  }, tablePrimitives(cfg, db, calm, run)));
   const leftBehind = lc.leftBehind;
 
   // The lifecycle's setup, plus the OID of the table it created or adopted: every write is
@@ -447,8 +476,8 @@ export function createTarget(cfg, prepared = {}) {
     db.close();
   }
 
-  const { batchBody, batch, count, increment } = requests(cfg, db, run, docs, bodyOpts);
-  const { readStamps, createCounters, readCounters, putLedger, readLedgers } = reads(cfg, db, run);
+  const { batchBody, batch, count, increment } = requests(cfg, db, run, docs, bodyOpts, calm);
+  const { readStamps, createCounters, readCounters, putLedger, readLedgers } = reads(cfg, calm, run);
   // lazyKeys: overwrite and mixed batches come as DrawnKeys (the gateway draws them).
   return withCapabilities(POSTGRES.capabilities(cfg), { name: POSTGRES.name, reasons: REASONS, distributed: POSTGRES.distributed, lazyKeys: true, bind, setup, batch, batchBody, count, readStamps, release, teardown, leftBehind,
     increments: { increment, createCounters, readCounters, putLedger, readLedgers } });
