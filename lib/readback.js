@@ -12,7 +12,8 @@
 //                   yet applied (a commit whose answer the outage swallowed): nothing lost
 //   resolved        the key holds the version of a batch whose outcome was undetermined (its
 //                   request reached the server whole and no answer came, or "committed, but a
-//                   wait failed"): that batch was stored; nothing lost
+//                   wait failed"): that batch was stored (also when applied late, after a later
+//                   acknowledged write of the key); nothing the database lost
 //   undetermined    a later batch failed in part without naming its failed documents
 //                   (ArangoDB silent=true): whether this key's write was acknowledged is unknown
 //   missing         an acknowledged version exists, the key does not
@@ -99,5 +100,9 @@ export function judge(writers, found) {
   const late = maybe.slice().reverse().find(([s]) => s === found);
   if (late) return late[1] === 'unknown' ? 'undetermined' : late[1] === MAYBE ? 'resolved' : 'unacknowledged';
   if (found === undefined) return 'missing';
+  // An undetermined write of this key from BEFORE the last acknowledged one: the server got it
+  // whole, the client gave up on it (a frozen server), and it was applied late, after the later
+  // write. That batch was stored after all (resolved), not a write the database lost.
+  if (writers.some((w) => w.ack === MAYBE && w.stamp === found)) return 'resolved';
   return 'stale';
 }

@@ -94,3 +94,14 @@ test('the undetermined writes a key shows were not applied: after its last ackno
   const fresh = unappliedMaybe([w('m2', 'maybe')], undefined);
   assert.deepEqual([names(fresh), fresh.existed], [['m2'], false]);
 });
+
+test('an undetermined write applied late, after a later acknowledged write of the key (a frozen server): resolved, not stale', () => {
+  const w = [{ stamp: 'o1', ack: 'ack' }, { stamp: 'o2', ack: 'maybe' }, { stamp: 'o3', ack: 'ack' }];
+  assert.equal(judge(w, 'o3'), 'ok');
+  assert.equal(judge(w, 'o2'), 'resolved');
+  // an older acknowledged version, or one no write of the key made, is still stale
+  assert.equal(judge(w, 'o1'), 'stale');
+  assert.equal(judge(w, 'x9'), 'stale');
+  // a failed (answered) earlier write holding the key is not excused this way
+  assert.equal(judge([{ stamp: 'o1', ack: 'ack' }, { stamp: 'o2', ack: 'failed' }, { stamp: 'o3', ack: 'ack' }], 'o2'), 'stale');
+});
