@@ -70,7 +70,7 @@ function nextPause(prev) {
 // The one wait for a "not now" answer (the server refused before doing anything): attempt()
 // again after the back-off pause until its answer is not "not now" or giveUpMs have passed
 // since the first refusal; onRetry(answer) runs before each pause. Used by the batches (below)
-// and by a target's setup (lib/targets/postgres/postgres.js probe).
+// and by the untimed requests (lifecycle.js patiently, postgres.js patient and probe).
 // attempt() -> { notNow: a reason or falsy, … }; -> the last answer (still notNow: gave up).
 export function untilNotNowEnds(giveUpMs, attempt, onRetry) {
   let since = null;

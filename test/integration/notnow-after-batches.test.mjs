@@ -9,22 +9,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { k6Bin, runK6 } from '../helpers/k6.mjs';
-import { repoRoot } from '../helpers/testserver.mjs';
-import { startTestServer } from '../helpers/testserver.mjs';
+import { repoRoot, setTestServerFaults, withTestServer } from '../helpers/testserver.mjs';
 
-async function withServer(kind, args, fn) {
-  const srv = await startTestServer(kind, args);
-  try {
-    return await fn(srv);
-  } finally {
-    await srv.stop();
-  }
-}
+const withServer = withTestServer;
 
-async function faults(url, body) {
-  const r = await fetch(`${url}/_testserver/faults`, { method: 'POST', body: JSON.stringify(body) });
-  assert.equal(r.status, 200, await r.text());
-}
+const faults = setTestServerFaults;
 
 const out = (res) => `${res.stdout}\n${res.stderr}`;
 const waits = (res, name) => res.stderr.match(new RegExp(`k6-writepath: ${name} refused [^"]* for now \\([^"]*\\): nothing was done; waiting and sending it again within GIVE_UP=`, 'g')) || [];

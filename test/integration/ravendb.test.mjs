@@ -9,21 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { runK6, startK6, uniqueRunId } from '../helpers/k6.mjs';
 import { expectBulkCut4x, expectBystanderKept, expectCarriedOn, expectDeletedMidRun, expectIndexWait408 } from '../helpers/raven-expect.mjs';
-import { startTestServer } from '../helpers/testserver.mjs';
+import { setTestServerFaults, startTestServer, withTestServer } from '../helpers/testserver.mjs';
 
-async function withServer(args, fn) {
-  const srv = await startTestServer('ravendb', args);
-  try {
-    return await fn(srv);
-  } finally {
-    await srv.stop();
-  }
-}
+const withServer = (args, fn) => withTestServer('ravendb', args, fn);
 
-async function faults(url, body) {
-  const r = await fetch(`${url}/_testserver/faults`, { method: 'POST', body: JSON.stringify(body) });
-  assert.equal(r.status, 200, await r.text());
-}
+const faults = setTestServerFaults;
 
 async function databaseExists(url, db) {
   const r = await fetch(`${url}/admin/databases?name=${db}`);
